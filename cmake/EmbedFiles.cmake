@@ -1,0 +1,20 @@
+# embed_files(TARGET <lib> NAMESPACE <ns> BASE <dir> FILES <f>...)
+# Adds a generated source to <lib> that defines
+#   const std::array<std::pair<std::string_view,std::string_view>,N>& <ns>::EmbeddedFiles();
+# mapping each file's path relative to BASE to its contents. Declare it in a header with `auto&`
+# hidden behind a lookup function (see src/core/embedded.h).
+function(embed_files)
+  cmake_parse_arguments(E "" "TARGET;NAMESPACE;BASE" "FILES" ${ARGN})
+  string(REPLACE "::" "_" stem "${E_NAMESPACE}")
+  set(out "${CMAKE_CURRENT_BINARY_DIR}/${stem}_embedded.cpp")
+  # A list would be split into several arguments on the way; "|" survives.
+  string(REPLACE ";" "|" inputs "${E_FILES}")
+  add_custom_command(
+    OUTPUT "${out}"
+    COMMAND ${CMAKE_COMMAND} "-DOUT=${out}" "-DNAMESPACE=${E_NAMESPACE}" "-DINPUTS=${inputs}"
+            "-DBASE=${E_BASE}" -P "${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake"
+    DEPENDS ${E_FILES} "${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake"
+    COMMENT "Embedding ${E_NAMESPACE} files"
+    VERBATIM)
+  target_sources(${E_TARGET} PRIVATE "${out}")
+endfunction()
