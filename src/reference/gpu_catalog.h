@@ -1,0 +1,72 @@
+// Datasheet figures of the GPUs people train on, and the realistic share of them that a good
+// benchmark reaches. The data lives in data/gpus.json (every figure with its source) and is
+// compiled into the binary; this is the only way code reads it.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace labcheck::reference {
+
+// A closed interval, e.g. the realistic share of a datasheet figure: {0.70, 0.85}.
+struct Band {
+  double low = 0;
+  double high = 0;
+};
+
+struct GpuSpec {
+  std::string id;                  // "rtx-4080-32gb", "h100-sxm"
+  std::string name;                // "NVIDIA GeForce RTX 4080 32 GB (modified)"
+  std::vector<std::string> match;  // lower-case substrings of the driver's device name
+  std::string architecture;        // "Ada Lovelace"
+  int cc_major = 0, cc_minor = 0;  // compute capability
+  double memory_gib = 0;           // as sold ("24 GB" cards carry 24 GiB)
+  // Dense tensor-core figures without sparsity, TFLOPS (10^12 FLOP/s).
+  std::optional<double> bf16_tflops;           // FP32 accumulate
+  std::optional<double> fp16_tflops;           // FP32 accumulate
+  std::optional<double> fp16_fp16acc_tflops;   // only where it differs (GeForce halves FP32 acc.)
+  std::optional<double> tf32_tflops;
+  std::optional<double> fp8_tflops;            // FP32 accumulate; absent before Ada/Hopper
+  std::optional<double> memory_bandwidth_gbps; // GB/s, 10^9 bytes
+  int pcie_gen = 0;
+  int pcie_width = 0;
+  std::optional<double> nvlink_gbps;  // total per GPU, both directions; absent = no NVLink
+  bool geforce = false;               // P2P is usually disabled by the driver on GeForce cards
+  std::optional<double> power_w;
+  std::string source;  // where the figures come from (datasheet / whitepaper title and URL)
+  std::string note;    // caveats shown next to the figures, English; e.g. modified 32 GB cards
+};
+
+struct PcieLink {
+  int gen = 0;
+  int width = 0;
+  double limit_gbps = 0;  // one direction, after encoding, before protocol overhead
+  Band practice_gbps;     // what pinned copies reach in practice
+};
+
+class GpuCatalog {
+ public:
+  // The catalog compiled into the binary. Never fails once tests pass (they parse it).
+  static const GpuCatalog& Builtin();
+  static Result<GpuCatalog> Parse(const std::string& json_text);
+
+  const std::vector<GpuSpec>& gpus() const { return gpus_; }
+  const GpuSpec* FindById(const std::string& id) const;
+  // Matches a device name as the driver reports it ("NVIDIA H100 80GB HBM3") plus its memory,
+  // which tells apart 40/80 GB A100s and the 32 GB 4080. nullptr for an unknown GPU.
+  const GpuSpec* Match(const std::string& device_name, double memory_gib) const;
+
+  Band matmul_share() const { return matmul_share_; }        // of the datasheet, e.g. 0.70–0.85
+  Band memory_copy_share() const { return memory_copy_share_; }  // e.g. 0.80–0.90
+  std::optional<PcieLink> Pcie(int gen, int width) const;
+
+ private:
+  std::vector<GpuSpec> gpus_;
+  Band matmul_share_;
+  Band memory_copy_share_;
+  std::vector<PcieLink> pcie_;
+};
+
+}  // namespace labcheck::reference

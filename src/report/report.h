@@ -1,0 +1,50 @@
+// The whole report: run metadata, every check's result, and the sections that analysers add after
+// the checks (the expectations table, recommendations). Writers render it; nothing here renders.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/check_result.h"
+#include "core/table.h"
+#include "core/text.h"
+
+namespace labcheck {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+// A part of the report that is not one check's result: computed from all of them.
+struct ReportSection {
+  std::string id;  // "expectations", "recommendations", "send_to_authors"
+  Text title;
+  std::vector<Text> paragraphs;  // Markdown-safe prose, rendered before the tables
+  std::vector<Table> tables;
+  nlohmann::json data = nlohmann::json::object();
+};
+
+struct RunMeta {
+  std::string tool_version;
+  std::string started_at;   // ISO 8601 UTC
+  std::string finished_at;  // ISO 8601 UTC
+  double duration_s = 0;
+  bool quick = false;
+  bool skip_dist = false;
+  std::string python;  // interpreter used by the probes, home as ~
+  bool interrupted = false;  // Ctrl-C / SIGTERM stopped the run; the rest is NOT RUN
+};
+
+struct Report {
+  int schema_version = kReportSchemaVersion;
+  Lang lang = Lang::Ru;
+  RunMeta meta;
+  std::vector<CheckResult> checks;
+  std::vector<ReportSection> sections;
+
+  const CheckResult* FindCheck(const std::string& id) const;
+  // The first measurement with this key in any check (keys are unique by convention).
+  const Measurement* FindMeasurement(const std::string& key) const;
+  const ReportSection* FindSection(const std::string& id) const;
+};
+
+}  // namespace labcheck
