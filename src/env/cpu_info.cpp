@@ -122,7 +122,7 @@ void ApplyTopology(const std::vector<CpuPlace>& places, CpuInfo& info) {
 }
 
 Result<CpuInfo> ReadCpuInfo() {
-  auto text = ReadWholeFile("/proc/cpuinfo");
+  auto text = ReadFile("/proc/cpuinfo");
   if (!text.ok()) return text.status();
   auto parsed = ParseCpuInfo(*text);
   if (!parsed.ok()) return parsed.status();

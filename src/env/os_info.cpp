@@ -59,7 +59,7 @@ Result<MemInfo> ParseMemInfo(std::string_view meminfo) {
 OsInfo ReadOsInfo() {
   OsInfo os;
   for (const char* path : {"/etc/os-release", "/usr/lib/os-release"}) {
-    if (auto text = ReadWholeFile(path); text.ok()) {
+    if (auto text = ReadFile(path); text.ok()) {
       os.name = ParseOsPrettyName(*text);
       if (!os.name.empty()) break;
     }
@@ -75,7 +75,7 @@ OsInfo ReadOsInfo() {
 }
 
 Result<MemInfo> ReadMemInfo() {
-  auto text = ReadWholeFile("/proc/meminfo");
+  auto text = ReadFile("/proc/meminfo");
   if (!text.ok()) return text.status();
   return ParseMemInfo(*text);
 }

@@ -141,7 +141,7 @@ CheckResult RunPythonCheck(CheckContext& ctx) {
                 "Check that the interpreter starts: " + python + " -c 'import sys; print(sys.version)'");
   if (!run.result.ok()) {
     std::string error = run.result.status().message();
-    std::string tail = run.process.Tail();
+    std::string tail = run.process.Tail(15);  // RunProbe quotes the same 15 lines
     if (!tail.empty() && error.find(tail) == std::string::npos) error += "\n" + tail;
     return Failed("env.python", T("проба окружения Python не дала результата",
                                   "the Python environment probe gave no result"),

@@ -5,22 +5,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <memory>
 
 namespace labcheck::env {
 
-Result<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error(path + ": " + std::strerror(errno));
-  std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Status::Error(path + ": read error");
-  return contents;
-}
-
 Result<std::string> ReadFirstLine(const std::string& path) {
-  auto contents = ReadWholeFile(path);
+  auto contents = ReadFile(path);
   if (!contents.ok()) return contents.status();
   std::string text = std::move(contents).value();
   if (auto newline = text.find('\n'); newline != std::string::npos) text.resize(newline);

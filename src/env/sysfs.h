@@ -1,4 +1,4 @@
-// Reading the small text files of /proc and /sys, and the binary ones of /sys/firmware. Parsers
+// Reading the small text files of /proc and /sys (whole files: platform/files.h ReadFile). Parsers
 // elsewhere take the contents as strings, so tests feed them samples; only these functions touch
 // the file system.
 #pragma once
@@ -6,12 +6,9 @@
 #include <vector>
 
 #include "core/status.h"
+#include "platform/files.h"  // ReadFile: the whole file, to EOF (procfs sizes are 0)
 
 namespace labcheck::env {
-
-// The whole file (procfs and sysfs files report size 0, so it reads until EOF). The error names
-// the path and the system's reason (e.g. "Permission denied" for root-only SMBIOS entries).
-Result<std::string> ReadWholeFile(const std::string& path);
 
 // The file's first line without the trailing newline: most sysfs attributes hold one value.
 Result<std::string> ReadFirstLine(const std::string& path);

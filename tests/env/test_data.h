@@ -7,7 +7,7 @@
 namespace labcheck::env::testing {
 
 inline std::string Sample(const std::string& name) {
-  auto text = ReadWholeFile(std::string(LAB_CHECK_SOURCE_DIR) + "/tests/env/data/" + name);
+  auto text = ReadFile(std::string(LAB_CHECK_SOURCE_DIR) + "/tests/env/data/" + name);
   return text.ok() ? text.value() : std::string("missing sample: " + name);
 }
 
