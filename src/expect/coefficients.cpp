@@ -70,7 +70,7 @@ Coefficient CommunicationTimeFactor(const Report& report, const ReportFacts& fac
   const int gpus = facts.usable_gpu_count();
   const CheckResult* check = FindCheck(report, "interconnect.allreduce");
   const auto ok = MeasuredValue(report, "nccl.allreduce_ok");
-  const bool wrong_sum = (check != nullptr && check->data.value("wrong_sum", false)) || (ok && *ok < 0.5);
+  const bool wrong_sum = (check != nullptr && DataFlag(check->data, "wrong_sum")) || (ok && *ok < 0.5);
   if (NoGpu(facts)) {
     c.missing_reason = T("нет GPU: обмена между картами нет", "no GPU: there is no communication between cards");
   } else if (gpus < 2) {

@@ -51,9 +51,11 @@ std::map<std::string, std::string> EnvironmentFacts(const json& r) {
     if (d.contains("gpus") && d["gpus"].is_array()) {
       f["gpu_count"] = std::to_string(d["gpus"].size());
       for (const json& g : d["gpus"]) {
-        const std::string gpu = fmt::format("GPU {}", g.value("index", 0));
+        if (!g.is_object() || !g.contains("index") || !g["index"].is_number_integer()) continue;
+        const std::string gpu = fmt::format("GPU {}", g["index"].get<int>());
         put(gpu, JsonString(g, {"name"}));
-        if (g.contains("pcie_gen_max") && g["pcie_gen_max"].is_number() && g.contains("pcie_width_max")) {
+        if (g.contains("pcie_gen_max") && g["pcie_gen_max"].is_number_integer() && g.contains("pcie_width_max") &&
+            g["pcie_width_max"].is_number_integer()) {
           put(gpu + " PCIe", fmt::format("{}.0 x{}", g["pcie_gen_max"].get<int>(), g["pcie_width_max"].get<int>()));
         }
         if (g.contains("power_limit_w") && g["power_limit_w"].is_number()) {
@@ -64,9 +66,9 @@ std::map<std::string, std::string> EnvironmentFacts(const json& r) {
   }
   if (r.contains("meta") && r["meta"].is_object()) {
     const json& m = r["meta"];
-    if (m.value("quick", false)) f["--quick"] = "yes";
-    if (m.value("skip_dist", false)) f["--skip-dist"] = "yes";
-    if (m.value("interrupted", false)) f["interrupted"] = "yes";
+    if (DataFlag(m, "quick")) f["--quick"] = "yes";
+    if (DataFlag(m, "skip_dist")) f["--skip-dist"] = "yes";
+    if (DataFlag(m, "interrupted")) f["interrupted"] = "yes";
   }
   return f;
 }

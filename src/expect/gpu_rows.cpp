@@ -141,7 +141,8 @@ void AddGpuRows(const Report& report, const ReportFacts& facts, const CourseRefe
       row.gpu_model = spec.id;
       row.gpu_name = Text(fmt::format("{}× {}", group.gpus.size(), spec.name));
       row.derived = group.gpus.front()->derived();
-      row.modified_card = course.IsModifiedCard(spec.id);
+      // The course's warning is about memory clock and power limit: compute and memory rows only.
+      row.modified_card = course.IsModifiedCard(spec.id) && kind.figure != nullptr;
       SetWording(row, course);
       for (const GpuFacts* g : group.gpus) {
         const std::string key = fmt::format("gpu{}.{}", g->index, kind.key_suffix);

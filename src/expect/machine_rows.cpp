@@ -136,12 +136,12 @@ ExpectationRow AllreduceRow(const Report& report, const ReportFacts& facts, cons
   }
   if (const CheckResult* check = FindCheck(report, "interconnect.allreduce")) {
     const auto& d = check->data;
-    const bool nccl_error = (d.contains("nccl_error") && ((d["nccl_error"].is_boolean() && d["nccl_error"].get<bool>()) ||
-                                                          (d["nccl_error"].is_string() && !d["nccl_error"].get<std::string>().empty())));
+    // nccl_error: true, or the error text.
+    const bool nccl_error = DataFlag(d, "nccl_error") || !DataString(d, "nccl_error").empty();
     const auto ok = MeasuredValue(report, "nccl.allreduce_ok");
-    if (d.value("wrong_sum", false) || (ok && *ok < 0.5)) {
+    if (DataFlag(d, "wrong_sum") || (ok && *ok < 0.5)) {
       row.failure = T("неверная сумма", "wrong sum");
-    } else if (d.value("hung", false)) {
+    } else if (DataFlag(d, "hung")) {
       row.failure = T("завис", "hung");
     } else if (nccl_error) {
       row.failure = T("ошибка NCCL", "NCCL error");

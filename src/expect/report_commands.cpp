@@ -15,7 +15,14 @@ int RunJournal(const JournalOptions& options, Lang lang, std::ostream& out, std:
     err << "lab_check journal: " << report.status().message() << "\n";
     return 2;
   }
-  const std::string entry = JournalEntry(*report, options.report, lang);
+  std::string entry;
+  try {
+    entry = JournalEntry(*report, options.report, lang);
+  } catch (const std::exception& e) {
+    // A report shaped in a way we did not foresee: say so rather than crash.
+    err << "lab_check journal: " << options.report << ": " << e.what() << "\n";
+    return 2;
+  }
   if (Status appended = AppendToJournal(options.journal, entry, lang); !appended.ok()) {
     err << "lab_check journal: " << appended.message() << "\n";
     return 2;
@@ -31,11 +38,12 @@ int RunCompare(const CompareOptions& options, Lang lang, std::ostream& out, std:
   if (!a.ok()) err << "lab_check compare: " << a.status().message() << "\n";
   if (!b.ok()) err << "lab_check compare: " << b.status().message() << "\n";
   if (!a.ok() || !b.ok()) return 2;
-  const Comparison c = Compare(*a, *b, options.a, options.b);
-  if (options.json) {
-    out << CompareJson(c).dump(2) << "\n";
-  } else {
-    out << CompareMarkdown(c, lang);
+  try {
+    const Comparison c = Compare(*a, *b, options.a, options.b);
+    out << (options.json ? CompareJson(c).dump(2) + "\n" : CompareMarkdown(c, lang));
+  } catch (const std::exception& e) {
+    err << "lab_check compare: " << options.a << ", " << options.b << ": " << e.what() << "\n";
+    return 2;
   }
   return 0;
 }

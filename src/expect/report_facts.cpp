@@ -23,7 +23,7 @@ std::optional<T> Optional(const json& object, const char* key) {
 
 reference::DriverFacts ReadDriverFacts(const json& g) {
   reference::DriverFacts d;
-  d.name = g.value("name", "");
+  d.name = DataString(g, "name");
   d.memory_gib = Optional<double>(g, "memory_total_gib").value_or(0);
   d.cc_major = Optional<int>(g, "cc_major").value_or(0);
   d.cc_minor = Optional<int>(g, "cc_minor").value_or(0);
@@ -58,7 +58,8 @@ void ReadClockReasons(const Report& report, std::vector<GpuFacts>& gpus) {
   const CheckResult* matmul = FindCheck(report, "gpu.matmul");
   if (matmul == nullptr || !matmul->data.contains("gpus") || !matmul->data["gpus"].is_array()) return;
   for (const json& g : matmul->data["gpus"]) {
-    const int index = g.value("index", -1);
+    if (!g.is_object()) continue;
+    const int index = Optional<int>(g, "index").value_or(-1);
     auto it = g.find("clock_event_reasons");
     if (it == g.end() || !it->is_array()) continue;
     for (auto& facts : gpus) {
@@ -124,8 +125,9 @@ ReportFacts ReadFacts(const Report& report, const reference::GpuCatalog& catalog
     facts.inventory_present = true;
     int position = 0;
     for (const json& g : inventory->data["gpus"]) {
+      if (!g.is_object()) continue;
       GpuFacts f;
-      f.index = g.value("index", position);
+      f.index = Optional<int>(g, "index").value_or(position);
       f.driver = ReadDriverFacts(g);
       facts.gpus.push_back(std::move(f));
       ++position;

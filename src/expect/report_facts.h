@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "expect/report_json.h"  // DataFlag, DataString
 #include "reference/derived_spec.h"
 #include "reference/gpu_catalog.h"
 #include "report/report.h"

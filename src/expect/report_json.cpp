@@ -94,6 +94,21 @@ const json* FindById(const json& report, const char* list, std::string_view id) 
 const json* JsonCheck(const json& report, std::string_view id) { return FindById(report, "checks", id); }
 const json* JsonSection(const json& report, std::string_view id) { return FindById(report, "sections", id); }
 
+bool DataFlag(const json& data, const char* key) {
+  if (!data.is_object()) return false;
+  auto it = data.find(key);
+  if (it == data.end()) return false;
+  if (it->is_boolean()) return it->get<bool>();
+  if (it->is_number()) return it->get<double>() != 0;
+  return false;
+}
+
+std::string DataString(const json& data, const char* key) {
+  if (!data.is_object()) return "";
+  auto it = data.find(key);
+  return it != data.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 std::string JsonString(const json& object, std::initializer_list<const char*> path) {
   const json* at = &object;
   for (const char* key : path) {

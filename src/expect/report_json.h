@@ -31,6 +31,11 @@ const nlohmann::json* JsonCheck(const nlohmann::json& report, std::string_view i
 const nlohmann::json* JsonSection(const nlohmann::json& report, std::string_view id);
 // A string at a path of object keys, "" if any step is missing or not a string.
 std::string JsonString(const nlohmann::json& object, std::initializer_list<const char*> path);
+// Check data is written by other modules and may not have the shape the schema documents; these
+// read it without throwing. DataFlag: a boolean true or a non-zero number; DataString: "" unless
+// the value is a string.
+bool DataFlag(const nlohmann::json& data, const char* key);
+std::string DataString(const nlohmann::json& data, const char* key);
 // A label as the report stores it: a string, or {"ru": …, "en": …}.
 std::string JsonLabel(const nlohmann::json& label, Lang lang);
 

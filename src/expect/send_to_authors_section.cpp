@@ -28,8 +28,8 @@ Text FlaggedLine(const ExpectationRow& row) {
     label.ru += " (" + row.gpu_name.ru + ")";
     label.en += " (" + row.gpu_name.en + ")";
   }
-  return T(fmt::format("{}: {} при ориентире {} — {}", label.ru, row.measured.ru, row.reference.ru, flag.ru),
-           fmt::format("{}: {} against {}: {}", label.en, row.measured.en, row.reference.en, flag.en));
+  return T(fmt::format("{}: {} — {} (ориентир: {})", label.ru, row.measured.ru, flag.ru, row.reference.ru),
+           fmt::format("{}: {}, {} (reference: {})", label.en, row.measured.en, flag.en, row.reference.en));
 }
 
 }  // namespace
