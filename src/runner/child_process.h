@@ -1,0 +1,45 @@
+// Running another program with a timeout, in its own process group, so that a hang or a crash is
+// one check's FAIL and never the end of the run. argv is passed as a vector: no shell ever parses it.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runner/cancel.h"
+
+namespace labcheck {
+
+struct ChildSpec {
+  std::vector<std::string> argv;  // argv[0] is looked up in PATH when it has no '/'
+  std::vector<std::pair<std::string, std::string>> set_env;  // added or replaced
+  std::vector<std::string> unset_env;
+  std::string cwd;        // empty: the current directory
+  std::string stdin_data; // written to the child's stdin, then closed
+  double timeout_s = 60;
+  size_t max_output_bytes = 8 << 20;  // per stream; the rest is dropped (and said so)
+};
+
+struct ChildOutcome {
+  bool started = false;
+  std::string start_error;  // why it could not start (not found, not executable)
+  bool timed_out = false;   // killed at its timeout
+  bool cancelled = false;   // killed because the run was interrupted
+  int exit_code = -1;       // when it exited normally
+  int term_signal = 0;      // when a signal ended it (SIGSEGV, SIGKILL…)
+  std::string out;
+  std::string err;
+  double duration_s = 0;
+
+  bool exited_ok() const { return started && !timed_out && !cancelled && term_signal == 0 && exit_code == 0; }
+  // "exit code 3", "killed by SIGSEGV (segmentation fault)", "timed out after 30 s"…, in English;
+  // checks wrap it in their own bilingual reason.
+  std::string Describe() const;
+  // The last lines of stderr (or stdout when stderr is empty), for a FAIL's error text.
+  std::string Tail(size_t max_lines = 20) const;
+};
+
+// Runs the child to completion, its timeout, or cancellation. On timeout or cancellation the whole
+// process group gets SIGTERM, then SIGKILL two seconds later (torchrun's ranks go with it).
+ChildOutcome RunChild(const ChildSpec& spec, const CancelToken& cancel);
+
+}  // namespace labcheck
