@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include "calc/byte_units.h"
-#include "calc/text_table.h"
+#include <unistd.h>
+
+#include "report/terminal_writer.h"
 
 namespace labcheck::calc {
 
@@ -46,9 +48,9 @@ std::string ModelLine(const ModelInput& model, Lang lang) {
   std::string line = fmt::format("{}: {} {}", model.display_name, FormatParams(static_cast<double>(model.total_params())),
                                  ru ? "параметров" : "parameters");
   if (auto counts = model.counts(); counts && model.arch->moe.enabled()) {
-    line += fmt::format(ru ? " (активных {})" : " ({} active)", FormatParams(static_cast<double>(counts->active())));
+    line += fmt::format(fmt::runtime(ru ? " (активных {})" : " ({} active)"), FormatParams(static_cast<double>(counts->active())));
   }
-  line += model.has_architecture() ? fmt::format(ru ? "; архитектура: {}" : "; architecture: {}", model.source)
+  line += model.has_architecture() ? fmt::format(fmt::runtime(ru ? "; архитектура: {}" : "; architecture: {}"), model.source)
                                    : (ru ? "; только размер, без архитектуры" : "; size only, no architecture");
   return line;
 }
@@ -56,7 +58,9 @@ std::string ModelLine(const ModelInput& model, Lang lang) {
 void PrintJson(const nlohmann::json& value, const CommandContext& context) { *context.out << value.dump(2) << "\n"; }
 
 void PrintTable(const Table& table, const CommandContext& context) {
-  *context.out << RenderTextTable(table, context.lang());
+  // Colour only on a real stdout terminal; tests and pipes get plain text.
+  const TerminalStyle style = context.out == &std::cout ? TerminalStyle::ForStream(STDOUT_FILENO) : TerminalStyle{};
+  *context.out << TableToTerminal(table, context.lang(), style);
 }
 
 void PrintLine(const std::string& line, const CommandContext& context) { *context.out << line << "\n"; }

@@ -107,7 +107,7 @@ void Run(const CostOptions& o, const CommandContext& context) {
     table.AddRow({T("Стоимость", "Cost"), range(*cost.money_low, *cost.money_high, [](double m) { return fmt::format("{:.2f}", m); })});
   }
   table.notes.push_back(MethodCounting(in.method, in.recompute));
-  table.notes.push_back(T("Скорость: ", "Speed: ") + throughput.source.In(lang));
+  table.notes.push_back(Text(T("Скорость: ", "Speed: ").In(lang) + throughput.source.In(lang)));
   if (model && model->arch && model->arch->moe.enabled()) {
     table.notes.push_back(T("MoE: N — активные параметры (эксперты, выбранные для токена).", "MoE: N counts active parameters (the experts a token is routed to)."));
   }

@@ -14,7 +14,7 @@ int64_t LinearCountInMlp(const Architecture& arch) { return arch.gated_mlp ? 3 :
 
 // SigLIP-style ViT: patch embedding (conv), learned positions, pre-norm blocks with biased
 // linear layers and two LayerNorms (weight and bias), a final LayerNorm, then a projector into
-// the text model (Gemma 3: a hidden_v x hidden_t matrix and an RMSNorm of hidden_v).
+// the text model (Gemma 3: a hidden_v x hidden_t matrix and an RMSNorm of hidden_v), counted apart.
 int64_t VisionParams(const VisionTower& v, int64_t text_hidden) {
   if (!v.present()) return 0;
   const int64_t patches = v.patch_size > 0 ? (v.image_size / v.patch_size) * (v.image_size / v.patch_size) : 0;
@@ -24,8 +24,12 @@ int64_t VisionParams(const VisionTower& v, int64_t text_hidden) {
   const int64_t mlp = 2 * v.hidden * v.intermediate + v.intermediate + v.hidden;
   const int64_t layer_norms = 2 * 2 * v.hidden;
   const int64_t post_norm = 2 * v.hidden;
-  const int64_t projector = v.hidden * text_hidden + v.hidden;
-  return patch_embedding + positions + v.layers * (attention + mlp + layer_norms) + post_norm + projector;
+  (void)text_hidden;
+  return patch_embedding + positions + v.layers * (attention + mlp + layer_norms) + post_norm;
+}
+
+int64_t ProjectorParams(const VisionTower& v, int64_t text_hidden) {
+  return v.present() ? v.hidden * text_hidden + v.hidden : 0;
 }
 
 }  // namespace
@@ -58,6 +62,7 @@ ParamCounts CountParams(const Architecture& arch) {
   const int64_t qk_norms = arch.qk_norm ? 2 * arch.head_dim : 0;
   p.norms = arch.layers * (arch.norms_per_layer * arch.hidden + qk_norms) + arch.hidden;
   p.vision = VisionParams(arch.vision, arch.hidden);
+  p.projector = ProjectorParams(arch.vision, arch.hidden);
   return p;
 }
 

@@ -98,6 +98,10 @@ void Run(const PlanOptions& o, const CommandContext& context) {
     context.Succeed();
     return;
   }
+  if (plan.checkpointing_added) {
+    PrintLine(T("Без gradient checkpointing не влезает: план считает с ним.",
+                "Without gradient checkpointing it does not fit: the plan uses it.").In(lang), context);
+  }
   PrintLine(*plan.shard_gpus == 1
                 ? T(fmt::format("Модель помещается на одну карту: {} копий, data parallel.", plan.replicas),
                     fmt::format("The model fits on one card: {} data-parallel copies.", plan.replicas)).In(lang)

@@ -67,7 +67,8 @@ ServePlan PlanServing(const ModelInput& model, const ServeSettings& s, const Cal
   for (int tp = 1; tp <= std::max(1, s.gpus); ++tp) {
     TpOption o;
     o.tp = tp;
-    o.heads_divide = !model.arch || model.arch->heads % tp == 0;
+    // Without the architecture the head count is unknown; nearly every model has a power of two.
+    o.heads_divide = model.arch ? model.arch->heads % tp == 0 : (tp & (tp - 1)) == 0;
     // vLLM shards every linear layer and the vocabulary; norms (negligible) are replicated.
     o.weights_per_gpu = plan.weights_bytes / tp;
     o.non_torch_per_gpu = k.vllm_non_torch_gib * kBytesPerGiB;
@@ -83,7 +84,7 @@ ServePlan PlanServing(const ModelInput& model, const ServeSettings& s, const Cal
                               ? static_cast<int64_t>(o.kv_room_per_gpu / one.sequence_bytes_per_gpu) : 0;
       o.fits = o.heads_divide && o.kv_room_per_gpu >= one.sequence_bytes_per_gpu;
     } else {
-      o.fits = o.kv_room_per_gpu >= k.serve_min_kv_cache_gib * kBytesPerGiB;
+      o.fits = o.heads_divide && o.kv_room_per_gpu >= k.serve_min_kv_cache_gib * kBytesPerGiB;
     }
     if (o.fits && !plan.chosen_tp) plan.chosen_tp = tp;
     plan.options.push_back(o);

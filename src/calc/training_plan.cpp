@@ -30,26 +30,37 @@ std::optional<int64_t> LargestBatch(const ModelInput& model, TrainingSettings s,
 
 }  // namespace
 
-TrainingPlan PlanTraining(const ModelInput& model, const TrainingSettings& settings, double tokens, int gpu_count,
+TrainingPlan PlanTraining(const ModelInput& model, const TrainingSettings& requested, double tokens, int gpu_count,
                           double gpu_memory_gib, const Throughput& throughput, const Bandwidth& bandwidth,
                           const CalcConstants& k) {
   TrainingPlan plan;
+  TrainingSettings settings = requested;
   plan.gpu_count = gpu_count;
   plan.gpu_memory_gib = gpu_memory_gib;
   plan.tokens = tokens;
   if (gpu_count <= 0) return plan;
   const double limit = gpu_memory_gib * kBytesPerGiB;
-  for (int shards = 1; shards <= gpu_count; shards *= 2) {
-    TrainingSettings s = settings;
-    s.gpus = shards;
-    s.batch = 1;
-    if (NeedPerGpu(model, s, k) <= limit) {
-      plan.shard_gpus = shards;
-      break;
+  auto fewest_shards = [&]() -> std::optional<int> {
+    for (int shards = 1; shards <= gpu_count; shards *= 2) {
+      TrainingSettings s = settings;
+      s.gpus = shards;
+      s.batch = 1;
+      if (NeedPerGpu(model, s, k) <= limit) return shards;
     }
+    return std::nullopt;
+  };
+  plan.shard_gpus = fewest_shards();
+  if (!plan.shard_gpus && !settings.checkpointing) {
+    settings.checkpointing = true;
+    plan.shard_gpus = fewest_shards();
+    plan.checkpointing_added = plan.shard_gpus.has_value();
+    if (!plan.checkpointing_added) settings.checkpointing = false;
   }
   TrainingSettings sharded = settings;
-  sharded.gpus = plan.shard_gpus.value_or(1);
+  int widest = 1;
+  while (widest * 2 <= gpu_count) widest *= 2;
+  // When nothing fits, show the rows for the widest sharding: the closest it gets.
+  sharded.gpus = plan.shard_gpus.value_or(widest);
   const int64_t max_seq = model.arch && model.arch->max_context > 0 ? model.arch->max_context : kSeqLengths[std::size(kSeqLengths) - 1];
   for (int64_t seq : kSeqLengths) {
     if (seq > max_seq) break;
@@ -109,7 +120,8 @@ nlohmann::json TrainingPlanJson(const TrainingPlan& plan) {
           {"tokens", plan.tokens},
           {"flops", plan.cost.flops},
           {"compute_hours", {{"low", plan.cost.hours_low}, {"high", plan.cost.hours_high}}},
-          {"communication_hours", plan.comm_hours}};
+          {"communication_hours", plan.comm_hours},
+          {"checkpointing_added", plan.checkpointing_added}};
 }
 
 }  // namespace labcheck::calc

@@ -30,6 +30,8 @@ struct TrainingPlan {
   TrainingCost cost;                 // compute time for the epoch on all cards
   double comm_hours = 0;             // gradient/shard traffic, not overlapped (upper bound)
   double tokens = 0;
+  // Checkpointing was not asked for, but without it nothing fits; the plan turned it on.
+  bool checkpointing_added = false;
 };
 
 TrainingPlan PlanTraining(const ModelInput& model, const TrainingSettings& settings, double tokens, int gpu_count,
