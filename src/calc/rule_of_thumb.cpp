@@ -61,8 +61,10 @@ RuleOfThumb LessonRuleOfThumb(const ModelInput& model, const TrainingSettings& s
   const double adapter = Bytes(m, "adapters");
   const double overhead = k.lesson_qlora_overhead_gb * kBytesPerGB;
   rule.bytes = n * k.lesson_qlora_bytes_per_param + adapter + overhead;
-  rule.formula = T(fmt::format("{} × {} байта + адаптер {} + ~{:.0f} GB = {}", params, k.lesson_qlora_bytes_per_param, Gb(adapter), k.lesson_qlora_overhead_gb, Gb(*rule.bytes)),
-                   fmt::format("{} × {} bytes + adapter {} + ~{:.0f} GB = {}", params, k.lesson_qlora_bytes_per_param, Gb(adapter), k.lesson_qlora_overhead_gb, Gb(*rule.bytes)));
+  const bool adapter_known = m.Find("adapters") && m.Find("adapters")->bytes;
+  const Text adapter_text = adapter_known ? Text(Gb(adapter)) : T("(нужна архитектура)", "(needs the architecture)");
+  rule.formula = T(fmt::format("{} × {} байта + адаптер {} + ~{:.0f} GB = {}", params, k.lesson_qlora_bytes_per_param, adapter_text.ru, k.lesson_qlora_overhead_gb, Gb(*rule.bytes)),
+                   fmt::format("{} × {} bytes + adapter {} + ~{:.0f} GB = {}", params, k.lesson_qlora_bytes_per_param, adapter_text.en, k.lesson_qlora_overhead_gb, Gb(*rule.bytes)));
   const double weights = Bytes(m, "weights");
   const double rest = detailed ? *detailed - weights - adapter : 0;
   const Text differs = detailed ? Difference(*detailed, *rule.bytes) : Text("");
