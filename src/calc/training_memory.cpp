@@ -97,10 +97,9 @@ TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSet
     }
   }
   m.trainable_params = m.trainable_known ? static_cast<int64_t>(trainable) : 0;
-  const std::optional<double> trainable_opt = m.trainable_known ? std::optional<double>(trainable) : std::nullopt;
   auto per_trainable = [&](double bytes_per_param) -> std::optional<double> {
-    if (!trainable_opt) return std::nullopt;
-    return *trainable_opt * bytes_per_param / shards;
+    if (!m.trainable_known) return std::nullopt;
+    return trainable * bytes_per_param / shards;
   };
   add("optimizer_states", T("Состояния оптимизатора", "Optimizer states"),
       per_trainable(OptimizerStatesPerParam(s.optimizer, state_bytes)), OptimizerNote(s.optimizer), MemoryPhase::Always);
