@@ -1,9 +1,12 @@
 #include "app/all_checks.h"
 
+#include "gpu/gpu_checks.h"
+
 namespace labcheck {
 
 Registry AllChecks() {
   Registry registry;
+  RegisterGpuChecks(registry);
   return registry;
 }
 

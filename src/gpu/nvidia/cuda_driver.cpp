@@ -55,6 +55,19 @@ const Text kDriverHint = T(
     "перезагрузитесь и проверьте nvidia-smi",
     "install or update NVIDIA's proprietary driver (sudo ubuntu-drivers install), reboot and check nvidia-smi");
 
+// Names for the results we act on, for when the driver cannot name them (the stub cannot).
+const char* KnownResultName(cuda::CUresult result) {
+  switch (result) {
+    case cuda::kErrorStubLibrary: return "CUDA_ERROR_STUB_LIBRARY";
+    case cuda::kErrorNoDevice: return "CUDA_ERROR_NO_DEVICE";
+    case cuda::kErrorSystemDriverMismatch: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
+    case cuda::kErrorCompatNotSupportedOnDevice: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
+    case cuda::kErrorOutOfMemory: return "CUDA_ERROR_OUT_OF_MEMORY";
+    case cuda::kErrorNotInitialized: return "CUDA_ERROR_NOT_INITIALIZED";
+    default: return nullptr;
+  }
+}
+
 }  // namespace
 
 DriverProblem ClassifyInitResult(cuda::CUresult result, const std::string& error_name) {
@@ -102,6 +115,7 @@ std::string CudaDriver::Describe(cuda::CUresult result) const {
   const char* text = nullptr;
   if (api_.cuGetErrorName != nullptr) api_.cuGetErrorName(result, &name);
   if (api_.cuGetErrorString != nullptr) api_.cuGetErrorString(result, &text);
+  if (name == nullptr) name = KnownResultName(result);
   std::string out = name != nullptr ? fmt::format("{} ({})", name, result) : fmt::format("CUresult {}", result);
   if (text != nullptr) out += std::string(": ") + text;
   return out;
