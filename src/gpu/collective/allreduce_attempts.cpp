@@ -34,6 +34,10 @@ AllReduceAttempt Attempt(const AllReduceLauncher& launch, const std::string& log
     return attempt;
   }
   const nlohmann::json& j = outcome.result.value();
+  if (!j.is_object()) {
+    attempt.process_error = "the all-reduce child printed no JSON object";
+    return attempt;
+  }
   attempt.payload = j;
   const std::string verdict = j.value("outcome", std::string("fail"));
   if (verdict == "skip") {

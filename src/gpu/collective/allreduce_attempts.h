@@ -28,7 +28,7 @@ struct AllReduceAttempt {
   std::string nccl_error;
   bool wrong_sum = false;
   std::string process_error;  // the child's own error or stderr tail
-  nlohmann::json payload;     // the child's JSON when it produced one
+  nlohmann::json payload = nlohmann::json::object();  // the child's JSON when it produced one
   NcclLogSummary log;
 
   bool ok() const { return !hung && !crashed && nccl_error.empty() && !wrong_sum && process_error.empty(); }
