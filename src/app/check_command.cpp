@@ -66,7 +66,7 @@ int RunCheckCommand(const CheckCommandOptions& options, const std::string& self_
   report.meta.interrupted = cancel.cancelled();
   AddAnalysis(report);
 
-  const std::string json_text = Anonymize(ReportToJson(report), who).dump(2) + "\n";
+  const std::string json_text = AnonymizeJson(ReportToJson(report), who).dump(2) + "\n";
   const std::string json_path = JsonPathBeside(options.out);
   bool written = true;
   auto write = [&](const std::string& path, const std::string& content) {

@@ -60,16 +60,16 @@ std::string Anonymize(const std::string& text, const Identity& who) {
   return out;
 }
 
-nlohmann::json Anonymize(const nlohmann::json& value, const Identity& who) {
+nlohmann::json AnonymizeJson(const nlohmann::json& value, const Identity& who) {
   if (value.is_string()) return Anonymize(value.get<std::string>(), who);
   if (value.is_array()) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& item : value) out.push_back(Anonymize(item, who));
+    for (const auto& item : value) out.push_back(AnonymizeJson(item, who));
     return out;
   }
   if (value.is_object()) {
     nlohmann::json out = nlohmann::json::object();
-    for (auto it = value.begin(); it != value.end(); ++it) out[Anonymize(it.key(), who)] = Anonymize(it.value(), who);
+    for (auto it = value.begin(); it != value.end(); ++it) out[Anonymize(it.key(), who)] = AnonymizeJson(it.value(), who);
     return out;
   }
   return value;

@@ -18,6 +18,6 @@ struct Identity {
 // with "<host>" and the user name with "<user>" where they stand as whole words.
 std::string Anonymize(const std::string& text, const Identity& who);
 // The same for every string (and object key) in a JSON value.
-nlohmann::json Anonymize(const nlohmann::json& value, const Identity& who);
+nlohmann::json AnonymizeJson(const nlohmann::json& value, const Identity& who);
 
 }  // namespace labcheck

@@ -70,7 +70,7 @@ std::string TableToTerminal(const Table& table, Lang lang, const TerminalStyle& 
       const std::string shown = header ? row[i] : Colorize(row[i], style);
       // Colour codes take no columns: pad by the plain text's width.
       const size_t pad = widths[i] - DisplayWidth(row[i]);
-      s += " " + shown + std::string(pad, ' ') + (i + 1 < n ? "  " : "");
+      s += " " + shown + std::string(pad, ' ') + (i + 1 < n ? " " : "");
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
     return s + "\n";
@@ -80,7 +80,7 @@ std::string TableToTerminal(const Table& table, Lang lang, const TerminalStyle& 
   for (size_t i = 0; i < n; ++i) {
     rule += " ";
     for (size_t k = 0; k < widths[i]; ++k) rule += "─";
-    rule += i + 1 < n ? "  " : "";
+    rule += i + 1 < n ? " " : "";
   }
   out += rule + "\n";
   for (size_t r = 1; r < cells.size(); ++r) out += line(cells[r], false);
