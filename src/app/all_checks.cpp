@@ -2,6 +2,8 @@
 
 #include "cpu_bench/cpu_checks.h"
 #include "env/env_checks.h"
+#include "expect/expectations.h"
+#include "gpu/gpu_checks.h"
 
 namespace labcheck {
 
@@ -9,9 +11,10 @@ Registry AllChecks() {
   Registry registry;
   RegisterEnvironmentChecks(registry);
   RegisterCpuChecks(registry);
+  RegisterGpuChecks(registry);
   return registry;
 }
 
-void AddAnalysis(Report& report) { (void)report; }
+void AddAnalysis(Report& report) { expect::AddExpectationSections(report); }
 
 }  // namespace labcheck
