@@ -1,14 +1,94 @@
 #include "app/app.h"
 
+#include <unistd.h>
+
+#include <climits>
 #include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "app/check_command.h"
+#include "runner/child_job.h"
 
 namespace labcheck {
+namespace {
+
+// The path of this binary, for checks that run parts of it as a child process.
+std::string SelfExe(const char* argv0) {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) return std::string(buf, static_cast<size_t>(n));
+  return argv0;
+}
+
+// --lang is read before CLI11 runs so that its own messages could follow; it only needs the
+// value, and CLI11 validates it properly afterwards.
+Lang PeekLang(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if ((a == "--lang" && i + 1 < argc && std::string(argv[i + 1]) == "en") || a == "--lang=en") return Lang::En;
+  }
+  return Lang::Ru;
+}
+
+}  // namespace
 
 int RunApp(int argc, char** argv) {
-  (void)argc;
-  (void)argv;
-  std::printf("lab_check %s\n", LAB_CHECK_VERSION);
-  return 0;
+  // `internal-child` is how the binary runs its own risky parts; it bypasses the user CLI.
+  if (argc >= 3 && std::string(argv[1]) == "internal-child") {
+    std::vector<std::string> args(argv + 3, argv + argc);
+    return RunChildJobMain(argv[2], args);
+  }
+
+  const bool ru = PeekLang(argc, argv) == Lang::Ru;
+  CLI::App app(ru ? "lab_check — проверка лаборатории: окружение, замеры GPU и CPU, связь между картами, "
+                    "смоук-тесты PyTorch и отчёт «Ожидалось в курсе → у вас»."
+                  : "lab_check — checks your lab machine: environment, GPU and CPU benchmarks, GPU-to-GPU "
+                    "links, PyTorch smoke tests, and the 'Expected → measured' report.",
+               "lab_check");
+  app.fallthrough();
+  app.set_version_flag("--version", std::string("lab_check ") + LAB_CHECK_VERSION);
+
+  CheckCommandOptions options;
+  std::string lang = "ru";
+  app.add_flag("--quick", options.quick,
+               ru ? "окружение и по одному короткому замеру, без смоук-тестов (около минуты)"
+                  : "environment and one short measurement each, no smoke tests (about a minute)");
+  app.add_flag("--skip-dist", options.skip_dist,
+               ru ? "без torch.distributed и NCCL (если all-reduce или DDP зависает)"
+                  : "no torch.distributed or NCCL work (when all-reduce or DDP hangs)");
+  app.add_option("--out", options.out,
+                 ru ? "путь Markdown-отчёта; JSON ляжет рядом с расширением .json"
+                    : "Markdown report path; the JSON goes beside it with .json")
+      ->capture_default_str();
+  app.add_flag("--json-only", options.json_only,
+               ru ? "напечатать только JSON, без таблиц и Markdown" : "print only the JSON, no tables or Markdown");
+  app.add_option("--lang", lang, ru ? "язык отчёта" : "report language")
+      ->check(CLI::IsMember({"ru", "en"}))
+      ->capture_default_str();
+  app.add_option("--python", options.python,
+                 ru ? "интерпретатор для Python-проб (по умолчанию: активный virtualenv, иначе python3 из PATH)"
+                    : "interpreter for the Python probes (default: the active virtualenv's, else python3 on PATH)");
+  app.add_option("--timeout-scale", options.timeout_scale,
+                 ru ? "множитель всех тайм-аутов (медленная машина)" : "multiplies every timeout (slow machine)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+
+  int subcommand_exit = kExitOk;
+  (void)subcommand_exit;
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+  options.lang = lang == "en" ? Lang::En : Lang::Ru;
+  if (app.get_subcommands().empty()) return RunCheckCommand(options, SelfExe(argv[0]));
+  return subcommand_exit;
 }
 
 }  // namespace labcheck

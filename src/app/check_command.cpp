@@ -1,0 +1,104 @@
+#include "app/check_command.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "app/all_checks.h"
+#include "platform/files.h"
+#include "probes/python_probe.h"
+#include "report/anonymize.h"
+#include "report/json_writer.h"
+#include "report/markdown_writer.h"
+#include "report/terminal_writer.h"
+#include "runner/runner.h"
+
+namespace labcheck {
+
+std::string JsonPathBeside(const std::string& markdown_path) {
+  const std::string ext = ".md";
+  if (markdown_path.size() > ext.size() &&
+      markdown_path.compare(markdown_path.size() - ext.size(), ext.size(), ext) == 0) {
+    return markdown_path.substr(0, markdown_path.size() - ext.size()) + ".json";
+  }
+  return markdown_path + ".json";
+}
+
+int RunCheckCommand(const CheckCommandOptions& options, const std::string& self_exe) {
+  const bool ru = options.lang == Lang::Ru;
+  RunOptions run;
+  run.quick = options.quick;
+  run.skip_dist = options.skip_dist;
+  run.lang = options.lang;
+  run.timeout_scale = options.timeout_scale;
+  run.self_exe = self_exe;
+  if (auto python = probes::ResolvePython(options.python); python.ok()) {
+    run.python = *python;
+  } else if (!options.python.empty()) {
+    std::fprintf(stderr, ru ? "lab_check: --python: %s. Укажите путь к интерпретатору с PyTorch, например --python ~/venvs/ai/bin/python\n"
+                            : "lab_check: --python: %s. Give the path of an interpreter with PyTorch, e.g. --python ~/venvs/ai/bin/python\n",
+                 python.status().message().c_str());
+    return kExitUsage;
+  }
+
+  const Identity who = Identity::OfThisProcess();
+  Report report;
+  report.lang = options.lang;
+  report.meta.tool_version = LAB_CHECK_VERSION;
+  report.meta.started_at = UtcTimestamp();
+  report.meta.quick = options.quick;
+  report.meta.skip_dist = options.skip_dist;
+  report.meta.python = run.python;
+
+  const CancelToken cancel = InstallInterruptHandlers();
+  const auto start = std::chrono::steady_clock::now();
+  {
+    const bool live = isatty(STDERR_FILENO) != 0;
+    StderrProgress progress(options.lang, live, TerminalStyle::ForStream(STDERR_FILENO).color);
+    report.checks = RunChecks(AllChecks(), run, cancel, progress);
+  }
+  report.meta.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.meta.finished_at = UtcTimestamp();
+  report.meta.interrupted = cancel.cancelled();
+  AddAnalysis(report);
+
+  const std::string json_text = AnonymizeJson(ReportToJson(report), who).dump(2) + "\n";
+  const std::string json_path = JsonPathBeside(options.out);
+  bool written = true;
+  auto write = [&](const std::string& path, const std::string& content) {
+    Status s = WriteFileAtomically(path, content);
+    if (!s.ok()) {
+      written = false;
+      std::fprintf(stderr, ru ? "lab_check: не удалось записать отчёт: %s. Укажите другое место: --out ПУТЬ\n"
+                              : "lab_check: cannot write the report: %s. Choose another place with --out PATH\n",
+                   Anonymize(s.message(), who).c_str());
+    }
+  };
+  if (!options.json_only) write(options.out, Anonymize(ReportToMarkdown(report), who));
+  write(json_path, json_text);
+
+  if (options.json_only || !written) {
+    std::fwrite(json_text.data(), 1, json_text.size(), stdout);
+  }
+  if (!options.json_only) {
+    std::cout << Anonymize(ReportToTerminal(report, TerminalStyle::ForStream(STDOUT_FILENO)), who);
+    if (written) {
+      std::cout << (ru ? "Отчёт: " : "Report: ") << Anonymize(options.out, who) << ", "
+                << Anonymize(json_path, who) << "\n";
+    }
+  }
+  std::cout.flush();
+
+  if (report.meta.interrupted) return kExitInterrupted;
+  if (!written) return kExitReportNotWritten;
+  for (const auto& c : report.checks) {
+    if (c.outcome == Outcome::Fail) return kExitCheckFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace labcheck

@@ -1,0 +1,31 @@
+// The default command: run every registered check, write journal/lab-report.{md,json}, print.
+#pragma once
+#include <string>
+
+#include "core/text.h"
+
+namespace labcheck {
+
+struct CheckCommandOptions {
+  bool quick = false;
+  bool skip_dist = false;
+  bool json_only = false;
+  std::string out = "journal/lab-report.md";
+  Lang lang = Lang::Ru;
+  std::string python;  // as given with --python; empty: pick automatically
+  double timeout_scale = 1;
+};
+
+// Exit codes.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCheckFailed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitReportNotWritten = 3;
+inline constexpr int kExitInterrupted = 130;
+
+int RunCheckCommand(const CheckCommandOptions& options, const std::string& self_exe);
+
+// "journal/lab-report.md" → "journal/lab-report.json"; a path without ".md" gets ".json" added.
+std::string JsonPathBeside(const std::string& markdown_path);
+
+}  // namespace labcheck

@@ -1,0 +1,16 @@
+// Terminal columns of UTF-8 text: Cyrillic letters take one column but two bytes, CJK takes two
+// columns, combining marks and ANSI colour sequences none. Tables align by this, never by bytes.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace labcheck {
+
+size_t DisplayWidth(std::string_view utf8);
+// Pads with spaces on the right (left-aligned) or the left (right-aligned) to `width` columns.
+std::string PadRight(std::string_view utf8, size_t width);
+std::string PadLeft(std::string_view utf8, size_t width);
+// Cuts to at most `width` columns on a character boundary, ending with "…" when cut.
+std::string TruncateToWidth(std::string_view utf8, size_t width);
+
+}  // namespace labcheck

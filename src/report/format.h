@@ -1,0 +1,20 @@
+// Number formatting shared by every renderer, so that a figure reads the same everywhere.
+#pragma once
+#include <string>
+
+#include "core/check_result.h"
+#include "core/text.h"
+
+namespace labcheck {
+
+// Three significant digits, at most two decimals: 12345 → "12345", 123.4 → "123", 12.34 → "12.3",
+// 1.234 → "1.23", 0.0123 → "0.012".
+std::string FormatNumber(double value);
+// "18.2 GB/s"
+std::string FormatMeasurement(const Measurement& m);
+// Localised status word: PASS/WARN/FAIL/SKIP stay as they are (the seed uses them in Russian too).
+std::string OutcomeLabel(Outcome outcome, Lang lang);
+// "Ru"/"En" → the section heading for a check section id ("cpu" → "Процессор и память").
+Text SectionTitle(const std::string& section);
+
+}  // namespace labcheck

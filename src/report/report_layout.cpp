@@ -1,0 +1,61 @@
+#include "report/report_layout.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "report/format.h"
+
+namespace labcheck {
+
+const std::vector<std::string>& SectionOrder() {
+  static const std::vector<std::string> order = {"environment", "cpu", "gpu", "interconnect", "smoke"};
+  return order;
+}
+
+bool IsLeadingSection(const std::string& section_id) { return section_id == "expectations"; }
+
+Table StatusTable(const Report& report) {
+  Table t;
+  t.title = T("Итог проверок", "Checks");
+  t.columns = {T("Проверка", "Check"), T("Статус", "Status"), T("Время", "Time"), T("Результат", "Result")};
+  for (const auto& c : report.checks) {
+    Text result = c.summary;
+    if (result.empty()) result = c.reason;
+    t.AddRow({c.title, Text(OutcomeLabel(c.outcome, Lang::Ru), OutcomeLabel(c.outcome, Lang::En)),
+              Text(fmt::format("{:.1f} s", c.duration_s), fmt::format("{:.1f} s", c.duration_s)), result});
+  }
+  return t;
+}
+
+Table MeasurementTable(const CheckResult& check) {
+  Table t;
+  if (check.measurements.empty()) return t;
+  t.columns = {T("Показатель", "Figure"), T("Значение", "Value"), T("Ориентир", "Reference"),
+               T("Как считали", "How counted")};
+  for (const auto& m : check.measurements) {
+    Text reference("—");
+    if (m.reference) {
+      const std::string value = FormatNumber(*m.reference) + (m.unit.empty() ? "" : " " + m.unit);
+      const std::string ratio = *m.reference > 0 ? fmt::format(" ({:.0f}%)", 100 * m.value / *m.reference) : "";
+      reference = Text(value + ratio + (m.reference_label.ru.empty() ? "" : ", " + m.reference_label.ru),
+                       value + ratio + (m.reference_label.en.empty() ? "" : ", " + m.reference_label.en));
+    }
+    t.AddRow({m.label.empty() ? Text(m.key) : m.label, Text(FormatMeasurement(m)), reference, m.method});
+  }
+  return t;
+}
+
+std::string CountsLine(const Report& report) {
+  std::string line;
+  for (Outcome o : {Outcome::Pass, Outcome::Warn, Outcome::Fail, Outcome::Skip, Outcome::NotRun}) {
+    const auto n = std::count_if(report.checks.begin(), report.checks.end(),
+                                 [o](const CheckResult& c) { return c.outcome == o; });
+    if (n == 0 && o == Outcome::NotRun) continue;
+    if (!line.empty()) line += " · ";
+    line += fmt::format("{} {}", OutcomeLabel(o, report.lang), n);
+  }
+  return line;
+}
+
+}  // namespace labcheck

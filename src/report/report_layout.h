@@ -1,0 +1,21 @@
+// What goes where, shared by the Markdown and terminal writers so that both tell the same story.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "report/report.h"
+
+namespace labcheck {
+
+// Section ids in report order; a check whose section is unknown goes last.
+const std::vector<std::string>& SectionOrder();
+// Analyser sections shown right after the summary ("expectations"); the rest go at the end.
+bool IsLeadingSection(const std::string& section_id);
+// The summary table: section, check, status, time, one-line result.
+Table StatusTable(const Report& report);
+// A check's measurements as a table: figure, value, reference, how counted. Empty when none.
+Table MeasurementTable(const CheckResult& check);
+// "PASS 12 · WARN 1 · FAIL 0 · SKIP 5"
+std::string CountsLine(const Report& report);
+
+}  // namespace labcheck

@@ -1,0 +1,247 @@
+#include "runner/child_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <map>
+
+#include <fmt/format.h>
+
+extern char** environ;
+
+namespace labcheck {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::vector<std::string> BuildEnvironment(const ChildSpec& spec) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry(*e);
+    auto eq = entry.find('=');
+    if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  for (const auto& name : spec.unset_env) env.erase(name);
+  for (const auto& [name, value] : spec.set_env) env[name] = value;
+  std::vector<std::string> out;
+  out.reserve(env.size());
+  for (const auto& [name, value] : env) out.push_back(name + "=" + value);
+  return out;
+}
+
+std::vector<char*> CStrings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+struct Pipe {
+  int read_end = -1;
+  int write_end = -1;
+  bool Open() {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return false;
+    read_end = fds[0];
+    write_end = fds[1];
+    return true;
+  }
+  void Close() {
+    if (read_end >= 0) close(read_end);
+    if (write_end >= 0) close(write_end);
+    read_end = write_end = -1;
+  }
+};
+
+const char* SignalDescription(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV (segmentation fault)";
+    case SIGABRT: return "SIGABRT (aborted)";
+    case SIGBUS: return "SIGBUS (bus error)";
+    case SIGFPE: return "SIGFPE (arithmetic error)";
+    case SIGILL: return "SIGILL (illegal instruction)";
+    case SIGKILL: return "SIGKILL (killed; out of memory?)";
+    case SIGTERM: return "SIGTERM";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+std::string ChildOutcome::Describe() const {
+  if (!started) return "could not start: " + start_error;
+  if (timed_out) return fmt::format("timed out after {:.0f} s and was killed", duration_s);
+  if (cancelled) return "stopped by the user (interrupted)";
+  if (term_signal != 0) {
+    const char* name = SignalDescription(term_signal);
+    return name ? fmt::format("killed by {}", name) : fmt::format("killed by signal {}", term_signal);
+  }
+  return fmt::format("exit code {}", exit_code);
+}
+
+std::string ChildOutcome::Tail(size_t max_lines) const {
+  const std::string& text = err.find_first_not_of(" \n\t") != std::string::npos ? err : out;
+  size_t end = text.find_last_not_of(" \n\t");
+  if (end == std::string::npos) return {};
+  size_t pos = end + 1;
+  size_t lines = 0;
+  while (pos > 0 && lines < max_lines) {
+    pos = text.rfind('\n', pos - 1);
+    if (pos == std::string::npos) {
+      pos = 0;
+      break;
+    }
+    ++lines;
+    if (lines == max_lines) ++pos;
+  }
+  return text.substr(pos, end + 1 - pos);
+}
+
+ChildOutcome RunChild(const ChildSpec& spec, const CancelToken& cancel) {
+  ChildOutcome outcome;
+  const auto start = Clock::now();
+  if (spec.argv.empty()) {
+    outcome.start_error = "empty command";
+    return outcome;
+  }
+  Pipe in, out, err;
+  if (!in.Open() || !out.Open() || !err.Open()) {
+    outcome.start_error = std::string("pipe: ") + std::strerror(errno);
+    in.Close(); out.Close(); err.Close();
+    return outcome;
+  }
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in.read_end, 0);
+  posix_spawn_file_actions_adddup2(&actions, out.write_end, 1);
+  posix_spawn_file_actions_adddup2(&actions, err.write_end, 2);
+  if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.cwd.c_str());
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // Own process group: the terminal's Ctrl-C reaches only us, and we can kill the whole tree.
+  posix_spawnattr_setpgroup(&attr, 0);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+
+  std::vector<std::string> argv_strings = spec.argv;
+  std::vector<std::string> env_strings = BuildEnvironment(spec);
+  auto argv = CStrings(argv_strings);
+  auto envp = CStrings(env_strings);
+  pid_t pid = -1;
+  int rc = spec.argv[0].find('/') == std::string::npos
+               ? posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data())
+               : posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  close(in.read_end); in.read_end = -1;
+  close(out.write_end); out.write_end = -1;
+  close(err.write_end); err.write_end = -1;
+  if (rc != 0) {
+    outcome.start_error = fmt::format("{}: {}", spec.argv[0], std::strerror(rc));
+    in.Close(); out.Close(); err.Close();
+    return outcome;
+  }
+  outcome.started = true;
+
+  // Feed stdin without blocking on a child that does not read it.
+  fcntl(in.write_end, F_SETFL, O_NONBLOCK);
+  size_t stdin_written = 0;
+  if (spec.stdin_data.empty()) {
+    close(in.write_end);
+    in.write_end = -1;
+  }
+
+  bool killing = false;
+  Clock::time_point kill_started;
+  bool out_open = true, err_open = true;
+  bool truncated_out = false, truncated_err = false;
+  int status = 0;
+  bool reaped = false;
+  char buffer[65536];
+
+  while (!reaped || out_open || err_open) {
+    std::vector<pollfd> fds;
+    if (out_open) fds.push_back({out.read_end, POLLIN, 0});
+    if (err_open) fds.push_back({err.read_end, POLLIN, 0});
+    if (in.write_end >= 0) fds.push_back({in.write_end, POLLOUT, 0});
+    if (!fds.empty()) poll(fds.data(), fds.size(), 100);
+    for (const auto& p : fds) {
+      if (p.revents == 0) continue;
+      if (p.fd == in.write_end) {
+        ssize_t n = write(in.write_end, spec.stdin_data.data() + stdin_written,
+                          spec.stdin_data.size() - stdin_written);
+        if (n > 0) stdin_written += static_cast<size_t>(n);
+        if (n < 0 && errno != EAGAIN) stdin_written = spec.stdin_data.size();
+        if (stdin_written >= spec.stdin_data.size()) {
+          close(in.write_end);
+          in.write_end = -1;
+        }
+        continue;
+      }
+      ssize_t n = read(p.fd, buffer, sizeof buffer);
+      bool is_out = p.fd == out.read_end;
+      if (n <= 0) {
+        if (n < 0 && errno == EINTR) continue;
+        (is_out ? out_open : err_open) = false;
+        continue;
+      }
+      std::string& sink = is_out ? outcome.out : outcome.err;
+      bool& truncated = is_out ? truncated_out : truncated_err;
+      size_t room = spec.max_output_bytes > sink.size() ? spec.max_output_bytes - sink.size() : 0;
+      sink.append(buffer, std::min(room, static_cast<size_t>(n)));
+      if (static_cast<size_t>(n) > room) truncated = true;
+    }
+    if (fds.empty() && !reaped) usleep(20000);
+
+    if (!reaped) {
+      pid_t w = waitpid(pid, &status, WNOHANG);
+      if (w == pid) reaped = true;
+    }
+    const double elapsed = SecondsSince(start);
+    if (!reaped && !killing) {
+      if (cancel.cancelled()) outcome.cancelled = true;
+      else if (elapsed > spec.timeout_s) outcome.timed_out = true;
+      if (outcome.cancelled || outcome.timed_out) {
+        kill(-pid, SIGTERM);
+        killing = true;
+        kill_started = Clock::now();
+      }
+    }
+    if (killing && !reaped && SecondsSince(kill_started) > 2.0) kill(-pid, SIGKILL);
+    // Grandchildren may keep our pipes open after the child is gone: stop reading once the
+    // group is being killed and the child itself has been reaped.
+    if (reaped && killing) break;
+    if (reaped && (out_open || err_open) && SecondsSince(start) > spec.timeout_s + 5) {
+      kill(-pid, SIGKILL);
+      break;
+    }
+  }
+  if (reaped && !killing) kill(-pid, SIGKILL);  // leftover grandchildren of a finished child
+  in.Close(); out.Close(); err.Close();
+
+  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) outcome.term_signal = WTERMSIG(status);
+  if (truncated_out) outcome.out += "\n[output truncated]\n";
+  if (truncated_err) outcome.err += "\n[output truncated]\n";
+  outcome.duration_s = SecondsSince(start);
+  return outcome;
+}
+
+}  // namespace labcheck

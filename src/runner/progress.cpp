@@ -1,0 +1,92 @@
+#include "runner/progress.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "report/display_width.h"
+
+namespace labcheck {
+namespace {
+
+double NowSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+const char* OutcomeColor(Outcome o) {
+  switch (o) {
+    case Outcome::Pass: return "\x1b[32m";
+    case Outcome::Warn: return "\x1b[33m";
+    case Outcome::Fail: return "\x1b[31m";
+    case Outcome::Skip: return "\x1b[90m";
+    case Outcome::NotRun: return "\x1b[90m";
+  }
+  return "";
+}
+
+}  // namespace
+
+StderrProgress::StderrProgress(Lang lang, bool live, bool color)
+    : lang_(lang), live_(live), color_(color) {
+  if (live_) ticker_ = std::thread([this] { Ticker(); });
+}
+
+StderrProgress::~StderrProgress() {
+  stop_ = true;
+  if (ticker_.joinable()) ticker_.join();
+}
+
+void StderrProgress::Begin(int index, int total, const Text& title) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  index_ = index;
+  total_ = total;
+  title_ = title.In(lang_);
+  what_.clear();
+  fraction_ = -1;
+  started_ = NowSeconds();
+  active_ = true;
+  if (live_) Redraw();
+}
+
+void StderrProgress::Update(double fraction, const std::string& what) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  fraction_ = fraction;
+  what_ = what;
+  if (live_) Redraw();
+}
+
+void StderrProgress::End(const CheckResult& result) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  active_ = false;
+  if (live_) std::fputs("\r\x1b[K", stderr);
+  const std::string status = OutcomeName(result.outcome);
+  const std::string colored =
+      color_ ? fmt::format("{}{}\x1b[0m", OutcomeColor(result.outcome), status) : status;
+  std::string line = fmt::format("[{}/{}] {} {} {:.1f} s", index_, total_,
+                                 PadRight(colored, 7 + (color_ ? 9 : 0)), title_, result.duration_s);
+  const std::string& summary = result.summary.In(lang_);
+  if (!summary.empty()) line += " — " + summary;
+  std::fprintf(stderr, "%s\n", line.c_str());
+  std::fflush(stderr);
+}
+
+void StderrProgress::Redraw() {
+  if (!active_) return;
+  const double elapsed = NowSeconds() - started_;
+  std::string line = fmt::format("[{}/{}] {}", index_, total_, title_);
+  if (fraction_ >= 0) line += fmt::format(" {:3.0f}%", fraction_ * 100);
+  if (!what_.empty()) line += " · " + what_;
+  line += fmt::format(" · {:.0f} s", elapsed);
+  std::fprintf(stderr, "\r\x1b[K%s", TruncateToWidth(line, 100).c_str());
+  std::fflush(stderr);
+}
+
+void StderrProgress::Ticker() {
+  while (!stop_) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    std::lock_guard<std::mutex> lock(mutex_);
+    Redraw();
+  }
+}
+
+}  // namespace labcheck

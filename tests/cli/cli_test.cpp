@@ -1,0 +1,100 @@
+// End-to-end: the built binary, as a user runs it.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "platform/files.h"
+#include "runner/child_process.h"
+
+namespace labcheck {
+namespace {
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = *MakePrivateTempDir("lab_check_cli_"); }
+  void TearDown() override { RemoveTree(dir_); }
+  ChildOutcome Run(std::vector<std::string> args, double timeout_s = 240) {
+    ChildSpec spec;
+    spec.argv = {LAB_CHECK_BINARY};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.cwd = dir_;
+    spec.timeout_s = timeout_s;
+    return RunChild(spec, CancelToken::Never());
+  }
+  std::string dir_;
+};
+
+TEST_F(Cli, UnknownFlagIsUsageErrorNamingIt) {
+  ChildOutcome o = Run({"--fast"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("--fast"), std::string::npos);
+}
+
+TEST_F(Cli, BadValuesAreUsageErrors) {
+  ChildOutcome lang = Run({"--lang", "de"});
+  EXPECT_EQ(lang.exit_code, 2);
+  EXPECT_NE(lang.err.find("--lang"), std::string::npos);
+  ChildOutcome scale = Run({"--timeout-scale", "-1"});
+  EXPECT_EQ(scale.exit_code, 2);
+  EXPECT_NE(scale.err.find("--timeout-scale"), std::string::npos);
+  ChildOutcome python = Run({"--quick", "--python", "/nonexistent/python"});
+  EXPECT_EQ(python.exit_code, 2);
+  EXPECT_NE(python.err.find("/nonexistent/python"), std::string::npos);
+}
+
+TEST_F(Cli, VersionAndHelp) {
+  ChildOutcome v = Run({"--version"});
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_NE(v.out.find("lab_check " LAB_CHECK_VERSION), std::string::npos);
+  ChildOutcome h = Run({"--help"});
+  EXPECT_EQ(h.exit_code, 0);
+  EXPECT_NE(h.out.find("--skip-dist"), std::string::npos);
+  EXPECT_NE(h.out.find("без torch.distributed"), std::string::npos);
+  ChildOutcome en = Run({"--help", "--lang", "en"});
+  EXPECT_NE(en.out.find("no torch.distributed"), std::string::npos);
+}
+
+TEST_F(Cli, QuickRunWritesBothReportsWhereAsked) {
+  ChildOutcome o = Run({"--quick", "--out", "sub/dir/lab.md"});
+  ASSERT_TRUE(o.exit_code == 0 || o.exit_code == 1) << o.Describe() << o.err;
+  auto md = ReadFile(dir_ + "/sub/dir/lab.md");
+  ASSERT_TRUE(md.ok());
+  EXPECT_NE(md->find("# Отчёт lab_check"), std::string::npos);
+  auto json_text = ReadFile(dir_ + "/sub/dir/lab.json");
+  ASSERT_TRUE(json_text.ok());
+  nlohmann::json j = nlohmann::json::parse(*json_text);
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_TRUE(j["meta"]["quick"].get<bool>());
+  EXPECT_TRUE(j["checks"].is_array());
+  EXPECT_NE(o.out.find("sub/dir/lab.md"), std::string::npos);
+}
+
+TEST_F(Cli, DefaultReportGoesToJournal) {
+  ChildOutcome o = Run({"--quick", "--lang", "en"});
+  ASSERT_TRUE(o.exit_code == 0 || o.exit_code == 1) << o.err;
+  auto md = ReadFile(dir_ + "/journal/lab-report.md");
+  ASSERT_TRUE(md.ok());
+  EXPECT_NE(md->find("# lab_check report"), std::string::npos);
+  EXPECT_TRUE(ReadFile(dir_ + "/journal/lab-report.json").ok());
+}
+
+TEST_F(Cli, JsonOnlyPrintsNothingButJson) {
+  ChildOutcome o = Run({"--quick", "--json-only"});
+  ASSERT_TRUE(o.exit_code == 0 || o.exit_code == 1) << o.err;
+  nlohmann::json j = nlohmann::json::parse(o.out);  // throws on anything but one JSON document
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_FALSE(ReadFile(dir_ + "/journal/lab-report.md").ok());
+}
+
+TEST_F(Cli, UnwritableReportIsAnErrorAndTheJsonStillComes) {
+  ChildOutcome o = Run({"--quick", "--out", "/proc/lab.md"});
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_NE(o.err.find("/proc/lab.md"), std::string::npos);
+  const size_t brace = o.out.find('{');
+  ASSERT_NE(brace, std::string::npos);
+  nlohmann::json j = nlohmann::json::parse(o.out.substr(brace, o.out.rfind('}') - brace + 1));
+  EXPECT_EQ(j["schema_version"], 1);
+}
+
+}  // namespace
+}  // namespace labcheck
