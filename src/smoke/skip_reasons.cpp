@@ -39,6 +39,11 @@ Text SkipReasonText(const nlohmann::json& result, const std::string& python) {
     return T("GPU " + device + " (compute capability " + cc + ") не поддерживает BF16",
              "the GPU " + device + " (compute capability " + cc + ") does not support BF16");
   }
+  if (reason == "fsdp2_cpu_unsupported") {
+    const std::string have = Field(result, "have"), error = Field(result, "error");
+    return T("FSDP2 в этом PyTorch (" + have + ") не работает на CPU через gloo: " + error,
+             "FSDP2 in this PyTorch (" + have + ") cannot run on a CPU over gloo: " + error);
+  }
   if (reason == "no_distributed") {
     return T("этот PyTorch собран без torch.distributed", "this PyTorch was built without torch.distributed");
   }

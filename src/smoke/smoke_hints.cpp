@@ -56,7 +56,7 @@ Text PackageHint(const std::string& package) {
 Text HintForSkip(const std::string& test, const std::string& reason, const std::string& package) {
   (void)test;
   if (reason == "no_torch") return InstallTorch();
-  if (reason == "torch_too_old") {
+  if (reason == "torch_too_old" || reason == "fsdp2_cpu_unsupported") {
     return T("обновите PyTorch: pip install --upgrade torch", "upgrade PyTorch: pip install --upgrade torch");
   }
   if (reason == "package_missing") return PackageHint(package);
