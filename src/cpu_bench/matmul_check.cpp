@@ -126,8 +126,8 @@ CheckResult AssessMatmul(const MatmulInputs& in) {
                      fmt::format("{:.1f} GFLOPS FP32{}, N = {}", median, share, run.n));
   std::vector<Text> warnings, hints;
   if (judged && median < kWarnRatio * *judged) {
-    warnings.push_back(T(fmt::format("{:.1f} GFLOPS — меньше половины достижимых {:.1f}", median, *judged),
-                         fmt::format("{:.1f} GFLOPS is under half the reachable {:.1f}", median, *judged)));
+    warnings.push_back(T(fmt::format("{:.1f} GFLOPS — меньше половины достижимых {:.1f} GFLOPS.", median, *judged),
+                         fmt::format("{:.1f} GFLOPS is under half the reachable {:.1f} GFLOPS.", median, *judged)));
     hints.push_back(T("Проверьте, что процессор не перегрет и не в режиме энергосбережения "
                       "(sudo cpupower frequency-set -g performance).",
                       "Check that the CPU is not overheating and not in a power-saving mode "

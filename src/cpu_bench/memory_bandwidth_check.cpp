@@ -125,9 +125,9 @@ CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
                      fmt::format("copy {:.1f} GB/s, triad {:.1f} GB/s{}", copy_m.value, triad_m.value, ratio));
   std::vector<Text> warnings, hints;
   if (in.peak && triad_m.value < kWarnRatio * in.peak->gbps) {
-    warnings.push_back(T(fmt::format("triad {:.1f} GB/s — меньше половины теоретических {:.1f} GB/s",
+    warnings.push_back(T(fmt::format("triad {:.1f} GB/s — меньше половины теоретических {:.1f} GB/s.",
                                      triad_m.value, in.peak->gbps),
-                         fmt::format("triad {:.1f} GB/s is under half the theoretical {:.1f} GB/s",
+                         fmt::format("triad {:.1f} GB/s is under half the theoretical {:.1f} GB/s.",
                                      triad_m.value, in.peak->gbps)));
     hints.push_back(T("Проверьте, что модули стоят во всех каналах (по схеме из инструкции к плате) и "
                       "что в BIOS включён профиль XMP/EXPO.",
