@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cpu_bench/interrupted.h"
 #include "cpu_bench/stats.h"
 #include "cpu_bench/thread_team.h"
 #include "env/cpu_info.h"
@@ -173,6 +174,8 @@ CheckResult RunMatmulCheck(CheckContext& ctx) {
                   run.status().message());
   }
   in.run = std::move(run).value();
+  // Interrupted before the first timed pass: no figure rather than a 0 the report would show.
+  if (in.run.seconds.empty()) return Interrupted("cpu.matmul");
   return AssessMatmul(in);
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cpu_bench/cache_size.h"
+#include "cpu_bench/interrupted.h"
 #include "cpu_bench/stats.h"
 #include "env/cpu_info.h"
 #include "env/os_info.h"
@@ -175,6 +176,8 @@ CheckResult RunMemoryBandwidthCheck(CheckContext& ctx) {
                   run.status().message());
   }
   in.run = std::move(run).value();
+  // Interrupted before the first timed pass: no figure rather than a 0 the report would show.
+  if (in.run.triad_seconds.empty()) return Interrupted("cpu.memory_bandwidth");
   return AssessMemoryBandwidth(in);
 }
 
