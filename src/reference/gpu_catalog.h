@@ -19,7 +19,11 @@ struct Band {
 struct GpuSpec {
   std::string id;                  // "rtx-4080-32gb", "h100-sxm"
   std::string name;                // "NVIDIA GeForce RTX 4080 32 GB (modified)"
-  std::vector<std::string> match;  // lower-case substrings of the driver's device name
+  // Each entry is a set of lower-case words that must all appear in the driver's device name,
+  // split at spaces, '-' and '_' ("a100 pcie" matches "NVIDIA A100-PCIE-40GB" and "NVIDIA A100
+  // 80GB PCIe"). Whole words, so "l4" does not match "L40S".
+  std::vector<std::string> match;
+  std::vector<std::string> exclude;  // words that rule the entry out: "super", "ti", "laptop"
   std::string architecture;        // "Ada Lovelace"
   int cc_major = 0, cc_minor = 0;  // compute capability
   double memory_gib = 0;           // as sold ("24 GB" cards carry 24 GiB)
@@ -35,7 +39,7 @@ struct GpuSpec {
   std::optional<double> nvlink_gbps;  // total per GPU, both directions; absent = no NVLink
   bool geforce = false;               // P2P is usually disabled by the driver on GeForce cards
   std::optional<double> power_w;
-  std::string source;  // where the figures come from (datasheet / whitepaper title and URL)
+  std::string source;  // where the figures come from: datasheet / whitepaper titles with URLs
   std::string note;    // caveats shown next to the figures, English; e.g. modified 32 GB cards
 };
 
@@ -44,6 +48,19 @@ struct PcieLink {
   int width = 0;
   double limit_gbps = 0;  // one direction, after encoding, before protocol overhead
   Band practice_gbps;     // what pinned copies reach in practice
+  std::string source;
+};
+
+// How to estimate the figures of a GPU the catalog lacks (see derived_spec.h).
+struct TensorRate {
+  int cc_major = 0, cc_minor = 0;
+  double fp16_flop_per_clock_per_sm = 0;  // dense, FP32 accumulation
+  std::string source;
+};
+struct DerivedRules {
+  std::vector<TensorRate> tensor_rates;
+  double geforce_fp32_accumulate_factor = 0.5;
+  std::string source;  // the rules' explanation and the datasheets they were computed from
 };
 
 class GpuCatalog {
@@ -60,13 +77,23 @@ class GpuCatalog {
 
   Band matmul_share() const { return matmul_share_; }        // of the datasheet, e.g. 0.70–0.85
   Band memory_copy_share() const { return memory_copy_share_; }  // e.g. 0.80–0.90
+  const std::string& matmul_share_source() const { return matmul_share_source_; }
+  const std::string& memory_copy_share_source() const { return memory_copy_share_source_; }
   std::optional<PcieLink> Pcie(int gen, int width) const;
+  const std::vector<PcieLink>& pcie_links() const { return pcie_; }
+  const DerivedRules& derived_rules() const { return derived_; }
 
  private:
   std::vector<GpuSpec> gpus_;
   Band matmul_share_;
   Band memory_copy_share_;
+  std::string matmul_share_source_;
+  std::string memory_copy_share_source_;
   std::vector<PcieLink> pcie_;
+  DerivedRules derived_;
 };
+
+// The words of a device name as Match() compares them: lower case, split at ' ', '-', '_'.
+std::vector<std::string> DeviceNameWords(const std::string& device_name);
 
 }  // namespace labcheck::reference

@@ -1,0 +1,204 @@
+#include "reference/gpu_catalog.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "reference/reference_data.h"
+
+namespace labcheck::reference {
+namespace {
+
+using nlohmann::json;
+
+std::optional<double> OptionalNumber(const json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+// "ada_whitepaper (dense = sparse / 2)" → the full title and URL of ada_whitepaper, remark kept.
+// Data entries name their sources by key so one datasheet's URL is written once.
+std::string ExpandSource(std::string text, const std::map<std::string, std::string>& sources) {
+  for (const auto& [key, full] : sources) {
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + full.size())) {
+      text.replace(at, key.size(), full);
+    }
+  }
+  return text;
+}
+
+Band ParseShare(const json& share) {
+  return Band{share.at("low").get<double>(), share.at("high").get<double>()};
+}
+
+GpuSpec ParseGpu(const json& g, const std::map<std::string, std::string>& sources) {
+  GpuSpec spec;
+  spec.id = g.at("id").get<std::string>();
+  spec.name = g.at("name").get<std::string>();
+  spec.match = g.at("match").get<std::vector<std::string>>();
+  spec.exclude = g.value("exclude", std::vector<std::string>{});
+  spec.architecture = g.value("architecture", "");
+  const std::string cc = g.at("compute_capability").get<std::string>();
+  const size_t dot = cc.find('.');
+  spec.cc_major = std::stoi(cc.substr(0, dot));
+  spec.cc_minor = dot == std::string::npos ? 0 : std::stoi(cc.substr(dot + 1));
+  spec.memory_gib = g.at("memory_gib").get<double>();
+  const json& tflops = g.at("tflops");
+  spec.bf16_tflops = OptionalNumber(tflops, "bf16");
+  spec.fp16_tflops = OptionalNumber(tflops, "fp16");
+  spec.fp16_fp16acc_tflops = OptionalNumber(tflops, "fp16_fp16acc");
+  spec.tf32_tflops = OptionalNumber(tflops, "tf32");
+  spec.fp8_tflops = OptionalNumber(tflops, "fp8");
+  spec.memory_bandwidth_gbps = OptionalNumber(g, "memory_bandwidth_gbps");
+  spec.pcie_gen = g.at("pcie").at("gen").get<int>();
+  spec.pcie_width = g.at("pcie").at("width").get<int>();
+  spec.nvlink_gbps = OptionalNumber(g, "nvlink_gbps");
+  spec.geforce = g.value("geforce", false);
+  spec.power_w = OptionalNumber(g, "power_w");
+  spec.source = ExpandSource(g.value("source", ""), sources);
+  spec.note = g.value("note", "");
+  return spec;
+}
+
+bool ContainsWord(const std::vector<std::string>& words, const std::string& word) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+// How well one match entry fits: the number of its words, or 0 if any is missing.
+size_t PatternScore(const std::string& pattern, const std::vector<std::string>& name_words) {
+  const std::vector<std::string> wanted = DeviceNameWords(pattern);
+  for (const auto& w : wanted) {
+    if (!ContainsWord(name_words, w)) return 0;
+  }
+  return wanted.size();
+}
+
+}  // namespace
+
+std::vector<std::string> DeviceNameWords(const std::string& device_name) {
+  std::vector<std::string> words;
+  std::string current;
+  for (char c : device_name) {
+    if (c == ' ' || c == '-' || c == '_' || c == '\t') {
+      if (!current.empty()) words.push_back(std::move(current));
+      current.clear();
+    } else {
+      current.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    }
+  }
+  if (!current.empty()) words.push_back(std::move(current));
+  return words;
+}
+
+Result<GpuCatalog> GpuCatalog::Parse(const std::string& json_text) {
+  GpuCatalog catalog;
+  std::string where = "the top level";
+  try {
+    const json root = json::parse(json_text);
+    std::map<std::string, std::string> sources;
+    for (const auto& [key, value] : root.at("sources").items()) sources[key] = value.get<std::string>();
+
+    where = "realistic_share";
+    const json& share = root.at("realistic_share");
+    catalog.matmul_share_ = ParseShare(share.at("matmul"));
+    catalog.memory_copy_share_ = ParseShare(share.at("memory_copy"));
+    catalog.matmul_share_source_ = ExpandSource(share.at("matmul").value("source", ""), sources);
+    catalog.memory_copy_share_source_ = ExpandSource(share.at("memory_copy").value("source", ""), sources);
+
+    where = "pcie";
+    for (const json& link : root.at("pcie").at("links")) {
+      PcieLink l;
+      l.gen = link.at("gen").get<int>();
+      l.width = link.at("width").get<int>();
+      l.limit_gbps = link.at("limit_gbps").get<double>();
+      l.practice_gbps = Band{link.at("practice_gbps").at(0).get<double>(),
+                             link.at("practice_gbps").at(1).get<double>()};
+      l.source = ExpandSource(link.value("source", ""), sources);
+      catalog.pcie_.push_back(l);
+    }
+
+    where = "derived";
+    // Optional: without it unknown GPUs get rows without estimated figures.
+    if (root.contains("derived")) {
+      const json& derived = root.at("derived");
+      catalog.derived_.geforce_fp32_accumulate_factor = derived.at("geforce_fp32_accumulate_factor").get<double>();
+      catalog.derived_.source = ExpandSource(derived.value("about", "") + " " + derived.value("geforce_source", ""), sources);
+      for (const json& rate : derived.at("tensor_fp16_flop_per_clock_per_sm")) {
+        TensorRate r;
+        const std::string cc = rate.at("cc").get<std::string>();
+        r.cc_major = std::stoi(cc.substr(0, cc.find('.')));
+        r.cc_minor = std::stoi(cc.substr(cc.find('.') + 1));
+        r.fp16_flop_per_clock_per_sm = rate.at("value").get<double>();
+        r.source = ExpandSource(rate.value("source", ""), sources);
+        catalog.derived_.tensor_rates.push_back(r);
+      }
+    }
+
+    for (const json& g : root.at("gpus")) {
+      where = "gpu " + g.value("id", "(no id)");
+      GpuSpec spec = ParseGpu(g, sources);
+      // A figure without a source cannot be trusted or fixed; refuse the whole file.
+      if (spec.source.empty()) return Status::Error("gpus.json: " + where + " has no source");
+      if (spec.match.empty()) return Status::Error("gpus.json: " + where + " has no match words");
+      catalog.gpus_.push_back(std::move(spec));
+    }
+  } catch (const std::exception& e) {
+    return Status::Error("gpus.json: cannot read " + where + ": " + e.what());
+  }
+  return catalog;
+}
+
+const GpuCatalog& GpuCatalog::Builtin() {
+  // Tests parse the embedded file, so a failure here means a broken build; an empty catalog
+  // (every GPU "unknown") is the least harmful answer.
+  static const GpuCatalog catalog = [] {
+    Result<GpuCatalog> parsed = Parse(std::string(ReferenceFile("gpus.json")));
+    return parsed.ok() ? std::move(parsed).value() : GpuCatalog();
+  }();
+  return catalog;
+}
+
+const GpuSpec* GpuCatalog::FindById(const std::string& id) const {
+  for (const auto& g : gpus_) {
+    if (g.id == id) return &g;
+  }
+  return nullptr;
+}
+
+const GpuSpec* GpuCatalog::Match(const std::string& device_name, double memory_gib) const {
+  const std::vector<std::string> words = DeviceNameWords(device_name);
+  const GpuSpec* best = nullptr;
+  size_t best_score = 0;
+  double best_memory_distance = 0;
+  for (const auto& g : gpus_) {
+    if (std::any_of(g.exclude.begin(), g.exclude.end(),
+                    [&](const std::string& w) { return ContainsWord(words, w); })) {
+      continue;
+    }
+    size_t score = 0;
+    for (const auto& pattern : g.match) score = std::max(score, PatternScore(pattern, words));
+    if (score == 0) continue;
+    // Equal names (RTX 4080 16 vs 32 GB, A100 40 vs 80 GB) are told apart by memory; with the
+    // memory unknown the first entry in the file (the stock card) wins.
+    const double distance = memory_gib > 0 ? std::abs(g.memory_gib - memory_gib) : 0;
+    if (score > best_score || (score == best_score && distance < best_memory_distance)) {
+      best = &g;
+      best_score = score;
+      best_memory_distance = distance;
+    }
+  }
+  return best;
+}
+
+std::optional<PcieLink> GpuCatalog::Pcie(int gen, int width) const {
+  for (const auto& l : pcie_) {
+    if (l.gen == gen && l.width == width) return l;
+  }
+  return std::nullopt;
+}
+
+}  // namespace labcheck::reference

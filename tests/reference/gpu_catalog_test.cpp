@@ -1,0 +1,184 @@
+// The compiled-in GPU catalog: it parses, every entry carries a source, and real driver names
+// (as nvidia-smi / NVML print them) find the right entry.
+#include "reference/gpu_catalog.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace labcheck::reference {
+namespace {
+
+std::string ReadSourceFile(const std::string& relative) {
+  std::ifstream in(std::string(LAB_CHECK_SOURCE_DIR) + "/" + relative);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(GpuCatalog, DataFileParses) {
+  Result<GpuCatalog> parsed = GpuCatalog::Parse(ReadSourceFile("data/gpus.json"));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_GE(parsed->gpus().size(), 20u);
+}
+
+TEST(GpuCatalog, BuiltinIsTheDataFile) {
+  Result<GpuCatalog> parsed = GpuCatalog::Parse(ReadSourceFile("data/gpus.json"));
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(GpuCatalog::Builtin().gpus().size(), parsed->gpus().size());
+}
+
+TEST(GpuCatalog, EveryGpuHasASourceWithAUrlAndFigures) {
+  for (const GpuSpec& g : GpuCatalog::Builtin().gpus()) {
+    EXPECT_NE(g.source.find("https://"), std::string::npos) << g.id << ": " << g.source;
+    EXPECT_TRUE(g.fp16_tflops.has_value()) << g.id;
+    EXPECT_TRUE(g.memory_bandwidth_gbps.has_value()) << g.id;
+    EXPECT_GT(g.memory_gib, 0) << g.id;
+    EXPECT_GE(g.cc_major, 7) << g.id;
+    EXPECT_TRUE(g.pcie_gen >= 3 && g.pcie_gen <= 5) << g.id;
+    EXPECT_EQ(g.pcie_width, 16) << g.id;
+  }
+}
+
+TEST(GpuCatalog, RequiredModelsArePresent) {
+  const auto& c = GpuCatalog::Builtin();
+  for (const char* id : {"rtx-3090", "rtx-4080", "rtx-4080-32gb", "rtx-4090", "rtx-a6000", "rtx-6000-ada", "l4",
+                         "l40s", "t4", "v100-sxm2-16gb", "v100-sxm2-32gb", "v100-pcie-16gb", "v100-pcie-32gb",
+                         "a100-pcie-40gb", "a100-pcie-80gb", "a100-sxm-40gb", "a100-sxm-80gb", "h100-pcie",
+                         "h100-sxm", "h200-sxm"}) {
+    EXPECT_NE(c.FindById(id), nullptr) << id;
+  }
+  EXPECT_EQ(c.FindById("no-such-gpu"), nullptr);
+}
+
+TEST(GpuCatalog, CourseMachineFiguresAreTheSeeds) {
+  // The course page: "паспорт 97.5" for BF16/FP16 matmul and "паспорт 716.8" for memory.
+  const GpuSpec* g = GpuCatalog::Builtin().FindById("rtx-4080-32gb");
+  ASSERT_NE(g, nullptr);
+  EXPECT_DOUBLE_EQ(g->bf16_tflops.value(), 97.5);
+  EXPECT_DOUBLE_EQ(g->fp16_tflops.value(), 97.5);
+  EXPECT_DOUBLE_EQ(g->memory_bandwidth_gbps.value(), 716.8);
+  EXPECT_TRUE(g->geforce);
+  EXPECT_FALSE(g->nvlink_gbps.has_value());
+  EXPECT_NE(g->note.find("may differ"), std::string::npos);
+  EXPECT_EQ(g->cc_major, 8);
+  EXPECT_EQ(g->cc_minor, 9);
+}
+
+TEST(GpuCatalog, DatacenterCardsHaveNoHalfRateAccumulateFigure) {
+  // Only GeForce cards halve FP16 with FP32 accumulation; the field is "only where it differs".
+  for (const GpuSpec& g : GpuCatalog::Builtin().gpus()) {
+    EXPECT_EQ(g.fp16_fp16acc_tflops.has_value(), g.geforce) << g.id;
+  }
+}
+
+struct NameCase {
+  const char* driver_name;
+  double memory_gib;
+  const char* expected_id;  // nullptr: unknown GPU
+};
+
+// Readable test names in ctest instead of the struct's bytes.
+void PrintTo(const NameCase& c, std::ostream* os) { *os << c.driver_name << " / " << c.memory_gib << " GiB"; }
+
+class MatchTest : public ::testing::TestWithParam<NameCase> {};
+
+TEST_P(MatchTest, PicksTheRightEntry) {
+  const NameCase& c = GetParam();
+  const GpuSpec* g = GpuCatalog::Builtin().Match(c.driver_name, c.memory_gib);
+  if (c.expected_id == nullptr) {
+    EXPECT_EQ(g, nullptr) << c.driver_name << " matched " << (g ? g->id : "");
+  } else {
+    ASSERT_NE(g, nullptr) << c.driver_name;
+    EXPECT_EQ(g->id, c.expected_id) << c.driver_name;
+  }
+}
+
+// Memory sizes as the driver reports them (MiB / 1024), not as sold.
+INSTANTIATE_TEST_SUITE_P(
+    DriverNames, MatchTest,
+    ::testing::Values(NameCase{"NVIDIA GeForce RTX 4080", 15.99, "rtx-4080"},
+                      NameCase{"NVIDIA GeForce RTX 4080", 31.99, "rtx-4080-32gb"},
+                      NameCase{"NVIDIA GeForce RTX 4080", 0, "rtx-4080"},
+                      NameCase{"NVIDIA GeForce RTX 4080 SUPER", 15.99, nullptr},
+                      NameCase{"NVIDIA GeForce RTX 4080 Laptop GPU", 12, nullptr},
+                      NameCase{"NVIDIA GeForce RTX 3090", 24, "rtx-3090"},
+                      NameCase{"NVIDIA GeForce RTX 3090 Ti", 24, nullptr},
+                      NameCase{"NVIDIA GeForce RTX 4090", 23.99, "rtx-4090"},
+                      NameCase{"NVIDIA GeForce RTX 4090 D", 23.99, nullptr},
+                      NameCase{"NVIDIA A100-SXM4-80GB", 80, "a100-sxm-80gb"},
+                      NameCase{"NVIDIA A100-SXM4-40GB", 40, "a100-sxm-40gb"},
+                      NameCase{"NVIDIA A100-PCIE-40GB", 40, "a100-pcie-40gb"},
+                      NameCase{"NVIDIA A100 80GB PCIe", 80, "a100-pcie-80gb"},
+                      NameCase{"NVIDIA H100 80GB HBM3", 79.6, "h100-sxm"},
+                      NameCase{"NVIDIA H100 PCIe", 79.6, "h100-pcie"},
+                      NameCase{"NVIDIA H100 NVL", 93.6, "h100-nvl"},
+                      NameCase{"NVIDIA H200", 140.4, "h200-sxm"},
+                      NameCase{"NVIDIA H200 NVL", 140.4, nullptr},
+                      NameCase{"Tesla T4", 15.1, "t4"},
+                      NameCase{"Tesla V100-SXM2-32GB", 32, "v100-sxm2-32gb"},
+                      NameCase{"Tesla V100-SXM2-16GB", 16, "v100-sxm2-16gb"},
+                      NameCase{"Tesla V100-PCIE-16GB", 16, "v100-pcie-16gb"},
+                      NameCase{"Tesla V100S-PCIE-32GB", 32, nullptr},
+                      NameCase{"NVIDIA L4", 22.5, "l4"},
+                      NameCase{"NVIDIA L40S", 44.5, "l40s"},
+                      NameCase{"NVIDIA L40", 44.5, nullptr},
+                      NameCase{"NVIDIA RTX A6000", 47.5, "rtx-a6000"},
+                      NameCase{"NVIDIA RTX 6000 Ada Generation", 47.5, "rtx-6000-ada"},
+                      NameCase{"Quadro RTX 6000", 24, nullptr},
+                      NameCase{"NVIDIA GeForce GTX 1080 Ti", 11, nullptr}));
+
+TEST(GpuCatalog, DeviceNameWordsSplitsAtDashesAndLowersCase) {
+  EXPECT_EQ(DeviceNameWords("NVIDIA A100-SXM4_80GB  x"),
+            (std::vector<std::string>{"nvidia", "a100", "sxm4", "80gb", "x"}));
+}
+
+TEST(GpuCatalog, SharesAreTheCourseBands) {
+  const auto& c = GpuCatalog::Builtin();
+  EXPECT_DOUBLE_EQ(c.matmul_share().low, 0.70);
+  EXPECT_DOUBLE_EQ(c.matmul_share().high, 0.85);
+  EXPECT_DOUBLE_EQ(c.memory_copy_share().low, 0.80);
+  EXPECT_DOUBLE_EQ(c.memory_copy_share().high, 0.90);
+  EXPECT_FALSE(c.matmul_share_source().empty());
+  EXPECT_FALSE(c.memory_copy_share_source().empty());
+}
+
+TEST(GpuCatalog, PcieTableHasTheCourseFigures) {
+  const auto& c = GpuCatalog::Builtin();
+  const auto gen4x16 = c.Pcie(4, 16);
+  ASSERT_TRUE(gen4x16.has_value());
+  EXPECT_NEAR(gen4x16->limit_gbps, 32, 1);
+  EXPECT_DOUBLE_EQ(gen4x16->practice_gbps.low, 20);
+  EXPECT_DOUBLE_EQ(gen4x16->practice_gbps.high, 26);
+  for (auto [gen, width] : {std::pair{3, 16}, std::pair{4, 8}}) {
+    const auto link = c.Pcie(gen, width);
+    ASSERT_TRUE(link.has_value());
+    EXPECT_DOUBLE_EQ(link->practice_gbps.low, 12);
+    EXPECT_DOUBLE_EQ(link->practice_gbps.high, 13);
+  }
+  const auto gen5x16 = c.Pcie(5, 16);
+  ASSERT_TRUE(gen5x16.has_value());
+  EXPECT_NEAR(gen5x16->practice_gbps.low / gen4x16->practice_gbps.low, 2.0, 0.01);
+  EXPECT_FALSE(c.Pcie(4, 2).has_value());
+  for (const PcieLink& l : c.pcie_links()) EXPECT_NE(l.source.find("pcisig.com"), std::string::npos);
+}
+
+TEST(GpuCatalog, ParseRejectsAGpuWithoutSource) {
+  const std::string text = R"({"sources": {}, "realistic_share": {"matmul": {"low": 0.7, "high": 0.85},
+    "memory_copy": {"low": 0.8, "high": 0.9}}, "pcie": {"links": []},
+    "gpus": [{"id": "x", "name": "X", "match": ["x"], "compute_capability": "8.0", "memory_gib": 8,
+              "tflops": {"fp16": 1}, "pcie": {"gen": 4, "width": 16}}]})";
+  Result<GpuCatalog> parsed = GpuCatalog::Parse(text);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.status().message().find("gpu x has no source"), std::string::npos) << parsed.status().message();
+}
+
+TEST(GpuCatalog, ParseReportsCorruptJsonAsAnError) {
+  Result<GpuCatalog> parsed = GpuCatalog::Parse("{\"sources\": ");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.status().message().find("gpus.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace labcheck::reference
