@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cpu_bench/interrupted.h"
 #include "cpu_bench/stats.h"
 #include "cpu_bench/thread_team.h"
 #include "env/cpu_info.h"
@@ -126,8 +127,8 @@ CheckResult AssessMatmul(const MatmulInputs& in) {
                      fmt::format("{:.1f} GFLOPS FP32{}, N = {}", median, share, run.n));
   std::vector<Text> warnings, hints;
   if (judged && median < kWarnRatio * *judged) {
-    warnings.push_back(T(fmt::format("{:.1f} GFLOPS — меньше половины достижимых {:.1f}", median, *judged),
-                         fmt::format("{:.1f} GFLOPS is under half the reachable {:.1f}", median, *judged)));
+    warnings.push_back(T(fmt::format("{:.1f} GFLOPS — меньше половины достижимых {:.1f} GFLOPS.", median, *judged),
+                         fmt::format("{:.1f} GFLOPS is under half the reachable {:.1f} GFLOPS.", median, *judged)));
     hints.push_back(T("Проверьте, что процессор не перегрет и не в режиме энергосбережения "
                       "(sudo cpupower frequency-set -g performance).",
                       "Check that the CPU is not overheating and not in a power-saving mode "
@@ -173,6 +174,8 @@ CheckResult RunMatmulCheck(CheckContext& ctx) {
                   run.status().message());
   }
   in.run = std::move(run).value();
+  // Interrupted before the first timed pass: no figure rather than a 0 the report would show.
+  if (in.run.seconds.empty()) return Interrupted("cpu.matmul");
   return AssessMatmul(in);
 }
 

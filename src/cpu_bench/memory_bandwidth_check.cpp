@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cpu_bench/cache_size.h"
+#include "cpu_bench/interrupted.h"
 #include "cpu_bench/stats.h"
 #include "env/cpu_info.h"
 #include "env/os_info.h"
@@ -125,9 +126,9 @@ CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
                      fmt::format("copy {:.1f} GB/s, triad {:.1f} GB/s{}", copy_m.value, triad_m.value, ratio));
   std::vector<Text> warnings, hints;
   if (in.peak && triad_m.value < kWarnRatio * in.peak->gbps) {
-    warnings.push_back(T(fmt::format("triad {:.1f} GB/s — меньше половины теоретических {:.1f} GB/s",
+    warnings.push_back(T(fmt::format("triad {:.1f} GB/s — меньше половины теоретических {:.1f} GB/s.",
                                      triad_m.value, in.peak->gbps),
-                         fmt::format("triad {:.1f} GB/s is under half the theoretical {:.1f} GB/s",
+                         fmt::format("triad {:.1f} GB/s is under half the theoretical {:.1f} GB/s.",
                                      triad_m.value, in.peak->gbps)));
     hints.push_back(T("Проверьте, что модули стоят во всех каналах (по схеме из инструкции к плате) и "
                       "что в BIOS включён профиль XMP/EXPO.",
@@ -175,6 +176,8 @@ CheckResult RunMemoryBandwidthCheck(CheckContext& ctx) {
                   run.status().message());
   }
   in.run = std::move(run).value();
+  // Interrupted before the first timed pass: no figure rather than a 0 the report would show.
+  if (in.run.triad_seconds.empty()) return Interrupted("cpu.memory_bandwidth");
   return AssessMemoryBandwidth(in);
 }
 

@@ -12,9 +12,7 @@ namespace labcheck::env {
 Result<std::string> ReadFirstLine(const std::string& path) {
   auto contents = ReadFile(path);
   if (!contents.ok()) return contents.status();
-  std::string text = std::move(contents).value();
-  if (auto newline = text.find('\n'); newline != std::string::npos) text.resize(newline);
-  return text;
+  return contents->substr(0, contents->find('\n'));
 }
 
 std::vector<std::string> ListDirectory(const std::string& path) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <vector>
 
 namespace labcheck {
@@ -38,6 +39,22 @@ TEST(RegisterCpuChecks, QuickRunsMeasureOnThisMachine) {
   CheckResult matmul = RunQuick(registry.checks()[1]);
   ASSERT_NE(matmul.outcome, Outcome::Fail) << matmul.error;
   EXPECT_GT(matmul.Find("cpu.sgemm_gflops")->value, 0);
+}
+
+TEST(RegisterCpuChecks, InterruptedRunsReportNoFigures) {
+  Registry registry;
+  RegisterCpuChecks(registry);
+  RunOptions options;
+  options.quick = true;
+  std::vector<CheckResult> earlier;
+  std::atomic<bool> flag{true};
+  CancelToken cancelled(&flag);
+  for (const Check& check : registry.checks()) {
+    CheckContext ctx(options, earlier, cancelled, check, nullptr);
+    CheckResult result = check.run(ctx);
+    EXPECT_EQ(result.outcome, Outcome::NotRun) << check.id;
+    EXPECT_TRUE(result.measurements.empty()) << check.id;
+  }
 }
 
 }  // namespace
