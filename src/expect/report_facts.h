@@ -38,7 +38,7 @@ struct ReportFacts {
   int usable_gpu_count() const { return torch_gpu_count.value_or(static_cast<int>(gpus.size())); }
 };
 
-// Lookups over report.checks; local so the analyser does not depend on report.cpp's link order.
+// Report's lookups taking string_view, as the analyser's keys are often literals.
 const CheckResult* FindCheck(const Report& report, std::string_view id);
 const Measurement* FindMeasurement(const Report& report, std::string_view key);
 std::optional<double> MeasuredValue(const Report& report, std::string_view key);
