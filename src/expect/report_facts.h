@@ -34,8 +34,12 @@ struct ReportFacts {
   bool skip_dist = false;
   bool interrupted = false;
 
-  // The number of GPUs this run could use: what PyTorch sees when known, else the driver's.
-  int usable_gpu_count() const { return torch_gpu_count.value_or(static_cast<int>(gpus.size())); }
+  // The number of GPUs this run could use: none when PyTorch has no CUDA, else what PyTorch sees
+  // when known, else the driver's count.
+  int usable_gpu_count() const {
+    if (torch_cuda_usable == false) return 0;
+    return torch_gpu_count.value_or(static_cast<int>(gpus.size()));
+  }
 };
 
 // Report's lookups taking string_view, as the analyser's keys are often literals.
