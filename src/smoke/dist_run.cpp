@@ -1,0 +1,31 @@
+#include "smoke/dist_run.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "probes/python_probe.h"
+#include "runner/child_failure.h"
+
+namespace labcheck::smoke {
+
+double WatchdogFor(double budget_s) { return std::max(budget_s / 2, budget_s - 15); }
+
+TestOutcome RunDistributedTest(const DistRunRequest& request, const CancelToken& cancel) {
+  probes::ProbeSpec spec;
+  spec.python = request.python;
+  spec.probe = "smoke_dist_launch.py";
+  spec.args = {"--test", request.test, "--watchdog-s", fmt::format("{:g}", WatchdogFor(request.budget_s))};
+  spec.timeout_s = request.budget_s;
+  spec.set_env = request.set_env;
+  probes::ProbeRun run = probes::RunProbe(spec, cancel);
+  if (run.result.ok()) return TestOutcome::Of(std::move(run.result).value());
+  const ChildOutcome& process = run.process;
+  if (!process.started || process.timed_out || process.cancelled || process.term_signal != 0) {
+    return TestOutcome::Lost(DescribeChildFailure(process), process.Tail(30), process.cancelled);
+  }
+  return TestOutcome::Lost(T("проба не вернула результат", "the probe returned no result"),
+                           run.result.status().message());
+}
+
+}  // namespace labcheck::smoke

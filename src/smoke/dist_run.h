@@ -1,0 +1,28 @@
+// Runs the `ddp` or `fsdp2` smoke test: smoke_dist_launch.py starts the ranks through
+// torch.distributed.run, with its own watchdog that names the stuck ranks; this process's timeout,
+// a little longer, is the last resort (the whole process group goes, and the ranks die with their
+// parent).
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runner/cancel.h"
+#include "smoke/test_outcome.h"
+
+namespace labcheck::smoke {
+
+struct DistRunRequest {
+  std::string python;
+  std::string test;       // "ddp" or "fsdp2"
+  double budget_s = 180;  // already scaled by --timeout-scale
+  std::vector<std::pair<std::string, std::string>> set_env;
+};
+
+// The launcher's watchdog for a budget: what remains after it must cover killing the ranks and
+// PyTorch's launcher noticing and reporting.
+double WatchdogFor(double budget_s);
+
+TestOutcome RunDistributedTest(const DistRunRequest& request, const CancelToken& cancel);
+
+}  // namespace labcheck::smoke

@@ -1,0 +1,53 @@
+#include "smoke/smoke_session.h"
+
+#include "smoke/dist_run.h"
+
+namespace labcheck::smoke {
+
+std::vector<std::pair<std::string, std::string>> SmokeSession::Env() const {
+  // Models are built from configs in memory; nothing may reach the Hugging Face hub.
+  std::vector<std::pair<std::string, std::string>> env = {{"HF_HUB_OFFLINE", "1"}, {"TRANSFORMERS_OFFLINE", "1"}};
+  env.insert(env.end(), extra_env_.begin(), extra_env_.end());
+  return env;
+}
+
+void SmokeSession::RunSharedGroup(CheckContext& ctx) {
+  SharedRunRequest request;
+  request.python = ctx.options().python;
+  request.timeout_scale = ctx.options().timeout_scale;
+  request.set_env = Env();
+  for (const SmokeTest& test : SmokeTests()) {
+    if (test.launch == Launch::Torchrun) continue;
+    request.tests.push_back(&test);
+    if (test.launch == Launch::Isolated) request.deferred.insert(test.name);
+  }
+  ctx.Progress(-1, "smoke tests: one Python interpreter for the single-process tests");
+  shared_ = RunSharedTests(request, ctx.cancel());
+}
+
+TestOutcome SmokeSession::Outcome(const SmokeTest& test, CheckContext& ctx) {
+  if (test.launch == Launch::Torchrun) {
+    ctx.Progress(-1, "torch.distributed.run: " + test.name);
+    return RunDistributedTest({ctx.options().python, test.name, ctx.budget_s(), Env()}, ctx.cancel());
+  }
+  if (!shared_) RunSharedGroup(ctx);
+  auto found = shared_->outcomes.find(test.name);
+  if (found == shared_->outcomes.end()) {
+    return TestOutcome::Lost(T("внутренняя ошибка: тест не запускался", "internal error: the test was not run"), {});
+  }
+  if (test.launch != Launch::Isolated || found->second.status() != "defer") return found->second;
+
+  // Its package is there and nothing stops it: now it runs alone, in a fresh interpreter.
+  ctx.Progress(-1, "smoke test in its own interpreter: " + test.name);
+  SharedRunRequest alone;
+  alone.python = ctx.options().python;
+  alone.timeout_scale = ctx.options().timeout_scale;
+  alone.set_env = Env();
+  alone.tests = {&test};
+  SharedRunResult run = RunSharedTests(alone, ctx.cancel());
+  if (!run.facts.empty()) shared_->facts = run.facts;
+  found->second = run.outcomes[test.name];
+  return found->second;
+}
+
+}  // namespace labcheck::smoke

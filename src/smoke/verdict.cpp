@@ -1,0 +1,154 @@
+#include "smoke/verdict.h"
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "smoke/judge_common.h"
+#include "smoke/judges.h"
+#include "smoke/skip_reasons.h"
+#include "smoke/smoke_hints.h"
+#include "smoke/vllm_advice.h"
+
+namespace labcheck::smoke {
+namespace {
+
+using RanJudge = CheckResult (*)(const SmokeTest&, const nlohmann::json&);
+
+RanJudge JudgeFor(const std::string& name) {
+  static const std::map<std::string, RanJudge> judges = {
+      {"ddp", JudgeDistributed},      {"fsdp2", JudgeDistributed},
+      {"llama_train", JudgeLlamaTrain}, {"hf_llama", JudgeHfLlama},
+      {"lora", JudgeLora},            {"qlora", JudgeQlora},
+      {"flash_attention", JudgeFlashAttention}, {"triton", JudgeTriton},
+      {"torch_compile", JudgeTorchCompile}, {"vllm", JudgeVllm},
+      {"unsloth", JudgeUnsloth},
+  };
+  auto it = judges.find(name);
+  return it == judges.end() ? nullptr : it->second;
+}
+
+// A number member as the user reads it ("2", "16.5"), or "?".
+std::string Seconds(const nlohmann::json& result, const char* key) {
+  auto it = result.find(key);
+  return it != result.end() && it->is_number() ? fmt::format("{:g}", it->get<double>()) : "?";
+}
+
+std::string FirstLine(const std::string& text, size_t max_chars = 300) {
+  std::string line = text.substr(0, text.find('\n'));
+  return line.size() > max_chars ? line.substr(0, max_chars) + "…" : line;
+}
+
+// "rank 0: ddp step 1 of 5 (…); rank 1: hanging on purpose (…)"
+std::string StagesText(const nlohmann::json& result) {
+  std::string text;
+  if (!result.contains("stages") || !result["stages"].is_object()) return text;
+  for (const auto& [rank, stage] : result["stages"].items()) {
+    text += (text.empty() ? "" : "; ") + ("rank " + rank + ": ") + (stage.is_string() ? stage.get<std::string>() : "?");
+  }
+  return text;
+}
+
+// "rank 1: SIGSEGV" / "rank 1: exit code 1"
+std::string RankFailuresText(const nlohmann::json& result) {
+  std::string text;
+  if (!result.contains("ranks") || !result["ranks"].is_array()) return text;
+  for (const auto& rank : result["ranks"]) {
+    if (!rank.is_object()) continue;
+    std::string what = StringOr(rank, "signal");
+    if (what.empty() && rank.contains("exitcode") && rank["exitcode"].is_number_integer()) {
+      what = fmt::format("exit code {}", rank["exitcode"].get<int>());
+    }
+    const std::string number = rank.contains("rank") ? rank["rank"].dump() : "?";
+    text += (text.empty() ? "" : "; ") + ("rank " + number + ": ") + what;
+  }
+  return text;
+}
+
+// The first rank's own Python error, when one wrote it down before dying.
+std::string RankErrorText(const nlohmann::json& result, std::string* traceback) {
+  if (!result.contains("rank_errors") || !result["rank_errors"].is_object()) return {};
+  for (const auto& [rank, error] : result["rank_errors"].items()) {
+    *traceback += "rank " + rank + ":\n" + StringOr(error, "traceback") + "\n";
+    return "rank " + rank + " (" + StringOr(error, "failed_stage", "?") + "): " + StringOr(error, "error_type") + ": " +
+           StringOr(error, "error");
+  }
+  return {};
+}
+
+CheckResult ProbeError(const SmokeTest& test, const nlohmann::json& result) {
+  const std::string failure = StringOr(result, "failure", "exception");
+  const std::string error = StringOr(result, "error");
+  std::string traceback = StringOr(result, "traceback", error);
+
+  if (failure == "timeout") {
+    const std::string budget = Seconds(result, "budget_s");
+    return Failed(test.check_id,
+                  T("тест не уложился в свой бюджет времени (" + budget + " с) и был прерван",
+                    "the test did not finish within its time budget (" + budget + " s) and was stopped"),
+                  HintForError(test.name, traceback), traceback);
+  }
+  if (failure == "hang") {
+    const std::string watchdog = Seconds(result, "watchdog_s");
+    const std::string stages = StagesText(result);
+    return Failed(test.check_id,
+                  T("ранги не закончили за " + watchdog + " с и были остановлены; где стояли: " + stages,
+                    "the ranks did not finish within " + watchdog + " s and were killed; where they stood: " + stages),
+                  HintForDistributedFailure(StringOr(result, "backend")), error);
+  }
+  if (failure == "rank_failed") {
+    const std::string ranks = RankFailuresText(result);
+    std::string rank_traceback;
+    const std::string rank_error = RankErrorText(result, &rank_traceback);
+    const std::string detail = rank_error.empty() ? StagesText(result) : rank_error;
+    Text hint = HintForError(test.name, rank_traceback + error);
+    return Failed(test.check_id,
+                  T("ранг упал (" + ranks + "); " + detail, "a rank failed (" + ranks + "); " + detail),
+                  hint, rank_traceback.empty() ? error : rank_traceback + "\n" + error);
+  }
+  const std::string stage = StringOr(result, "stage", failure);
+  const std::string type = StringOr(result, "error_type");
+  const std::string message = FirstLine((type.empty() ? "" : type + ": ") + error);
+  return Failed(test.check_id, T("ошибка (" + stage + "): " + message, "error (" + stage + "): " + message),
+                HintForError(test.name, traceback), traceback);
+}
+
+CheckResult FromResult(const SmokeTest& test, const nlohmann::json& result, const std::string& python) {
+  ProbeFields f(result);
+  const std::string status = f.String("status");
+  if (!f.ok()) return Incomplete(test, f, result);
+  if (status == "skip") {
+    return Skipped(test.check_id, SkipReasonText(result, python),
+                   HintForSkip(test.name, StringOr(result, "reason"), StringOr(result, "package")));
+  }
+  if (status == "error") return ProbeError(test, result);
+  if (status == "ran") {
+    if (RanJudge judge = JudgeFor(test.name)) return judge(test, result);
+  }
+  return Failed(test.check_id,
+                T("внутренняя ошибка: проба вернула статус «" + status + "»",
+                  "internal error: the probe returned status '" + status + "'"),
+                T("пришлите отчёт авторам lab_check", "please send the report to the lab_check authors"), result.dump());
+}
+
+}  // namespace
+
+CheckResult JudgeOutcome(const SmokeTest& test, const TestOutcome& outcome, const nlohmann::json& facts,
+                         const std::string& python) {
+  CheckResult out;
+  if (!outcome.result) {
+    // The ranks run over NCCL where there are two GPUs or more (smoke_dist_launch.choose_layout).
+    const bool nccl = facts.contains("devices") && facts["devices"].is_array() && facts["devices"].size() >= 2;
+    const Text hint = test.launch == Launch::Torchrun ? HintForDistributedFailure(nccl ? "nccl" : "gloo")
+                                                      : HintForError(test.name, outcome.lost_error);
+    out = Failed(test.check_id, outcome.lost_reason, hint, outcome.lost_error);
+    if (outcome.cancelled) out.outcome = Outcome::NotRun;
+  } else {
+    out = FromResult(test, *outcome.result, python);
+    out.data["probe"] = *outcome.result;
+  }
+  if (test.name == "vllm") AddVllmAdvice(out, facts);
+  return out;
+}
+
+}  // namespace labcheck::smoke

@@ -1,0 +1,20 @@
+// Turns what a smoke test's probe produced into the check's result: a lost process is a FAIL
+// with the crash or hang in words, a probe's SKIP keeps its reason and gets a hint, a probe's error
+// becomes a FAIL with the error text and a hint, and a "ran" result goes to the test's judge.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/check_result.h"
+#include "smoke/smoke_catalog.h"
+#include "smoke/test_outcome.h"
+
+namespace labcheck::smoke {
+
+// `facts`: torch and GPU facts from the shared interpreter (may be empty). `python`: the
+// interpreter's path, named in SKIPs about it.
+CheckResult JudgeOutcome(const SmokeTest& test, const TestOutcome& outcome, const nlohmann::json& facts,
+                         const std::string& python);
+
+}  // namespace labcheck::smoke
