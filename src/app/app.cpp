@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/check_command.h"
+#include "gpu/gpu_checks.h"
 #include "runner/child_job.h"
 
 namespace labcheck {
@@ -40,6 +41,7 @@ int RunApp(int argc, char** argv) {
   // `internal-child` is how the binary runs its own risky parts; it bypasses the user CLI.
   if (argc >= 3 && std::string(argv[1]) == "internal-child") {
     std::vector<std::string> args(argv + 3, argv + argc);
+    RegisterGpuChildJobs();  // the child must know the jobs before it dispatches
     return RunChildJobMain(argv[2], args);
   }
 

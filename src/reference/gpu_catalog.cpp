@@ -121,6 +121,23 @@ Result<GpuCatalog> GpuCatalog::Parse(const std::string& json_text) {
       catalog.pcie_.push_back(l);
     }
 
+    where = "derived";
+    // Optional: without it unknown GPUs get rows without estimated figures.
+    if (root.contains("derived")) {
+      const json& derived = root.at("derived");
+      catalog.derived_.geforce_fp32_accumulate_factor = derived.at("geforce_fp32_accumulate_factor").get<double>();
+      catalog.derived_.source = ExpandSource(derived.value("about", "") + " " + derived.value("geforce_source", ""), sources);
+      for (const json& rate : derived.at("tensor_fp16_flop_per_clock_per_sm")) {
+        TensorRate r;
+        const std::string cc = rate.at("cc").get<std::string>();
+        r.cc_major = std::stoi(cc.substr(0, cc.find('.')));
+        r.cc_minor = std::stoi(cc.substr(cc.find('.') + 1));
+        r.fp16_flop_per_clock_per_sm = rate.at("value").get<double>();
+        r.source = ExpandSource(rate.value("source", ""), sources);
+        catalog.derived_.tensor_rates.push_back(r);
+      }
+    }
+
     for (const json& g : root.at("gpus")) {
       where = "gpu " + g.value("id", "(no id)");
       GpuSpec spec = ParseGpu(g, sources);

@@ -51,6 +51,18 @@ struct PcieLink {
   std::string source;
 };
 
+// How to estimate the figures of a GPU the catalog lacks (see derived_spec.h).
+struct TensorRate {
+  int cc_major = 0, cc_minor = 0;
+  double fp16_flop_per_clock_per_sm = 0;  // dense, FP32 accumulation
+  std::string source;
+};
+struct DerivedRules {
+  std::vector<TensorRate> tensor_rates;
+  double geforce_fp32_accumulate_factor = 0.5;
+  std::string source;  // the rules' explanation and the datasheets they were computed from
+};
+
 class GpuCatalog {
  public:
   // The catalog compiled into the binary. Never fails once tests pass (they parse it).
@@ -69,6 +81,7 @@ class GpuCatalog {
   const std::string& memory_copy_share_source() const { return memory_copy_share_source_; }
   std::optional<PcieLink> Pcie(int gen, int width) const;
   const std::vector<PcieLink>& pcie_links() const { return pcie_; }
+  const DerivedRules& derived_rules() const { return derived_; }
 
  private:
   std::vector<GpuSpec> gpus_;
@@ -77,6 +90,7 @@ class GpuCatalog {
   std::string matmul_share_source_;
   std::string memory_copy_share_source_;
   std::vector<PcieLink> pcie_;
+  DerivedRules derived_;
 };
 
 // The words of a device name as Match() compares them: lower case, split at ' ', '-', '_'.

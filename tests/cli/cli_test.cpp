@@ -96,5 +96,24 @@ TEST_F(Cli, UnwritableReportIsAnErrorAndTheJsonStillComes) {
   EXPECT_EQ(j["schema_version"], 1);
 }
 
+TEST_F(Cli, CtrlCWritesThePartialReport) {
+  // A full run takes far longer than a second; Ctrl-C (SIGINT to the process) one second in.
+  ChildSpec spec;
+  spec.argv = {"sh", "-c", std::string("\"") + LAB_CHECK_BINARY + "\" --lang en & pid=$!; sleep 1.5; "
+               "kill -INT $pid; wait $pid; echo \"rc=$?\""};
+  spec.cwd = dir_;
+  spec.timeout_s = 120;
+  ChildOutcome o = RunChild(spec, CancelToken::Never());
+  EXPECT_NE(o.out.find("rc=130"), std::string::npos) << o.out << o.err;
+  auto json_text = ReadFile(dir_ + "/journal/lab-report.json");
+  ASSERT_TRUE(json_text.ok());
+  nlohmann::json j = nlohmann::json::parse(*json_text);
+  EXPECT_TRUE(j["meta"]["interrupted"].get<bool>());
+  EXPECT_GE(j["summary"]["NOT RUN"].get<int>(), 1);
+  auto md = ReadFile(dir_ + "/journal/lab-report.md");
+  ASSERT_TRUE(md.ok());
+  EXPECT_NE(md->find("interrupted"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace labcheck

@@ -1,0 +1,23 @@
+// Byte counts are shown in both binary and decimal units, named: GiB (2^30) is what nvidia-smi and
+// PyTorch print, GB (10^9) is what cards and model cards are sold with. Mixing them is a 7% error.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace labcheck::calc {
+
+inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+inline constexpr double kBytesPerGB = 1e9;
+
+inline double ToGiB(double bytes) { return bytes / kBytesPerGiB; }
+inline double ToGB(double bytes) { return bytes / kBytesPerGB; }
+
+// "15.26 GiB (16.38 GB)"
+std::string FormatGiBAndGB(double bytes);
+// "8.19 B" for a parameter count.
+std::string FormatParams(double params);
+// {"bytes": 16384000000, "gib": 15.26, "gb": 16.38}
+nlohmann::json BytesJson(double bytes);
+
+}  // namespace labcheck::calc

@@ -1,0 +1,32 @@
+// Entry point of the calculators: `lab_check vram|kv|serve|cost|plan`. The app (src/app) calls
+// AddCalcSubcommands once while building its command line.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "core/text.h"
+
+namespace labcheck::calc {
+
+struct LiveGpu {
+  std::string name;
+  double memory_total_gib = 0;
+};
+
+struct CalcEnvironment {
+  const Lang* lang = nullptr;  // the parsed top-level --lang (read it when the callback runs)
+  // Live inventory for `plan`, supplied later by the GPU module; may be empty or unset (no GPUs):
+  std::function<std::vector<LiveGpu>()> live_gpus;
+  std::string last_report_path = "journal/lab-report.json";
+};
+
+// Adds vram, kv, serve, cost, plan as CLI11 subcommands of `app`. When one is parsed and run,
+// its callback prints to stdout (or JSON with --json) and stores the exit code in *exit_code:
+// 0 ok, 2 bad input (unknown model, malformed config: a message naming what was wrong and what to do,
+// e.g. the closest catalog names, printed on stderr).
+void AddCalcSubcommands(CLI::App& app, CalcEnvironment env, int* exit_code);
+
+}  // namespace labcheck::calc

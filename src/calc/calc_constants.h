@@ -1,0 +1,46 @@
+// The calculators' constants, read once from data/models/calculator_constants.json where each
+// one carries its source. Code never types these numbers in.
+#pragma once
+
+namespace labcheck::calc {
+
+struct QuantFormat {
+  double bits_per_weight = 16;
+  int group_size = 0;  // weights per scale; 0 = per channel (negligible)
+  double scale_bits = 0;
+  double zero_point_bits = 0;
+  // Storage bits per quantised weight, scales included.
+  double EffectiveBits() const {
+    return group_size > 0 ? bits_per_weight + (scale_bits + zero_point_bits) / group_size : bits_per_weight;
+  }
+};
+
+struct CalcConstants {
+  // NF4 with double quantisation: 4 + 8/64 + 32/(64*256) bits.
+  double nf4_bits = 0;
+  QuantFormat int8;
+  QuantFormat int4;
+  double adapter_weight_bytes = 0;    // PEFT keeps LoRA weights in FP32
+  double adapter_gradient_bytes = 0;
+  double cuda_context_gib = 0;
+  double allocator_reserve_fraction = 0;
+  double lesson_full_bytes_per_param = 0;
+  double lesson_full_multiplier = 0;
+  double lesson_qlora_bytes_per_param = 0;
+  double lesson_qlora_overhead_gb = 0;
+  double course_train_tflops_low = 0;
+  double course_train_tflops_high = 0;
+  double course_datasheet_bf16_tflops = 0;
+  double course_allreduce_busbw_gbps = 0;
+  int course_lab_gpus = 0;
+  double course_lab_memory_gib = 0;
+  double vllm_gpu_memory_utilization = 0;
+  int vllm_max_num_batched_tokens = 0;
+  int vllm_max_num_seqs = 0;
+  double vllm_non_torch_gib = 0;
+  double serve_min_kv_cache_gib = 0;
+
+  static const CalcConstants& Builtin();
+};
+
+}  // namespace labcheck::calc

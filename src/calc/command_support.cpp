@@ -1,0 +1,68 @@
+#include "calc/command_support.h"
+
+#include <fmt/format.h>
+
+#include "calc/byte_units.h"
+#include <unistd.h>
+
+#include "report/terminal_writer.h"
+
+namespace labcheck::calc {
+
+void CommandContext::Fail(const std::string& message) const {
+  *err << "lab_check: " << message << "\n";
+  if (exit_code) *exit_code = 2;
+}
+
+std::optional<ModelInput> ResolveOrFail(const std::string& text, const CommandContext& context) {
+  auto model = ResolveModel(text, ModelCatalog::Builtin(), ProcessEnv(), context.lang());
+  if (!model.ok()) {
+    context.Fail(model.status().message());
+    return std::nullopt;
+  }
+  return std::move(model).value();
+}
+
+nlohmann::json ModelJson(const ModelInput& model) {
+  nlohmann::json j = {{"name", model.display_name},
+                      {"source", model.source},
+                      {"hf_repo", model.hf_repo},
+                      {"has_architecture", model.has_architecture()},
+                      {"total_params", model.total_params()}};
+  if (auto counts = model.counts()) {
+    j["active_params"] = counts->active();
+    j["embedding_params"] = counts->embedding + counts->lm_head;
+    const Architecture& a = *model.arch;
+    j["architecture"] = {{"model_type", a.model_type}, {"layers", a.layers}, {"hidden", a.hidden},
+                         {"heads", a.heads}, {"kv_heads", a.kv_heads}, {"head_dim", a.head_dim},
+                         {"intermediate", a.intermediate}, {"vocab", a.vocab},
+                         {"tied_embeddings", a.tied_embeddings}, {"experts", a.moe.experts},
+                         {"experts_per_token", a.moe.experts_per_token},
+                         {"sliding_window_layers", a.SlidingLayerCount()}, {"max_context", a.max_context}};
+  }
+  return j;
+}
+
+std::string ModelLine(const ModelInput& model, Lang lang) {
+  const bool ru = lang == Lang::Ru;
+  std::string line = fmt::format("{}: {} {}", model.display_name, FormatParams(static_cast<double>(model.total_params())),
+                                 ru ? "параметров" : "parameters");
+  if (auto counts = model.counts(); counts && model.arch->moe.enabled()) {
+    line += fmt::format(fmt::runtime(ru ? " (активных {})" : " ({} active)"), FormatParams(static_cast<double>(counts->active())));
+  }
+  line += model.has_architecture() ? fmt::format(fmt::runtime(ru ? "; архитектура: {}" : "; architecture: {}"), model.source)
+                                   : (ru ? "; только размер, без архитектуры" : "; size only, no architecture");
+  return line;
+}
+
+void PrintJson(const nlohmann::json& value, const CommandContext& context) { *context.out << value.dump(2) << "\n"; }
+
+void PrintTable(const Table& table, const CommandContext& context) {
+  // Colour only on a real stdout terminal; tests and pipes get plain text.
+  const TerminalStyle style = context.out == &std::cout ? TerminalStyle::ForStream(STDOUT_FILENO) : TerminalStyle{};
+  *context.out << TableToTerminal(table, context.lang(), style);
+}
+
+void PrintLine(const std::string& line, const CommandContext& context) { *context.out << line << "\n"; }
+
+}  // namespace labcheck::calc

@@ -1,0 +1,138 @@
+// lab_check cost --model M | --params N --tokens D [--method ...] [--tflops X | --from-report]
+// [--gpus N] [--price PER_GPU_HOUR]: training FLOPs, time, GPU-hours and money.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "calc/byte_units.h"
+#include "calc/machine_report.h"
+#include "calc/param_count.h"
+#include "calc/subcommands.h"
+#include "calc/throughput.h"
+
+namespace labcheck::calc {
+namespace {
+
+struct CostOptions {
+  std::string model;
+  std::string params;
+  std::string tokens;
+  std::string method = "full";
+  bool checkpointing = false;
+  std::optional<double> tflops;
+  bool from_report = false;
+  int gpus = 1;
+  std::optional<double> price;
+  bool json = false;
+};
+
+Text MethodCounting(Method method, bool recompute) {
+  const double m = FlopsPerTokenPerParam(method, recompute);
+  if (method == Method::Full) {
+    return recompute ? T(fmt::format("{:g}ND: прямой проход 2N, обратный 4N и повторный прямой 2N (checkpointing)", m),
+                         fmt::format("{:g}ND: forward 2N, backward 4N and a second forward 2N (checkpointing)", m))
+                     : T(fmt::format("{:g}ND: прямой проход 2N, обратный 4N", m), fmt::format("{:g}ND: forward 2N, backward 4N", m));
+  }
+  return T(fmt::format("{:g}ND: у замороженных весов нет градиентов по весам, обратный проход — 2N{}; FLOPs адаптеров < 1%", m,
+                       recompute ? ", плюс повторный прямой 2N" : ""),
+           fmt::format("{:g}ND: frozen weights need no weight gradients, backward is 2N{}; adapter FLOPs < 1%", m,
+                       recompute ? ", plus a second forward 2N" : ""));
+}
+
+void Run(const CostOptions& o, const CommandContext& context) {
+  const Lang lang = context.lang();
+  CostInput in;
+  in.method = *ParseMethod(o.method);
+  in.recompute = o.checkpointing;
+  in.gpus = o.gpus;
+  in.price_per_gpu_hour = o.price;
+  std::optional<ModelInput> model;
+  if (!o.model.empty()) {
+    model = ResolveOrFail(o.model, context);
+    if (!model) return;
+    const auto counts = model->counts();
+    in.params = counts ? static_cast<double>(counts->matmul_active(*model->arch)) : static_cast<double>(model->total_params());
+  } else if (auto params = ParseParamCount(o.params)) {
+    in.params = static_cast<double>(*params);
+  } else {
+    context.Fail(T("задайте --model или --params (например 7B)", "give --model or --params (for example 7B)").In(lang));
+    return;
+  }
+  const auto tokens = ParseParamCount(o.tokens);
+  if (!tokens) {
+    context.Fail(T(fmt::format("--tokens «{}»: нужно число токенов вроде 1e9, 2B или 500M", o.tokens),
+                   fmt::format("--tokens \"{}\": expected a token count such as 1e9, 2B or 500M", o.tokens)).In(lang));
+    return;
+  }
+  in.tokens = static_cast<double>(*tokens);
+
+  std::optional<MachineReport> report;
+  if (o.from_report) {
+    auto read = ReadMachineReport(context.env->last_report_path);
+    if (!read.ok() || !read->train_tflops) {
+      context.Fail(T(fmt::format("в {} нет измерения smoke.llama.train_tflops: запустите lab_check или задайте --tflops",
+                                 context.env->last_report_path),
+                     fmt::format("{} has no smoke.llama.train_tflops measurement: run lab_check or give --tflops",
+                                 context.env->last_report_path)).In(lang));
+      return;
+    }
+    report = std::move(read).value();
+  }
+  const Throughput throughput = ResolveThroughput(o.tflops, report ? &*report : nullptr, nullptr, CalcConstants::Builtin());
+  const TrainingCost cost = ComputeTrainingCost(in, throughput);
+  if (o.json) {
+    nlohmann::json j = {{"command", "cost"}, {"cost", TrainingCostJson(cost, in, throughput, lang)},
+                        {"counting", MethodCounting(in.method, in.recompute).In(lang)}};
+    if (model) j["model"] = ModelJson(*model);
+    PrintJson(j, context);
+    context.Succeed();
+    return;
+  }
+  if (model) PrintLine(ModelLine(*model, lang), context);
+  Table table;
+  table.columns = {T("Что", "What"), T("Значение", "Value")};
+  table.AddRow({T("N (параметры в умножениях матриц на токен)", "N (parameters in matmuls per token)"), FormatParams(in.params)});
+  table.AddRow({T("D (токенов)", "D (tokens)"), fmt::format("{:.3g}", in.tokens)});
+  table.AddRow({T("FLOPs", "FLOPs"), fmt::format("{:.3g}", cost.flops)});
+  table.AddRow({T("Скорость на GPU", "Speed per GPU"),
+                throughput.tflops_low == throughput.tflops_high ? fmt::format("{:.1f} TFLOPS", throughput.tflops_low)
+                                                                : fmt::format("{:.1f}–{:.1f} TFLOPS", throughput.tflops_low, throughput.tflops_high)});
+  auto range = [&](double low, double high, auto format) {
+    return low == high ? format(low) : format(low) + " – " + format(high);
+  };
+  table.AddRow({fmt::format(fmt::runtime(T("Время на {} GPU", "Time on {} GPUs").In(lang)), in.gpus),
+                range(cost.hours_low, cost.hours_high, [&](double h) { return FormatDuration(h, lang); })});
+  table.AddRow({T("GPU-часов", "GPU-hours"), range(cost.gpu_hours_low, cost.gpu_hours_high, [](double h) { return fmt::format("{:.1f}", h); })});
+  if (cost.money_low) {
+    table.AddRow({T("Стоимость", "Cost"), range(*cost.money_low, *cost.money_high, [](double m) { return fmt::format("{:.2f}", m); })});
+  }
+  table.notes.push_back(MethodCounting(in.method, in.recompute));
+  table.notes.push_back(Text(T("Скорость: ", "Speed: ").In(lang) + throughput.source.In(lang)));
+  if (model && model->arch && model->arch->moe.enabled()) {
+    table.notes.push_back(T("MoE: N — активные параметры (эксперты, выбранные для токена).", "MoE: N counts active parameters (the experts a token is routed to)."));
+  }
+  PrintTable(table, context);
+  context.Succeed();
+}
+
+}  // namespace
+
+void AddCostCommand(CLI::App& app, const CommandContext& context) {
+  auto options = std::make_shared<CostOptions>();
+  CLI::App* sub = app.add_subcommand("cost", "Training FLOPs (6ND), time, GPU-hours and money");
+  auto* model = sub->add_option("--model", options->model, "catalog name, size, config.json path or cached HF repo id");
+  auto* params = sub->add_option("--params", options->params, "parameter count N (7B, 70e9)");
+  model->excludes(params);
+  sub->add_option("--tokens", options->tokens, "training tokens D (1e9, 2B)")->required();
+  sub->add_option("--method", options->method, "full | lora | qlora")->check(CLI::IsMember({"full", "lora", "qlora"}));
+  sub->add_flag("--checkpointing", options->checkpointing, "full activation recomputation (one more forward)");
+  auto* tflops = sub->add_option("--tflops", options->tflops, "achieved TFLOPS per GPU")->check(CLI::Range(0.001, 1e6));
+  auto* from_report = sub->add_flag("--from-report", options->from_report, "use smoke.llama.train_tflops from the last report");
+  tflops->excludes(from_report);
+  sub->add_option("--gpus", options->gpus, "GPUs training together")->check(CLI::Range(1, 100000));
+  sub->add_option("--price", options->price, "price per GPU-hour")->check(CLI::Range(0.0, 1e9));
+  sub->add_flag("--json", options->json, "print JSON only");
+  sub->callback([options, context] { Run(*options, context); });
+}
+
+}  // namespace labcheck::calc

@@ -1,0 +1,25 @@
+// "Which card should I rent": the reference GPUs a training job fits on, and how many of each.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reference/gpu_catalog.h"
+
+namespace labcheck::calc {
+
+struct GpuFit {
+  std::string gpu_id;
+  std::string gpu_name;
+  double memory_gib = 0;
+  std::optional<int> count;       // fewest cards it fits on; nullopt: not within max_count
+  double per_gpu_bytes = 0;       // need per card at that count (or on max_count cards)
+};
+
+// `need_per_gpu(n)` is the memory one card needs when the job is split over n cards.
+// Counts tried: 1, 2, 4, 8 (what servers carry).
+std::vector<GpuFit> FitOnGpus(const std::vector<reference::GpuSpec>& gpus,
+                              const std::function<double(int)>& need_per_gpu);
+
+}  // namespace labcheck::calc

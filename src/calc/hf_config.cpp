@@ -1,0 +1,189 @@
+#include "calc/hf_config.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+namespace labcheck::calc {
+namespace {
+
+using nlohmann::json;
+
+// Field access that records the first problem instead of throwing.
+class FieldReader {
+ public:
+  FieldReader(const json& object, std::string where) : object_(object), where_(std::move(where)) {}
+
+  int64_t Required(const char* name) {
+    if (auto value = Optional(name)) return *value;
+    Fail(fmt::format("missing field \"{}\"{}", name, where_));
+    return 0;
+  }
+  std::optional<int64_t> Optional(const char* name) {
+    auto it = object_.find(name);
+    if (it == object_.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number_integer() && !it->is_number_unsigned()) {
+      Fail(fmt::format("field \"{}\"{} should be an integer, found {}", name, where_, it->dump()));
+      return std::nullopt;
+    }
+    const int64_t value = it->get<int64_t>();
+    if (value < 0) Fail(fmt::format("field \"{}\"{} is negative ({})", name, where_, value));
+    return value;
+  }
+  std::optional<bool> Bool(const char* name) {
+    auto it = object_.find(name);
+    if (it == object_.end() || it->is_null()) return std::nullopt;
+    if (!it->is_boolean()) {
+      Fail(fmt::format("field \"{}\"{} should be true or false, found {}", name, where_, it->dump()));
+      return std::nullopt;
+    }
+    return it->get<bool>();
+  }
+  std::string String(const char* name) {
+    auto it = object_.find(name);
+    return it != object_.end() && it->is_string() ? it->get<std::string>() : std::string();
+  }
+  const json* Find(const char* name) const {
+    auto it = object_.find(name);
+    return it == object_.end() || it->is_null() ? nullptr : &*it;
+  }
+  void Fail(std::string message) {
+    if (error_.empty()) error_ = std::move(message);
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  const json& object_;
+  std::string where_;
+  std::string error_;
+};
+
+bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Which layers attend to a window, in order of precedence:
+//  1. "layer_types": ["sliding_attention", "full_attention", ...] (transformers >= 4.53);
+//  2. "use_sliding_window": false turns the window off (Qwen2/3 carry an unused sliding_window);
+//  3. "sliding_window_pattern": N — every N-th layer is global (Gemma 3: 5 local, 1 global);
+//  4. Gemma 2 alternates local and global layers;
+//  5. otherwise a sliding_window applies to every layer (Mistral 7B v0.1).
+void ReadWindows(FieldReader& r, const std::string& model_type, Architecture& arch) {
+  arch.window_per_layer.assign(static_cast<size_t>(arch.layers), 0);
+  const std::optional<int64_t> window = r.Optional("sliding_window");
+  if (const json* types = r.Find("layer_types")) {
+    if (!types->is_array() || static_cast<int64_t>(types->size()) != arch.layers) {
+      r.Fail(fmt::format("field \"layer_types\" should list {} layers", arch.layers));
+      return;
+    }
+    for (int64_t i = 0; i < arch.layers; ++i) {
+      const json& t = (*types)[static_cast<size_t>(i)];
+      if (t.is_string() && t.get<std::string>() == "sliding_attention") {
+        if (!window) {
+          r.Fail("field \"sliding_window\" is missing but \"layer_types\" has sliding layers");
+          return;
+        }
+        arch.window_per_layer[static_cast<size_t>(i)] = *window;
+      }
+    }
+    return;
+  }
+  if (!window || *window == 0) return;
+  if (auto use = r.Bool("use_sliding_window"); use.has_value() && !*use) return;
+  int64_t pattern = r.Optional("sliding_window_pattern").value_or(0);
+  if (pattern == 0 && model_type == "gemma2") pattern = 2;
+  for (int64_t i = 0; i < arch.layers; ++i) {
+    const bool global = pattern > 0 && (i + 1) % pattern == 0;
+    if (!global) arch.window_per_layer[static_cast<size_t>(i)] = *window;
+  }
+}
+
+void ReadMoe(FieldReader& r, Architecture& arch) {
+  // Qwen-MoE says num_experts, Mixtral num_local_experts.
+  arch.moe.experts = r.Optional("num_experts").value_or(r.Optional("num_local_experts").value_or(0));
+  if (arch.moe.experts == 0) return;
+  arch.moe.experts_per_token = r.Required("num_experts_per_tok");
+  arch.moe.expert_intermediate = r.Optional("moe_intermediate_size").value_or(arch.intermediate);
+  arch.moe.shared_expert_intermediate = r.Optional("shared_expert_intermediate_size").value_or(0);
+  arch.moe.sparse_step = r.Optional("decoder_sparse_step").value_or(1);
+  if (const json* dense = r.Find("mlp_only_layers"); dense && dense->is_array()) {
+    for (const json& layer : *dense) {
+      if (layer.is_number_integer()) arch.moe.dense_layers.push_back(layer.get<int64_t>());
+    }
+  }
+  if (arch.moe.experts_per_token > arch.moe.experts) {
+    r.Fail(fmt::format("num_experts_per_tok ({}) exceeds the number of experts ({})",
+                       arch.moe.experts_per_token, arch.moe.experts));
+  }
+}
+
+void ReadVision(const json& config, Architecture& arch, FieldReader& errors) {
+  auto it = config.find("vision_config");
+  if (it == config.end() || !it->is_object()) return;
+  FieldReader v(*it, " in vision_config");
+  arch.vision.hidden = v.Required("hidden_size");
+  arch.vision.intermediate = v.Required("intermediate_size");
+  arch.vision.layers = v.Required("num_hidden_layers");
+  arch.vision.patch_size = v.Required("patch_size");
+  arch.vision.image_size = v.Required("image_size");
+  arch.vision.channels = v.Optional("num_channels").value_or(3);
+  if (!v.error().empty()) errors.Fail(v.error());
+}
+
+}  // namespace
+
+Result<Architecture> ParseHfConfig(const json& config, const std::string& origin) {
+  if (!config.is_object()) return Status::Error(fmt::format("{}: config.json is not a JSON object", origin));
+  // Multimodal models (Gemma 3, LLaVA, Qwen-VL) keep the language model in "text_config".
+  const bool nested = config.contains("text_config") && config["text_config"].is_object();
+  const json& text = nested ? config["text_config"] : config;
+  FieldReader r(text, nested ? " in text_config" : "");
+
+  Architecture arch;
+  arch.model_type = r.String("model_type");
+  if (arch.model_type.empty() && config.contains("model_type") && config["model_type"].is_string()) {
+    arch.model_type = config["model_type"].get<std::string>();
+  }
+  arch.hidden = r.Required("hidden_size");
+  arch.layers = r.Required("num_hidden_layers");
+  arch.heads = r.Required("num_attention_heads");
+  arch.vocab = r.Required("vocab_size");
+  // Transformers' own default: no num_key_value_heads means multi-head attention.
+  arch.kv_heads = r.Optional("num_key_value_heads").value_or(arch.heads);
+  arch.intermediate = r.Required("intermediate_size");
+  arch.max_context = r.Optional("max_position_embeddings").value_or(0);
+  if (!r.error().empty()) return Status::Error(fmt::format("{}: {}", origin, r.error()));
+  if (arch.hidden == 0 || arch.layers == 0 || arch.heads == 0 || arch.kv_heads == 0 || arch.vocab == 0) {
+    return Status::Error(fmt::format("{}: hidden_size, num_hidden_layers, num_attention_heads, "
+                                     "num_key_value_heads and vocab_size must be positive", origin));
+  }
+  arch.head_dim = r.Optional("head_dim").value_or(arch.hidden / arch.heads);
+  if (arch.heads % arch.kv_heads != 0) {
+    return Status::Error(fmt::format("{}: num_attention_heads ({}) is not a multiple of num_key_value_heads ({})",
+                                     origin, arch.heads, arch.kv_heads));
+  }
+  const bool gemma = StartsWith(arch.model_type, "gemma");
+  // Defaults as the transformers config classes set them: Gemma ties embeddings, Llama, Mistral
+  // and Qwen do not unless the config says so.
+  std::optional<bool> tied = r.Bool("tie_word_embeddings");
+  if (!tied && nested) {
+    auto it = config.find("tie_word_embeddings");
+    if (it != config.end() && it->is_boolean()) tied = it->get<bool>();
+  }
+  arch.tied_embeddings = tied.value_or(gemma);
+  arch.qkv_bias = r.Bool("attention_bias").value_or(arch.model_type == "qwen2" || arch.model_type == "qwen2_moe");
+  arch.qk_norm = StartsWith(arch.model_type, "qwen3") || StartsWith(arch.model_type, "gemma3") ||
+                 StartsWith(arch.model_type, "olmo2");
+  arch.norms_per_layer = (arch.model_type == "gemma2" || StartsWith(arch.model_type, "gemma3")) ? 4 : 2;
+  ReadMoe(r, arch);
+  ReadWindows(r, arch.model_type, arch);
+  ReadVision(config, arch, r);
+  if (!r.error().empty()) return Status::Error(fmt::format("{}: {}", origin, r.error()));
+  return arch;
+}
+
+Result<Architecture> ParseHfConfigText(const std::string& json_text, const std::string& origin) {
+  json config = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (config.is_discarded()) return Status::Error(fmt::format("{}: not valid JSON", origin));
+  return ParseHfConfig(config, origin);
+}
+
+}  // namespace labcheck::calc

@@ -1,0 +1,30 @@
+// The figures the calculators take from the last lab_check report (journal/lab-report.json,
+// docs/report-schema.md), read tolerantly: whatever is missing stays unset.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace labcheck::calc {
+
+struct ReportGpu {
+  std::string name;
+  double memory_total_gib = 0;
+};
+
+struct MachineReport {
+  std::string path;
+  std::string finished_at;
+  std::optional<double> train_tflops;            // smoke.llama.train_tflops
+  std::vector<double> matmul_bf16_tflops;        // gpu{i}.matmul_bf16_tflops, by index
+  std::optional<double> allreduce_busbw_gbps;    // nccl.allreduce_busbw_gbps
+  std::vector<ReportGpu> gpus;                   // gpu.inventory data, else gpu{i}.memory_total_gib
+};
+
+// NotFound and unreadable files are errors; a readable report with none of the figures is not.
+Result<MachineReport> ReadMachineReport(const std::string& path);
+Result<MachineReport> ParseMachineReport(const std::string& json_text, const std::string& path);
+
+}  // namespace labcheck::calc

@@ -1,0 +1,126 @@
+// lab_check serve MODEL [--gpus N --gpu-mem GiB --quant bf16|int8|int4 --utilization 0.9]:
+// does it fit under vLLM, at which tensor-parallel degree, with how much KV cache.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "calc/byte_units.h"
+#include "calc/serving.h"
+#include "calc/subcommands.h"
+
+namespace labcheck::calc {
+namespace {
+
+struct ServeOptions {
+  std::string model;
+  int gpus = 0;             // 0: from the machine, else the course's lab
+  double gpu_mem_gib = 0;   // 0: same
+  std::string quant = "bf16";
+  double utilization = 0;   // 0: vLLM's default
+  int64_t max_model_len = 0;
+  std::string kv_dtype = "bf16";
+  bool json = false;
+};
+
+// GPUs to plan for: the flags, else this machine, else the course's lab machine. Says which.
+Text ResolveGpus(const ServeOptions& o, const CommandContext& context, ServeSettings& s) {
+  const CalcConstants& k = CalcConstants::Builtin();
+  std::vector<LiveGpu> live;
+  if (context.env->live_gpus) live = context.env->live_gpus();
+  if (o.gpu_mem_gib > 0) {
+    s.gpus = o.gpus > 0 ? o.gpus : 1;
+    s.gpu_memory_gib = o.gpu_mem_gib;
+    return T("GPU заданы в командной строке", "GPUs as given on the command line");
+  }
+  if (!live.empty()) {
+    s.gpus = o.gpus > 0 ? std::min<int>(o.gpus, static_cast<int>(live.size())) : static_cast<int>(live.size());
+    s.gpu_memory_gib = live.front().memory_total_gib;
+    for (const LiveGpu& g : live) s.gpu_memory_gib = std::min(s.gpu_memory_gib, g.memory_total_gib);
+    return T(fmt::format("GPU этой машины: {} × {:.1f} GiB", s.gpus, s.gpu_memory_gib),
+             fmt::format("this machine's GPUs: {} × {:.1f} GiB", s.gpus, s.gpu_memory_gib));
+  }
+  s.gpus = o.gpus > 0 ? o.gpus : k.course_lab_gpus;
+  s.gpu_memory_gib = k.course_lab_memory_gib;
+  return T(fmt::format("GPU не найдены и не заданы (--gpu-mem): считаю для машины курса, {} × {:g} GiB", s.gpus, s.gpu_memory_gib),
+           fmt::format("no GPUs found or given (--gpu-mem): assuming the course's machine, {} × {:g} GiB", s.gpus, s.gpu_memory_gib));
+}
+
+std::string Tokens(const std::optional<int64_t>& tokens, Lang lang) {
+  return tokens ? fmt::format("{}", *tokens) : T("нужна архитектура", "needs the architecture").In(lang);
+}
+
+void Run(const ServeOptions& o, const CommandContext& context) {
+  const Lang lang = context.lang();
+  auto model = ResolveOrFail(o.model, context);
+  if (!model) return;
+  const CalcConstants& k = CalcConstants::Builtin();
+  ServeSettings s;
+  const Text gpu_source = ResolveGpus(o, context, s);
+  s.quant = *ParseServeQuant(o.quant);
+  s.utilization = o.utilization > 0 ? o.utilization : k.vllm_gpu_memory_utilization;
+  s.max_model_len = o.max_model_len;
+  s.kv_dtype_bytes = o.kv_dtype == "fp8" ? 1 : 2;
+  const ServePlan plan = PlanServing(*model, s, k);
+  if (o.json) {
+    nlohmann::json j = {{"command", "serve"}, {"model", ModelJson(*model)}, {"gpu_source", gpu_source.In(lang)}};
+    j["serve"] = ServePlanJson(plan, s, lang);
+    PrintJson(j, context);
+    context.Succeed();
+    return;
+  }
+  PrintLine(ModelLine(*model, lang), context);
+  PrintLine(gpu_source.In(lang), context);
+  PrintLine(T(fmt::format("Веса в {}: {}", o.quant, FormatGiBAndGB(plan.weights_bytes)),
+              fmt::format("Weights at {}: {}", o.quant, FormatGiBAndGB(plan.weights_bytes))).In(lang), context);
+  PrintLine("", context);
+  Table table;
+  table.columns = {T("TP", "TP"), T("Веса на GPU", "Weights per GPU"), T("Активации профиля", "Profile activations"),
+                   T("Остаётся на KV", "Left for KV"), T("KV, токенов", "KV tokens"), T("Влезает", "Fits")};
+  for (const TpOption& t : plan.options) {
+    Text fits = t.fits ? T("да", "yes") : T("нет", "no");
+    if (!t.heads_divide) fits = T("нет: головы не делятся", "no: heads do not divide");
+    table.AddRow({std::to_string(t.tp), FormatGiBAndGB(t.weights_per_gpu),
+                  t.activation_peak_per_gpu ? FormatGiBAndGB(*t.activation_peak_per_gpu) : T("нужна архитектура", "needs the architecture").In(lang),
+                  FormatGiBAndGB(t.kv_room_per_gpu), Tokens(t.kv_tokens, lang), fits});
+  }
+  table.notes.push_back(T(fmt::format("vLLM: {:g} × {:g} GiB на карту минус веса, пик активаций профиля и {:g} GiB вне PyTorch; "
+                                      "остаток — KV-кэш. Влезает, если в него помещается одна последовательность{}.",
+                                      s.utilization, s.gpu_memory_gib, k.vllm_non_torch_gib,
+                                      plan.max_model_len > 0 ? fmt::format(" из {} токенов", plan.max_model_len) : ""),
+                          fmt::format("vLLM: {:g} × {:g} GiB per card minus weights, the profile run's activation peak and {:g} GiB "
+                                      "outside PyTorch; the rest is KV cache. Fits when it holds one sequence{}.",
+                                      s.utilization, s.gpu_memory_gib, k.vllm_non_torch_gib,
+                                      plan.max_model_len > 0 ? fmt::format(" of {} tokens", plan.max_model_len) : "")));
+  PrintTable(table, context);
+  PrintLine("", context);
+  if (plan.chosen_tp) {
+    PrintLine(T(fmt::format("Влезает с tensor parallel = {}. Команда:", *plan.chosen_tp),
+                fmt::format("Fits with tensor parallel = {}. Command:", *plan.chosen_tp)).In(lang), context);
+    PrintLine("  " + plan.vllm_command, context);
+  } else {
+    PrintLine(T("Не влезает: уменьшите --max-model-len, возьмите более сильное квантование или больше GPU.",
+                "Does not fit: lower --max-model-len, quantise further or add GPUs.").In(lang), context);
+  }
+  if (!plan.note.empty()) PrintLine(plan.note.In(lang), context);
+  context.Succeed();
+}
+
+}  // namespace
+
+void AddServeCommand(CLI::App& app, const CommandContext& context) {
+  auto options = std::make_shared<ServeOptions>();
+  CLI::App* sub = app.add_subcommand("serve", "Serving with vLLM: fit, tensor parallelism, KV-cache tokens");
+  sub->add_option("model", options->model, "catalog name, size (7B), config.json path or cached HF repo id")->required();
+  sub->add_option("--gpus", options->gpus, "GPUs available")->check(CLI::Range(1, 1024));
+  sub->add_option("--gpu-mem", options->gpu_mem_gib, "memory per GPU, GiB")->check(CLI::Range(0.1, 100000.0));
+  sub->add_option("--quant", options->quant, "bf16 | int8 | int4")->check(CLI::IsMember({"bf16", "int8", "int4"}));
+  sub->add_option("--utilization", options->utilization, "vLLM --gpu-memory-utilization (default 0.9)")->check(CLI::Range(0.05, 1.0));
+  sub->add_option("--max-model-len", options->max_model_len, "longest sequence (default: the model's maximum)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  sub->add_option("--kv-dtype", options->kv_dtype, "bf16 | fp8")->check(CLI::IsMember({"bf16", "fp8"}));
+  sub->add_flag("--json", options->json, "print JSON only");
+  sub->callback([options, context] { Run(*options, context); });
+}
+
+}  // namespace labcheck::calc

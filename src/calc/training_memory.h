@@ -1,0 +1,56 @@
+// GPU memory of a training step, as a breakdown. The peak that PyTorch's allocator reaches is
+//   weights + optimizer states + max(activations + logits [+ QLoRA dequant buffer],
+//                                    gradients + optimizer step buffer)
+// because with zero_grad(set_to_none=True) gradients appear while backward frees activations,
+// and the foreach AdamW step allocates one state-sized buffer. The CUDA context and the
+// allocator's cache come on top and are not in torch.cuda.max_memory_allocated().
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "calc/calc_constants.h"
+#include "calc/model_input.h"
+#include "calc/training_settings.h"
+#include "core/text.h"
+
+namespace labcheck::calc {
+
+enum class MemoryPhase {
+  Always,            // weights, optimizer states
+  ForwardBackward,   // activations, logits: alive at the start of backward
+  OptimizerStep,     // gradients and the step's temporary buffer
+  OutsideAllocator,  // CUDA context, allocator cache
+};
+
+struct MemoryComponent {
+  std::string id;  // "weights", "gradients", ... (stable, used in --json)
+  Text label;
+  std::optional<double> bytes;  // per GPU; nullopt: needs the architecture
+  Text note;                    // how it is counted
+  MemoryPhase phase = MemoryPhase::Always;
+};
+
+struct TrainingMemory {
+  std::vector<MemoryComponent> components;
+  int64_t total_params = 0;
+  int64_t trainable_params = 0;  // adapters for LoRA/QLoRA; nullopt-like 0 when unknown
+  bool trainable_known = true;
+  // What torch.cuda.max_memory_allocated() should show; nullopt when a part needs the architecture.
+  std::optional<double> peak_allocated_bytes;
+  // Peak plus CUDA context and allocator cache: what nvidia-smi shows and what must fit.
+  std::optional<double> peak_total_bytes;
+  // Lower bound when the architecture is unknown: the parts that depend on size alone.
+  double known_bytes = 0;
+
+  const MemoryComponent* Find(const std::string& id) const;
+};
+
+TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSettings& settings,
+                                      const CalcConstants& constants);
+
+nlohmann::json TrainingMemoryJson(const TrainingMemory& memory);
+
+}  // namespace labcheck::calc

@@ -1,0 +1,91 @@
+#include "cpu_bench/flops_peak.h"
+
+#include <fmt/format.h>
+
+#include "env/text_util.h"
+
+namespace labcheck::cpu_bench {
+namespace {
+
+constexpr int kAmdZen = 0x17;   // Zen, Zen+ (models < 0x30), Zen 2
+constexpr int kAmdZen3 = 0x19;  // Zen 3 and Zen 4
+
+bool IsAmd(const env::CpuInfo& cpu) { return cpu.vendor == "AuthenticAMD"; }
+
+}  // namespace
+
+std::optional<VectorIsa> DetectVectorIsa(const env::CpuInfo& cpu) {
+  // Two multiply-add pipes per core is the norm since Haswell and Zen 2; Intel parts with one
+  // AVX-512 unit (some Xeon Silver/Bronze, Ice Lake client) reach half. Flags cannot tell.
+  VectorIsa isa;
+  if (cpu.Has("avx512f")) {
+    isa = {"AVX-512", 512, true, 2, {}};
+    if (IsAmd(cpu) && cpu.family == kAmdZen3) {
+      // Zen 4 (family 19h) splits each 512-bit operation into two 256-bit halves.
+      isa.width_bits = 256;
+      isa.datapath_note = T("Zen 4 выполняет AVX-512 двумя половинами по 256 бит",
+                            "Zen 4 executes AVX-512 as two 256-bit halves");
+    }
+  } else if (cpu.Has("avx2") && cpu.Has("fma")) {
+    isa = {"AVX2+FMA", 256, true, 2, {}};
+    if (IsAmd(cpu) && cpu.family == kAmdZen && cpu.model_number >= 0 && cpu.model_number < 0x30) {
+      isa.width_bits = 128;  // Zen and Zen+ split 256-bit operations into 128-bit halves
+      isa.datapath_note = T("Zen и Zen+ выполняют AVX2 половинами по 128 бит",
+                            "Zen and Zen+ execute AVX2 as 128-bit halves");
+    }
+  } else if (cpu.Has("avx")) {
+    isa = {"AVX", 256, false, 2, {}};  // Sandy/Ivy Bridge: one multiply and one add per cycle
+  } else if (cpu.Has("sse2")) {
+    isa = {"SSE2", 128, false, 2, {}};
+  } else {
+    return std::nullopt;
+  }
+  return isa;
+}
+
+int OpenBlasKernelWidthBits(const std::string& corename) {
+  for (const char* name : {"SkylakeX", "Cooperlake", "SapphireRapids"}) {
+    if (corename == name) return 512;
+  }
+  for (const char* name : {"Haswell", "Zen", "Sandybridge", "Excavator", "Steamroller",
+                           "Piledriver", "Bulldozer"}) {
+    if (corename == name) return 256;
+  }
+  for (const char* name : {"Nehalem", "Core2", "Penryn", "Dunnington", "Atom", "Barcelona",
+                           "Opteron", "Prescott", "Bobcat"}) {
+    if (corename == name) return 128;
+  }
+  return 0;
+}
+
+Result<FlopsPeak> TheoreticalFp32Peak(const env::CpuInfo& cpu) {
+  auto isa = DetectVectorIsa(cpu);
+  if (!isa) return Status::Error("no x86 vector flags in /proc/cpuinfo: FLOP per cycle unknown");
+  FlopsPeak peak;
+  if (cpu.max_mhz) {
+    peak.mhz = *cpu.max_mhz;
+    peak.max_clock = true;
+  } else if (cpu.current_mhz) {
+    peak.mhz = *cpu.current_mhz;
+  } else {
+    return Status::Error("no clock in /proc/cpuinfo or cpufreq");
+  }
+  peak.cores = cpu.cores;
+  peak.isa = *isa;
+  const int flop = isa->Fp32FlopPerCycle();
+  peak.gflops = peak.cores * peak.mhz * 1e-3 * flop;
+
+  std::string ghz = fmt::format("{:.2f}", peak.mhz / 1000);
+  std::string how_en = isa->fma ? fmt::format("{} FMA, {} pipes", isa->name, isa->pipes)
+                                : fmt::format("{}, separate multiply and add", isa->name);
+  std::string how_ru = isa->fma ? fmt::format("{} FMA, {} блока", isa->name, isa->pipes)
+                                : fmt::format("{}, умножение и сложение раздельно", isa->name);
+  peak.label = T(fmt::format("{} {} × {} ГГц ({}) × {} FLOP/такт ({})", peak.cores,
+                             env::RuPlural(peak.cores, "ядро", "ядра", "ядер"), ghz,
+                             peak.max_clock ? "максимальная" : "текущая", flop, how_ru),
+                 fmt::format("{} cores × {} GHz ({}) × {} FLOP/cycle ({})", peak.cores, ghz,
+                             peak.max_clock ? "maximum" : "current", flop, how_en));
+  return peak;
+}
+
+}  // namespace labcheck::cpu_bench

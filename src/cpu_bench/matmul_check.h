@@ -1,0 +1,26 @@
+// cpu.matmul: FP32 matrix multiply through OpenBLAS on all CPUs, against cores × clock × FLOP per
+// cycle. Assessment is a pure function of the run.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "core/check_result.h"
+#include "cpu_bench/flops_peak.h"
+#include "cpu_bench/machine_load.h"
+#include "cpu_bench/sgemm_bench.h"
+#include "runner/check.h"
+
+namespace labcheck::cpu_bench {
+
+struct MatmulInputs {
+  SgemmRun run;
+  std::optional<FlopsPeak> peak;
+  std::string peak_error;  // why there is no peak
+  bool virtualized = false;
+  MachineLoad load;
+};
+
+CheckResult AssessMatmul(const MatmulInputs& inputs);
+CheckResult RunMatmulCheck(CheckContext& ctx);
+
+}  // namespace labcheck::cpu_bench

@@ -1,0 +1,162 @@
+#include "env/python_check.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "env/text_util.h"
+#include "probes/python_probe.h"
+
+namespace labcheck::env {
+namespace {
+
+using nlohmann::json;
+
+Text TorchBuild(const PythonFacts& facts) {
+  if (facts.torch_cuda) return "CUDA " + *facts.torch_cuda;
+  if (facts.torch_hip) return "ROCm " + *facts.torch_hip;
+  if (!facts.torch_version_error.empty()) return T("сборка не прочитана", "build unreadable");
+  return T("сборка только для CPU", "CPU-only build");
+}
+
+Text EnvironmentKind(const PythonFacts& facts) {
+  if (facts.venv) return "venv";
+  if (facts.conda) return "conda";
+  return T("системный Python, без venv", "system Python, no venv");
+}
+
+}  // namespace
+
+CheckResult AssessPython(const PythonFacts& facts, const PythonContext& context) {
+  CheckResult result;
+  result.id = "env.python";
+  result.section = "environment";
+  result.title = T("Python и пакеты курса", "Python and course packages");
+  std::vector<Text> warnings, hints;
+
+  const std::optional<std::string>* torch = facts.Version("torch");
+  bool has_torch = (torch != nullptr && torch->has_value()) || facts.torch_files_found;
+
+  Table interpreter;
+  interpreter.title = "Python";
+  interpreter.columns = {T("Что", "Item"), T("Значение", "Value")};
+  interpreter.AddRow({T("Интерпретатор", "Interpreter"), context.python_path});
+  interpreter.AddRow({T("Версия", "Version"), facts.version + " (" + facts.implementation + ")"});
+  interpreter.AddRow({T("Окружение", "Environment"), EnvironmentKind(facts)});
+  for (const std::string& dir : facts.site_packages) {
+    interpreter.AddRow({"site-packages", dir});
+  }
+
+  Table packages;
+  packages.title = T("Пакеты курса", "Course packages");
+  packages.columns = {T("Пакет", "Package"), T("Версия", "Version")};
+  packages.notes.push_back(T("Версии из метаданных установленных пакетов (importlib.metadata), "
+                             "сборка PyTorch из torch/version.py: сами пакеты не импортируются.",
+                             "Versions from installed package metadata (importlib.metadata), "
+                             "PyTorch's build from torch/version.py: no package is imported."));
+  json packages_data = json::object();
+  int installed = 0;
+  for (const auto& [name, version] : facts.packages) {
+    packages_data[name] = version ? json(*version) : json(nullptr);
+    if (!version) {
+      packages.AddRow({name, T("не установлен", "not installed")});
+      continue;
+    }
+    ++installed;
+    Text shown = *version;
+    if (name == "torch") {
+      Text build = TorchBuild(facts);
+      shown = Text(*version + " (" + build.ru + ")", *version + " (" + build.en + ")");
+    }
+    packages.AddRow({name, shown});
+  }
+
+  if (!facts.metadata_error.empty()) {
+    warnings.push_back(Append(T("версии пакетов не прочитаны: ", "package versions unreadable: "),
+                              facts.metadata_error));
+    hints.push_back(T("Курсу нужен Python 3.9 или новее.", "The course needs Python 3.9 or newer."));
+  } else if (!has_torch) {
+    warnings.push_back(T("PyTorch не установлен: без него не работают замеры на GPU и смоук-тесты",
+                         "PyTorch is not installed: GPU measurements and smoke tests need it"));
+    hints.push_back(T("Активируйте окружение курса или установите: pip install torch numpy "
+                      "(шаг 3 настройки)",
+                      "Activate the course environment or install it: pip install torch numpy "
+                      "(setup step 3)"));
+  } else if (!facts.torch_cuda && !facts.torch_hip && facts.torch_version_error.empty() &&
+             context.nvidia_driver_present) {
+    warnings.push_back(T("драйвер NVIDIA есть, а PyTorch собран только для CPU: карты он не увидит",
+                         "the NVIDIA driver is present but PyTorch is a CPU-only build: it will "
+                         "not see the GPUs"));
+    hints.push_back(T("pip uninstall -y torch && pip install torch (шаги 2–3 настройки)",
+                      "pip uninstall -y torch && pip install torch (setup steps 2–3)"));
+  }
+
+  result.tables = {std::move(interpreter), std::move(packages)};
+  result.data = {
+      {"python", {{"path", context.python_path},
+                  {"executable", facts.executable},
+                  {"version", facts.version},
+                  {"implementation", facts.implementation},
+                  {"venv", facts.venv},
+                  {"conda", facts.conda},
+                  {"site_packages", facts.site_packages}}},
+      {"packages", packages_data},
+      {"torch_cuda", facts.torch_cuda ? json(*facts.torch_cuda) : json(nullptr)},
+      {"torch_hip", facts.torch_hip ? json(*facts.torch_hip) : json(nullptr)}};
+
+  std::string counts = fmt::format("{}/{}", installed, facts.packages.size());
+  Text torch_part = T("PyTorch нет", "no PyTorch");
+  if (has_torch) {
+    std::string version = (torch && *torch) ? **torch : std::string("?");
+    Text build = TorchBuild(facts);
+    torch_part = Text("torch " + version + ", " + build.ru, "torch " + version + ", " + build.en);
+  }
+  result.summary = Text("Python " + facts.version + "; " + torch_part.ru + "; пакетов курса: " + counts,
+                        "Python " + facts.version + "; " + torch_part.en + "; course packages: " + counts);
+  result.outcome = warnings.empty() ? Outcome::Pass : Outcome::Warn;
+  result.reason = Join(warnings, "; ");
+  result.hint = Join(hints, " ");
+  return result;
+}
+
+CheckResult RunPythonCheck(CheckContext& ctx) {
+  const std::string& python = ctx.options().python;
+  if (python.empty()) {
+    return Skipped("env.python", T("Python не найден", "no Python found"),
+                   T("Активируйте окружение курса (source ~/venvs/ai/bin/activate) или укажите "
+                     "интерпретатор: --python /путь/к/python",
+                     "Activate the course environment (source ~/venvs/ai/bin/activate) or name "
+                     "the interpreter: --python /path/to/python"));
+  }
+  ctx.Progress(-1, "env_packages.py");
+  probes::ProbeSpec spec;
+  spec.python = python;
+  spec.probe = "env_packages.py";
+  spec.args = CoursePackages();
+  spec.timeout_s = ctx.budget_s();
+  probes::ProbeRun run = probes::RunProbe(spec, ctx.cancel());
+
+  Text hint = T("Проверьте, что интерпретатор запускается: " + python + " -c 'import sys; print(sys.version)'",
+                "Check that the interpreter starts: " + python + " -c 'import sys; print(sys.version)'");
+  if (!run.result.ok()) {
+    std::string error = run.result.status().message();
+    std::string tail = run.process.Tail(15);  // RunProbe quotes the same 15 lines
+    if (!tail.empty() && error.find(tail) == std::string::npos) error += "\n" + tail;
+    return Failed("env.python", T("проба окружения Python не дала результата",
+                                  "the Python environment probe gave no result"),
+                  hint, error);
+  }
+  auto facts = ParsePythonProbe(*run.result, CoursePackages());
+  if (!facts.ok()) {
+    return Failed("env.python", T("проба окружения Python вернула неверный результат",
+                                  "the Python environment probe returned a malformed result"),
+                  hint, facts.status().message() + "\n" + run.result->dump());
+  }
+  PythonContext context;
+  context.python_path = python;
+  context.nvidia_driver_present = access("/proc/driver/nvidia/version", F_OK) == 0;
+  return AssessPython(*facts, context);
+}
+
+}  // namespace labcheck::env

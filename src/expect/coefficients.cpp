@@ -1,0 +1,94 @@
+#include "expect/coefficients.h"
+
+#include <fmt/format.h>
+
+#include "expect/expectation_rows.h"
+
+namespace labcheck::expect {
+namespace {
+
+bool NoGpu(const ReportFacts& facts) { return facts.gpus.empty() && facts.usable_gpu_count() == 0; }
+
+// Why a check left no usable figure, naming the check.
+Text CheckMissing(const Report& report, const ReportFacts& facts, const std::string& check_id) {
+  const Text why = MissingBecause(report, facts, check_id);
+  return T(check_id + ": " + why.ru, check_id + ": " + why.en);
+}
+
+}  // namespace
+
+nlohmann::json Coefficient::ToJson() const {
+  nlohmann::json j = {{"id", id}, {"from_key", from_key}};
+  j["value"] = value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+  j["range"] = range ? nlohmann::json::array({range->low, range->high}) : nlohmann::json(nullptr);
+  j["measured"] = measured ? nlohmann::json(*measured) : nlohmann::json(nullptr);
+  j["measured_unit"] = measured_unit;
+  if (!value) j["missing_reason"] = {{"ru", missing_reason.ru}, {"en", missing_reason.en}};
+  return j;
+}
+
+Coefficient TrainingTimeFactor(const Report& report, const ReportFacts& facts, const CourseReference& course) {
+  Coefficient c;
+  c.id = "training_time_factor";
+  c.from_key = "smoke.llama.train_tflops";
+  c.measured_unit = "TFLOPS";
+  c.measured = MeasuredValue(report, c.from_key);
+  if (NoGpu(facts)) {
+    c.missing_reason = T("нет GPU: оценки времени в уроках посчитаны для видеокарт",
+                         "no GPU: the lessons' time estimates are for GPUs");
+    return c;
+  }
+  const CheckResult* check = FindCheck(report, "smoke.llama_train");
+  if (!c.measured || *c.measured <= 0) {
+    c.measured.reset();
+    if (facts.quick && check == nullptr) {
+      c.missing_reason = T("--quick: смоук-тест обучения Llama не запускался; запустите без --quick",
+                           "--quick: the Llama training smoke test did not run; run without --quick");
+    } else {
+      c.missing_reason = CheckMissing(report, facts, "smoke.llama_train");
+    }
+    return c;
+  }
+  if (check != nullptr && check->outcome == Outcome::Fail) {
+    // A failed run's speed says nothing about a working one.
+    c.missing_reason = CheckMissing(report, facts, "smoke.llama_train");
+    c.measured.reset();
+    return c;
+  }
+  const reference::Band assumed = course.train_tflops_assumed;
+  c.value = (assumed.low + assumed.high) / 2 / *c.measured;
+  c.range = reference::Band{assumed.low / *c.measured, assumed.high / *c.measured};
+  return c;
+}
+
+Coefficient CommunicationTimeFactor(const Report& report, const ReportFacts& facts, const CourseReference& course) {
+  Coefficient c;
+  c.id = "communication_time_factor";
+  c.from_key = "nccl.allreduce_busbw_gbps";
+  c.measured_unit = "GB/s";
+  c.measured = MeasuredValue(report, c.from_key);
+  const int gpus = facts.usable_gpu_count();
+  const CheckResult* check = FindCheck(report, "interconnect.allreduce");
+  const auto ok = MeasuredValue(report, "nccl.allreduce_ok");
+  const bool wrong_sum = (check != nullptr && DataFlag(check->data, "wrong_sum")) || (ok && *ok < 0.5);
+  if (NoGpu(facts)) {
+    c.missing_reason = T("нет GPU: обмена между картами нет", "no GPU: there is no communication between cards");
+  } else if (gpus < 2) {
+    c.missing_reason = T("одна GPU: обмена между картами нет, коэффициент не нужен",
+                         "one GPU: there is no communication between cards, the factor does not apply");
+  } else if (wrong_sum) {
+    c.missing_reason = T("all-reduce вернул неверную сумму: скорость не в счёт, сначала исправьте обмен",
+                         "all-reduce returned a wrong sum: its speed does not count, fix the communication first");
+  } else if (!c.measured || *c.measured <= 0) {
+    c.missing_reason = facts.skip_dist && check == nullptr
+                           ? T("--skip-dist: all-reduce не запускался", "--skip-dist: all-reduce did not run")
+                           : CheckMissing(report, facts, "interconnect.allreduce");
+  } else {
+    c.value = course.allreduce_busbw_assumed_gbps / *c.measured;
+    return c;
+  }
+  c.measured.reset();
+  return c;
+}
+
+}  // namespace labcheck::expect

@@ -1,0 +1,73 @@
+#include "expect/expectation_rows.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "expect/report_facts.h"
+
+namespace labcheck::expect {
+
+Text ExpectationRow::FlagCell() const {
+  if (failure) return T("да: " + failure->ru, "yes: " + failure->en);
+  if (!worst) return Text("—");
+  Text flag = FlagText(*worst);
+  if (worst->flagged() && readings.size() > 1 && !worst_where.empty()) {
+    flag.ru += " (" + worst_where + ")";
+    flag.en += " (" + worst_where + ")";
+  }
+  return flag;
+}
+
+Text ExpectationRow::RatioCell() const {
+  if (!worst) return Text("—");
+  return Text(fmt::format("{:.2f}", worst->ratio));
+}
+
+void FinishRow(ExpectationRow& row, const CourseReference& course, const Text& missing) {
+  if (row.readings.empty()) {
+    if (row.measured.empty()) row.measured = missing.empty() ? Text("—") : missing;
+    return;
+  }
+  double low = row.readings.front().value, high = low;
+  for (const Reading& r : row.readings) {
+    low = std::min(low, r.value);
+    high = std::max(high, r.value);
+    if (!row.band) continue;
+    const Judgement j = Judge(r.value, *row.band, course.normal_within, course.flag_factor);
+    if (!row.worst || Severity(j) > Severity(*row.worst)) {
+      row.worst = j;
+      row.worst_where = r.where;
+    }
+  }
+  if (row.measured.empty()) {
+    if (row.readings.size() == 1 || low == high) {
+      row.measured = Text(Num(low));
+    } else {
+      // The range shows a card that stands out; the flag names it.
+      row.measured = Text(fmt::format("{}–{} ({})", Num(low), Num(high), row.readings.size()));
+    }
+  }
+}
+
+Text MissingBecause(const Report& report, const ReportFacts& facts, const std::string& check_id) {
+  const CheckResult* check = FindCheck(report, check_id);
+  if (check == nullptr) {
+    if (facts.interrupted) return T("не запускался: проверка прервана", "not run: the run was interrupted");
+    if (facts.quick && check_id.rfind("smoke.", 0) == 0) return T("не запускался (--quick)", "not run (--quick)");
+    return T("не запускался", "not run");
+  }
+  const std::string outcome = OutcomeName(check->outcome);
+  if (check->reason.empty()) return Text(outcome);
+  return T(outcome + ": " + check->reason.ru, outcome + ": " + check->reason.en);
+}
+
+std::vector<ExpectationRow> BuildRows(const Report& report, const ReportFacts& facts,
+                                      const CourseReference& course, const reference::GpuCatalog& catalog) {
+  std::vector<ExpectationRow> rows;
+  AddGpuRows(report, facts, course, catalog, rows);
+  AddMachineRows(report, facts, course, catalog, rows);
+  return rows;
+}
+
+}  // namespace labcheck::expect

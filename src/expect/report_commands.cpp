@@ -1,0 +1,73 @@
+#include "expect/report_commands.h"
+
+#include <iostream>
+#include <memory>
+
+#include "expect/compare.h"
+#include "expect/journal.h"
+#include "expect/report_json.h"
+
+namespace labcheck::expect {
+
+int RunJournal(const JournalOptions& options, Lang lang, std::ostream& out, std::ostream& err) {
+  Result<nlohmann::json> report = LoadReportJson(options.report, lang);
+  if (!report.ok()) {
+    err << "lab_check journal: " << report.status().message() << "\n";
+    return 2;
+  }
+  std::string entry;
+  try {
+    entry = JournalEntry(*report, options.report, lang);
+  } catch (const std::exception& e) {
+    // A report shaped in a way we did not foresee: say so rather than crash.
+    err << "lab_check journal: " << options.report << ": " << e.what() << "\n";
+    return 2;
+  }
+  if (Status appended = AppendToJournal(options.journal, entry, lang); !appended.ok()) {
+    err << "lab_check journal: " << appended.message() << "\n";
+    return 2;
+  }
+  out << (lang == Lang::Ru ? "Дописано в " : "Appended to ") << options.journal << ":\n\n" << entry;
+  return 0;
+}
+
+int RunCompare(const CompareOptions& options, Lang lang, std::ostream& out, std::ostream& err) {
+  Result<nlohmann::json> a = LoadReportJson(options.a, lang);
+  Result<nlohmann::json> b = LoadReportJson(options.b, lang);
+  // Both problems at once: the user fixes them in one go.
+  if (!a.ok()) err << "lab_check compare: " << a.status().message() << "\n";
+  if (!b.ok()) err << "lab_check compare: " << b.status().message() << "\n";
+  if (!a.ok() || !b.ok()) return 2;
+  try {
+    const Comparison c = Compare(*a, *b, options.a, options.b);
+    out << (options.json ? CompareJson(c).dump(2) + "\n" : CompareMarkdown(c, lang));
+  } catch (const std::exception& e) {
+    err << "lab_check compare: " << options.a << ", " << options.b << ": " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}
+
+void AddReportSubcommands(CLI::App& app, const Lang* lang, int* exit_code) {
+  auto journal_options = std::make_shared<JournalOptions>();
+  CLI::App* journal = app.add_subcommand(
+      "journal", "Дописать главные цифры отчёта и оба коэффициента в journal/lab.md / append the key figures "
+                 "and both factors to journal/lab.md");
+  journal->add_option("--report", journal_options->report, "lab-report.json")->capture_default_str();
+  journal->add_option("--journal", journal_options->journal, "lab.md")->capture_default_str();
+  journal->callback([journal_options, lang, exit_code] {
+    *exit_code = RunJournal(*journal_options, *lang, std::cout, std::cerr);
+  });
+
+  auto compare_options = std::make_shared<CompareOptions>();
+  CLI::App* compare = app.add_subcommand(
+      "compare", "Сравнить два отчёта: замеры, отношение B/A, изменения окружения / compare two reports");
+  compare->add_option("a", compare_options->a, "A.json")->required();
+  compare->add_option("b", compare_options->b, "B.json")->required();
+  compare->add_flag("--json", compare_options->json, "JSON only / только JSON");
+  compare->callback([compare_options, lang, exit_code] {
+    *exit_code = RunCompare(*compare_options, *lang, std::cout, std::cerr);
+  });
+}
+
+}  // namespace labcheck::expect

@@ -1,0 +1,153 @@
+#include "expect/report_facts.h"
+
+#include <algorithm>
+#include <regex>
+
+namespace labcheck::expect {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+std::optional<T> Optional(const json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return std::nullopt;
+  if constexpr (std::is_same_v<T, bool>) {
+    if (it->is_boolean()) return it->get<bool>();
+    return std::nullopt;
+  } else {
+    if (it->is_number()) return it->get<T>();
+    return std::nullopt;
+  }
+}
+
+reference::DriverFacts ReadDriverFacts(const json& g) {
+  reference::DriverFacts d;
+  d.name = DataString(g, "name");
+  d.memory_gib = Optional<double>(g, "memory_total_gib").value_or(0);
+  d.cc_major = Optional<int>(g, "cc_major").value_or(0);
+  d.cc_minor = Optional<int>(g, "cc_minor").value_or(0);
+  d.sm_count = Optional<int>(g, "sm_count").value_or(0);
+  d.max_sm_clock_mhz = Optional<double>(g, "max_sm_clock_mhz");
+  d.max_memory_clock_mhz = Optional<double>(g, "max_memory_clock_mhz");
+  d.memory_bus_width_bits = Optional<int>(g, "memory_bus_width_bits");
+  d.pcie_gen_max = Optional<int>(g, "pcie_gen_max");
+  d.pcie_width_max = Optional<int>(g, "pcie_width_max");
+  return d;
+}
+
+// gpu.inventory may be missing (interrupted run, no NVML); the per-GPU keys still tell which
+// devices were measured.
+std::vector<int> IndicesFromKeys(const Report& report) {
+  static const std::regex kGpuKey(R"(^gpu(\d+)\.)");
+  std::vector<int> indices;
+  for (const auto& check : report.checks) {
+    for (const auto& m : check.measurements) {
+      std::smatch match;
+      if (std::regex_search(m.key, match, kGpuKey)) {
+        const int i = std::stoi(match[1]);
+        if (std::find(indices.begin(), indices.end(), i) == indices.end()) indices.push_back(i);
+      }
+    }
+  }
+  std::sort(indices.begin(), indices.end());
+  return indices;
+}
+
+void ReadClockReasons(const Report& report, std::vector<GpuFacts>& gpus) {
+  const CheckResult* matmul = FindCheck(report, "gpu.matmul");
+  if (matmul == nullptr || !matmul->data.contains("gpus") || !matmul->data["gpus"].is_array()) return;
+  for (const json& g : matmul->data["gpus"]) {
+    if (!g.is_object()) continue;
+    const int index = Optional<int>(g, "index").value_or(-1);
+    auto it = g.find("clock_event_reasons");
+    if (it == g.end() || !it->is_array()) continue;
+    for (auto& facts : gpus) {
+      if (facts.index != index) continue;
+      for (const json& r : *it) {
+        if (r.is_string()) facts.clock_event_reasons.push_back(r.get<std::string>());
+      }
+    }
+  }
+}
+
+// env.python's torch_cuda: a bool (available), an object {available, device_count}, or the CUDA
+// version string of the torch build (null = CPU-only build). Accept all three.
+void ReadTorchCuda(const Report& report, ReportFacts& facts) {
+  const CheckResult* python = FindCheck(report, "env.python");
+  if (python == nullptr || !python->data.contains("torch_cuda")) return;
+  const json& tc = python->data["torch_cuda"];
+  if (tc.is_boolean()) {
+    facts.torch_cuda_usable = tc.get<bool>();
+  } else if (tc.is_null()) {
+    facts.torch_cuda_usable = false;
+  } else if (tc.is_string()) {
+    facts.torch_cuda_usable = !tc.get<std::string>().empty();
+  } else if (tc.is_object()) {
+    if (auto available = Optional<bool>(tc, "available")) facts.torch_cuda_usable = available;
+    // PyTorch's own count wins over gpu.count: CUDA_VISIBLE_DEVICES and a CPU-only torch build
+    // show up here, which is what the hints about "PyTorch sees fewer cards" are about.
+    if (auto count = Optional<int>(tc, "device_count")) facts.torch_gpu_count = count;
+  }
+}
+
+}  // namespace
+
+const CheckResult* FindCheck(const Report& report, std::string_view id) {
+  for (const auto& c : report.checks) {
+    if (c.id == id) return &c;
+  }
+  return nullptr;
+}
+
+const Measurement* FindMeasurement(const Report& report, std::string_view key) {
+  for (const auto& c : report.checks) {
+    for (const auto& m : c.measurements) {
+      if (m.key == key) return &m;
+    }
+  }
+  return nullptr;
+}
+
+std::optional<double> MeasuredValue(const Report& report, std::string_view key) {
+  const Measurement* m = FindMeasurement(report, key);
+  return m ? std::optional<double>(m->value) : std::nullopt;
+}
+
+ReportFacts ReadFacts(const Report& report, const reference::GpuCatalog& catalog) {
+  ReportFacts facts;
+  facts.quick = report.meta.quick;
+  facts.skip_dist = report.meta.skip_dist;
+  facts.interrupted = report.meta.interrupted;
+
+  const CheckResult* inventory = FindCheck(report, "gpu.inventory");
+  if (inventory != nullptr && inventory->data.contains("gpus") && inventory->data["gpus"].is_array()) {
+    facts.inventory_present = true;
+    int position = 0;
+    for (const json& g : inventory->data["gpus"]) {
+      if (!g.is_object()) continue;
+      GpuFacts f;
+      f.index = Optional<int>(g, "index").value_or(position);
+      f.driver = ReadDriverFacts(g);
+      facts.gpus.push_back(std::move(f));
+      ++position;
+    }
+  } else {
+    for (int i : IndicesFromKeys(report)) {
+      GpuFacts f;
+      f.index = i;
+      facts.gpus.push_back(std::move(f));
+    }
+  }
+  for (auto& g : facts.gpus) {
+    g.catalog_spec = catalog.Match(g.driver.name, g.driver.memory_gib);
+    if (g.catalog_spec == nullptr) g.derived_spec = reference::DeriveSpec(g.driver, catalog);
+  }
+  ReadClockReasons(report, facts.gpus);
+
+  if (auto count = MeasuredValue(report, "gpu.count")) facts.torch_gpu_count = static_cast<int>(*count);
+  ReadTorchCuda(report, facts);
+  return facts;
+}
+
+}  // namespace labcheck::expect

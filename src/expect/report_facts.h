@@ -1,0 +1,48 @@
+// The facts the analyser needs, read once from a finished (possibly partial) Report: which GPUs
+// the driver reports, what PyTorch sees, how the run was started. Missing checks and fields leave
+// fields empty; nothing here throws.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "expect/report_json.h"  // DataFlag, DataString
+#include "reference/derived_spec.h"
+#include "reference/gpu_catalog.h"
+#include "report/report.h"
+
+namespace labcheck::expect {
+
+struct GpuFacts {
+  int index = 0;
+  reference::DriverFacts driver;
+  std::vector<std::string> clock_event_reasons;  // read during the matmul (gpu.matmul data)
+  const reference::GpuSpec* catalog_spec = nullptr;  // null: not in the catalog
+  reference::GpuSpec derived_spec;                   // used when catalog_spec is null
+
+  const reference::GpuSpec& spec() const { return catalog_spec ? *catalog_spec : derived_spec; }
+  bool derived() const { return catalog_spec == nullptr; }
+};
+
+struct ReportFacts {
+  std::vector<GpuFacts> gpus;  // the driver's view (gpu.inventory), else indices seen in keys
+  bool inventory_present = false;
+  std::optional<int> torch_gpu_count;     // env.python torch_cuda.device_count, else gpu.count
+  std::optional<bool> torch_cuda_usable;  // false: PyTorch without CUDA or CUDA unavailable
+  bool quick = false;
+  bool skip_dist = false;
+  bool interrupted = false;
+
+  // The number of GPUs this run could use: what PyTorch sees when known, else the driver's.
+  int usable_gpu_count() const { return torch_gpu_count.value_or(static_cast<int>(gpus.size())); }
+};
+
+// Lookups over report.checks; local so the analyser does not depend on report.cpp's link order.
+const CheckResult* FindCheck(const Report& report, std::string_view id);
+const Measurement* FindMeasurement(const Report& report, std::string_view key);
+std::optional<double> MeasuredValue(const Report& report, std::string_view key);
+
+ReportFacts ReadFacts(const Report& report, const reference::GpuCatalog& catalog);
+
+}  // namespace labcheck::expect

@@ -1,0 +1,264 @@
+#include "gpu/bench/matmul_bench.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace labcheck::gpu {
+
+namespace {
+
+using namespace cublaslt;
+
+struct Formats {
+  cudaDataType_t input;
+  cudaDataType_t output;
+  cublasComputeType_t compute;
+  size_t input_bytes;
+  size_t output_bytes;
+};
+
+Formats FormatsFor(MatmulPrecision precision) {
+  switch (precision) {
+    case MatmulPrecision::BF16: return {kR16BF, kR16BF, kCompute32F, 2, 2};
+    case MatmulPrecision::FP16: return {kR16F, kR16F, kCompute32F, 2, 2};
+    case MatmulPrecision::TF32: return {kR32F, kR32F, kCompute32FFastTF32, 4, 4};
+    case MatmulPrecision::FP8: return {kR8FE4M3, kR16BF, kCompute32F, 1, 2};
+  }
+  return {kR32F, kR32F, kCompute32F, 4, 4};
+}
+
+constexpr size_t kWorkspaceBytes = 32u << 20;  // what cuBLAS recommends for Hopper
+
+// Fills `values` (as the GPU will see them) and the device-format bytes.
+std::vector<uint8_t> RandomMatrix(MatmulPrecision precision, size_t count, uint64_t seed, std::vector<float>* values) {
+  FastRandom random(seed);
+  values->resize(count);
+  std::vector<uint8_t> bytes(count * FormatsFor(precision).input_bytes);
+  for (size_t i = 0; i < count; ++i) {
+    switch (precision) {
+      case MatmulPrecision::BF16: {
+        uint16_t h = FloatToBf16(random.NonZeroUnit());
+        std::memcpy(&bytes[2 * i], &h, 2);
+        (*values)[i] = Bf16ToFloat(h);
+        break;
+      }
+      case MatmulPrecision::FP16: {
+        uint16_t h = FloatToHalf(random.NonZeroUnit());
+        std::memcpy(&bytes[2 * i], &h, 2);
+        (*values)[i] = HalfToFloat(h);
+        break;
+      }
+      case MatmulPrecision::TF32: {
+        float f = random.NonZeroUnit();
+        std::memcpy(&bytes[4 * i], &f, 4);
+        (*values)[i] = f;
+        break;
+      }
+      case MatmulPrecision::FP8: {
+        uint8_t q = RandomE4m3(random);
+        bytes[i] = q;
+        (*values)[i] = E4m3ToFloat(q);
+        break;
+      }
+    }
+  }
+  return bytes;
+}
+
+double OutputToDouble(MatmulPrecision precision, const uint8_t* raw) {
+  uint16_t h;
+  float f;
+  switch (FormatsFor(precision).output) {
+    case kR16BF: std::memcpy(&h, raw, 2); return Bf16ToFloat(h);
+    case kR16F: std::memcpy(&h, raw, 2); return HalfToFloat(h);
+    default: std::memcpy(&f, raw, 4); return f;
+  }
+}
+
+}  // namespace
+
+bool PrecisionSupported(MatmulPrecision precision, int cc) {
+  switch (precision) {
+    case MatmulPrecision::FP16: return cc >= 70;
+    case MatmulPrecision::BF16:
+    case MatmulPrecision::TF32: return cc >= 80;
+    case MatmulPrecision::FP8: return cc >= 89;
+  }
+  return false;
+}
+
+Result<std::unique_ptr<MatmulBench>> MatmulBench::Prepare(const CublasLt& lt, const DeviceContext& context,
+                                                           MatmulPrecision precision, const MatmulPlan& plan,
+                                                           uint64_t seed) {
+  std::unique_ptr<MatmulBench> bench(new MatmulBench(lt, context));
+  const CudaDriver& driver = context.driver();
+  const Formats formats = FormatsFor(precision);
+  bench->precision_ = precision;
+  bench->plan_ = plan;
+
+  // Shrink the matrices only if they do not fit; the report states the size used.
+  size_t free_bytes = 0, total_bytes = 0;
+  Status status = driver.Check(driver.api().cuMemGetInfo(&free_bytes, &total_bytes), "cuMemGetInfo");
+  if (!status.ok()) return status;
+  int n = plan.size;
+  auto needed = [&](size_t side) {
+    return side * side * (2 * formats.input_bytes + formats.output_bytes) + kWorkspaceBytes;
+  };
+  while (n > 1024 && needed(n) * 5 / 4 > free_bytes) n /= 2;
+  bench->n_ = n;
+  const size_t elements = static_cast<size_t>(n) * n;
+
+  std::vector<uint8_t> a_bytes = RandomMatrix(precision, elements, seed, &bench->host_a_);
+  std::vector<uint8_t> b_bytes = RandomMatrix(precision, elements, seed ^ 0xB5297A4D3F84D5B5ull, &bench->host_b_);
+  for (auto [buffer, bytes] : {std::pair{&bench->a_, elements * formats.input_bytes},
+                               std::pair{&bench->b_, elements * formats.input_bytes},
+                               std::pair{&bench->d_, elements * formats.output_bytes},
+                               std::pair{&bench->workspace_, kWorkspaceBytes}}) {
+    Result<DeviceBuffer> allocated = DeviceBuffer::Allocate(driver, bytes);
+    if (!allocated.ok()) return allocated.status();
+    *buffer = std::move(allocated).value();
+  }
+  status = driver.Check(driver.api().cuMemcpyHtoD(bench->a_.get(), a_bytes.data(), a_bytes.size()), "cuMemcpyHtoD");
+  if (status.ok())
+    status = driver.Check(driver.api().cuMemcpyHtoD(bench->b_.get(), b_bytes.data(), b_bytes.size()), "cuMemcpyHtoD");
+  if (!status.ok()) return status;
+  Result<Stream> stream = Stream::Create(driver);
+  if (!stream.ok()) return stream.status();
+  bench->stream_ = std::move(stream).value();
+
+  const CublasLtApi& api = lt.api();
+  auto check = [&](cublasStatus_t s, const char* what) {
+    return s == kStatusSuccess ? Status::Ok() : Status::Error(std::string(what) + " failed: " + lt.Describe(s));
+  };
+  status = check(api.cublasLtCreate(&bench->handle_), "cublasLtCreate");
+  if (status.ok()) status = check(api.cublasLtMatmulDescCreate(&bench->desc_, formats.compute, kR32F), "cublasLtMatmulDescCreate");
+  if (!status.ok()) return status;
+  const cublasOperation_t transpose = kOpT, keep = kOpN;
+  api.cublasLtMatmulDescSetAttribute(bench->desc_, kMatmulDescTransA, &transpose, sizeof transpose);
+  api.cublasLtMatmulDescSetAttribute(bench->desc_, kMatmulDescTransB, &keep, sizeof keep);
+  status = check(api.cublasLtMatrixLayoutCreate(&bench->a_layout_, formats.input, n, n, n), "cublasLtMatrixLayoutCreate");
+  if (status.ok()) status = check(api.cublasLtMatrixLayoutCreate(&bench->b_layout_, formats.input, n, n, n), "cublasLtMatrixLayoutCreate");
+  if (status.ok()) status = check(api.cublasLtMatrixLayoutCreate(&bench->d_layout_, formats.output, n, n, n), "cublasLtMatrixLayoutCreate");
+  if (!status.ok()) return status;
+
+  cublasLtMatmulPreference_t preference = nullptr;
+  status = check(api.cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
+  if (!status.ok()) return status;
+  const size_t workspace = kWorkspaceBytes;
+  api.cublasLtMatmulPreferenceSetAttribute(preference, kMatmulPrefMaxWorkspaceBytes, &workspace, sizeof workspace);
+  bench->algos_.resize(std::max(1, plan.algo_candidates));
+  int returned = 0;
+  cublasStatus_t heuristic = api.cublasLtMatmulAlgoGetHeuristic(
+      bench->handle_, bench->desc_, bench->a_layout_, bench->b_layout_, bench->d_layout_, bench->d_layout_,
+      preference, static_cast<int>(bench->algos_.size()), bench->algos_.data(), &returned);
+  api.cublasLtMatmulPreferenceDestroy(preference);
+  if (heuristic != kStatusSuccess || returned == 0) {
+    return Status::Error("cuBLASLt has no algorithm for this GEMM on this GPU: " + lt.Describe(heuristic));
+  }
+  bench->algos_.resize(returned);
+  return bench;
+}
+
+MatmulBench::~MatmulBench() {
+  const CublasLtApi& api = lt_.api();
+  if (d_layout_) api.cublasLtMatrixLayoutDestroy(d_layout_);
+  if (b_layout_) api.cublasLtMatrixLayoutDestroy(b_layout_);
+  if (a_layout_) api.cublasLtMatrixLayoutDestroy(a_layout_);
+  if (desc_) api.cublasLtMatmulDescDestroy(desc_);
+  if (handle_) api.cublasLtDestroy(handle_);
+}
+
+Status MatmulBench::Enqueue(const cublasLtMatmulAlgo_t& algo) {
+  const float alpha = 1, beta = 0;
+  cublasStatus_t s = lt_.api().cublasLtMatmul(handle_, desc_, &alpha, a_.as_pointer(), a_layout_, b_.as_pointer(),
+                                              b_layout_, &beta, d_.as_pointer(), d_layout_, d_.as_pointer(), d_layout_,
+                                              &algo, workspace_.as_pointer(), workspace_.bytes(), stream_.get());
+  return s == kStatusSuccess ? Status::Ok() : Status::Error("cublasLtMatmul failed: " + lt_.Describe(s));
+}
+
+Result<double> MatmulBench::TimeSeries(const cublasLtMatmulAlgo_t& algo, int calls, std::vector<double>* per_call_ms) {
+  const CudaDriver& driver = context_.driver();
+  std::vector<EventTimer> timers;
+  timers.reserve(calls);
+  for (int i = 0; i < calls; ++i) {
+    Result<EventTimer> timer = EventTimer::Create(driver);
+    if (!timer.ok()) return timer.status();
+    timers.push_back(std::move(timer).value());
+  }
+  // Back to back, synchronised once at the end: the GPU never idles between calls.
+  for (EventTimer& timer : timers) {
+    Status status = timer.Start(stream_);
+    if (status.ok()) status = Enqueue(algo);
+    if (status.ok()) status = timer.Stop(stream_);
+    if (!status.ok()) return status;
+  }
+  per_call_ms->clear();
+  for (EventTimer& timer : timers) {
+    Result<double> ms = timer.ElapsedMs();
+    if (!ms.ok()) return ms.status();
+    per_call_ms->push_back(*ms);
+  }
+  return Summarise(*per_call_ms).median;
+}
+
+Result<MatmulFigure> MatmulBench::Run(const Nvml* nvml, nvml::nvmlDevice_t device) {
+  Status status = context_.MakeCurrent();
+  if (!status.ok()) return status;
+  MatmulFigure figure;
+  figure.precision = precision_;
+  figure.size = n_;
+  std::vector<double> times;
+  // Warm-up (clocks up, lazy module loading done), then time the heuristic's top candidates.
+  Result<double> warm = TimeSeries(algos_[0].algo, plan_.warmup, &times);
+  if (!warm.ok()) return warm.status();
+  size_t best = 0;
+  double best_ms = *warm;
+  if (algos_.size() > 1) {
+    best_ms = INFINITY;
+    for (size_t i = 0; i < algos_.size(); ++i) {
+      Result<double> trial = TimeSeries(algos_[i].algo, plan_.algo_trials, &times);
+      if (trial.ok() && *trial < best_ms) {
+        best_ms = *trial;
+        best = i;
+      }
+    }
+  }
+  figure.algos_timed = static_cast<int>(algos_.size());
+  int repeats = plan_.min_repeats;
+  if (best_ms > 0 && std::isfinite(best_ms))
+    repeats = std::clamp(static_cast<int>(plan_.target_timed_ms / best_ms), plan_.min_repeats, plan_.max_repeats);
+
+  NvmlSampler sampler(nvml, device);
+  Result<double> timed = TimeSeries(algos_[best].algo, repeats, &times);
+  figure.nvml = sampler.Stop();
+  if (!timed.ok()) return timed.status();
+  figure.call_ms = Summarise(times);
+  figure.tflops = TeraflopsPerSecond(2.0 * n_ * n_ * static_cast<double>(n_), figure.call_ms.median);
+  Result<SpotCheck> checked = Check(plan_.spot_samples, 0x5EED ^ static_cast<uint64_t>(context_.ordinal()));
+  if (!checked.ok()) return checked.status();
+  figure.check = *checked;
+  return figure;
+}
+
+Result<SpotCheck> MatmulBench::Check(int samples, uint64_t seed) {
+  const CudaDriver& driver = context_.driver();
+  Status status = stream_.Synchronize();
+  if (!status.ok()) return status;
+  FastRandom random(seed);
+  std::vector<std::pair<int, int>> positions;
+  std::vector<double> values;
+  const size_t out_bytes = FormatsFor(precision_).output_bytes;
+  for (int i = 0; i < samples; ++i) {
+    int m = static_cast<int>(random.Next() % n_), n = static_cast<int>(random.Next() % n_);
+    uint8_t raw[4] = {};
+    size_t offset = (static_cast<size_t>(n) * n_ + m) * out_bytes;  // D is column-major, ld = M
+    status = driver.Check(driver.api().cuMemcpyDtoH(raw, d_.get() + offset, out_bytes), "cuMemcpyDtoH");
+    if (!status.ok()) return status;
+    positions.emplace_back(m, n);
+    values.push_back(OutputToDouble(precision_, raw));
+  }
+  return CheckSamples(host_a_, host_b_, n_, n_, positions, values, ErrorModelFor(precision_));
+}
+
+}  // namespace labcheck::gpu

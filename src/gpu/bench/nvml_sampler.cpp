@@ -1,0 +1,62 @@
+#include "gpu/bench/nvml_sampler.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace labcheck::gpu {
+
+NvmlSampler::NvmlSampler(const Nvml* nvml, nvml::nvmlDevice_t device, int period_ms)
+    : nvml_(nvml), device_(device), period_ms_(period_ms) {
+  if (nvml_ == nullptr || device_ == nullptr) return;
+  thread_ = std::thread([this] {
+    while (!stop_.load()) {
+      SampleOnce();
+      std::this_thread::sleep_for(std::chrono::milliseconds(period_ms_));
+    }
+  });
+}
+
+NvmlSampler::~NvmlSampler() { Stop(); }
+
+NvmlSamples NvmlSampler::Stop() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard<std::mutex> lock(mutex_);
+  return samples_;
+}
+
+void NvmlSampler::SampleOnce() {
+  const nvml::NvmlApi& api = nvml_->api();
+  NvmlSamples now;
+  unsigned long long reasons = 0;
+  if (api.nvmlDeviceGetCurrentClocksEventReasons != nullptr &&
+      api.nvmlDeviceGetCurrentClocksEventReasons(device_, &reasons) == nvml::kSuccess) {
+    now.clock_event_reasons = reasons;
+  }
+  unsigned value = 0;
+  if (api.nvmlDeviceGetClockInfo != nullptr && api.nvmlDeviceGetClockInfo(device_, nvml::kClockSm, &value) == nvml::kSuccess)
+    now.min_sm_clock_mhz = value;
+  if (api.nvmlDeviceGetPowerUsage != nullptr && api.nvmlDeviceGetPowerUsage(device_, &value) == nvml::kSuccess)
+    now.max_power_w = value / 1000.0;
+  if (api.nvmlDeviceGetCurrPcieLinkGeneration != nullptr &&
+      api.nvmlDeviceGetCurrPcieLinkGeneration(device_, &value) == nvml::kSuccess)
+    now.pcie_gen_under_load = value;
+  if (api.nvmlDeviceGetCurrPcieLinkWidth != nullptr && api.nvmlDeviceGetCurrPcieLinkWidth(device_, &value) == nvml::kSuccess)
+    now.pcie_width_under_load = value;
+
+  std::lock_guard<std::mutex> lock(mutex_);
+  samples_.clock_event_reasons |= now.clock_event_reasons;
+  auto keep_min = [](std::optional<unsigned>& into, std::optional<unsigned> v) {
+    if (v) into = into ? std::min(*into, *v) : *v;
+  };
+  auto keep_max = [](auto& into, auto v) {
+    if (v) into = into ? std::max(*into, *v) : *v;
+  };
+  keep_min(samples_.min_sm_clock_mhz, now.min_sm_clock_mhz);
+  keep_max(samples_.max_power_w, now.max_power_w);
+  keep_max(samples_.pcie_gen_under_load, now.pcie_gen_under_load);
+  keep_max(samples_.pcie_width_under_load, now.pcie_width_under_load);
+  ++samples_.count;
+}
+
+}  // namespace labcheck::gpu

@@ -1,0 +1,149 @@
+// interconnect.allreduce: NCCL all-reduce over every local GPU, as DDP does each step: the sweep
+// of sizes, busbw as nccl-tests counts it, the bit-exact sum, NCCL's transport from its own log,
+// the retry with NCCL_P2P_DISABLE=1, and the pre-flight findings that explain hangs.
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "gpu/checks/gpu_check_list.h"
+#include "gpu/checks/gpu_check_support.h"
+#include "gpu/collective/allreduce_attempts.h"
+#include "gpu/collective/preflight.h"
+#include "gpu/job_envelope.h"
+#include "gpu/jobs/gpu_jobs.h"
+
+namespace labcheck::gpu {
+
+namespace {
+
+constexpr const char* kId = "interconnect.allreduce";
+
+const Text kHangHint = T(
+    "если с NCCL_P2P_DISABLE=1 работает, добавьте export NCCL_P2P_DISABLE=1 в ~/.bashrc; если нет — запустите "
+    "ddp_check.py с NCCL_DEBUG=INFO и посмотрите, на чём останавливается NCCL. На машинах с EPYC частая причина — "
+    "IOMMU и ACS (раздел Troubleshooting в документации NCCL)",
+    "if it works with NCCL_P2P_DISABLE=1, add export NCCL_P2P_DISABLE=1 to ~/.bashrc; if not, run ddp_check.py with "
+    "NCCL_DEBUG=INFO and see where NCCL stops. On EPYC machines IOMMU and ACS are a common cause (Troubleshooting in "
+    "NCCL's documentation)");
+const Text kWrongSumHint = T(
+    "данные портятся при обмене между картами, и обучение будет ломаться без ошибок. Запустите с "
+    "NCCL_P2P_DISABLE=1 и проверьте настройки IOMMU",
+    "data is corrupted between the cards, and training will break silently. Run with NCCL_P2P_DISABLE=1 and check "
+    "the IOMMU settings");
+
+std::string MakeLogDir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "lab_check_nccl_XXXXXX").string();
+  char* made = mkdtemp(pattern.data());
+  return made != nullptr ? std::string(made) : std::filesystem::temp_directory_path().string();
+}
+
+Text Describe(const AllReduceAttempt& a) {
+  if (a.wrong_sum) return T("неверная сумма", "wrong sum");
+  if (a.hung) return T("зависание", "hang");
+  if (a.crashed) return T("процесс упал", "the process crashed");
+  if (!a.nccl_error.empty()) return Text("NCCL: " + a.nccl_error);
+  if (!a.process_error.empty()) return Text(a.process_error);
+  return T("работает", "works");
+}
+
+void AddPreflightNotes(const Preflight& p, Table& table) {
+  if (p.IommuRisk())
+    table.notes.push_back(T("IOMMU включён с трансляцией адресов (" + (p.iommu_cmdline.empty() ? std::string("по умолчанию") : p.iommu_cmdline) +
+                                "): P2P между картами может зависать; NCCL советует iommu=pt",
+                            "the IOMMU translates addresses (" + (p.iommu_cmdline.empty() ? std::string("default") : p.iommu_cmdline) +
+                                "): P2P between cards may hang; NCCL advises iommu=pt"));
+  if (!p.acs_redirecting.empty())
+    table.notes.push_back(Text(fmt::format("PCIe ACS redirect on {} bridge(s), e.g. {}: P2P goes through the root complex",
+                                           p.acs_redirecting.size(), p.acs_redirecting.front().bdf)));
+  if (p.bridges_unreadable > 0 && p.acs_redirecting.empty())
+    table.notes.push_back(T("ACS не проверен: чтение PCI config требует root", "ACS not checked: reading PCI config needs root"));
+  if (p.ShmTooSmall())
+    table.notes.push_back(T(fmt::format("/dev/shm всего {:.2f} ГиБ: NCCL SHM может падать (в Docker: --shm-size=1g или --ipc=host)", *p.shm_gib),
+                            fmt::format("/dev/shm is only {:.2f} GiB: NCCL's SHM transport may fail (Docker: --shm-size=1g or --ipc=host)", *p.shm_gib)));
+}
+
+}  // namespace
+
+CheckResult RunAllReduceCheck(CheckContext& context) {
+  if (auto skip = SkipWithoutGpus(context, kId)) return *skip;
+  const Preflight preflight = ReadPreflight("/", "/dev/shm");
+  const std::string log_dir = MakeLogDir();
+  context.Progress(-1, "NCCL all-reduce");
+  // Half the budget each, so the retry still fits when the first attempt hangs to its timeout.
+  const double attempt_timeout = context.budget_s() / 2;
+  AllReduceRun run = RunAllReduceWithRetry(
+      [&](const EnvList& env) { return RunGpuJob(context, kAllReduceJob, {}, env, attempt_timeout); }, log_dir);
+  std::error_code ignored;
+  std::filesystem::remove_all(log_dir, ignored);
+
+  if (run.skipped) {
+    CheckResult skipped = Skipped(kId, TextFromJson((*run.skipped)["reason"]), TextFromJson((*run.skipped)["hint"]));
+    skipped.error = run.skipped->value("error", std::string());
+    return skipped;
+  }
+  CheckResult result;
+  result.data = run.first.ToJson();
+  result.data["preflight"] = preflight.ToJson();
+  result.data["p2p_disable_retry"] = run.retry ? run.retry->ToJson() : nlohmann::json(nullptr);
+  if (const char* user = std::getenv("NCCL_P2P_DISABLE")) result.data["user_nccl_p2p_disable"] = user;
+  const AllReduceAttempt* good = run.first.ok() ? &run.first : (run.retry && run.retry->ok() ? &*run.retry : nullptr);
+  const int ranks = (good ? good->payload : run.first.payload).value("ranks", 0);
+  result.data["ranks"] = ranks;
+
+  Table table{T("All-reduce (NCCL), float32", "All-reduce (NCCL), float32"),
+              {T("Размер, МиБ", "Size, MiB"), T("Время, мс", "Time, ms"), "algbw, GB/s", "busbw, GB/s", T("Сумма", "Sum")}};
+  if (good != nullptr) {
+    const nlohmann::json sizes = good->payload["sweep"].value("sizes", nlohmann::json::array());
+    for (const nlohmann::json& s : sizes) {
+      const nlohmann::json& busbw = s["busbw_gbps"];
+      table.AddRow({Text(std::to_string(s.value("bytes", 0ull) >> 20)), Text(Figure(s.value("time_ms", 0.0))),
+                    Text(Figure(s.value("algbw_gbps", 0.0))), Text(busbw.is_number() ? Figure(busbw.get<double>()) : "—"),
+                    s.value("correct", false) ? Text("OK") : T("НЕВЕРНО", "WRONG")});
+    }
+    if (!sizes.empty() && ranks > 1) {
+      const nlohmann::json& last = sizes.back();
+      result.Add({"nccl.allreduce_busbw_gbps", T("all-reduce, bus bandwidth", "all-reduce, bus bandwidth"),
+                  last.value("busbw_gbps", 0.0), "GB/s",
+                  Text(fmt::format("{} GPUs, {} MiB, busbw = bytes/time × 2(n−1)/n (nccl-tests)", ranks, last.value("bytes", 0ull) >> 20))});
+      for (const nlohmann::json& s : sizes)
+        if (s.value("bytes", 0ull) == 256ull << 20)
+          result.Add({"nccl.allreduce_busbw_256mib_gbps", T("all-reduce 256 МиБ, bus bandwidth", "all-reduce 256 MiB, bus bandwidth"),
+                      s.value("busbw_gbps", 0.0), "GB/s", Text("as ddp_check.py: 256 MiB, busbw = bytes/time × 2(n−1)/n")});
+    }
+    table.notes.push_back(Text(good->payload.value("method", std::string())));
+    table.notes.push_back(Text("NCCL transport: " + TransportSummary(good->log)));
+  }
+  if (ranks == 1)
+    table.notes.push_back(T("одна видеокарта: данные никуда не передаются, поэтому bus bandwidth не имеет смысла",
+                            "one GPU: nothing crosses a link, so bus bandwidth has no meaning"));
+  table.notes.push_back(Text("Первая попытка: " + Describe(run.first).ru, "First attempt: " + Describe(run.first).en));
+  if (run.retry)
+    table.notes.push_back(Text("С NCCL_P2P_DISABLE=1: " + Describe(*run.retry).ru, "With NCCL_P2P_DISABLE=1: " + Describe(*run.retry).en));
+  AddPreflightNotes(preflight, table);
+  result.tables.push_back(table);
+  result.Add({"nccl.allreduce_ok", T("all-reduce: сумма верна", "all-reduce: the sum is right"), good != nullptr ? 1.0 : 0.0, "0/1",
+              Text("bit-exact comparison with an order-independent exact sum")});
+
+  if (good == &run.first) {
+    result.outcome = Outcome::Pass;
+    const Measurement* busbw = result.Find("nccl.allreduce_busbw_gbps");
+    result.summary = busbw ? Text(fmt::format("busbw {} GB/s, {}", Figure(busbw->value), TransportSummary(good->log)))
+                           : T("работает (одна карта)", "works (one GPU)");
+  } else if (good != nullptr) {
+    result.outcome = Outcome::Warn;
+    result.reason = T("all-reduce работает только с NCCL_P2P_DISABLE=1 (" + Describe(run.first).ru + " без него)",
+                      "all-reduce works only with NCCL_P2P_DISABLE=1 (" + Describe(run.first).en + " without)");
+    result.hint = kHangHint;
+  } else {
+    result.outcome = Outcome::Fail;
+    const bool wrong = run.first.wrong_sum || (run.retry && run.retry->wrong_sum);
+    result.reason = wrong ? T("all-reduce вернул неверную сумму", "all-reduce returned a wrong sum")
+                          : Text("all-reduce: " + Describe(run.first).ru, "all-reduce: " + Describe(run.first).en);
+    result.hint = wrong ? kWrongSumHint : kHangHint;
+    result.error = run.first.process_error.empty() ? run.first.log.last_line : run.first.process_error;
+  }
+  return result;
+}
+
+}  // namespace labcheck::gpu

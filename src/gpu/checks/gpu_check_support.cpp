@@ -1,0 +1,49 @@
+#include "gpu/checks/gpu_check_support.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpu/loader/python_site_packages.h"
+
+namespace labcheck::gpu {
+
+ChildJobOutcome RunGpuJob(const CheckContext& context, const std::string& job, std::vector<std::string> extra_args,
+                          std::vector<std::pair<std::string, std::string>> env, double timeout_s) {
+  std::vector<std::string> args;
+  for (const std::string& folder : PythonSitePackages(context.options().python, context.cancel())) {
+    args.push_back("--site-packages");
+    args.push_back(folder);
+  }
+  if (context.options().quick) args.push_back("--quick");
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  return RunChildJob(context.options().self_exe, job, args, timeout_s > 0 ? timeout_s : context.budget_s(),
+                     context.cancel(), std::move(env));
+}
+
+std::optional<CheckResult> SkipWithoutGpus(const CheckContext& context, const std::string& check_id) {
+  const CheckResult* inventory = context.Earlier("gpu.inventory");
+  if (inventory == nullptr) return std::nullopt;
+  if (inventory->outcome == Outcome::Skip || inventory->outcome == Outcome::NotRun)
+    return Skipped(check_id, inventory->reason, inventory->hint);
+  if (inventory->outcome == Outcome::Fail)
+    return Skipped(check_id, T("GPU недоступны: см. gpu.inventory", "GPUs unavailable: see gpu.inventory"), inventory->hint);
+  return std::nullopt;
+}
+
+const nlohmann::json* InventoryGpu(const CheckContext& context, int index) {
+  const CheckResult* inventory = context.Earlier("gpu.inventory");
+  if (inventory == nullptr || !inventory->data.contains("gpus")) return nullptr;
+  const nlohmann::json& gpus = inventory->data["gpus"];
+  if (!gpus.is_array() || index < 0 || index >= static_cast<int>(gpus.size())) return nullptr;
+  return &gpus[index];
+}
+
+std::string Figure(double value) {
+  if (!std::isfinite(value)) return "—";
+  if (std::fabs(value) >= 100) return fmt::format("{:.0f}", value);
+  if (std::fabs(value) >= 10) return fmt::format("{:.1f}", value);
+  return fmt::format("{:.2f}", value);
+}
+
+}  // namespace labcheck::gpu

@@ -1,0 +1,28 @@
+// What the parent-side GPU checks share: running a GPU child job with the search paths and the
+// time budget of the check, and stopping early when the inventory already found no GPU.
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/check_result.h"
+#include "runner/check.h"
+#include "runner/child_job.h"
+
+namespace labcheck::gpu {
+
+// Runs `job` with --site-packages for RunOptions::python and --quick when asked.
+ChildJobOutcome RunGpuJob(const CheckContext& context, const std::string& job, std::vector<std::string> extra_args = {},
+                          std::vector<std::pair<std::string, std::string>> env = {}, double timeout_s = 0);
+
+// SKIP (with the inventory's own reason) when gpu.inventory ran and found no usable GPU.
+std::optional<CheckResult> SkipWithoutGpus(const CheckContext& context, const std::string& check_id);
+
+// The GPU count and each GPU's inventory entry, from gpu.inventory's data (empty if it did not run).
+const nlohmann::json* InventoryGpu(const CheckContext& context, int index);
+
+// "12.3" with the precision a figure deserves in a table.
+std::string Figure(double value);
+
+}  // namespace labcheck::gpu

@@ -1,0 +1,104 @@
+// gpu.inventory: every GPU, the driver, the libraries in use and the topology (docs/report-schema.md).
+#include <fmt/format.h>
+
+#include "gpu/checks/gpu_check_list.h"
+#include "gpu/checks/gpu_check_support.h"
+#include "gpu/job_envelope.h"
+#include "gpu/jobs/gpu_jobs.h"
+
+namespace labcheck::gpu {
+
+namespace {
+
+constexpr const char* kId = "gpu.inventory";
+
+Text Cell(const nlohmann::json& value, const std::string& suffix = "") {
+  if (value.is_null()) return Text("—");
+  if (value.is_boolean()) return value.get<bool>() ? T("да", "yes") : T("нет", "no");
+  if (value.is_number_float()) return Text(Figure(value.get<double>()) + suffix);
+  if (value.is_number()) return Text(std::to_string(value.get<long long>()) + suffix);
+  return Text(value.get<std::string>() + suffix);
+}
+
+Text PcieCell(const nlohmann::json& gen, const nlohmann::json& width) {
+  if (gen.is_null() || width.is_null()) return Text("—");
+  return Text(fmt::format("{}.0 x{}", gen.get<int>(), width.get<int>()));
+}
+
+}  // namespace
+
+CheckResult RunInventoryCheck(CheckContext& context) {
+  context.Progress(-1, "NVIDIA driver, NVML");
+  ChildJobOutcome outcome = RunGpuJob(context, kInventoryJob);
+  if (std::optional<CheckResult> problem = EnvelopeProblem(kId, outcome)) return *problem;
+  const nlohmann::json& j = outcome.result.value();
+
+  CheckResult result;
+  result.outcome = Outcome::Pass;
+  for (const char* key : {"gpus", "driver_version", "cuda_driver_version", "nccl_version", "libraries", "topology"})
+    result.data[key] = j.value(key, nlohmann::json(nullptr));
+  const nlohmann::json& gpus = j["gpus"];
+  result.Add({"gpu.count", T("Число GPU", "GPU count"), static_cast<double>(gpus.size()), "count",
+              T("видит драйвер CUDA", "as the CUDA driver sees them")});
+
+  Table table{T("Видеокарты", "GPUs"),
+              {"#", T("Модель", "Model"), T("Память, ГиБ", "Memory, GiB"), "CC", "SM", "BF16", "FP8",
+               T("PCIe сейчас", "PCIe now"), T("PCIe макс.", "PCIe max"), T("Лимит, Вт", "Power limit, W"),
+               T("Темп., °C", "Temp, °C"), "ECC", T("Persistence", "Persistence")},
+              {},
+              {T("PCIe «сейчас» в простое часто ниже максимума: карта экономит энергию; под нагрузкой связь "
+                 "проверяет замер CPU↔GPU.",
+                 "PCIe \"now\" is often below the maximum at idle: the card saves power; the CPU↔GPU copy checks "
+                 "the link under load.")}};
+  std::map<std::string, int> models;
+  for (const nlohmann::json& gpu : gpus) {
+    const int i = gpu.value("index", 0);
+    const double memory = gpu.value("memory_total_gib", 0.0);
+    result.Add({fmt::format("gpu{}.memory_total_gib", i), T(fmt::format("GPU{}: память", i), fmt::format("GPU{}: memory", i)),
+                memory, "GiB", T("cuDeviceTotalMem", "cuDeviceTotalMem")});
+    ++models[gpu.value("name", std::string("?"))];
+    table.AddRow({Text(std::to_string(i)), Cell(gpu["name"]), Text(Figure(memory)),
+                  Text(fmt::format("{}.{}", gpu.value("cc_major", 0), gpu.value("cc_minor", 0))), Cell(gpu["sm_count"]),
+                  Cell(gpu["bf16"]), Cell(gpu["fp8"]), PcieCell(gpu["pcie_gen_current"], gpu["pcie_width_current"]),
+                  PcieCell(gpu["pcie_gen_max"], gpu["pcie_width_max"]), Cell(gpu["power_limit_w"]),
+                  Cell(gpu["temperature_c"]), Cell(gpu["ecc"]), Cell(gpu["persistence"])});
+  }
+  result.tables.push_back(table);
+
+  Table libraries{T("Библиотеки NVIDIA", "NVIDIA libraries"), {T("Библиотека", "Library"), T("Версия", "Version"),
+                                                             T("Файл", "File"), T("Где найдена", "Found via")}};
+  for (const nlohmann::json& lib : j.value("libraries", nlohmann::json::array()))
+    libraries.AddRow({Cell(lib["name"]), Cell(lib["version"]), Cell(lib["path"]), Cell(lib["origin"])});
+  if (!j.value("cublaslt_error", std::string()).empty())
+    libraries.notes.push_back(Text("cuBLASLt: " + j["cublaslt_error"].get<std::string>()));
+  if (j.contains("nccl_error")) libraries.notes.push_back(Text("NCCL: " + j["nccl_error"].get<std::string>()));
+  if (!j.value("nvml_error", std::string()).empty())
+    libraries.notes.push_back(Text("NVML: " + j["nvml_error"].get<std::string>()));
+  result.tables.push_back(libraries);
+
+  const nlohmann::json& topology = j["topology"];
+  if (gpus.size() > 1 && topology.is_object()) {
+    Table matrix{T("Топология (как nvidia-smi topo -m)", "Topology (as nvidia-smi topo -m)"), {""}};
+    for (const auto& label : topology["labels"]) matrix.columns.push_back(Cell(label));
+    for (size_t r = 0; r < topology["matrix"].size(); ++r) {
+      std::vector<Text> row = {Cell(topology["labels"][r])};
+      for (const auto& cell : topology["matrix"][r]) row.push_back(Cell(cell));
+      matrix.AddRow(row);
+    }
+    matrix.notes.push_back(T("NV# — NVLink (# линков); PIX/PXB — через PCIe-коммутатор(ы); PHB — через мост "
+                             "процессора; NODE — в пределах NUMA-узла; SYS — между сокетами.",
+                             "NV# — NVLink (# links); PIX/PXB — through PCIe switch(es); PHB — through the CPU's host "
+                             "bridge; NODE — within a NUMA node; SYS — across sockets."));
+    result.tables.push_back(matrix);
+  }
+
+  std::string names;
+  for (const auto& [name, count] : models) names += (names.empty() ? "" : ", ") + fmt::format("{}× {}", count, name);
+  const std::string driver = j.value("driver_version", nlohmann::json("")).is_string() ? j.value("driver_version", std::string()) : "";
+  const std::string cuda = j.value("cuda_driver_version", std::string());
+  result.summary = T(fmt::format("{}; драйвер {}, CUDA {}", names, driver.empty() ? "?" : driver, cuda),
+                     fmt::format("{}; driver {}, CUDA {}", names, driver.empty() ? "?" : driver, cuda));
+  return result;
+}
+
+}  // namespace labcheck::gpu

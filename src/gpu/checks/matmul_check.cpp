@@ -1,0 +1,135 @@
+// gpu.matmul: cuBLASLt TFLOPS per GPU and precision, the spot check, the clock event reasons
+// NVML saw while it ran, and the spread between cards when all run at once.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "gpu/bench/stats.h"
+#include "gpu/checks/gpu_check_list.h"
+#include "gpu/checks/gpu_check_support.h"
+#include "gpu/job_envelope.h"
+#include "gpu/jobs/gpu_jobs.h"
+
+namespace labcheck::gpu {
+
+namespace {
+
+constexpr const char* kId = "gpu.matmul";
+constexpr double kSpreadWarn = 0.10;  // cards of one model differ by a few percent; 10% is a finding
+
+const Text kThrottleHint = T(
+    "карта упирается в лимит мощности или перегревается: nvidia-smi -q -d PERFORMANCE покажет причину снижения "
+    "частот, nvidia-smi -q -d POWER — лимит",
+    "the card hits its power limit or overheats: nvidia-smi -q -d PERFORMANCE shows why clocks drop, nvidia-smi -q "
+    "-d POWER the limit");
+
+bool IsSlowdown(const std::string& reason) {
+  return reason == "thermal" || reason == "hw_thermal" || reason == "hw_slowdown" || reason == "hw_power_brake";
+}
+
+}  // namespace
+
+CheckResult RunMatmulCheck(CheckContext& context) {
+  if (auto skip = SkipWithoutGpus(context, kId)) return *skip;
+  context.Progress(-1, "cuBLASLt 8192³");
+  ChildJobOutcome outcome = RunGpuJob(context, kMatmulJob);
+  if (std::optional<CheckResult> problem = EnvelopeProblem(kId, outcome)) return *problem;
+  const nlohmann::json& j = outcome.result.value();
+
+  CheckResult result;
+  result.outcome = Outcome::Pass;
+  const std::vector<std::string> precisions = {"bf16", "fp16", "tf32", "fp8"};
+  Table table{T("Умножение матриц (cuBLASLt), TFLOPS", "Matrix multiply (cuBLASLt), TFLOPS"),
+              {"GPU", "BF16", "FP16", "TF32", "FP8", T("Проверка", "Check"), T("Снижение частот", "Clock events")},
+              {},
+              {Text(j.value("method", std::string()))}};
+  std::vector<std::string> wrong, errors, slowdowns;
+  result.data["gpus"] = nlohmann::json::array();
+  std::vector<double> bf16_alone;
+  for (const nlohmann::json& gpu : j["gpus"]) {
+    const int i = gpu.value("index", 0);
+    std::vector<Text> row = {Text(std::to_string(i))};
+    bool all_ok = true;
+    for (const std::string& p : precisions) {
+      const nlohmann::json figure = gpu["figures"].value(p, nlohmann::json());
+      if (figure.is_null() || figure.contains("skipped")) {
+        row.push_back(Text("—"));
+        continue;
+      }
+      if (figure.contains("error")) {
+        row.push_back(T("ошибка", "error"));
+        errors.push_back(fmt::format("GPU{} {}: {}", i, p, figure["error"].get<std::string>()));
+        continue;
+      }
+      const double tflops = figure.value("tflops", 0.0);
+      if (p == "bf16") bf16_alone.push_back(tflops);
+      std::string upper = p;
+      std::transform(upper.begin(), upper.end(), upper.begin(), ::toupper);
+      result.Add({fmt::format("gpu{}.matmul_{}_tflops", i, p), T(fmt::format("GPU{}: матмул {}", i, upper), fmt::format("GPU{}: matmul {}", i, upper)),
+                  tflops, "TFLOPS",
+                  Text(fmt::format("cuBLASLt {0}×{0}×{0} TN, FP32 accumulate, 2·M·N·K per call, median of {1}",
+                                   figure.value("size", 0), figure.value("repeats", 0)))});
+      row.push_back(Text(Figure(tflops)));
+      if (!figure["check"].value("ok", false)) {
+        all_ok = false;
+        wrong.push_back(fmt::format("GPU{} {}", i, p));
+      }
+    }
+    row.push_back(all_ok ? Text("OK") : T("НЕВЕРНО", "WRONG"));
+    std::vector<std::string> reasons = gpu.value("clock_event_reasons", std::vector<std::string>());
+    std::string joined;
+    for (const std::string& r : reasons) {
+      joined += (joined.empty() ? "" : ", ") + r;
+      if (IsSlowdown(r)) slowdowns.push_back(fmt::format("GPU{}: {}", i, r));
+    }
+    row.push_back(Text(joined.empty() ? "—" : joined));
+    table.AddRow(row);
+    result.data["gpus"].push_back({{"index", i}, {"clock_event_reasons", reasons}, {"figures", gpu["figures"]}});
+  }
+  table.notes.push_back(T("power_cap — карта держит лимит мощности (под полной нагрузкой это обычно); thermal, "
+                          "hw_slowdown — перегрев или аппаратное снижение частот.",
+                          "power_cap — the card holds its power limit (usual under full load); thermal, hw_slowdown — "
+                          "overheating or a hardware clock slowdown."));
+  result.tables.push_back(table);
+
+  std::vector<double> together;
+  if (j.contains("concurrent")) {
+    for (const nlohmann::json& g : j["concurrent"]["gpus"])
+      if (g.contains("tflops")) together.push_back(g["tflops"].get<double>());
+    result.data["concurrent"] = j["concurrent"];
+  }
+  const double spread_alone = SpreadFraction(bf16_alone), spread_together = SpreadFraction(together);
+  result.data["spread_bf16"] = {{"alone", spread_alone}, {"together", spread_together}};
+  if (!together.empty()) {
+    double sum = 0;
+    for (double t : together) sum += t;
+    table.notes.push_back(Text(fmt::format("BF16, all GPUs at once: {} TFLOPS in total", Figure(sum))));
+    result.tables.back().notes = table.notes;
+  }
+
+  std::string best;
+  if (!bf16_alone.empty()) best = Figure(*std::max_element(bf16_alone.begin(), bf16_alone.end()));
+  result.summary = T(fmt::format("BF16 до {} TFLOPS", best.empty() ? "—" : best), fmt::format("BF16 up to {} TFLOPS", best.empty() ? "—" : best));
+  if (!wrong.empty()) {
+    result.outcome = Outcome::Fail;
+    result.reason = T("результат умножения неверен: " + wrong.front(), "the matrix product is wrong: " + wrong.front());
+    result.hint = T("карта считает с ошибками: проверьте охлаждение и разгон, обновите драйвер",
+                    "the card computes wrong results: check cooling and overclocking, update the driver");
+  } else if (!slowdowns.empty()) {
+    result.outcome = Outcome::Warn;
+    result.reason = T("во время замера частоты снижались: " + slowdowns.front(), "clocks were reduced during the run: " + slowdowns.front());
+    result.hint = kThrottleHint;
+  } else if (std::max(spread_alone, spread_together) > kSpreadWarn) {
+    result.outcome = Outcome::Warn;
+    result.reason = T(fmt::format("карты различаются на {:.0f}% (BF16)", 100 * std::max(spread_alone, spread_together)),
+                      fmt::format("the cards differ by {:.0f}% (BF16)", 100 * std::max(spread_alone, spread_together)));
+    result.hint = kThrottleHint;
+  } else if (!errors.empty()) {
+    result.outcome = Outcome::Warn;
+    result.reason = T("часть замеров не удалась", "some measurements failed");
+    result.error = errors.front();
+  }
+  return result;
+}
+
+}  // namespace labcheck::gpu

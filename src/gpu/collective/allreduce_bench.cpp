@@ -1,0 +1,147 @@
+#include "gpu/collective/allreduce_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "gpu/collective/allreduce_math.h"
+
+namespace labcheck::gpu {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Enqueues one all-reduce of `count` floats on every local rank, grouped as NCCL requires when a
+// thread drives several ranks.
+Status Enqueue(const Nccl& nccl, RankGroup& group, size_t count) {
+  const nccl::NcclApi& api = nccl.api();
+  nccl::ncclResult_t r = api.ncclGroupStart();
+  for (LocalRank& rank : group.local) {
+    if (r != nccl::kSuccess) break;
+    r = api.ncclAllReduce(rank.send.as_pointer(), rank.receive.as_pointer(), count, nccl::kFloat32, nccl::kSum,
+                          rank.comm, rank.stream.get());
+  }
+  nccl::ncclResult_t ended = api.ncclGroupEnd();
+  if (r == nccl::kSuccess) r = ended;
+  return r == nccl::kSuccess ? Status::Ok() : Status::Error("ncclAllReduce failed: " + nccl.Describe(r));
+}
+
+enum class Wait { Done, Stalled, NcclError };
+
+// Waits for every local stream without blocking in the driver, watching NCCL's asynchronous
+// errors, so a broken link turns into a report instead of a process stuck in cuStreamSynchronize.
+Wait WaitAll(const CudaDriver& driver, const Nccl& nccl, RankGroup& group, double timeout_s, std::string* error) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+  while (true) {
+    bool all_done = true;
+    for (LocalRank& rank : group.local) {
+      (void)rank.context->MakeCurrent();
+      cuda::CUresult q = driver.api().cuStreamQuery(rank.stream.get());
+      if (q == cuda::kErrorNotReady) {
+        all_done = false;
+      } else if (q != cuda::kSuccess) {
+        *error = driver.Describe(q);
+        return Wait::NcclError;
+      }
+      nccl::ncclResult_t async = nccl::kSuccess;
+      nccl.api().ncclCommGetAsyncError(rank.comm, &async);
+      if (async != nccl::kSuccess && async != nccl::kInProgress) {
+        *error = nccl.Describe(async);
+        return Wait::NcclError;
+      }
+    }
+    if (all_done) return Wait::Done;
+    if (Clock::now() > deadline) return Wait::Stalled;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+// Compares every element of every local rank's result with the exact sum, in chunks so that the
+// expected values are computed once per chunk and host memory stays small.
+bool CheckSum(const CudaDriver& driver, RankGroup& group, size_t count) {
+  constexpr size_t kChunk = 4u << 20;  // elements
+  std::vector<float> want(std::min(count, kChunk)), got(std::min(count, kChunk));
+  for (size_t first = 0; first < count; first += kChunk) {
+    const size_t n = std::min(kChunk, count - first);
+    for (size_t i = 0; i < n; ++i) want[i] = AllReduceExpected(group.world_size, first + i);
+    for (LocalRank& rank : group.local) {
+      (void)rank.context->MakeCurrent();
+      if (driver.api().cuMemcpyDtoH(got.data(), rank.receive.get() + first * sizeof(float), n * sizeof(float)) !=
+          cuda::kSuccess)
+        return false;
+      if (std::memcmp(got.data(), want.data(), n * sizeof(float)) != 0) return false;  // bit-exact
+    }
+  }
+  return true;
+}
+
+void AbortAll(const Nccl& nccl, RankGroup& group) {
+  for (LocalRank& rank : group.local) {
+    if (rank.comm != nullptr) nccl.api().ncclCommAbort(rank.comm);
+    rank.comm = nullptr;
+  }
+}
+
+}  // namespace
+
+Status PrepareRanks(const CudaDriver& driver, RankGroup& group, size_t max_bytes) {
+  const size_t count = max_bytes / sizeof(float);
+  for (LocalRank& rank : group.local) {
+    Status status = rank.context->MakeCurrent();
+    if (!status.ok()) return status;
+    for (DeviceBuffer* buffer : {&rank.send, &rank.receive}) {
+      Result<DeviceBuffer> allocated = DeviceBuffer::Allocate(driver, max_bytes);
+      if (!allocated.ok()) return allocated.status();
+      *buffer = std::move(allocated).value();
+    }
+    Result<Stream> stream = Stream::Create(driver);
+    if (!stream.ok()) return stream.status();
+    rank.stream = std::move(stream).value();
+    std::vector<float> input(count);
+    for (size_t i = 0; i < count; ++i) input[i] = AllReduceInput(rank.rank, i);
+    status = driver.Check(driver.api().cuMemcpyHtoD(rank.send.get(), input.data(), max_bytes), "cuMemcpyHtoD");
+    if (!status.ok()) return status;
+  }
+  return Status::Ok();
+}
+
+SweepResult RunAllReduceSweep(const CudaDriver& driver, const Nccl& nccl, RankGroup& group, const SweepPlan& plan) {
+  SweepResult result;
+  // Enqueues `calls` all-reduces and waits for them; false (with the result filled) on trouble.
+  auto run = [&](size_t count, int calls) {
+    for (int i = 0; i < calls; ++i) {
+      Status status = Enqueue(nccl, group, count);
+      if (!status.ok()) {
+        result.nccl_error = status.message();
+        AbortAll(nccl, group);
+        return false;
+      }
+    }
+    std::string error;
+    Wait w = WaitAll(driver, nccl, group, plan.stall_timeout_s, &error);
+    if (w == Wait::Done) return true;
+    result.hung = w == Wait::Stalled;
+    result.nccl_error = error;
+    AbortAll(nccl, group);
+    return false;
+  };
+  for (size_t bytes : plan.sizes_bytes) {
+    const size_t count = bytes / sizeof(float);
+    if (!run(count, plan.warmup)) return result;
+    const auto started = Clock::now();
+    if (!run(count, plan.iterations)) return result;
+    SizeResult size;
+    size.bytes = bytes;
+    size.time_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count() / plan.iterations;
+    size.algbw_gbps = AlgorithmBandwidthGbps(bytes, size.time_ms);
+    size.busbw_gbps = BusBandwidthGbps(bytes, size.time_ms, group.world_size);
+    size.correct = CheckSum(driver, group, count);
+    result.wrong_sum = result.wrong_sum || !size.correct;
+    result.sizes.push_back(size);
+  }
+  return result;
+}
+
+}  // namespace labcheck::gpu

@@ -1,0 +1,105 @@
+// Child job "gpu-allreduce": NCCL all-reduce over every local GPU from this one process
+// (ncclCommInitAll), float32 sum, a sweep of message sizes. The parent sets NCCL_DEBUG=INFO and
+// NCCL_DEBUG_FILE and reads the transport from that log; it also owns the watchdog and the retry
+// with NCCL_P2P_DISABLE=1. `--max-bytes N` caps the sweep.
+#include <algorithm>
+
+#include "gpu/collective/allreduce_bench.h"
+#include "gpu/collective/allreduce_math.h"
+#include "gpu/job_envelope.h"
+#include "gpu/jobs/gpu_jobs.h"
+#include "gpu/jobs/gpu_runtime.h"
+
+namespace labcheck::gpu {
+
+namespace {
+
+constexpr size_t kMiB = 1u << 20;
+
+nlohmann::json SweepJson(const SweepResult& sweep) {
+  nlohmann::json sizes = nlohmann::json::array();
+  for (const SizeResult& s : sweep.sizes) {
+    sizes.push_back({{"bytes", s.bytes}, {"time_ms", s.time_ms}, {"algbw_gbps", s.algbw_gbps},
+                     {"busbw_gbps", s.busbw_gbps ? nlohmann::json(*s.busbw_gbps) : nlohmann::json(nullptr)},
+                     {"correct", s.correct}});
+  }
+  return {{"sizes", sizes}, {"hung", sweep.hung}, {"nccl_error", sweep.nccl_error}, {"wrong_sum", sweep.wrong_sum}};
+}
+
+}  // namespace
+
+Result<nlohmann::json> AllReduceJob(const std::vector<std::string>& raw_args) {
+  JobArgs args = ParseJobArgs(raw_args);
+  nlohmann::json envelope;
+  std::unique_ptr<GpuRuntime> runtime = GpuRuntime::Open(args, &envelope);
+  if (!runtime) return envelope;
+  Result<std::unique_ptr<Nccl>> loaded = Nccl::Load(runtime->paths());
+  if (!loaded.ok()) {
+    nlohmann::json skip = SkipEnvelope(
+        T("NCCL не найдена (libnccl.so.2): ни в системе, ни в site-packages Python",
+          "NCCL not found (libnccl.so.2), neither system-wide nor in Python's site-packages"),
+        T("pip install torch приносит NCCL (пакет nvidia-nccl); проверьте, что выбран тот же Python (--python)",
+          "pip install torch brings NCCL (the nvidia-nccl package); check that the same Python is chosen (--python)"),
+        loaded.status().message());
+    skip["libraries"] = runtime->LibrariesJson();
+    return skip;
+  }
+  const Nccl& nccl = **loaded;
+  runtime->Record({"NCCL", nccl.file(), OriginName(nccl.origin()), nccl.VersionText()});
+
+  const int count = runtime->device_count();
+  RankGroup group;
+  group.world_size = count;
+  std::vector<nccl::ncclComm_t> comms(count, nullptr);
+  std::vector<int> devices(count);
+  for (int i = 0; i < count; ++i) devices[i] = i;
+  for (int i = 0; i < count; ++i) {
+    Result<std::shared_ptr<DeviceContext>> context = DeviceContext::Open(runtime->driver(), i);
+    if (!context.ok()) return FailEnvelope(T("не открылся контекст GPU", "could not open a GPU context"), {}, context.status().message());
+    LocalRank rank;
+    rank.rank = i;
+    rank.context = *context;
+    group.local.push_back(std::move(rank));
+  }
+  nlohmann::json out = OkEnvelope();
+  out["ranks"] = count;
+  out["nccl_version"] = nccl.VersionText();
+  nccl::ncclResult_t init = nccl.api().ncclCommInitAll(comms.data(), count, devices.data());
+  if (init != nccl::kSuccess) {
+    out["sweep"] = {{"sizes", nlohmann::json::array()}, {"hung", false}, {"wrong_sum", false},
+                    {"nccl_error", "ncclCommInitAll failed: " + nccl.Describe(init)}};
+    out["libraries"] = runtime->LibrariesJson();
+    return out;
+  }
+  for (int i = 0; i < count; ++i) group.local[i].comm = comms[i];
+
+  size_t free_bytes = 0, total = 0;
+  (void)group.local[0].context->MakeCurrent();
+  runtime->driver().api().cuMemGetInfo(&free_bytes, &total);
+  size_t max_bytes = std::stoull(args.Option("max-bytes", std::to_string(args.quick ? 256 * kMiB : 1024 * kMiB)));
+  while (max_bytes > kMiB && 2 * max_bytes > free_bytes / 2) max_bytes /= 2;  // send + receive within half
+  SweepPlan plan;
+  plan.sizes_bytes = args.quick ? std::vector<size_t>{kMiB, 16 * kMiB, 256 * kMiB} : AllReduceSizes(kMiB, max_bytes);
+  plan.sizes_bytes.erase(std::remove_if(plan.sizes_bytes.begin(), plan.sizes_bytes.end(),
+                                        [&](size_t s) { return s > max_bytes; }),
+                         plan.sizes_bytes.end());
+  if (args.quick) {
+    plan.warmup = 2;
+    plan.iterations = 5;
+  }
+  Status prepared = PrepareRanks(runtime->driver(), group, max_bytes);
+  SweepResult sweep;
+  if (!prepared.ok()) sweep.nccl_error = prepared.message();
+  else sweep = RunAllReduceSweep(runtime->driver(), nccl, group, plan);
+  for (LocalRank& rank : group.local)
+    if (rank.comm != nullptr) nccl.api().ncclCommDestroy(rank.comm);
+  out["sweep"] = SweepJson(sweep);
+  out["method"] = "ncclAllReduce float32 sum, out of place, ncclCommInitAll over all local GPUs from one process; "
+                  "host clock around back-to-back iterations / iterations (as nccl-tests); algbw = bytes/time; "
+                  "busbw = algbw*2(n-1)/n; result compared bit-exactly with an order-independent exact sum";
+  if (count < 2) out["busbw_note"] = "one GPU: nothing crosses a link, so bus bandwidth has no meaning";
+  out["libraries"] = runtime->LibrariesJson();
+  return out;
+}
+
+}  // namespace labcheck::gpu

@@ -1,0 +1,158 @@
+// Child jobs "gpu-memory" (device memory bandwidth), "gpu-host-copy" (host↔device) and "gpu-p2p"
+// (peer access and GPU→GPU copies). Each GPU one by one, then all at once where that means
+// something.
+#include <algorithm>
+
+#include "gpu/bench/concurrent.h"
+#include "gpu/job_envelope.h"
+#include "gpu/jobs/figure_json.h"
+#include "gpu/jobs/gpu_jobs.h"
+#include "gpu/jobs/gpu_runtime.h"
+
+namespace labcheck::gpu {
+
+namespace {
+
+constexpr size_t kMiB = 1u << 20;
+
+// A buffer far larger than any L2 (50–96 MiB on current GPUs): 1 GiB, less when memory is short.
+size_t DeviceCopyBytes(const GpuRuntime& runtime, bool quick) {
+  size_t free_bytes = 0, total = 0;
+  runtime.driver().api().cuMemGetInfo(&free_bytes, &total);
+  size_t wanted = quick ? 512 * kMiB : 1024 * kMiB;
+  return std::max<size_t>(256 * kMiB, std::min(wanted, free_bytes / 4) / kMiB * kMiB);
+}
+
+using Measure = std::function<Result<CopyFigure>(const DeviceContext&, int)>;
+
+// Runs `measure` on each GPU in turn, then (more than one GPU) on all at once.
+nlohmann::json PerGpuAndTogether(GpuRuntime& runtime, const Measure& measure, nlohmann::json* together) {
+  nlohmann::json gpus = nlohmann::json::array();
+  for (int i = 0; i < runtime.device_count(); ++i) {
+    Result<std::shared_ptr<DeviceContext>> context = DeviceContext::Open(runtime.driver(), i);
+    Result<CopyFigure> figure = context.ok() ? measure(**context, i) : Result<CopyFigure>(context.status());
+    gpus.push_back(figure.ok() ? CopyFigureJson(*figure) : nlohmann::json{{"error", figure.status().message()}});
+    gpus.back()["index"] = i;
+  }
+  if (runtime.device_count() > 1 && together != nullptr) {
+    auto all = RunOnEveryDevice<CopyFigure>(runtime.device_count(), [&](int i, const std::function<void()>& ready) {
+      Result<std::shared_ptr<DeviceContext>> context = DeviceContext::Open(runtime.driver(), i);
+      ready();  // allocation happens inside the measurement; the overlap is what matters
+      return context.ok() ? measure(**context, i) : Result<CopyFigure>(context.status());
+    });
+    *together = nlohmann::json::array();
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (all[i].ok()) together->push_back({{"index", i}, {"gbps", all[i]->gbps}});
+      else together->push_back({{"index", i}, {"error", all[i].status().message()}});
+    }
+  }
+  return gpus;
+}
+
+}  // namespace
+
+Result<nlohmann::json> MemoryJob(const std::vector<std::string>& raw_args) {
+  JobArgs args = ParseJobArgs(raw_args);
+  nlohmann::json envelope;
+  std::unique_ptr<GpuRuntime> runtime = GpuRuntime::Open(args, &envelope);
+  if (!runtime) return envelope;
+  CopyPlan plan{0, args.quick ? 2 : 3, args.quick ? 5 : 20};
+  nlohmann::json out = OkEnvelope();
+  nlohmann::json together;
+  out["gpus"] = PerGpuAndTogether(*runtime, [&](const DeviceContext& context, int i) {
+    CopyPlan sized = plan;
+    sized.bytes = DeviceCopyBytes(*runtime, args.quick);
+    return MeasureDeviceCopy(context, sized, runtime->nvml(), runtime->NvmlDevice(i));
+  }, args.quick ? nullptr : &together);
+  if (!together.is_null()) out["concurrent"] = together;
+  out["method"] = "cuMemcpyDtoDAsync within one GPU, counted as bytes read + bytes written (2x the buffer), "
+                  "CUDA events per copy, median";
+  out["libraries"] = runtime->LibrariesJson();
+  return out;
+}
+
+Result<nlohmann::json> HostCopyJob(const std::vector<std::string>& raw_args) {
+  JobArgs args = ParseJobArgs(raw_args);
+  nlohmann::json envelope;
+  std::unique_ptr<GpuRuntime> runtime = GpuRuntime::Open(args, &envelope);
+  if (!runtime) return envelope;
+  const CopyPlan plan{256 * kMiB, args.quick ? 1 : 3, args.quick ? 3 : 10};
+  struct Variant {
+    const char* key;
+    HostMemory memory;
+    CopyDirection direction;
+  };
+  std::vector<Variant> variants = {{"h2d_pinned", HostMemory::Pinned, CopyDirection::HostToDevice},
+                                   {"d2h_pinned", HostMemory::Pinned, CopyDirection::DeviceToHost}};
+  if (!args.quick) {
+    variants.push_back({"h2d_pageable", HostMemory::Pageable, CopyDirection::HostToDevice});
+    variants.push_back({"d2h_pageable", HostMemory::Pageable, CopyDirection::DeviceToHost});
+  }
+  nlohmann::json out = OkEnvelope();
+  out["gpus"] = nlohmann::json::array();
+  for (int i = 0; i < runtime->device_count(); ++i) out["gpus"].push_back({{"index", i}});
+  for (const Variant& v : variants) {
+    nlohmann::json together;
+    const bool concurrent = !args.quick && v.memory == HostMemory::Pinned;
+    nlohmann::json per_gpu = PerGpuAndTogether(*runtime, [&](const DeviceContext& context, int i) {
+      return MeasureHostCopy(context, v.memory, v.direction, plan, runtime->nvml(), runtime->NvmlDevice(i));
+    }, concurrent ? &together : nullptr);
+    for (size_t i = 0; i < per_gpu.size(); ++i) out["gpus"][i][v.key] = per_gpu[i];
+    if (!together.is_null()) out["concurrent"][v.key] = together;
+  }
+  out["method"] = "256 MiB per copy, counted as bytes copied; pinned: cuMemcpy*Async with CUDA events, "
+                  "pageable: synchronous cuMemcpy with the host clock; median";
+  out["libraries"] = runtime->LibrariesJson();
+  return out;
+}
+
+Result<nlohmann::json> PeerJob(const std::vector<std::string>& raw_args) {
+  JobArgs args = ParseJobArgs(raw_args);
+  nlohmann::json envelope;
+  std::unique_ptr<GpuRuntime> runtime = GpuRuntime::Open(args, &envelope);
+  if (!runtime) return envelope;
+  const int count = runtime->device_count();
+  nlohmann::json out = OkEnvelope();
+  out["count"] = count;
+  std::vector<std::shared_ptr<DeviceContext>> contexts;
+  for (int i = 0; i < count; ++i) {
+    Result<std::shared_ptr<DeviceContext>> context = DeviceContext::Open(runtime->driver(), i);
+    if (!context.ok()) return FailEnvelope(T("не открылся контекст GPU", "could not open a GPU context"), {}, context.status().message());
+    contexts.push_back(*context);
+  }
+  nlohmann::json access = nlohmann::json::array();
+  for (int i = 0; i < count; ++i) {
+    nlohmann::json row = nlohmann::json::array();
+    for (int j = 0; j < count; ++j) {
+      int can = 0;
+      if (i != j) runtime->driver().api().cuDeviceCanAccessPeer(&can, i, j);
+      row.push_back(i == j ? nlohmann::json(nullptr) : nlohmann::json(can != 0));
+    }
+    access.push_back(row);
+  }
+  out["can_access"] = access;
+  const CopyPlan plan{args.quick ? 64 * kMiB : 256 * kMiB, args.quick ? 1 : 2, args.quick ? 3 : 10};
+  nlohmann::json pairs = nlohmann::json::array();
+  for (int i = 0; i < count; ++i) {
+    for (int j = 0; j < count; ++j) {
+      if (i == j) continue;
+      nlohmann::json pair = {{"src", i}, {"dst", j}};
+      const bool can = access[i][j].get<bool>();
+      for (bool peer : {false, true}) {
+        if (peer && !can) continue;
+        if (args.quick && can && !peer) continue;  // --quick: one figure per pair, the better path
+        Result<CopyFigure> figure = MeasurePeerCopy(*contexts[i], *contexts[j], peer, plan);
+        pair[peer ? "with_peer" : "without_peer"] =
+            figure.ok() ? CopyFigureJson(*figure) : nlohmann::json{{"error", figure.status().message()}};
+      }
+      pairs.push_back(pair);
+    }
+  }
+  out["pairs"] = pairs;
+  out["method"] = "cuMemcpyPeerAsync, counted as bytes copied, CUDA events per copy, median; with_peer: "
+                  "cuCtxEnablePeerAccess both ways first; without_peer: the driver stages through host memory";
+  out["libraries"] = runtime->LibrariesJson();
+  return out;
+}
+
+}  // namespace labcheck::gpu

@@ -1,0 +1,42 @@
+#include "gpu/jobs/figure_json.h"
+
+#include <cmath>
+
+namespace labcheck::gpu {
+
+nlohmann::json SampledJson(const Sampled& s) {
+  return {{"median_ms", s.median}, {"min_ms", s.min}, {"max_ms", s.max}, {"repeats", s.count}};
+}
+
+nlohmann::json NvmlSamplesJson(const NvmlSamples& s) {
+  nlohmann::json j = {{"clock_event_reasons", s.ReasonNames()}, {"samples", s.count}};
+  j["min_sm_clock_mhz"] = s.min_sm_clock_mhz ? nlohmann::json(*s.min_sm_clock_mhz) : nlohmann::json(nullptr);
+  j["max_power_w"] = s.max_power_w ? nlohmann::json(*s.max_power_w) : nlohmann::json(nullptr);
+  j["pcie_gen_under_load"] = s.pcie_gen_under_load ? nlohmann::json(*s.pcie_gen_under_load) : nlohmann::json(nullptr);
+  j["pcie_width_under_load"] =
+      s.pcie_width_under_load ? nlohmann::json(*s.pcie_width_under_load) : nlohmann::json(nullptr);
+  return j;
+}
+
+nlohmann::json MatmulFigureJson(const MatmulFigure& f) {
+  nlohmann::json j = SampledJson(f.call_ms);
+  j["tflops"] = f.tflops;
+  j["size"] = f.size;
+  j["algos_timed"] = f.algos_timed;
+  double worst = f.check.worst_error_over_tolerance;
+  j["check"] = {{"samples", f.check.samples}, {"failures", f.check.failures}, {"ok", f.check.ok()},
+                {"worst_error_over_tolerance", std::isfinite(worst) ? nlohmann::json(worst) : nlohmann::json("inf")}};
+  j["nvml"] = NvmlSamplesJson(f.nvml);
+  return j;
+}
+
+nlohmann::json CopyFigureJson(const CopyFigure& f) {
+  nlohmann::json j = SampledJson(f.copy_ms);
+  j["bytes"] = f.bytes;
+  j["bytes_counted"] = f.bytes_counted;
+  j["gbps"] = f.gbps;
+  j["nvml"] = NvmlSamplesJson(f.nvml);
+  return j;
+}
+
+}  // namespace labcheck::gpu

@@ -1,0 +1,30 @@
+// The child jobs behind the GPU checks, run as `lab_check internal-child JOB ARGS`. Each loads
+// NVIDIA's libraries itself, so a crash in a driver ends only that child.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/status.h"
+
+namespace labcheck::gpu {
+
+inline constexpr const char* kInventoryJob = "gpu-inventory";
+inline constexpr const char* kMatmulJob = "gpu-matmul";
+inline constexpr const char* kMemoryJob = "gpu-memory";
+inline constexpr const char* kHostCopyJob = "gpu-host-copy";
+inline constexpr const char* kPeerJob = "gpu-p2p";
+inline constexpr const char* kAllReduceJob = "gpu-allreduce";
+
+Result<nlohmann::json> InventoryJob(const std::vector<std::string>& args);
+Result<nlohmann::json> MatmulJob(const std::vector<std::string>& args);
+Result<nlohmann::json> MemoryJob(const std::vector<std::string>& args);
+Result<nlohmann::json> HostCopyJob(const std::vector<std::string>& args);
+Result<nlohmann::json> PeerJob(const std::vector<std::string>& args);
+Result<nlohmann::json> AllReduceJob(const std::vector<std::string>& args);
+
+// Registers all of the above with the child-job table (idempotent).
+void RegisterGpuChildJobs();
+
+}  // namespace labcheck::gpu

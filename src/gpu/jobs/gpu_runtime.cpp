@@ -1,0 +1,115 @@
+#include "gpu/jobs/gpu_runtime.h"
+
+#include "gpu/job_envelope.h"
+
+namespace labcheck::gpu {
+
+std::string JobArgs::Option(const std::string& key, const std::string& fallback) const {
+  for (const auto& [k, v] : options)
+    if (k == key) return v;
+  return fallback;
+}
+
+JobArgs ParseJobArgs(const std::vector<std::string>& args) {
+  JobArgs parsed;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--quick") {
+      parsed.quick = true;
+    } else if (a.rfind("--", 0) == 0 && i + 1 < args.size()) {
+      if (a == "--site-packages") parsed.site_packages.push_back(args[i + 1]);
+      else parsed.options.emplace_back(a.substr(2), args[i + 1]);
+      ++i;
+    }
+  }
+  return parsed;
+}
+
+std::vector<std::string> JobArgsToArgv(const JobArgs& args) {
+  std::vector<std::string> argv;
+  for (const std::string& dir : args.site_packages) {
+    argv.push_back("--site-packages");
+    argv.push_back(dir);
+  }
+  if (args.quick) argv.push_back("--quick");
+  for (const auto& [k, v] : args.options) {
+    argv.push_back("--" + k);
+    argv.push_back(v);
+  }
+  return argv;
+}
+
+std::unique_ptr<GpuRuntime> GpuRuntime::Open(const JobArgs& args, nlohmann::json* envelope) {
+  std::unique_ptr<GpuRuntime> runtime(new GpuRuntime());
+  runtime->paths_ = LibrarySearchPaths::FromEnvironment(args.site_packages);
+  DriverProblem problem;
+  runtime->driver_ = CudaDriver::Load(runtime->paths_, &problem);
+  if (!runtime->driver_) {
+    *envelope = problem.verdict == DriverVerdict::Skip ? SkipEnvelope(problem.reason, problem.hint, problem.error)
+                                                       : FailEnvelope(problem.reason, problem.hint, problem.error);
+    return nullptr;
+  }
+  runtime->Record({"CUDA driver", runtime->driver_->file(), OriginName(runtime->driver_->origin()),
+                   runtime->driver_->VersionText()});
+  const auto& api = runtime->driver_->api();
+  cuda::CUresult counted = api.cuDeviceGetCount(&runtime->device_count_);
+  if (counted != cuda::kSuccess || runtime->device_count_ == 0) {
+    DriverProblem none = ClassifyInitResult(cuda::kErrorNoDevice, runtime->driver_->Describe(counted));
+    *envelope = SkipEnvelope(none.reason, none.hint, none.error);
+    return nullptr;
+  }
+  Result<std::unique_ptr<Nvml>> nvml = Nvml::Load(runtime->paths_);
+  if (nvml.ok()) {
+    runtime->nvml_ = std::move(nvml).value();
+    runtime->Record({"NVML", runtime->nvml_->file(), OriginName(runtime->nvml_->origin()), runtime->nvml_->DriverVersion()});
+  } else {
+    runtime->nvml_error_ = nvml.status().message();
+  }
+  return runtime;
+}
+
+Result<const CublasLt*> GpuRuntime::cublaslt() {
+  if (cublaslt_) return static_cast<const CublasLt*>(cublaslt_.get());
+  if (cublaslt_error_) return *cublaslt_error_;
+  Result<std::unique_ptr<CublasLt>> loaded = CublasLt::Load(paths_, driver_->version());
+  if (!loaded.ok()) {
+    cublaslt_error_ = loaded.status();
+    return loaded.status();
+  }
+  cublaslt_ = std::move(loaded).value();
+  Record({"cuBLASLt", cublaslt_->file(), OriginName(cublaslt_->origin()), cublaslt_->VersionText()});
+  return static_cast<const CublasLt*>(cublaslt_.get());
+}
+
+std::string GpuRuntime::PciBusId(int ordinal) const {
+  char bus_id[64] = {};
+  cuda::CUdevice device = 0;
+  if (driver_->api().cuDeviceGet(&device, ordinal) != cuda::kSuccess) return "";
+  if (driver_->api().cuDeviceGetPCIBusId(bus_id, sizeof bus_id, device) != cuda::kSuccess) return "";
+  return CanonicalPciBusId(bus_id);
+}
+
+nvml::nvmlDevice_t GpuRuntime::NvmlDevice(int ordinal) const {
+  if (!nvml_) return nullptr;
+  std::string bus_id = PciBusId(ordinal);
+  return bus_id.empty() ? nullptr : nvml_->DeviceByPciBusId(bus_id);
+}
+
+int GpuRuntime::ComputeCapability(int ordinal) const {
+  cuda::CUdevice device = 0;
+  int major = 0, minor = 0;
+  const auto& api = driver_->api();
+  if (api.cuDeviceGet(&device, ordinal) != cuda::kSuccess) return 0;
+  api.cuDeviceGetAttribute(&major, cuda::kAttrComputeCapabilityMajor, device);
+  api.cuDeviceGetAttribute(&minor, cuda::kAttrComputeCapabilityMinor, device);
+  return major * 10 + minor;
+}
+
+nlohmann::json GpuRuntime::LibrariesJson() const {
+  nlohmann::json list = nlohmann::json::array();
+  for (const LibraryRecord& r : libraries_)
+    list.push_back({{"name", r.name}, {"path", r.path}, {"origin", r.origin}, {"version", r.version}});
+  return list;
+}
+
+}  // namespace labcheck::gpu

@@ -1,0 +1,66 @@
+// What every GPU child job opens first: the search paths from its arguments, the CUDA driver
+// (cuInit), NVML when it loads (optional: its absence costs fields, not the job) and, on demand,
+// cuBLASLt. A job that cannot start returns the envelope saying why (SKIP or FAIL).
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpu/loader/library_search.h"
+#include "gpu/nvidia/cublaslt_library.h"
+#include "gpu/nvidia/cuda_driver.h"
+#include "gpu/nvidia/nvml_library.h"
+
+namespace labcheck::gpu {
+
+// Arguments every GPU job takes: `--site-packages DIR` (repeated), `--quick`, and `--KEY VALUE`
+// options of its own.
+struct JobArgs {
+  std::vector<std::string> site_packages;
+  bool quick = false;
+  std::vector<std::pair<std::string, std::string>> options;
+  std::string Option(const std::string& key, const std::string& fallback = {}) const;
+};
+JobArgs ParseJobArgs(const std::vector<std::string>& args);
+std::vector<std::string> JobArgsToArgv(const JobArgs& args);
+
+struct LibraryRecord {
+  std::string name, path, origin, version;
+};
+
+class GpuRuntime {
+ public:
+  // nullptr with *envelope set when the driver cannot be used.
+  static std::unique_ptr<GpuRuntime> Open(const JobArgs& args, nlohmann::json* envelope);
+
+  const CudaDriver& driver() const { return *driver_; }
+  const Nvml* nvml() const { return nvml_.get(); }
+  const std::string& nvml_error() const { return nvml_error_; }
+  int device_count() const { return device_count_; }
+  const LibrarySearchPaths& paths() const { return paths_; }
+
+  // cuBLASLt, loaded on first use.
+  Result<const CublasLt*> cublaslt();
+  // NVML's handle for a CUDA ordinal, matched by PCI bus id; null without NVML.
+  nvml::nvmlDevice_t NvmlDevice(int ordinal) const;
+  std::string PciBusId(int ordinal) const;  // canonical form, empty on failure
+  int ComputeCapability(int ordinal) const;  // major*10 + minor
+
+  void Record(LibraryRecord record) { libraries_.push_back(std::move(record)); }
+  nlohmann::json LibrariesJson() const;
+
+ private:
+  LibrarySearchPaths paths_;
+  std::unique_ptr<CudaDriver> driver_;
+  std::unique_ptr<Nvml> nvml_;
+  std::string nvml_error_;
+  std::unique_ptr<CublasLt> cublaslt_;
+  std::optional<Status> cublaslt_error_;
+  int device_count_ = 0;
+  std::vector<LibraryRecord> libraries_;
+};
+
+}  // namespace labcheck::gpu

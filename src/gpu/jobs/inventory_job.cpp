@@ -1,0 +1,144 @@
+// Child job "gpu-inventory": every GPU as CUDA and NVML see it (matched by PCI bus id), the
+// libraries in use and the topology matrix. Reads only; allocates nothing on the GPUs.
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "gpu/job_envelope.h"
+#include "gpu/jobs/gpu_jobs.h"
+#include "gpu/jobs/gpu_runtime.h"
+#include "gpu/nvidia/nccl_library.h"
+#include "gpu/topology.h"
+
+namespace labcheck::gpu {
+
+namespace {
+
+template <typename T>
+nlohmann::json Maybe(bool ok, T value) {
+  return ok ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json DescribeGpu(GpuRuntime& runtime, int ordinal) {
+  const auto& api = runtime.driver().api();
+  cuda::CUdevice device = 0;
+  api.cuDeviceGet(&device, ordinal);
+  char name[256] = {};
+  api.cuDeviceGetName(name, sizeof name, device);
+  size_t memory = 0;
+  api.cuDeviceTotalMem(&memory, device);
+  int sm_count = 0;
+  api.cuDeviceGetAttribute(&sm_count, cuda::kAttrMultiprocessorCount, device);
+  const int cc = runtime.ComputeCapability(ordinal);
+  nlohmann::json gpu = {
+      {"index", ordinal}, {"name", name}, {"pci_bus_id", runtime.PciBusId(ordinal)},
+      {"memory_total_gib", static_cast<double>(memory) / (1ull << 30)},
+      {"cc_major", cc / 10}, {"cc_minor", cc % 10}, {"sm_count", sm_count},
+      {"bf16", cc >= 80}, {"fp8", cc >= 89}};
+  gpu["uuid"] = nullptr;
+  if (api.cuDeviceGetUuid != nullptr) {
+    cuda::CUuuid uuid{};
+    if (api.cuDeviceGetUuid(&uuid, device) == cuda::kSuccess) {
+      std::string text = "GPU-";
+      for (int i = 0; i < 16; ++i) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+        text += fmt::format("{:02x}", static_cast<unsigned char>(uuid.bytes[i]));
+      }
+      gpu["uuid"] = text;
+    }
+  }
+  for (const char* key : {"pcie_gen_current", "pcie_width_current", "pcie_gen_max", "pcie_width_max", "power_limit_w",
+                          "temperature_c", "ecc", "persistence"})
+    gpu[key] = nullptr;
+  const Nvml* nvml = runtime.nvml();
+  nvml::nvmlDevice_t handle = runtime.NvmlDevice(ordinal);
+  if (nvml == nullptr || handle == nullptr) return gpu;
+  const nvml::NvmlApi& n = nvml->api();
+  unsigned value = 0;
+  auto read = [&](auto fn, const char* key) {
+    if (fn != nullptr && fn(handle, &value) == nvml::kSuccess) gpu[key] = value;
+  };
+  read(n.nvmlDeviceGetCurrPcieLinkGeneration, "pcie_gen_current");
+  read(n.nvmlDeviceGetCurrPcieLinkWidth, "pcie_width_current");
+  read(n.nvmlDeviceGetMaxPcieLinkGeneration, "pcie_gen_max");
+  read(n.nvmlDeviceGetMaxPcieLinkWidth, "pcie_width_max");
+  if (n.nvmlDeviceGetEnforcedPowerLimit != nullptr && n.nvmlDeviceGetEnforcedPowerLimit(handle, &value) == nvml::kSuccess)
+    gpu["power_limit_w"] = value / 1000.0;
+  if (n.nvmlDeviceGetTemperature != nullptr && n.nvmlDeviceGetTemperature(handle, nvml::kTemperatureGpu, &value) == nvml::kSuccess)
+    gpu["temperature_c"] = value;
+  nvml::nvmlEnableState_t current = 0, pending = 0;
+  if (n.nvmlDeviceGetEccMode != nullptr && n.nvmlDeviceGetEccMode(handle, &current, &pending) == nvml::kSuccess)
+    gpu["ecc"] = current == nvml::kFeatureEnabled;
+  if (n.nvmlDeviceGetPersistenceMode != nullptr && n.nvmlDeviceGetPersistenceMode(handle, &current) == nvml::kSuccess)
+    gpu["persistence"] = current == nvml::kFeatureEnabled;
+  return gpu;
+}
+
+nlohmann::json Topology(GpuRuntime& runtime) {
+  const int count = runtime.device_count();
+  TopologyInput input;
+  input.count = count;
+  input.nvlinks.assign(count, std::vector<int>(count, 0));
+  input.pcie_levels.assign(count, std::vector<int>(count, -1));
+  std::vector<std::string> bus_ids;
+  for (int i = 0; i < count; ++i) bus_ids.push_back(runtime.PciBusId(i));
+  const Nvml* nvml = runtime.nvml();
+  if (nvml != nullptr) {
+    const nvml::NvmlApi& n = nvml->api();
+    for (int i = 0; i < count; ++i) {
+      nvml::nvmlDevice_t a = runtime.NvmlDevice(i);
+      if (a == nullptr) continue;
+      for (int j = 0; j < count; ++j) {
+        nvml::nvmlDevice_t b = runtime.NvmlDevice(j);
+        nvml::nvmlGpuTopologyLevel_t level = 0;
+        if (i != j && b != nullptr && n.nvmlDeviceGetTopologyCommonAncestor != nullptr &&
+            n.nvmlDeviceGetTopologyCommonAncestor(a, b, &level) == nvml::kSuccess)
+          input.pcie_levels[i][j] = level;
+      }
+      if (n.nvmlDeviceGetNvLinkState == nullptr || n.nvmlDeviceGetNvLinkRemotePciInfo == nullptr) continue;
+      for (unsigned link = 0; link < nvml::kNvLinkMaxLinks; ++link) {
+        nvml::nvmlEnableState_t active = 0;
+        if (n.nvmlDeviceGetNvLinkState(a, link, &active) != nvml::kSuccess || active != nvml::kFeatureEnabled) continue;
+        nvml::nvmlPciInfo_t remote{};
+        if (n.nvmlDeviceGetNvLinkRemotePciInfo(a, link, &remote) != nvml::kSuccess) continue;
+        std::string peer = CanonicalPciBusId(remote.busId);
+        for (int j = 0; j < count; ++j)
+          if (j != i && bus_ids[j] == peer) ++input.nvlinks[i][j];
+      }
+    }
+  }
+  nlohmann::json labels = nlohmann::json::array();
+  for (int i = 0; i < count; ++i) labels.push_back("GPU" + std::to_string(i));
+  return {{"labels", labels}, {"matrix", TopologyMatrix(input)}, {"nvlink", AnyNvLink(input)},
+          {"source", nvml != nullptr ? "nvml" : "unavailable"}};
+}
+
+}  // namespace
+
+Result<nlohmann::json> InventoryJob(const std::vector<std::string>& raw_args) {
+  JobArgs args = ParseJobArgs(raw_args);
+  nlohmann::json envelope;
+  std::unique_ptr<GpuRuntime> runtime = GpuRuntime::Open(args, &envelope);
+  if (!runtime) return envelope;
+  nlohmann::json out = OkEnvelope();
+  out["gpus"] = nlohmann::json::array();
+  for (int i = 0; i < runtime->device_count(); ++i) out["gpus"].push_back(DescribeGpu(*runtime, i));
+  out["cuda_driver_version"] = runtime->driver().VersionText();
+  out["driver_version"] = runtime->nvml() != nullptr ? nlohmann::json(runtime->nvml()->DriverVersion()) : nlohmann::json(nullptr);
+  out["nvml_error"] = runtime->nvml_error();
+  out["topology"] = Topology(*runtime);
+  Result<const CublasLt*> lt = runtime->cublaslt();
+  out["cublaslt_error"] = lt.ok() ? "" : lt.status().message();
+  Result<std::unique_ptr<Nccl>> nccl = Nccl::Load(runtime->paths());
+  out["nccl_version"] = nullptr;
+  if (nccl.ok()) {
+    out["nccl_version"] = (*nccl)->VersionText();
+    runtime->Record({"NCCL", (*nccl)->file(), OriginName((*nccl)->origin()), (*nccl)->VersionText()});
+  } else {
+    out["nccl_error"] = nccl.status().message();
+  }
+  out["libraries"] = runtime->LibrariesJson();
+  return out;
+}
+
+}  // namespace labcheck::gpu

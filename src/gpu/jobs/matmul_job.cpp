@@ -1,0 +1,95 @@
+// Child job "gpu-matmul": cuBLASLt GEMMs on every GPU one by one (BF16, FP16, TF32, FP8 where the
+// GPU has it), then BF16 on all GPUs at once. `--quick`: BF16 only, short.
+#include "gpu/bench/concurrent.h"
+#include "gpu/job_envelope.h"
+#include "gpu/jobs/figure_json.h"
+#include "gpu/jobs/gpu_jobs.h"
+#include "gpu/jobs/gpu_runtime.h"
+
+namespace labcheck::gpu {
+
+namespace {
+
+Result<MatmulFigure> RunOne(GpuRuntime& runtime, const CublasLt& lt, int ordinal, MatmulPrecision precision,
+                            const MatmulPlan& plan, const std::function<void()>& ready) {
+  Result<std::shared_ptr<DeviceContext>> context = DeviceContext::Open(runtime.driver(), ordinal);
+  if (!context.ok()) return context.status();
+  Result<std::unique_ptr<MatmulBench>> bench =
+      MatmulBench::Prepare(lt, **context, precision, plan, 0xC0FFEE + static_cast<uint64_t>(ordinal));
+  if (!bench.ok()) return bench.status();
+  ready();
+  return (*bench)->Run(runtime.nvml(), runtime.NvmlDevice(ordinal));
+}
+
+}  // namespace
+
+Result<nlohmann::json> MatmulJob(const std::vector<std::string>& raw_args) {
+  JobArgs args = ParseJobArgs(raw_args);
+  nlohmann::json envelope;
+  std::unique_ptr<GpuRuntime> runtime = GpuRuntime::Open(args, &envelope);
+  if (!runtime) return envelope;
+  Result<const CublasLt*> lt = runtime->cublaslt();
+  if (!lt.ok()) {
+    nlohmann::json skip = SkipEnvelope(
+        T("нет подходящей cuBLASLt: ни в системе, ни в site-packages Python", "no usable cuBLASLt, neither system-wide nor in Python's site-packages"),
+        T("pip install torch (его колёса приносят cuBLAS) или обновите драйвер, если cuBLASLt новее его",
+          "pip install torch (its wheels bring cuBLAS), or update the driver if cuBLASLt is newer than it"),
+        lt.status().message());
+    skip["libraries"] = runtime->LibrariesJson();
+    return skip;
+  }
+  const MatmulPlan plan = args.quick ? MatmulPlan::Quick() : MatmulPlan{};
+  std::vector<MatmulPrecision> precisions = {MatmulPrecision::BF16};
+  if (!args.quick)
+    precisions.insert(precisions.end(), {MatmulPrecision::FP16, MatmulPrecision::TF32, MatmulPrecision::FP8});
+
+  nlohmann::json out = OkEnvelope();
+  out["method"] = "cuBLASLt D = A^T*B (TN), M=N=K=size, FP32 accumulation (TF32 for fp32 inputs), "
+                  "2*M*N*K FLOPs per call, CUDA events around each call of a back-to-back series, median";
+  out["gpus"] = nlohmann::json::array();
+  bool all_correct = true;
+  for (int i = 0; i < runtime->device_count(); ++i) {
+    const int cc = runtime->ComputeCapability(i);
+    nlohmann::json gpu = {{"index", i}, {"figures", nlohmann::json::object()}};
+    std::vector<std::string> reasons;
+    for (MatmulPrecision precision : precisions) {
+      const char* key = PrecisionKey(precision);
+      if (!PrecisionSupported(precision, cc)) {
+        gpu["figures"][key] = {{"skipped", "not supported by compute capability " + std::to_string(cc / 10) + "." +
+                                               std::to_string(cc % 10)}};
+        continue;
+      }
+      Result<MatmulFigure> figure = RunOne(*runtime, **lt, i, precision, plan, [] {});
+      if (!figure.ok()) {
+        gpu["figures"][key] = {{"error", figure.status().message()}};
+        continue;
+      }
+      gpu["figures"][key] = MatmulFigureJson(*figure);
+      all_correct = all_correct && figure->check.ok();
+      for (const std::string& r : figure->nvml.ReasonNames())
+        if (std::find(reasons.begin(), reasons.end(), r) == reasons.end()) reasons.push_back(r);
+    }
+    gpu["clock_event_reasons"] = reasons;
+    out["gpus"].push_back(gpu);
+  }
+  out["all_correct"] = all_correct;
+
+  if (runtime->device_count() > 1) {
+    const MatmulPlan concurrent_plan = args.quick ? MatmulPlan::Quick() : MatmulPlan{};
+    std::vector<Result<MatmulFigure>> all = RunOnEveryDevice<MatmulFigure>(
+        runtime->device_count(), [&](int i, const std::function<void()>& ready) {
+          return RunOne(*runtime, **lt, i, MatmulPrecision::BF16, concurrent_plan, ready);
+        });
+    nlohmann::json together = nlohmann::json::array();
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (all[i].ok()) together.push_back({{"index", i}, {"tflops", all[i]->tflops},
+                                           {"clock_event_reasons", all[i]->nvml.ReasonNames()}});
+      else together.push_back({{"index", i}, {"error", all[i].status().message()}});
+    }
+    out["concurrent"] = {{"precision", "bf16"}, {"gpus", together}};
+  }
+  out["libraries"] = runtime->LibrariesJson();
+  return out;
+}
+
+}  // namespace labcheck::gpu

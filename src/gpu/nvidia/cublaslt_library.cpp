@@ -1,0 +1,69 @@
+#include "gpu/nvidia/cublaslt_library.h"
+
+#include <fmt/format.h>
+
+#include "gpu/nvidia/cuda_driver.h"
+
+namespace labcheck::gpu {
+
+namespace {
+
+std::vector<SymbolBinding> CublasLtSymbols(cublaslt::CublasLtApi& a) {
+  return {
+      Required(a.cublasLtCreate, {"cublasLtCreate"}),
+      Required(a.cublasLtDestroy, {"cublasLtDestroy"}),
+      Required(a.cublasLtGetVersion, {"cublasLtGetVersion"}),
+      Required(a.cublasLtGetCudartVersion, {"cublasLtGetCudartVersion"}),
+      Optional(a.cublasLtGetStatusName, {"cublasLtGetStatusName"}),
+      Required(a.cublasLtMatmulDescCreate, {"cublasLtMatmulDescCreate"}),
+      Required(a.cublasLtMatmulDescDestroy, {"cublasLtMatmulDescDestroy"}),
+      Required(a.cublasLtMatmulDescSetAttribute, {"cublasLtMatmulDescSetAttribute"}),
+      Required(a.cublasLtMatrixLayoutCreate, {"cublasLtMatrixLayoutCreate"}),
+      Required(a.cublasLtMatrixLayoutDestroy, {"cublasLtMatrixLayoutDestroy"}),
+      Required(a.cublasLtMatmulPreferenceCreate, {"cublasLtMatmulPreferenceCreate"}),
+      Required(a.cublasLtMatmulPreferenceDestroy, {"cublasLtMatmulPreferenceDestroy"}),
+      Required(a.cublasLtMatmulPreferenceSetAttribute, {"cublasLtMatmulPreferenceSetAttribute"}),
+      Required(a.cublasLtMatmulAlgoGetHeuristic, {"cublasLtMatmulAlgoGetHeuristic"}),
+      Required(a.cublasLtMatmul, {"cublasLtMatmul"}),
+  };
+}
+
+}  // namespace
+
+std::string CublasVersionText(size_t version) {
+  return fmt::format("{}.{}.{}", version / 10000, (version % 10000) / 100, version % 100);
+}
+
+bool DriverRunsLibrary(int driver_cuda, int library_cudart) {
+  if (driver_cuda <= 0 || library_cudart <= 0) return true;
+  return driver_cuda / 1000 >= library_cudart / 1000;
+}
+
+Result<std::unique_ptr<CublasLt>> CublasLt::Load(const LibrarySearchPaths& paths, int driver_cuda_version) {
+  LibrarySpec spec{"cuBLASLt", {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11"}, false};
+  std::unique_ptr<CublasLt> lt(new CublasLt());
+  Result<LoadedLibrary> loaded = LoadFirst(spec, paths, [&](const DynamicLibrary& library) -> Status {
+    Status bound = BindSymbols(library, CublasLtSymbols(lt->api_));
+    if (!bound.ok()) return bound;
+    int built_for = static_cast<int>(lt->api_.cublasLtGetCudartVersion());
+    if (!DriverRunsLibrary(driver_cuda_version, built_for)) {
+      return Status::Error(fmt::format("built for CUDA {}, the driver supports CUDA {}",
+                                       CudaVersionText(built_for), CudaVersionText(driver_cuda_version)));
+    }
+    return Status::Ok();
+  });
+  if (!loaded.ok()) return loaded.status();
+  lt->loaded_ = std::move(loaded).value();
+  Status bound = BindSymbols(lt->loaded_.library, CublasLtSymbols(lt->api_));
+  if (!bound.ok()) return bound;
+  return lt;
+}
+
+std::string CublasLt::VersionText() const { return CublasVersionText(api_.cublasLtGetVersion()); }
+
+std::string CublasLt::Describe(cublaslt::cublasStatus_t status) const {
+  const char* name = api_.cublasLtGetStatusName != nullptr ? api_.cublasLtGetStatusName(status) : nullptr;
+  return name != nullptr ? fmt::format("{} ({})", name, status) : fmt::format("cublasStatus {}", status);
+}
+
+}  // namespace labcheck::gpu

@@ -1,0 +1,91 @@
+// Our declarations of the NVML (libnvidia-ml.so.1) functions lab_check reads, after nvtop's
+// extract_gpuinfo_nvidia.c: only what is used, loaded with dlopen. Values follow nvml.h; the ABI
+// test compares them where nvml.h is installed (it is not part of the CUDA toolkit on every
+// system: the driver ships the library, the headers come with cuda-nvml-dev).
+#pragma once
+
+namespace labcheck::gpu::nvml {
+
+using nvmlReturn_t = int;
+struct nvmlDevice_st;
+using nvmlDevice_t = nvmlDevice_st*;
+using nvmlEnableState_t = int;       // NVML_FEATURE_DISABLED 0, NVML_FEATURE_ENABLED 1
+using nvmlGpuTopologyLevel_t = int;  // NVML_TOPOLOGY_*
+
+inline constexpr nvmlReturn_t kSuccess = 0;
+inline constexpr nvmlReturn_t kErrorUninitialized = 1;
+inline constexpr nvmlReturn_t kErrorInvalidArgument = 2;
+inline constexpr nvmlReturn_t kErrorNotSupported = 3;
+inline constexpr nvmlReturn_t kErrorNoPermission = 4;
+inline constexpr nvmlReturn_t kErrorNotFound = 6;
+inline constexpr nvmlReturn_t kErrorDriverNotLoaded = 9;
+inline constexpr nvmlReturn_t kErrorGpuIsLost = 15;
+
+inline constexpr int kFeatureEnabled = 1;
+inline constexpr int kTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
+inline constexpr int kClockSm = 1;         // NVML_CLOCK_SM
+
+inline constexpr int kTopologyInternal = 0;
+inline constexpr int kTopologySingle = 10;      // one PCIe switch between:   PIX
+inline constexpr int kTopologyMultiple = 20;    // several PCIe switches:     PXB
+inline constexpr int kTopologyHostBridge = 30;  // the CPU's host bridge:    PHB
+inline constexpr int kTopologyNode = 40;        // same NUMA node:            NODE
+inline constexpr int kTopologySystem = 50;      // across NUMA nodes (SMP):   SYS
+
+// nvmlClocksEventReason* bits (before NVML 12.2 called nvmlClocksThrottleReason*, same values).
+inline constexpr unsigned long long kClockEventGpuIdle = 0x1;
+inline constexpr unsigned long long kClockEventApplicationsClocksSetting = 0x2;
+inline constexpr unsigned long long kClockEventSwPowerCap = 0x4;
+inline constexpr unsigned long long kClockEventHwSlowdown = 0x8;
+inline constexpr unsigned long long kClockEventSyncBoost = 0x10;
+inline constexpr unsigned long long kClockEventSwThermalSlowdown = 0x20;
+inline constexpr unsigned long long kClockEventHwThermalSlowdown = 0x40;
+inline constexpr unsigned long long kClockEventHwPowerBrakeSlowdown = 0x80;
+inline constexpr unsigned long long kClockEventDisplayClockSetting = 0x100;
+
+inline constexpr unsigned kNvLinkMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS (18 since Hopper)
+inline constexpr unsigned kDeviceNameBufferSize = 96;           // NVML_DEVICE_NAME_V2_BUFFER_SIZE
+inline constexpr unsigned kSystemDriverVersionBufferSize = 80;  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
+
+struct nvmlPciInfo_t {
+  char busIdLegacy[16];  // NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE
+  unsigned domain;
+  unsigned bus;
+  unsigned device;
+  unsigned pciDeviceId;
+  unsigned pciSubSystemId;
+  char busId[32];  // NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE: "00000000:3B:00.0"
+};
+
+struct NvmlApi {
+  nvmlReturn_t (*nvmlInit)() = nullptr;  // _v2
+  nvmlReturn_t (*nvmlShutdown)() = nullptr;
+  const char* (*nvmlErrorString)(nvmlReturn_t result) = nullptr;
+  nvmlReturn_t (*nvmlSystemGetDriverVersion)(char* version, unsigned length) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetCount)(unsigned* count) = nullptr;  // _v2
+  nvmlReturn_t (*nvmlDeviceGetHandleByIndex)(unsigned index, nvmlDevice_t* device) = nullptr;  // _v2
+  nvmlReturn_t (*nvmlDeviceGetHandleByPciBusId)(const char* bus_id, nvmlDevice_t* device) = nullptr;  // _v2
+  nvmlReturn_t (*nvmlDeviceGetName)(nvmlDevice_t device, char* name, unsigned length) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetPciInfo)(nvmlDevice_t device, nvmlPciInfo_t* pci) = nullptr;  // _v3
+  // Optional from here: a failed or missing query leaves that one field empty (nvtop's rule).
+  nvmlReturn_t (*nvmlDeviceGetCurrPcieLinkGeneration)(nvmlDevice_t device, unsigned* gen) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetCurrPcieLinkWidth)(nvmlDevice_t device, unsigned* width) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetMaxPcieLinkGeneration)(nvmlDevice_t device, unsigned* gen) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetMaxPcieLinkWidth)(nvmlDevice_t device, unsigned* width) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetEnforcedPowerLimit)(nvmlDevice_t device, unsigned* milliwatts) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetTemperature)(nvmlDevice_t device, int sensor, unsigned* celsius) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetEccMode)(nvmlDevice_t device, nvmlEnableState_t* current,
+                                       nvmlEnableState_t* pending) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetPersistenceMode)(nvmlDevice_t device, nvmlEnableState_t* mode) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetTopologyCommonAncestor)(nvmlDevice_t a, nvmlDevice_t b,
+                                                      nvmlGpuTopologyLevel_t* level) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetNvLinkState)(nvmlDevice_t device, unsigned link, nvmlEnableState_t* active) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetNvLinkRemotePciInfo)(nvmlDevice_t device, unsigned link,
+                                                   nvmlPciInfo_t* pci) = nullptr;  // _v2
+  nvmlReturn_t (*nvmlDeviceGetCurrentClocksEventReasons)(nvmlDevice_t device,
+                                                         unsigned long long* reasons) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetClockInfo)(nvmlDevice_t device, int type, unsigned* mhz) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetPowerUsage)(nvmlDevice_t device, unsigned* milliwatts) = nullptr;
+};
+
+}  // namespace labcheck::gpu::nvml

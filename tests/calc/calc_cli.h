@@ -1,0 +1,20 @@
+// Runs a calculator command line in-process, as the app would, and captures what it prints.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "calc/calc_commands.h"
+
+namespace labcheck::calc::testing {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// `args` without the program name, e.g. {"vram", "7B", "--json"}. No live GPUs unless given.
+CliRun RunCalc(const std::vector<std::string>& args, Lang lang, std::vector<LiveGpu> gpus = {},
+               std::string report_path = "/nonexistent/lab-report.json");
+
+}  // namespace labcheck::calc::testing

@@ -1,0 +1,90 @@
+// Golden files: each subcommand's text and JSON output for fixed inputs. A change in any formula
+// shows up here as a diff to review; LAB_UPDATE_GOLDEN=1 rewrites the files after review.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "calc_cli.h"
+
+namespace labcheck::calc {
+namespace {
+
+std::string GoldenPath(const std::string& name) { return std::string(LAB_CHECK_SOURCE_DIR) + "/tests/calc/golden/" + name; }
+
+void ExpectGolden(const std::string& name, const std::string& actual) {
+  if (std::getenv("LAB_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(GoldenPath(name), std::ios::binary) << actual;
+    return;
+  }
+  std::ifstream in(GoldenPath(name), std::ios::binary);
+  ASSERT_TRUE(in) << "missing golden file " << GoldenPath(name) << " (run with LAB_UPDATE_GOLDEN=1)";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(actual, expected.str()) << "golden " << name;
+}
+
+struct GoldenCase {
+  std::string name;
+  std::vector<std::string> args;
+  Lang lang;
+  std::vector<LiveGpu> gpus;
+};
+
+class GoldenTest : public ::testing::TestWithParam<GoldenCase> {};
+
+TEST_P(GoldenTest, OutputMatches) {
+  const GoldenCase& c = GetParam();
+  const testing::CliRun run = testing::RunCalc(c.args, c.lang, c.gpus);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  ExpectGolden(c.name, run.out);
+}
+
+const std::vector<LiveGpu> kFourRtx4080 = {{"NVIDIA GeForce RTX 4080", 31.99}, {"NVIDIA GeForce RTX 4080", 31.99},
+                                           {"NVIDIA GeForce RTX 4080", 31.99}, {"NVIDIA GeForce RTX 4080", 31.99}};
+
+INSTANTIATE_TEST_SUITE_P(
+    Calculators, GoldenTest,
+    ::testing::Values(
+        GoldenCase{"vram_qwen3_8b_qlora_ru.txt", {"vram", "qwen3-8b", "--method", "qlora", "--checkpointing"}, Lang::Ru, {}},
+        GoldenCase{"vram_llama31_8b_full_en.txt", {"vram", "llama-3.1-8b", "--method", "full"}, Lang::En, {}},
+        GoldenCase{"vram_7b_full_en.json", {"vram", "7B", "--method", "full", "--json"}, Lang::En, {}},
+        GoldenCase{"vram_mistral_lora_en.json", {"vram", "mistral-7b", "--method", "lora", "--seq", "1024", "--batch", "4", "--json"}, Lang::En, {}},
+        GoldenCase{"kv_gemma3_27b_en.txt", {"kv", "gemma-3-27b", "--context", "32768", "--batch", "4"}, Lang::En, {}},
+        GoldenCase{"kv_llama31_70b_tp4_en.json", {"kv", "llama-3.1-70b", "--context", "8192", "--tp", "4", "--kv-dtype", "fp8", "--json"}, Lang::En, {}},
+        GoldenCase{"serve_qwen3_32b_ru.txt", {"serve", "Qwen/Qwen3-32B", "--gpus", "4", "--gpu-mem", "32"}, Lang::Ru, {}},
+        GoldenCase{"serve_70b_int4_en.json", {"serve", "70B", "--quant", "int4", "--gpus", "4", "--gpu-mem", "32", "--json"}, Lang::En, {}},
+        GoldenCase{"cost_qwen3_8b_en.txt", {"cost", "--model", "qwen3-8b", "--tokens", "1e9", "--gpus", "4", "--price", "0.5"}, Lang::En, {}},
+        GoldenCase{"cost_params_lora_en.json", {"cost", "--params", "7B", "--tokens", "2e8", "--method", "lora", "--tflops", "30", "--json"}, Lang::En, {}},
+        GoldenCase{"plan_qwen3_8b_lora_en.txt", {"plan", "qwen3-8b", "--method", "lora", "--tokens", "1e8"}, Lang::En, kFourRtx4080},
+        GoldenCase{"plan_qwen3_14b_full_en.json", {"plan", "qwen3-14b", "--method", "full", "--checkpointing", "--json"}, Lang::En, kFourRtx4080},
+        GoldenCase{"plan_no_gpu_ru.txt", {"plan", "qwen3-8b"}, Lang::Ru, {}}),
+    [](const ::testing::TestParamInfo<GoldenCase>& info) {
+      std::string name;
+      for (char c : info.param.name) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      return name;
+    });
+
+TEST(CalcCliTest, UnknownModelIsExitCode2WithClosestNames) {
+  const testing::CliRun run = testing::RunCalc({"vram", "qwen3-9b"}, Lang::En);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_NE(run.err.find("qwen3-8b"), std::string::npos) << run.err;
+}
+
+TEST(CalcCliTest, KvOfABareSizeExplainsThatItNeedsTheArchitecture) {
+  const testing::CliRun run = testing::RunCalc({"kv", "7B", "--context", "4096"}, Lang::Ru);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("архитектура"), std::string::npos) << run.err;
+}
+
+TEST(CalcCliTest, CostFromReportWithoutReportIsBadInput) {
+  const testing::CliRun run = testing::RunCalc({"cost", "--params", "7B", "--tokens", "1e9", "--from-report"}, Lang::En);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--tflops"), std::string::npos) << run.err;
+}
+
+}  // namespace
+}  // namespace labcheck::calc

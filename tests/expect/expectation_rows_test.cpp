@@ -1,0 +1,187 @@
+// The rows of «Ожидалось в курсе → у вас»: the right reference for each machine, the worst card
+// deciding the flag, rows for unknown GPUs and for machines without one.
+#include "expect/expectation_rows.h"
+
+#include <gtest/gtest.h>
+
+#include "report_fixtures.h"
+
+namespace labcheck::expect {
+namespace {
+
+using testing::AddCheck;
+using testing::Measure;
+
+std::vector<ExpectationRow> Rows(const Report& r) {
+  const auto& catalog = reference::GpuCatalog::Builtin();
+  return BuildRows(r, ReadFacts(r, catalog), Course(), catalog);
+}
+
+const ExpectationRow& Row(const std::vector<ExpectationRow>& rows, const std::string& id, const std::string& model = "") {
+  for (const auto& row : rows) {
+    if (row.id == id && (model.empty() || row.gpu_model == model)) return row;
+  }
+  ADD_FAILURE() << "no row " << id << " " << model;
+  static const ExpectationRow kNone;
+  return kNone;
+}
+
+TEST(CourseMachine, RowsCarryTheCoursePagesFiguresVerbatim) {
+  const auto rows = Rows(testing::CourseMachineReport());
+  const auto& bf16 = Row(rows, "matmul_bf16");
+  EXPECT_EQ(bf16.reference.ru, "паспорт 97.5; реально 68–83 (70–85% паспорта)");
+  EXPECT_EQ(bf16.gpu_model, "rtx-4080-32gb");
+  EXPECT_TRUE(bf16.course_machine);
+  EXPECT_TRUE(bf16.modified_card);
+  EXPECT_EQ(bf16.readings.size(), 4u);
+  EXPECT_EQ(bf16.measured.ru, "73.8–75.3 (4)");
+  EXPECT_FALSE(bf16.flagged());
+  EXPECT_EQ(Row(rows, "memory_copy").reference.ru, "паспорт 716.8; реально 570–650 (80–90%)");
+  EXPECT_DOUBLE_EQ(Row(rows, "memory_copy").band->low, 570);
+  EXPECT_EQ(Row(rows, "h2d").reference.ru,
+            "предел PCIe 4.0 x16 около 32; на практике обычно 20–26. Около 12–13 — признак PCIe 3.0 или x8");
+  EXPECT_EQ(Row(rows, "p2p").reference.ru, "на GeForce обычно «нет», это нормально");
+  EXPECT_EQ(Row(rows, "p2p").measured.ru, "нет (0 из 12 пар)");
+  EXPECT_EQ(Row(rows, "gpu_to_gpu").reference.ru,
+            "без P2P данные идут через память процессора и обычно не быстрее, чем CPU→GPU");
+  EXPECT_EQ(Row(rows, "allreduce").reference.ru, "в расчётах уроков подставлено условное W = 10; предел PCIe около 32");
+  EXPECT_EQ(Row(rows, "llama_train").reference.ru, "в оценках времени уроков 20–40");
+  for (const auto& row : rows) EXPECT_FALSE(row.flagged()) << row.id;
+}
+
+TEST(CourseMachine, StockRtx4080GetsTheCourseFiguresWithoutTheModifiedCardMark) {
+  Report r = testing::CourseMachineReport();
+  for (auto& g : testing::Inventory(r)["gpus"]) g["memory_total_gib"] = 15.99;
+  const auto rows = Rows(r);
+  const auto& bf16 = Row(rows, "matmul_bf16");
+  EXPECT_EQ(bf16.gpu_model, "rtx-4080");
+  EXPECT_TRUE(bf16.course_machine);
+  EXPECT_FALSE(bf16.modified_card);
+}
+
+TEST(OtherGpus, H100RowsComeFromItsDatasheetAndLink) {
+  const auto rows = Rows(testing::H100Report());
+  const auto& bf16 = Row(rows, "matmul_bf16");
+  EXPECT_EQ(bf16.gpu_model, "h100-sxm");
+  EXPECT_FALSE(bf16.course_machine);
+  EXPECT_NEAR(bf16.band->low, 989.5 * 0.70, 1e-9);
+  EXPECT_NEAR(bf16.band->high, 989.5 * 0.85, 1e-9);
+  EXPECT_EQ(bf16.reference.ru, "паспорт 989.5; реально 693–841 (70–85% паспорта)");
+  EXPECT_EQ(Row(rows, "h2d").band->low, 40);  // PCIe 5.0 x16
+  EXPECT_NE(Row(rows, "h2d").reference.ru.find("PCIe 5.0 x16"), std::string::npos);
+  EXPECT_EQ(Row(rows, "p2p").reference.ru, "с NVLink — «да»");
+  EXPECT_DOUBLE_EQ(Row(rows, "gpu_to_gpu").band->low, 450);  // NVLink 900 both ways
+  EXPECT_FALSE(Row(rows, "gpu_to_gpu").flagged());
+  // The lessons assume W = 10 and 20–40 TFLOPS whatever the machine: an H100 is far above both.
+  EXPECT_EQ(Row(rows, "allreduce").worst->level, Level::OffHigh);
+  EXPECT_EQ(Row(rows, "llama_train").worst->level, Level::OffHigh);
+  EXPECT_FALSE(bf16.flagged());
+}
+
+TEST(Flags, TheWorstCardDecidesAndIsNamed) {
+  Report r = testing::CourseMachineReport();
+  Measure(r, "gpu.matmul", "gpu2.matmul_bf16_tflops", 30.0, "TFLOPS");
+  const auto rows = Rows(r);
+  const auto& bf16 = Row(rows, "matmul_bf16");
+  ASSERT_TRUE(bf16.flagged());
+  EXPECT_EQ(bf16.worst_where, "GPU 2");
+  EXPECT_EQ(bf16.FlagCell().ru, "да: ниже в 2.3 раза (GPU 2)");
+  EXPECT_EQ(bf16.RatioCell().ru, "0.44");
+}
+
+TEST(Flags, AboveTwiceIsFlaggedToo) {
+  Report r = testing::CourseMachineReport();
+  Measure(r, "interconnect.allreduce", "nccl.allreduce_busbw_gbps", 25, "GB/s");
+  const auto rows = Rows(r);
+  const auto& ar = Row(rows, "allreduce");
+  ASSERT_TRUE(ar.flagged());
+  EXPECT_EQ(ar.FlagCell().ru, "да: выше в 2.5 раза");
+}
+
+TEST(Flags, WrongSumFlagsTheAllreduceRowWithoutAFigure) {
+  Report r = testing::CourseMachineReport();
+  testing::RemoveMeasurement(r, "nccl.allreduce_busbw_gbps");
+  AddCheck(r, "interconnect.allreduce", Outcome::Fail).data["wrong_sum"] = true;
+  const auto rows = Rows(r);
+  const auto& ar = Row(rows, "allreduce");
+  EXPECT_TRUE(ar.flagged());
+  EXPECT_EQ(ar.FlagCell().ru, "да: неверная сумма");
+  EXPECT_EQ(ar.measured.ru, "неверная сумма");
+}
+
+TEST(UnknownGpu, GetsARowWithDerivedFiguresMarkedAsEstimates) {
+  Report r = testing::CourseMachineReport();
+  auto& gpus = testing::Inventory(r)["gpus"];
+  for (auto& g : gpus) {
+    g["name"] = "NVIDIA GeForce RTX 4070 Ti";
+    g["sm_count"] = 60;
+    g["max_sm_clock_mhz"] = 2610;
+    g["max_memory_clock_mhz"] = 10501;
+    g["memory_bus_width_bits"] = 192;
+  }
+  const auto rows = Rows(r);
+  const auto& bf16 = Row(rows, "matmul_bf16");
+  EXPECT_TRUE(bf16.derived);
+  EXPECT_EQ(bf16.gpu_model, "derived");
+  ASSERT_TRUE(bf16.band.has_value());
+  // 1024 FLOP/clk/SM × 60 SM × 2.61 GHz × 0.5 (GeForce) = 80.2 TFLOPS; 70–85 % of it.
+  EXPECT_NEAR(bf16.band->low, 80.18 * 0.70, 0.1);
+  EXPECT_NE(bf16.reference.ru.find("оценка"), std::string::npos);
+  EXPECT_NE(bf16.note.ru.find("derived"), std::string::npos);
+  EXPECT_NEAR(Row(rows, "memory_copy").band->high, 504 * 0.9, 0.5);
+}
+
+TEST(UnknownGpu, WithoutClocksStillGetsARowThatSaysSo) {
+  Report r = testing::CourseMachineReport();
+  for (auto& g : testing::Inventory(r)["gpus"]) g["name"] = "NVIDIA Mystery GPU";
+  const auto rows = Rows(r);
+  const auto& bf16 = Row(rows, "matmul_bf16");
+  EXPECT_TRUE(bf16.derived);
+  EXPECT_FALSE(bf16.band.has_value());
+  EXPECT_EQ(bf16.readings.size(), 4u);
+  EXPECT_NE(bf16.reference.ru.find("нет в справочнике"), std::string::npos);
+}
+
+TEST(MixedMachine, EachModelGetsItsOwnRow) {
+  Report r = testing::CourseMachineReport();
+  auto& gpus = testing::Inventory(r)["gpus"];
+  gpus[3]["name"] = "NVIDIA GeForce RTX 4090";
+  gpus[3]["memory_total_gib"] = 23.99;
+  const auto rows = Rows(r);
+  EXPECT_EQ(Row(rows, "matmul_bf16", "rtx-4080-32gb").readings.size(), 3u);
+  const auto& r4090 = Row(rows, "matmul_bf16", "rtx-4090");
+  EXPECT_EQ(r4090.readings.size(), 1u);
+  // 74.9 TFLOPS on a 4090 (band 116–140) is notably low but not 2×.
+  EXPECT_EQ(r4090.worst->level, Level::Notable);
+}
+
+TEST(CpuOnly, TheCourseRowsStayWithTheReasonNothingWasMeasured) {
+  const auto rows = Rows(testing::CpuOnlyReport());
+  const auto& bf16 = Row(rows, "matmul_bf16");
+  EXPECT_EQ(bf16.reference.ru, "паспорт 97.5; реально 68–83 (70–85% паспорта)");
+  EXPECT_EQ(bf16.measured.ru, "SKIP: нет GPU");
+  EXPECT_EQ(Row(rows, "allreduce").measured.ru, "нет GPU");
+  const auto& llama = Row(rows, "llama_train");
+  EXPECT_EQ(llama.measured.ru, "0.90 (на CPU)");
+  EXPECT_FALSE(llama.worst.has_value());
+  for (const auto& row : rows) EXPECT_FALSE(row.flagged()) << row.id;
+}
+
+TEST(Partial, InterruptedRunSaysWhyRowsAreEmpty) {
+  Report r = testing::CourseMachineReport();
+  r.meta.interrupted = true;
+  r.checks.erase(std::remove_if(r.checks.begin(), r.checks.end(),
+                                [](const CheckResult& c) { return c.id == "interconnect.allreduce"; }),
+                 r.checks.end());
+  const auto rows = Rows(r);
+  EXPECT_EQ(Row(rows, "allreduce").measured.ru, "не запускался: проверка прервана");
+}
+
+TEST(Partial, AnEmptyReportStillGivesTheCourseRows) {
+  const auto rows = Rows(Report{});
+  EXPECT_FALSE(rows.empty());
+  EXPECT_EQ(Row(rows, "matmul_bf16").measured.ru, "не запускался");
+}
+
+}  // namespace
+}  // namespace labcheck::expect

@@ -1,0 +1,116 @@
+// AddExpectationSections on whole reports: the three sections, their shape, and the summary for
+// the course authors.
+#include "expect/expectations.h"
+
+#include <gtest/gtest.h>
+
+#include "report_fixtures.h"
+
+namespace labcheck::expect {
+namespace {
+
+const ReportSection& Section(const Report& r, const std::string& id) {
+  for (const auto& s : r.sections) {
+    if (s.id == id) return s;
+  }
+  ADD_FAILURE() << "no section " << id;
+  static const ReportSection kNone;
+  return kNone;
+}
+
+bool AnyCellContains(const Table& t, const std::string& text) {
+  for (const auto& row : t.rows) {
+    for (const auto& cell : row) {
+      if (cell.ru.find(text) != std::string::npos || cell.en.find(text) != std::string::npos) return true;
+    }
+  }
+  return false;
+}
+
+TEST(Sections, AddsThreeSectionsOnceEvenWhenCalledTwice) {
+  Report r = testing::CourseMachineReport();
+  AddExpectationSections(r);
+  AddExpectationSections(r);
+  ASSERT_EQ(r.sections.size(), 3u);
+  EXPECT_EQ(r.sections[0].id, "expectations");
+  EXPECT_EQ(r.sections[1].id, "recommendations");
+  EXPECT_EQ(r.sections[2].id, "send_to_authors");
+}
+
+TEST(Sections, ExpectationsTableHasTheIssuesColumnsAndTheModifiedCardNote) {
+  Report r = testing::CourseMachineReport();
+  AddExpectationSections(r);
+  const ReportSection& s = Section(r, "expectations");
+  EXPECT_EQ(s.title.ru, "Ожидалось в курсе → у вас");
+  EXPECT_EQ(s.title.en, "Expected → measured");
+  ASSERT_FALSE(s.tables.empty());
+  const Table& t = s.tables[0];
+  ASSERT_EQ(t.columns.size(), 6u);
+  EXPECT_EQ(t.columns[5].ru, "Расхождение > 2×");
+  for (const auto& row : t.rows) EXPECT_EQ(row.size(), 6u);
+  EXPECT_TRUE(AnyCellContains(t, "паспорт 97.5; реально 68–83 (70–85% паспорта) *"));
+  bool note = false;
+  for (const auto& n : t.notes) note = note || n.ru.find("* У модифицированных") != std::string::npos ||
+                                       n.ru.find("могут отличаться от штатной RTX 4080") != std::string::npos;
+  EXPECT_TRUE(note);
+  EXPECT_EQ(s.tables.size(), 1u);  // nothing to advise on a healthy machine
+  EXPECT_EQ(s.data["rows"].size(), t.rows.size());
+}
+
+TEST(Sections, FlaggedRowsCarryTheirHintAndReachTheSummary) {
+  Report r = testing::CourseMachineReport();
+  testing::Measure(r, "gpu.host_device_copy", "gpu3.h2d_pinned_gbps", 6.1);  // a x4 riser
+  AddExpectationSections(r);
+  const ReportSection& s = Section(r, "expectations");
+  ASSERT_EQ(s.tables.size(), 2u);
+  EXPECT_TRUE(AnyCellContains(s.tables[0], "да: ниже в 3.3 раза (GPU 3)"));
+  EXPECT_TRUE(AnyCellContains(s.tables[1], "проверьте слот, райзер и настройки PCIe в BIOS"));
+  EXPECT_EQ(s.data["hints"][0]["id"], "pcie_gen3");
+  const ReportSection& send = Section(r, "send_to_authors");
+  EXPECT_EQ(send.data["flagged_rows"], nlohmann::json::array({"h2d"}));
+  EXPECT_NE(send.data["summary"]["ru"].get<std::string>().find("CPU→GPU, ГБ/с: 6.1–24.6 (4)"), std::string::npos)
+      << send.data["summary"]["ru"];
+  EXPECT_NE(send.paragraphs[0].ru.find("создайте issue"), std::string::npos);
+  EXPECT_NE(send.paragraphs[1].ru.find("домашняя папка в путях заменена на ~"), std::string::npos);
+}
+
+TEST(Sections, RecommendationsGiveBothFactorsAndTheJournalReminder) {
+  Report r = testing::CourseMachineReport();
+  AddExpectationSections(r);
+  const ReportSection& s = Section(r, "recommendations");
+  EXPECT_NEAR(s.data["training_time_factor"]["value"].get<double>(), 30 / 32.5, 1e-12);
+  EXPECT_NEAR(s.data["communication_time_factor"]["value"].get<double>(), 10 / 11.2, 1e-12);
+  EXPECT_TRUE(AnyCellContains(s.tables[0], "×0.92 (от ×0.62 до ×1.23); из smoke.llama.train_tflops = 32.5 TFLOPS"));
+  EXPECT_NE(s.paragraphs[0].ru.find("journal/lab.md"), std::string::npos);
+}
+
+TEST(Sections, CpuOnlyReportSaysWhyBothFactorsAreMissing) {
+  Report r = testing::CpuOnlyReport();
+  AddExpectationSections(r);
+  const ReportSection& s = Section(r, "recommendations");
+  EXPECT_TRUE(s.data["training_time_factor"]["value"].is_null());
+  EXPECT_TRUE(AnyCellContains(s.tables[0], "нет: нет GPU"));
+  const ReportSection& send = Section(r, "send_to_authors");
+  EXPECT_NE(send.paragraphs[0].ru.find("Расхождений больше чем в 2 раза нет"), std::string::npos);
+  EXPECT_NE(send.data["summary"]["en"].get<std::string>().find("GPU: no GPU"), std::string::npos);
+}
+
+TEST(Sections, AnEmptyOrInterruptedReportDoesNotThrow) {
+  Report empty;
+  empty.meta.interrupted = true;
+  EXPECT_NO_THROW(AddExpectationSections(empty));
+  EXPECT_EQ(empty.sections.size(), 3u);
+  EXPECT_NE(Section(empty, "expectations").paragraphs.back().ru.find("прервана"), std::string::npos);
+}
+
+TEST(Sections, GarbageCheckDataIsTolerated) {
+  Report r = testing::CourseMachineReport();
+  testing::Inventory(r)["gpus"] = {"not an object", 42, nullptr};
+  testing::AddCheck(r, "gpu.matmul", Outcome::Pass).data["gpus"] = "oops";
+  testing::AddCheck(r, "interconnect.allreduce", Outcome::Pass).data = {{"hung", "yes"}, {"wrong_sum", 1}};
+  EXPECT_NO_THROW(AddExpectationSections(r));
+  EXPECT_EQ(r.sections.size(), 3u);
+}
+
+}  // namespace
+}  // namespace labcheck::expect
