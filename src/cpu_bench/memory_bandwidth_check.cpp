@@ -86,10 +86,11 @@ CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
                                       "is at least 4 caches per array. {} threads, each on its own CPU.",
                                       array_mib, llc, run.threads)));
   if (in.plan.below_stream_rule) {
-    table.notes.push_back(T("Памяти не хватило на массивы в 4 кэша: часть данных могла лежать в кэше, "
-                            "цифры завышены.",
-                            "Memory was too short for arrays of 4 caches: part of the data may have "
-                            "stayed in cache, so the figures are high."));
+    table.notes.push_back(T("Свободной памяти не хватило на массивы нужного размера (4 кэша, не меньше 256 MiB): "
+                            "часть данных могла остаться в кэше, цифры могут быть завышены.",
+                            "Free memory was too short for arrays of the intended size (4 caches, at "
+                            "least 256 MiB): part of the data may have stayed in cache, so the figures "
+                            "may be high."));
   }
   if (in.peak) {
     table.notes.push_back(T("Теория — по модулям памяти из SMBIOS: " + in.peak->label.ru + ".",
