@@ -39,8 +39,10 @@ CheckResult AssessMatmul(const MatmulInputs& in) {
   Measurement m{"cpu.sgemm_gflops",
                 T("CPU: умножение матриц FP32 (OpenBLAS)", "CPU: FP32 matrix multiply (OpenBLAS)"),
                 median, "GFLOPS",
-                T(fmt::format("2·N³ FLOP / время, N = {}, OpenBLAS {}, {} потоков, медиана {} вызовов",
-                              run.n, run.corename, run.threads, calls),
+                T(fmt::format("2·N³ FLOP / время, N = {}, OpenBLAS {}, {} {}, медиана по {} {}",
+                              run.n, run.corename, run.threads,
+                              env::RuPlural(run.threads, "поток", "потока", "потоков"), calls,
+                              env::RuPlural(calls, "вызову", "вызовам", "вызовам")),
                   fmt::format("2·N³ FLOP / time, N = {}, OpenBLAS {}, {} threads, median of {} calls",
                               run.n, run.corename, run.threads, calls)),
                 {}, {}};

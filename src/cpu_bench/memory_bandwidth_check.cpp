@@ -40,9 +40,12 @@ CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
   const int passes = static_cast<int>(copy.size());
 
   auto method = [&](int bytes_per_element, const char* ru_what, const char* en_what) {
-    return T(fmt::format("({}) / время; {} байт на элемент, {} потоков, 3 массива × {:.0f} MiB, "
-                         "медиана {} проходов",
-                         ru_what, bytes_per_element, run.threads, array_mib, passes),
+    using env::RuPlural;
+    return T(fmt::format("({}) / время; {} {} на элемент, {} {}, 3 массива × {:.0f} MiB, "
+                         "медиана по {} {}",
+                         ru_what, bytes_per_element, RuPlural(bytes_per_element, "байт", "байта", "байт"),
+                         run.threads, RuPlural(run.threads, "поток", "потока", "потоков"), array_mib,
+                         passes, RuPlural(passes, "проходу", "проходам", "проходам")),
              fmt::format("({}) / time; {} bytes per element, {} threads, 3 arrays × {:.0f} MiB, "
                          "median of {} passes",
                          en_what, bytes_per_element, run.threads, array_mib, passes));

@@ -166,9 +166,11 @@ Result<MemoryPeak> TheoreticalMemoryPeak(const std::vector<MemoryModule>& module
   std::string assumed_ru = peak.channels_assumed ? " (по модулю на канал)" : "";
   std::string assumed_en = peak.channels_assumed ? " (one module per channel)" : "";
   if (uniform) {
-    peak.label = T(fmt::format("{} {}{} × {}-{} × {} байт", peak.channels,
+    const int width_bytes = first.width_bits / 8;
+    peak.label = T(fmt::format("{} {}{} × {}-{} × {} {}", peak.channels,
                                env::RuPlural(peak.channels, "канал", "канала", "каналов"),
-                               assumed_ru, first.type, first.mts, first.width_bits / 8),
+                               assumed_ru, first.type, first.mts, width_bytes,
+                               env::RuPlural(width_bytes, "байт", "байта", "байт")),
                    fmt::format("{} channel{}{} × {}-{} × {} bytes", peak.channels,
                                peak.channels == 1 ? "" : "s", assumed_en, first.type, first.mts,
                                first.width_bits / 8));

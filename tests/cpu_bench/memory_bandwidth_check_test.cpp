@@ -40,6 +40,8 @@ TEST(AssessMemoryBandwidth, MediansInGigabytesPerSecondWithKeysAndReference) {
   EXPECT_EQ(copy->reference, 51.2);
   EXPECT_EQ(copy->reference_label.en, "2 channels × DDR4-3200 × 8 bytes");
   EXPECT_NE(triad->method.en.find("2 reads + 1 write"), std::string::npos);
+  EXPECT_NE(triad->method.ru.find("24 байта на элемент, 8 потоков"), std::string::npos) << triad->method.ru;
+  EXPECT_NE(triad->method.ru.find("медиана по 3 проходам"), std::string::npos) << triad->method.ru;
   EXPECT_EQ(result.outcome, Outcome::Warn);  // triad 20 < 25.6
   EXPECT_NE(result.reason.en.find("under half"), std::string::npos);
   EXPECT_EQ(result.data["copy_gbps"].size(), 3u);

@@ -143,6 +143,13 @@ TEST(TheoreticalMemoryPeak, SkipsEmptySlotsAndSumsMixedChannels) {
   EXPECT_NE(peak->label.en.find("sum over 2 channels"), std::string::npos);
 }
 
+TEST(TheoreticalMemoryPeak, LabelsNarrowBusesInRussianToo) {
+  auto peak = TheoreticalMemoryPeak({Module("ChannelA-DIMM0", "", 6400, 32, "LPDDR5"),
+                                     Module("ChannelB-DIMM0", "", 6400, 32, "LPDDR5")});
+  ASSERT_TRUE(peak.ok());
+  EXPECT_EQ(peak->label.ru, "2 канала × LPDDR5-6400 × 4 байта");
+}
+
 TEST(TheoreticalMemoryPeak, FailsWithoutAnyUsableModule) {
   MemoryModule unknown_speed = Module("DIMM_A1", "");
   unknown_speed.configured_mts = unknown_speed.rated_mts = 0;
