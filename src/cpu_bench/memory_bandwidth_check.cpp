@@ -99,9 +99,8 @@ CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
     table.notes.push_back(T("Теория — по модулям памяти из SMBIOS: " + in.peak->label.ru + ".",
                             "Theoretical, from the memory modules in SMBIOS: " + in.peak->label.en + "."));
   } else {
-    table.notes.push_back(env::Append(T("Теоретическую цифру получить не удалось: ",
-                                        "The theoretical figure could not be read: "),
-                                      in.peak_error));
+    table.notes.push_back(T("Теоретическую цифру получить не удалось: " + in.peak_unavailable.ru + ".",
+                            "The theoretical figure could not be read: " + in.peak_unavailable.en + "."));
   }
   if (in.virtualized) {
     table.notes.push_back(T("Это виртуальная машина: память и ядра делятся с другими гостями.",
@@ -115,7 +114,7 @@ CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
                                     {"modules", in.peak->modules},
                                     {"channels_assumed", in.peak->channels_assumed},
                                     {"label", in.peak->label.en}}
-                             : json{{"error", in.peak_error}};
+                             : json{{"error", in.peak_unavailable.en}, {"detail", in.peak_detail}};
   result.data = {{"threads", run.threads},
                  {"array_bytes", run.elements * sizeof(double)},
                  {"llc_bytes", in.llc_bytes ? json(*in.llc_bytes) : json(nullptr)},
@@ -159,10 +158,14 @@ CheckResult RunMemoryBandwidthCheck(CheckContext& ctx) {
   }
   in.plan = PlanStream(in.llc_bytes, available, ctx.options().quick);
 
-  if (auto modules = ReadMemoryModules(); !modules.ok()) {
-    in.peak_error = modules.status().message();
-  } else if (auto peak = TheoreticalMemoryPeak(*modules); !peak.ok()) {
-    in.peak_error = peak.status().message();
+  ModuleScan scan = ReadMemoryModules();
+  if (scan.modules.empty()) {
+    in.peak_unavailable = scan.why_none;
+    in.peak_detail = scan.detail;
+  } else if (auto peak = TheoreticalMemoryPeak(scan.modules); !peak.ok()) {
+    in.peak_unavailable = T("ни один модуль в SMBIOS не сообщает скорость и ширину шины",
+                            "no module in SMBIOS reports its speed and bus width");
+    in.peak_detail = peak.status().message();
   } else {
     in.peak = *peak;
   }
