@@ -4,6 +4,7 @@
 #include "env/env_checks.h"
 #include "expect/expectations.h"
 #include "gpu/gpu_checks.h"
+#include "smoke/smoke_checks.h"
 
 namespace labcheck {
 
@@ -12,6 +13,7 @@ Registry AllChecks() {
   RegisterEnvironmentChecks(registry);
   RegisterCpuChecks(registry);
   RegisterGpuChecks(registry);
+  RegisterSmokeChecks(registry);
   return registry;
 }
 

@@ -11,6 +11,9 @@
 #include <CLI/CLI.hpp>
 
 #include "app/check_command.h"
+#include "calc/calc_commands.h"
+#include "expect/report_commands.h"
+#include "gpu/live_gpus.h"
 #include "gpu/gpu_checks.h"
 #include "runner/child_job.h"
 
@@ -79,8 +82,22 @@ int RunApp(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
 
+  // Subcommands read the language when they run, after parsing; until then it is the peeked one.
+  static Lang parsed_lang = Lang::Ru;
+  parsed_lang = ru ? Lang::Ru : Lang::En;
   int subcommand_exit = kExitOk;
-  (void)subcommand_exit;
+  const std::string self_exe = SelfExe(argv[0]);
+  calc::CalcEnvironment calc_env;
+  calc_env.lang = &parsed_lang;
+  calc_env.live_gpus = [self_exe]() {
+    std::vector<calc::LiveGpu> gpus;
+    auto live = ReadLiveGpus(self_exe, 30);
+    if (!live.ok()) return gpus;
+    for (const auto& g : *live) gpus.push_back({g.name, g.memory_total_gib});
+    return gpus;
+  };
+  calc::AddCalcSubcommands(app, calc_env, &subcommand_exit);
+  expect::AddReportSubcommands(app, &parsed_lang, &subcommand_exit);
 
   try {
     app.parse(argc, argv);
@@ -89,7 +106,7 @@ int RunApp(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitUsage;
   }
   options.lang = lang == "en" ? Lang::En : Lang::Ru;
-  if (app.get_subcommands().empty()) return RunCheckCommand(options, SelfExe(argv[0]));
+  if (app.get_subcommands().empty()) return RunCheckCommand(options, self_exe);
   return subcommand_exit;
 }
 

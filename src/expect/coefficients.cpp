@@ -7,7 +7,13 @@
 namespace labcheck::expect {
 namespace {
 
-bool NoGpu(const ReportFacts& facts) { return facts.gpus.empty() && facts.usable_gpu_count() == 0; }
+// Why GPU figures cannot exist: no GPU at all, or one PyTorch cannot use (then the smoke tests
+// ran on the CPU and their speed says nothing about the cards).
+std::optional<Text> NoUsableGpu(const ReportFacts& facts) {
+  if (facts.usable_gpu_count() > 0) return std::nullopt;
+  if (facts.gpus.empty()) return T("нет GPU", "no GPU");
+  return T("PyTorch не видит ни одной GPU, смоук-тесты шли на CPU", "PyTorch sees no GPU, the smoke tests ran on the CPU");
+}
 
 // Why a check left no usable figure, naming the check.
 Text CheckMissing(const Report& report, const ReportFacts& facts, const std::string& check_id) {
@@ -33,9 +39,10 @@ Coefficient TrainingTimeFactor(const Report& report, const ReportFacts& facts, c
   c.from_key = "smoke.llama.train_tflops";
   c.measured_unit = "TFLOPS";
   c.measured = MeasuredValue(report, c.from_key);
-  if (NoGpu(facts)) {
-    c.missing_reason = T("нет GPU: оценки времени в уроках посчитаны для видеокарт",
-                         "no GPU: the lessons' time estimates are for GPUs");
+  if (auto why = NoUsableGpu(facts)) {
+    c.missing_reason = T(why->ru + ": оценки времени в уроках посчитаны для видеокарт",
+                         why->en + ": the lessons' time estimates are for GPUs");
+    c.measured.reset();
     return c;
   }
   const CheckResult* check = FindCheck(report, "smoke.llama_train");
@@ -71,8 +78,8 @@ Coefficient CommunicationTimeFactor(const Report& report, const ReportFacts& fac
   const CheckResult* check = FindCheck(report, "interconnect.allreduce");
   const auto ok = MeasuredValue(report, "nccl.allreduce_ok");
   const bool wrong_sum = (check != nullptr && DataFlag(check->data, "wrong_sum")) || (ok && *ok < 0.5);
-  if (NoGpu(facts)) {
-    c.missing_reason = T("нет GPU: обмена между картами нет", "no GPU: there is no communication between cards");
+  if (auto why = NoUsableGpu(facts)) {
+    c.missing_reason = T(why->ru + ": обмена между картами нет", why->en + ": there is no communication between cards");
   } else if (gpus < 2) {
     c.missing_reason = T("одна GPU: обмена между картами нет, коэффициент не нужен",
                          "one GPU: there is no communication between cards, the factor does not apply");

@@ -93,20 +93,10 @@ void ReadTorchCuda(const Report& report, ReportFacts& facts) {
 
 }  // namespace
 
-const CheckResult* FindCheck(const Report& report, std::string_view id) {
-  for (const auto& c : report.checks) {
-    if (c.id == id) return &c;
-  }
-  return nullptr;
-}
+const CheckResult* FindCheck(const Report& report, std::string_view id) { return report.FindCheck(std::string(id)); }
 
 const Measurement* FindMeasurement(const Report& report, std::string_view key) {
-  for (const auto& c : report.checks) {
-    for (const auto& m : c.measurements) {
-      if (m.key == key) return &m;
-    }
-  }
-  return nullptr;
+  return report.FindMeasurement(std::string(key));
 }
 
 std::optional<double> MeasuredValue(const Report& report, std::string_view key) {

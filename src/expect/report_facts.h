@@ -34,11 +34,15 @@ struct ReportFacts {
   bool skip_dist = false;
   bool interrupted = false;
 
-  // The number of GPUs this run could use: what PyTorch sees when known, else the driver's.
-  int usable_gpu_count() const { return torch_gpu_count.value_or(static_cast<int>(gpus.size())); }
+  // The number of GPUs this run could use: none when PyTorch has no CUDA, else what PyTorch sees
+  // when known, else the driver's count.
+  int usable_gpu_count() const {
+    if (torch_cuda_usable == false) return 0;
+    return torch_gpu_count.value_or(static_cast<int>(gpus.size()));
+  }
 };
 
-// Lookups over report.checks; local so the analyser does not depend on report.cpp's link order.
+// Report's lookups taking string_view, as the analyser's keys are often literals.
 const CheckResult* FindCheck(const Report& report, std::string_view id);
 const Measurement* FindMeasurement(const Report& report, std::string_view key);
 std::optional<double> MeasuredValue(const Report& report, std::string_view key);

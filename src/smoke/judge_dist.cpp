@@ -45,7 +45,8 @@ CheckResult JudgeDistributed(const SmokeTest& test, const nlohmann::json& result
   if (!f.ok()) return Incomplete(test, f, result);
 
   const Text layout = Layout(backend, world, device);
-  const std::string figures = fmt::format("max |Δ| = {} (≤ {}), {} steps", Sci(max_diff), Sci(kDistMaxAbsDiff), steps);
+  const Text figures = T(fmt::format("max |Δ| = {} (≤ {}), шагов {}", Sci(max_diff), Sci(kDistMaxAbsDiff), steps),
+                         fmt::format("max |Δ| = {} (≤ {}), {} steps", Sci(max_diff), Sci(kDistMaxAbsDiff), steps));
   CheckResult out;
   out.id = test.check_id;
   Measurement& m = out.Add({});
@@ -54,7 +55,7 @@ CheckResult JudgeDistributed(const SmokeTest& test, const nlohmann::json& result
               "largest parameter difference from one-process training");
   m.value = max_diff;
   m.unit = "abs";
-  m.method = T(fmt::format("{} шагов SGD по FP32, глобальный батч делится между рангами; |Δ| по всем параметрам всех "
+  m.method = T(fmt::format("шагов SGD в FP32: {}; глобальный батч делится между рангами; |Δ| по всем параметрам всех "
                            "рангов, параметры порядка {}",
                            steps, Fixed(max_param, 2)),
                fmt::format("{} FP32 SGD steps, the global batch split across ranks; |Δ| over all parameters of all "
@@ -63,8 +64,8 @@ CheckResult JudgeDistributed(const SmokeTest& test, const nlohmann::json& result
 
   const bool ok = Finite(max_diff) && Finite(cross_rank) && max_diff <= kDistMaxAbsDiff && cross_rank <= kDistMaxAbsDiff;
   const Text note = CpuNote(cpu_because);
-  out.summary = T(layout.ru + ": " + figures + (note.empty() ? "" : "; " + note.ru),
-                  layout.en + ": " + figures + (note.empty() ? "" : "; " + note.en));
+  out.summary = T(layout.ru + ": " + figures.ru + (note.empty() ? "" : "; " + note.ru),
+                  layout.en + ": " + figures.en + (note.empty() ? "" : "; " + note.en));
   if (ok) {
     out.outcome = Outcome::Pass;
     return out;

@@ -98,7 +98,7 @@ CheckResult JudgeQlora(const SmokeTest& test, const nlohmann::json& result) {
                   adapters_with_grad == adapters && base_with_grad == 0;
   const std::string v = version.value_or("?");
   out.summary = T(fmt::format("bitsandbytes {}: NF4 + двойное квантование, вычисления в BF16: {:.0f} МиБ против {:.0f} "
-                              "МиБ в BF16, {} слоёв Linear4bit, шаг QLoRA: loss {:.2f}",
+                              "МиБ в BF16, слоёв Linear4bit: {}, шаг QLoRA: loss {:.2f}",
                               v, nf4_mib, bf16_mib, linear4bit, loss),
                   fmt::format("bitsandbytes {}: NF4 + double quantisation, BF16 compute: {:.0f} MiB against {:.0f} MiB "
                               "in BF16, {} Linear4bit layers, QLoRA step: loss {:.2f}",

@@ -11,8 +11,8 @@ namespace {
 
 Text Method(const std::string& config, int64_t layers, int64_t d_model, int64_t seq_len, double params_matmul,
             int64_t batch, int64_t warmup, int64_t steps, const std::string& attention) {
-  return T(fmt::format("конфигурация {}: {} слоёв, d_model {}, длина {}, батч {}; BF16 autocast, веса FP32, AdamW; "
-                       "{} шагов после {} разогревочных. FLOP = 6·N·токены + 12·слои·d_model·длина·токены "
+  return T(fmt::format("конфигурация {}: слоёв {}, d_model {}, длина {}, батч {}; BF16 autocast, веса FP32, AdamW; "
+                       "шагов в замере {}, разогревочных {}. FLOP = 6·N·токены + 12·слои·d_model·длина·токены "
                        "(внимание, полная некаузальная матрица, как в приложении B статьи PaLM), N = {} параметров "
                        "в матричных умножениях; внимание: {}",
                        config, layers, d_model, seq_len, batch, steps, warmup, Count(params_matmul), attention),

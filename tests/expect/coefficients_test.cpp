@@ -32,6 +32,19 @@ TEST(TrainingFactor, MissingWithoutGpuEvenWithACpuFigure) {
   EXPECT_NE(c.missing_reason.ru.find("нет GPU"), std::string::npos);
 }
 
+TEST(TrainingFactor, MissingWhenPyTorchSeesNoneOfTheCards) {
+  // nvidia-smi lists four cards, torch is a CPU-only build: the smoke test ran on the CPU.
+  Report r = testing::CourseMachineReport();
+  AddCheck(r, "env.python", Outcome::Pass).data["torch_cuda"] = nullptr;
+  testing::RemoveMeasurement(r, "gpu.count");
+  Measure(r, "smoke.llama_train", "smoke.llama.train_tflops", 0.8, "TFLOPS");
+  const Coefficient c = TrainingTimeFactor(r, Facts(r), Course());
+  EXPECT_FALSE(c.value.has_value());
+  EXPECT_NE(c.missing_reason.ru.find("PyTorch не видит"), std::string::npos) << c.missing_reason.ru;
+  EXPECT_NE(CommunicationTimeFactor(r, Facts(r), Course()).missing_reason.en.find("PyTorch sees no GPU"),
+            std::string::npos);
+}
+
 TEST(TrainingFactor, MissingWhenTheTestFailedOrDidNotRun) {
   Report failed = testing::CourseMachineReport();
   testing::RemoveMeasurement(failed, "smoke.llama.train_tflops");

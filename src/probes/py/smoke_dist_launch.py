@@ -26,6 +26,10 @@ import time
 from smoke_common import (at_least, dist_version, json_safe, module_present, ran, skip,
                           torch_too_old)
 
+# The watchdog's clock starts here, before `import torch`, which can take many seconds on a busy
+# machine: lab_check's timeout on this process started at about the same moment, and the watchdog
+# must report before that timeout strikes.
+STARTED = time.monotonic()
 FSDP2_MIN_TORCH = (2, 4)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -77,7 +81,7 @@ class Watchdog(threading.Thread):
         self.statuses = {}
 
     def run(self):
-        if self.finished.wait(self.seconds):
+        if self.finished.wait(max(0.0, self.seconds - (time.monotonic() - STARTED))):
             return
         self.fired = True
         self.statuses = rank_statuses(self.run_dir, self.world)
