@@ -88,4 +88,13 @@ Result<FlopsPeak> TheoreticalFp32Peak(const env::CpuInfo& cpu) {
   return peak;
 }
 
+Text WhyNoFp32Peak(const env::CpuInfo& cpu) {
+  if (!DetectVectorIsa(cpu)) {
+    return T("FLOP за такт выводится только для x86 (флаги SSE/AVX/FMA), а их в /proc/cpuinfo нет",
+             "FLOP per cycle is derived for x86 only (SSE/AVX/FMA flags), and /proc/cpuinfo has none");
+  }
+  return T("частота процессора не прочитана (ни cpufreq, ни cpu MHz в /proc/cpuinfo)",
+           "the CPU clock could not be read (neither cpufreq nor cpu MHz in /proc/cpuinfo)");
+}
+
 }  // namespace labcheck::cpu_bench

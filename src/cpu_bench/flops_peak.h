@@ -41,5 +41,7 @@ struct FlopsPeak {
 
 // Result, with why not: a clock or vector ISA that cannot be read.
 Result<FlopsPeak> TheoreticalFp32Peak(const env::CpuInfo& cpu);
+// The same reason in words for the report, when TheoreticalFp32Peak fails.
+Text WhyNoFp32Peak(const env::CpuInfo& cpu);
 
 }  // namespace labcheck::cpu_bench

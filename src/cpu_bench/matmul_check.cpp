@@ -39,8 +39,10 @@ CheckResult AssessMatmul(const MatmulInputs& in) {
   Measurement m{"cpu.sgemm_gflops",
                 T("CPU: умножение матриц FP32 (OpenBLAS)", "CPU: FP32 matrix multiply (OpenBLAS)"),
                 median, "GFLOPS",
-                T(fmt::format("2·N³ FLOP / время, N = {}, OpenBLAS {}, {} потоков, медиана {} вызовов",
-                              run.n, run.corename, run.threads, calls),
+                T(fmt::format("2·N³ FLOP / время, N = {}, OpenBLAS {}, {} {}, медиана по {} {}",
+                              run.n, run.corename, run.threads,
+                              env::RuPlural(run.threads, "поток", "потока", "потоков"), calls,
+                              env::RuPlural(calls, "вызову", "вызовам", "вызовам")),
                   fmt::format("2·N³ FLOP / time, N = {}, OpenBLAS {}, {} threads, median of {} calls",
                               run.n, run.corename, run.threads, calls)),
                 {}, {}};
@@ -80,9 +82,8 @@ CheckResult AssessMatmul(const MatmulInputs& in) {
                             "lower, and some CPUs have one FMA unit, not two."));
     if (!in.peak->isa.datapath_note.empty()) table.notes.push_back(in.peak->isa.datapath_note);
   } else {
-    table.notes.push_back(env::Append(T("Теоретическую цифру вывести не удалось: ",
-                                        "The theoretical figure could not be derived: "),
-                                      in.peak_error));
+    table.notes.push_back(T("Теоретическую цифру вывести не удалось: " + in.peak_unavailable.ru + ".",
+                            "The theoretical figure could not be derived: " + in.peak_unavailable.en + "."));
   }
   if (kernel_cap) {
     table.notes.push_back(T(fmt::format("Ядра OpenBLAS «{}» работают с {}-битными векторами, а процессор "
@@ -113,7 +114,7 @@ CheckResult AssessMatmul(const MatmulInputs& in) {
                                     {"vector_bits", in.peak->isa.width_bits},
                                     {"flop_per_cycle", in.peak->isa.Fp32FlopPerCycle()},
                                     {"kernel_reachable_gflops", kernel_cap ? json(*kernel_cap) : json(nullptr)}}
-                             : json{{"error", in.peak_error}};
+                             : json{{"error", in.peak_unavailable.en}};
   result.data = {{"n", run.n},
                  {"threads", run.threads},
                  {"openblas_core", run.corename},
@@ -151,10 +152,11 @@ CheckResult RunMatmulCheck(CheckContext& ctx) {
     if (auto peak = TheoreticalFp32Peak(*cpu); peak.ok()) {
       in.peak = *peak;
     } else {
-      in.peak_error = peak.status().message();
+      in.peak_unavailable = WhyNoFp32Peak(*cpu);
     }
   } else {
-    in.peak_error = cpu.status().message();
+    in.peak_unavailable = T("/proc/cpuinfo не прочитан: " + cpu.status().message(),
+                            "/proc/cpuinfo could not be read: " + cpu.status().message());
   }
   std::optional<uint64_t> available;
   if (auto memory = env::ReadMemInfo(); memory.ok()) available = memory->available_bytes;

@@ -15,7 +15,7 @@ namespace labcheck::cpu_bench {
 struct MatmulInputs {
   SgemmRun run;
   std::optional<FlopsPeak> peak;
-  std::string peak_error;  // why there is no peak
+  Text peak_unavailable;  // why there is no peak, for the report
   bool virtualized = false;
   MachineLoad load;
 };

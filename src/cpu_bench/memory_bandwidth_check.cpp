@@ -40,9 +40,12 @@ CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
   const int passes = static_cast<int>(copy.size());
 
   auto method = [&](int bytes_per_element, const char* ru_what, const char* en_what) {
-    return T(fmt::format("({}) / время; {} байт на элемент, {} потоков, 3 массива × {:.0f} MiB, "
-                         "медиана {} проходов",
-                         ru_what, bytes_per_element, run.threads, array_mib, passes),
+    using env::RuPlural;
+    return T(fmt::format("({}) / время; {} {} на элемент, {} {}, 3 массива × {:.0f} MiB, "
+                         "медиана по {} {}",
+                         ru_what, bytes_per_element, RuPlural(bytes_per_element, "байт", "байта", "байт"),
+                         run.threads, RuPlural(run.threads, "поток", "потока", "потоков"), array_mib,
+                         passes, RuPlural(passes, "проходу", "проходам", "проходам")),
              fmt::format("({}) / time; {} bytes per element, {} threads, 3 arrays × {:.0f} MiB, "
                          "median of {} passes",
                          en_what, bytes_per_element, run.threads, array_mib, passes));
@@ -86,18 +89,18 @@ CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
                                       "is at least 4 caches per array. {} threads, each on its own CPU.",
                                       array_mib, llc, run.threads)));
   if (in.plan.below_stream_rule) {
-    table.notes.push_back(T("Памяти не хватило на массивы в 4 кэша: часть данных могла лежать в кэше, "
-                            "цифры завышены.",
-                            "Memory was too short for arrays of 4 caches: part of the data may have "
-                            "stayed in cache, so the figures are high."));
+    table.notes.push_back(T("Свободной памяти не хватило на массивы нужного размера (4 кэша, не меньше 256 MiB): "
+                            "часть данных могла остаться в кэше, цифры могут быть завышены.",
+                            "Free memory was too short for arrays of the intended size (4 caches, at "
+                            "least 256 MiB): part of the data may have stayed in cache, so the figures "
+                            "may be high."));
   }
   if (in.peak) {
     table.notes.push_back(T("Теория — по модулям памяти из SMBIOS: " + in.peak->label.ru + ".",
                             "Theoretical, from the memory modules in SMBIOS: " + in.peak->label.en + "."));
   } else {
-    table.notes.push_back(env::Append(T("Теоретическую цифру получить не удалось: ",
-                                        "The theoretical figure could not be read: "),
-                                      in.peak_error));
+    table.notes.push_back(T("Теоретическую цифру получить не удалось: " + in.peak_unavailable.ru + ".",
+                            "The theoretical figure could not be read: " + in.peak_unavailable.en + "."));
   }
   if (in.virtualized) {
     table.notes.push_back(T("Это виртуальная машина: память и ядра делятся с другими гостями.",
@@ -111,7 +114,7 @@ CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
                                     {"modules", in.peak->modules},
                                     {"channels_assumed", in.peak->channels_assumed},
                                     {"label", in.peak->label.en}}
-                             : json{{"error", in.peak_error}};
+                             : json{{"error", in.peak_unavailable.en}, {"detail", in.peak_detail}};
   result.data = {{"threads", run.threads},
                  {"array_bytes", run.elements * sizeof(double)},
                  {"llc_bytes", in.llc_bytes ? json(*in.llc_bytes) : json(nullptr)},
@@ -155,10 +158,14 @@ CheckResult RunMemoryBandwidthCheck(CheckContext& ctx) {
   }
   in.plan = PlanStream(in.llc_bytes, available, ctx.options().quick);
 
-  if (auto modules = ReadMemoryModules(); !modules.ok()) {
-    in.peak_error = modules.status().message();
-  } else if (auto peak = TheoreticalMemoryPeak(*modules); !peak.ok()) {
-    in.peak_error = peak.status().message();
+  ModuleScan scan = ReadMemoryModules();
+  if (scan.modules.empty()) {
+    in.peak_unavailable = scan.why_none;
+    in.peak_detail = scan.detail;
+  } else if (auto peak = TheoreticalMemoryPeak(scan.modules); !peak.ok()) {
+    in.peak_unavailable = T("ни один модуль в SMBIOS не сообщает скорость и ширину шины",
+                            "no module in SMBIOS reports its speed and bus width");
+    in.peak_detail = peak.status().message();
   } else {
     in.peak = *peak;
   }

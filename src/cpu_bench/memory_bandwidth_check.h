@@ -18,7 +18,8 @@ struct MemoryBandwidthInputs {
   StreamRun run;
   std::optional<uint64_t> llc_bytes;
   std::optional<MemoryPeak> peak;
-  std::string peak_error;  // why there is no peak
+  Text peak_unavailable;     // why there is no peak, for the report
+  std::string peak_detail;  // the system's message behind it, for the JSON
   bool virtualized = false;
   MachineLoad load;
 };

@@ -7,6 +7,8 @@
 #include <map>
 #include <regex>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "env/sysfs.h"
@@ -166,9 +168,11 @@ Result<MemoryPeak> TheoreticalMemoryPeak(const std::vector<MemoryModule>& module
   std::string assumed_ru = peak.channels_assumed ? " (по модулю на канал)" : "";
   std::string assumed_en = peak.channels_assumed ? " (one module per channel)" : "";
   if (uniform) {
-    peak.label = T(fmt::format("{} {}{} × {}-{} × {} байт", peak.channels,
+    const int width_bytes = first.width_bits / 8;
+    peak.label = T(fmt::format("{} {}{} × {}-{} × {} {}", peak.channels,
                                env::RuPlural(peak.channels, "канал", "канала", "каналов"),
-                               assumed_ru, first.type, first.mts, first.width_bits / 8),
+                               assumed_ru, first.type, first.mts, width_bytes,
+                               env::RuPlural(width_bytes, "байт", "байта", "байт")),
                    fmt::format("{} channel{}{} × {}-{} × {} bytes", peak.channels,
                                peak.channels == 1 ? "" : "s", assumed_en, first.type, first.mts,
                                first.width_bits / 8));
@@ -179,37 +183,45 @@ Result<MemoryPeak> TheoreticalMemoryPeak(const std::vector<MemoryModule>& module
   return peak;
 }
 
-Result<std::vector<MemoryModule>> ReadMemoryModules() {
+ModuleScan ReadMemoryModules() {
   const std::string dir = "/sys/firmware/dmi/entries";
+  ModuleScan scan;
   std::vector<std::string> names = env::ListDirectory(dir);
   if (names.empty()) {
-    return Status::Error(dir + " is missing: this system exposes no SMBIOS tables "
-                         "(usual in virtual machines and containers)");
+    scan.why_none = T("таблиц SMBIOS нет (" + dir + "): так обычно в виртуальных машинах и контейнерах",
+                      "no SMBIOS tables (" + dir + "): usual in virtual machines and containers");
+    return scan;
   }
-  std::vector<MemoryModule> modules;
-  std::string first_error;
+  bool denied = false;
   for (const std::string& name : names) {
     if (name.rfind("17-", 0) != 0) continue;
-    auto raw = ReadFile(dir + "/" + name + "/raw");
-    if (!raw.ok()) {
-      if (first_error.empty()) first_error = raw.status().message();
+    const std::string path = dir + "/" + name + "/raw";
+    if (access(path.c_str(), R_OK) != 0) {
+      denied = denied || errno == EACCES;
+      if (scan.detail.empty()) scan.detail = path + ": " + std::strerror(errno);
       continue;
     }
-    auto module = ParseMemoryModule(*raw);
+    auto raw = ReadFile(path);
+    auto module = raw.ok() ? ParseMemoryModule(*raw) : Result<MemoryModule>(raw.status());
     if (module.ok()) {
-      modules.push_back(std::move(module).value());
-    } else if (first_error.empty()) {
-      first_error = name + ": " + module.status().message();
+      scan.modules.push_back(std::move(module).value());
+    } else if (scan.detail.empty()) {
+      scan.detail = path + ": " + module.status().message();
     }
   }
-  if (modules.empty()) {
-    if (first_error.empty()) return Status::Error("no SMBIOS memory device (type 17) records");
-    if (first_error.find(std::strerror(EACCES)) != std::string::npos) {
-      return Status::Error(first_error + " (SMBIOS records are readable by root only)");
-    }
-    return Status::Error(first_error);
+  if (!scan.modules.empty()) {
+    scan.detail.clear();
+  } else if (denied) {
+    scan.why_none = T("записи SMBIOS о модулях памяти читает только root; их показывает "
+                      "sudo dmidecode -t 17",
+                      "only root can read the SMBIOS memory records; sudo dmidecode -t 17 shows them");
+  } else if (scan.detail.empty()) {
+    scan.why_none = T("в SMBIOS нет записей о модулях памяти (тип 17)",
+                      "SMBIOS has no memory device records (type 17)");
+  } else {
+    scan.why_none = T("записи SMBIOS о модулях памяти не разобраны", "the SMBIOS memory records could not be parsed");
   }
-  return modules;
+  return scan;
 }
 
 }  // namespace labcheck::cpu_bench

@@ -49,8 +49,14 @@ struct MemoryPeak {
 // so each channel counts once, at its fastest module. Error when no module has a speed and width.
 Result<MemoryPeak> TheoreticalMemoryPeak(const std::vector<MemoryModule>& modules);
 
-// Reads every /sys/firmware/dmi/entries/17-*/raw record. The error says why none could be read:
-// no SMBIOS (VMs, containers, ARM boards) or root-only files.
-Result<std::vector<MemoryModule>> ReadMemoryModules();
+struct ModuleScan {
+  std::vector<MemoryModule> modules;
+  Text why_none;       // for the report, when `modules` is empty
+  std::string detail;  // the system's own message behind it (path, errno), for the JSON
+};
+
+// Reads every /sys/firmware/dmi/entries/17-*/raw record. When none can be read, says why: no
+// SMBIOS (VMs, containers, ARM boards), root-only files, or no memory device records.
+ModuleScan ReadMemoryModules();
 
 }  // namespace labcheck::cpu_bench

@@ -55,7 +55,7 @@ StreamPlan PlanStream(std::optional<uint64_t> llc_bytes, std::optional<uint64_t>
   uint64_t wanted = std::max(kStreamMinArrayBytes, 4 * llc_bytes.value_or(0));
   uint64_t cap = available_bytes ? *available_bytes / 6 : wanted;
   plan.array_bytes = std::max<uint64_t>(kHugePage, std::min(wanted, cap) / kHugePage * kHugePage);
-  plan.below_stream_rule = llc_bytes && plan.array_bytes < 4 * *llc_bytes;
+  plan.below_stream_rule = plan.array_bytes < wanted;
   plan.repeats = quick ? 3 : 10;
   plan.max_seconds = quick ? 2.0 : 8.0;
   return plan;

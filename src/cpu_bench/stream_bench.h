@@ -22,7 +22,7 @@ struct StreamPlan {
   uint64_t array_bytes = 0;  // each of the three arrays
   int repeats = 0;           // timed passes of copy and triad, after one untimed warm-up pass
   double max_seconds = 0;    // stop repeating (after the first timed pass) once this has passed
-  bool below_stream_rule = false;  // memory did not allow 4 × LLC per array
+  bool below_stream_rule = false;  // memory did not allow max(4 × LLC, 256 MiB) per array
 };
 
 // Sizes the run: max(4 × LLC, 256 MiB) per array, but the three arrays never take more than half

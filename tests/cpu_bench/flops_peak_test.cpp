@@ -46,6 +46,7 @@ TEST(DetectVectorIsa, NothingForArm) {
   ASSERT_TRUE(arm.ok());
   EXPECT_FALSE(DetectVectorIsa(*arm).has_value());
   EXPECT_FALSE(TheoreticalFp32Peak(*arm).ok());
+  EXPECT_NE(WhyNoFp32Peak(*arm).en.find("x86 only"), std::string::npos);
 }
 
 TEST(TheoreticalFp32Peak, DevelopmentVmFromItsCpuinfo) {
@@ -76,6 +77,7 @@ TEST(TheoreticalFp32Peak, NeedsAClock) {
   auto peak = TheoreticalFp32Peak(cpu);
   ASSERT_FALSE(peak.ok());
   EXPECT_NE(peak.status().message().find("clock"), std::string::npos);
+  EXPECT_NE(WhyNoFp32Peak(cpu).ru.find("частота"), std::string::npos);
 }
 
 TEST(OpenBlasKernelWidthBits, KnowsTheKernelFamilies) {

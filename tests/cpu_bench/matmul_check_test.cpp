@@ -61,11 +61,12 @@ TEST(AssessMatmul, NarrowOpenBlasKernelsAreJudgedByWhatTheyCanReach) {
 
 TEST(AssessMatmul, WithoutPeakSaysWhy) {
   MatmulInputs in = Inputs({0.01});
-  in.peak_error = "no x86 vector flags in /proc/cpuinfo: FLOP per cycle unknown";
+  in.peak_unavailable = T("нет флагов x86", "no x86 flags");
   CheckResult result = AssessMatmul(in);
   EXPECT_EQ(result.outcome, Outcome::Pass);
   EXPECT_FALSE(result.Find("cpu.sgemm_gflops")->reference.has_value());
-  EXPECT_EQ(result.data["theoretical"]["error"], in.peak_error);
+  EXPECT_EQ(result.data["theoretical"]["error"], "no x86 flags");
+  EXPECT_EQ(result.tables.at(0).notes.back().ru, "Теоретическую цифру вывести не удалось: нет флагов x86.");
   EXPECT_EQ(result.tables.at(0).rows.at(0).at(4).en, "—");
 }
 

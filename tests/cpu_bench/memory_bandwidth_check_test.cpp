@@ -40,6 +40,8 @@ TEST(AssessMemoryBandwidth, MediansInGigabytesPerSecondWithKeysAndReference) {
   EXPECT_EQ(copy->reference, 51.2);
   EXPECT_EQ(copy->reference_label.en, "2 channels × DDR4-3200 × 8 bytes");
   EXPECT_NE(triad->method.en.find("2 reads + 1 write"), std::string::npos);
+  EXPECT_NE(triad->method.ru.find("24 байта на элемент, 8 потоков"), std::string::npos) << triad->method.ru;
+  EXPECT_NE(triad->method.ru.find("медиана по 3 проходам"), std::string::npos) << triad->method.ru;
   EXPECT_EQ(result.outcome, Outcome::Warn);  // triad 20 < 25.6
   EXPECT_NE(result.reason.en.find("under half"), std::string::npos);
   EXPECT_EQ(result.data["copy_gbps"].size(), 3u);
@@ -55,15 +57,18 @@ TEST(AssessMemoryBandwidth, HalfOfTheoreticalOrMorePasses) {
 
 TEST(AssessMemoryBandwidth, WithoutTheoreticalFigureSaysWhyAndPasses) {
   MemoryBandwidthInputs in = Inputs({1.0}, {1.0});
-  in.peak_error = "/sys/firmware/dmi/entries is missing";
+  in.peak_unavailable = T("таблиц SMBIOS нет", "no SMBIOS tables");
+  in.peak_detail = "/sys/firmware/dmi/entries: No such file or directory";
   in.virtualized = true;
   CheckResult result = AssessMemoryBandwidth(in);
   EXPECT_EQ(result.outcome, Outcome::Pass);
   EXPECT_FALSE(result.Find("cpu.mem_triad_gbps")->reference.has_value());
-  EXPECT_EQ(result.data["theoretical"]["error"], "/sys/firmware/dmi/entries is missing");
+  EXPECT_EQ(result.data["theoretical"]["error"], "no SMBIOS tables");
+  EXPECT_EQ(result.data["theoretical"]["detail"], in.peak_detail);
   bool said_why = false, said_vm = false;
   for (const Text& note : result.tables.at(0).notes) {
-    said_why |= note.en.find("could not be read: /sys/firmware/dmi") != std::string::npos;
+    said_why |= note.en == "The theoretical figure could not be read: no SMBIOS tables." &&
+                note.ru == "Теоретическую цифру получить не удалось: таблиц SMBIOS нет.";
     said_vm |= note.en.find("virtual machine") != std::string::npos;
   }
   EXPECT_TRUE(said_why);

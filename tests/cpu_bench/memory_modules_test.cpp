@@ -143,6 +143,13 @@ TEST(TheoreticalMemoryPeak, SkipsEmptySlotsAndSumsMixedChannels) {
   EXPECT_NE(peak->label.en.find("sum over 2 channels"), std::string::npos);
 }
 
+TEST(TheoreticalMemoryPeak, LabelsNarrowBusesInRussianToo) {
+  auto peak = TheoreticalMemoryPeak({Module("ChannelA-DIMM0", "", 6400, 32, "LPDDR5"),
+                                     Module("ChannelB-DIMM0", "", 6400, 32, "LPDDR5")});
+  ASSERT_TRUE(peak.ok());
+  EXPECT_EQ(peak->label.ru, "2 канала × LPDDR5-6400 × 4 байта");
+}
+
 TEST(TheoreticalMemoryPeak, FailsWithoutAnyUsableModule) {
   MemoryModule unknown_speed = Module("DIMM_A1", "");
   unknown_speed.configured_mts = unknown_speed.rated_mts = 0;
@@ -150,15 +157,16 @@ TEST(TheoreticalMemoryPeak, FailsWithoutAnyUsableModule) {
   EXPECT_FALSE(TheoreticalMemoryPeak({}).ok());
 }
 
-TEST(ReadMemoryModules, ReadsOrSaysWhyNot) {
-  auto modules = ReadMemoryModules();
+TEST(ReadMemoryModules, ReadsOrSaysWhyNotInBothLanguages) {
+  ModuleScan scan = ReadMemoryModules();
+  if (!scan.modules.empty()) {
+    EXPECT_TRUE(scan.why_none.empty());
+    return;
+  }
+  EXPECT_FALSE(scan.why_none.ru.empty());
+  EXPECT_FALSE(scan.why_none.en.empty());
   if (access("/sys/firmware/dmi/entries", F_OK) != 0) {
-    ASSERT_FALSE(modules.ok());
-    EXPECT_NE(modules.status().message().find("no SMBIOS"), std::string::npos) << modules.status().message();
-  } else if (modules.ok()) {
-    EXPECT_FALSE(modules->empty());
-  } else {
-    EXPECT_NE(modules.status().message().find("/sys/firmware/dmi/entries"), std::string::npos);
+    EXPECT_NE(scan.why_none.en.find("no SMBIOS tables"), std::string::npos) << scan.why_none.en;
   }
 }
 

@@ -32,6 +32,12 @@ TEST(PlanStream, NeverTakesMoreThanHalfTheAvailableMemory) {
   EXPECT_TRUE(plan.below_stream_rule);
 }
 
+TEST(PlanStream, TinyMemoryIsFlaggedEvenWithoutKnownCache) {
+  StreamPlan plan = PlanStream(std::nullopt, 600 * kMiB, true);
+  EXPECT_EQ(plan.array_bytes, 100 * kMiB);
+  EXPECT_TRUE(plan.below_stream_rule);
+}
+
 TEST(PlanStream, UnknownCacheAndMemoryStillGiveTheFloor) {
   StreamPlan plan = PlanStream(std::nullopt, std::nullopt, true);
   EXPECT_EQ(plan.array_bytes, 256 * kMiB);
