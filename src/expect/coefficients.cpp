@@ -76,8 +76,7 @@ Coefficient CommunicationTimeFactor(const Report& report, const ReportFacts& fac
   c.measured = MeasuredValue(report, c.from_key);
   const int gpus = facts.usable_gpu_count();
   const CheckResult* check = FindCheck(report, "interconnect.allreduce");
-  const auto ok = MeasuredValue(report, "nccl.allreduce_ok");
-  const bool wrong_sum = (check != nullptr && DataFlag(check->data, "wrong_sum")) || (ok && *ok < 0.5);
+  const bool wrong_sum = AllreduceWrongSum(report);
   if (auto why = NoUsableGpu(facts)) {
     c.missing_reason = T(why->ru + ": обмена между картами нет", why->en + ": there is no communication between cards");
   } else if (gpus < 2) {

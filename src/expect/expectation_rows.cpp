@@ -58,6 +58,9 @@ Text MissingBecause(const Report& report, const ReportFacts& facts, const std::s
     return T("не запускался", "not run");
   }
   const std::string outcome = OutcomeName(check->outcome);
+  if (check->outcome == Outcome::Pass || check->outcome == Outcome::Warn) {
+    return T(outcome + ", но без этого замера", outcome + ", without this figure");
+  }
   if (check->reason.empty()) return Text(outcome);
   return T(outcome + ": " + check->reason.ru, outcome + ": " + check->reason.en);
 }

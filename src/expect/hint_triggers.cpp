@@ -9,6 +9,8 @@
 namespace labcheck::expect {
 namespace {
 
+using nlohmann::json;
+
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -23,10 +25,16 @@ bool Mentions(const std::string& text, std::initializer_list<const char*> needle
 
 bool NoGpu(const ReportFacts& facts) { return facts.gpus.empty() || facts.usable_gpu_count() == 0; }
 
-// A SKIP that installing packages can fix: not --quick, and not "there is no GPU" on a machine
-// that has none (then the advice would be wrong).
-bool PackageSkip(const CheckResult* c, const ReportFacts& facts) {
+// A SKIP that installing packages can fix. The smoke checks keep their probe's answer in
+// data.probe {reason: "package_missing" | "no_gpu" | ..., package}; without it, judge by the
+// words: not --quick, and not "there is no GPU" on a machine that has none.
+bool PackageSkip(const CheckResult* c, const ReportFacts& facts, const char* package = nullptr) {
   if (c == nullptr || c->outcome != Outcome::Skip || facts.quick) return false;
+  if (c->data.is_object() && c->data.contains("probe") && c->data["probe"].is_object()) {
+    const json& probe = c->data["probe"];
+    if (DataString(probe, "reason") != "package_missing") return false;
+    return package == nullptr || DataString(probe, "package").empty() || DataString(probe, "package") == package;
+  }
   const std::string text = CheckText(*c);
   if (Mentions(text, {"--quick", "--skip-dist"})) return false;
   return !(NoGpu(facts) && Mentions(text, {"gpu", "cuda"}));
@@ -171,7 +179,7 @@ void SmokeHints(const Report& report, const ReportFacts& facts, std::vector<Trig
   }
   if (const CheckResult* q = FindCheck(report, "smoke.qlora")) {
     const bool broken = q->outcome == Outcome::Fail && Mentions(CheckText(*q), {"undefined symbol", "bitsandbytes"});
-    if (broken || PackageSkip(q, facts)) {
+    if (broken || PackageSkip(q, facts, "bitsandbytes")) {
       out.push_back({hint::kBitsandbytes, Text(std::string("smoke.qlora: ") + OutcomeName(q->outcome)), "smoke.qlora"});
     }
   }

@@ -80,6 +80,8 @@ std::string JournalEntry(const json& report, const std::string& report_path, Lan
       {ru ? "all-reduce, bus bandwidth, ГБ/с" : "all-reduce, bus bandwidth, GB/s", One(report, "nccl.allreduce_busbw_gbps")},
       {ru ? "Обучение Llama, токенов/с" : "Llama training, tokens/s", One(report, "smoke.llama.tokens_per_s")},
       {ru ? "Обучение Llama, TFLOPS" : "Llama training, TFLOPS", One(report, "smoke.llama.train_tflops")},
+      {ru ? "Обучение Llama на CPU (крошечная конфигурация), токенов/с" : "Llama training on the CPU (tiny configuration), tokens/s",
+       One(report, "smoke.llama_cpu_tiny.tokens_per_s")},
       {ru ? "Память CPU (copy), ГБ/с" : "CPU memory (copy), GB/s", One(report, "cpu.mem_copy_gbps")},
       {ru ? "Матмул CPU FP32, GFLOPS" : "CPU matmul FP32, GFLOPS", One(report, "cpu.sgemm_gflops")},
       {ru ? "Коэффициент времени обучения" : "Training-time factor", Factor(report, "training_time_factor", lang)},

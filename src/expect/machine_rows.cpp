@@ -62,6 +62,10 @@ Text NeedsTwoGpus(const ReportFacts& facts) {
   return T("нужно минимум 2 GPU", "needs at least 2 GPUs");
 }
 
+Text NeedsGpu(const ReportFacts& facts) {
+  return facts.gpus.empty() ? T("нет GPU", "no GPU") : T("PyTorch не видит GPU", "PyTorch sees no GPU");
+}
+
 ExpectationRow P2pRow(const Report& report, const ReportFacts& facts, const CourseReference& course) {
   ExpectationRow row = CourseWorded("p2p", course);
   const std::vector<PairReading> access = PairReadings(report, "access");
@@ -126,6 +130,31 @@ ExpectationRow GpuToGpuRow(const Report& report, const ReportFacts& facts, const
   return row;
 }
 
+// What went wrong with all-reduce, in the row's words; nullopt when it worked at once. The first
+// attempt's fields are top-level in the check's data, the retry's under p2p_disable_retry.
+std::optional<Text> AllreduceFailure(const Report& report) {
+  const CheckResult* check = FindCheck(report, "interconnect.allreduce");
+  if (check == nullptr) return std::nullopt;
+  if (AllreduceWrongSum(report)) return T("неверная сумма", "wrong sum");
+  const auto& d = check->data;
+  std::optional<Text> problem;
+  if (DataFlag(d, "hung")) {
+    problem = T("завис", "hung");
+  } else if (DataFlag(d, "crashed")) {
+    problem = T("процесс упал", "the process crashed");
+  } else if (DataFlag(d, "nccl_error") || !DataString(d, "nccl_error").empty()) {
+    problem = T("ошибка NCCL", "NCCL error");
+  } else if (check->outcome == Outcome::Fail) {
+    problem = T("не работает", "does not work");
+  }
+  // WARN: the retry with NCCL_P2P_DISABLE=1 worked; still worth flagging, the advice applies.
+  if (problem && check->outcome == Outcome::Warn) {
+    problem->ru += ", работает с NCCL_P2P_DISABLE=1";
+    problem->en += ", works with NCCL_P2P_DISABLE=1";
+  }
+  return problem;
+}
+
 ExpectationRow AllreduceRow(const Report& report, const ReportFacts& facts, const CourseReference& course) {
   ExpectationRow row = CourseWorded("allreduce", course);
   const double w = course.allreduce_busbw_assumed_gbps;
@@ -134,19 +163,7 @@ ExpectationRow AllreduceRow(const Report& report, const ReportFacts& facts, cons
   if (auto busbw = MeasuredValue(report, "nccl.allreduce_busbw_gbps")) {
     row.readings.push_back(Reading{"", -1, "nccl.allreduce_busbw_gbps", *busbw});
   }
-  if (const CheckResult* check = FindCheck(report, "interconnect.allreduce")) {
-    const auto& d = check->data;
-    // nccl_error: true, or the error text.
-    const bool nccl_error = DataFlag(d, "nccl_error") || !DataString(d, "nccl_error").empty();
-    const auto ok = MeasuredValue(report, "nccl.allreduce_ok");
-    if (DataFlag(d, "wrong_sum") || (ok && *ok < 0.5)) {
-      row.failure = T("неверная сумма", "wrong sum");
-    } else if (DataFlag(d, "hung")) {
-      row.failure = T("завис", "hung");
-    } else if (nccl_error) {
-      row.failure = T("ошибка NCCL", "NCCL error");
-    }
-  }
+  row.failure = AllreduceFailure(report);
   Text missing = facts.usable_gpu_count() < 2 ? NeedsTwoGpus(facts)
                  : facts.skip_dist           ? T("не запускался (--skip-dist)", "not run (--skip-dist)")
                                              : MissingBecause(report, facts, "interconnect.allreduce");
@@ -159,11 +176,12 @@ ExpectationRow LlamaRow(const Report& report, const ReportFacts& facts, const Co
   ExpectationRow row = CourseWorded("llama_train", course);
   row.course_machine = true;  // the lessons assume 20–40 TFLOPS per card whatever the card
   const auto tflops = MeasuredValue(report, "smoke.llama.train_tflops");
-  if (tflops && facts.usable_gpu_count() == 0) {
-    // Without a GPU the smoke test trains on the CPU: a figure, but not one the lessons' GPU
-    // estimates can be compared with.
-    row.measured = T(Num(*tflops) + " (на CPU)", Num(*tflops) + " (on CPU)");
-    row.note = T("измерено на CPU; ориентир курса — для GPU", "measured on the CPU; the course's reference is for a GPU");
+  if (facts.usable_gpu_count() == 0) {
+    // smoke.llama_train trains a tiny configuration on the CPU; its speed compares with nothing.
+    row.measured = MeasuredValue(report, "smoke.llama_cpu_tiny.tokens_per_s")
+                       ? T("нет GPU (на CPU шла крошечная конфигурация, её скорость не сравнима)",
+                           "no GPU (a tiny configuration ran on the CPU; its speed compares with nothing)")
+                       : NeedsGpu(facts);
     return row;
   }
   row.band = course.train_tflops_assumed;

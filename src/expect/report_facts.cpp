@@ -104,6 +104,14 @@ std::optional<double> MeasuredValue(const Report& report, std::string_view key) 
   return m ? std::optional<double>(m->value) : std::nullopt;
 }
 
+bool AllreduceWrongSum(const Report& report) {
+  const CheckResult* check = FindCheck(report, "interconnect.allreduce");
+  if (check == nullptr) return false;
+  const json& d = check->data;
+  const bool retry_wrong = d.is_object() && d.contains("p2p_disable_retry") && DataFlag(d["p2p_disable_retry"], "wrong_sum");
+  return DataFlag(d, "wrong_sum") || retry_wrong;
+}
+
 ReportFacts ReadFacts(const Report& report, const reference::GpuCatalog& catalog) {
   ReportFacts facts;
   facts.quick = report.meta.quick;

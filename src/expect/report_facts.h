@@ -47,6 +47,10 @@ const CheckResult* FindCheck(const Report& report, std::string_view id);
 const Measurement* FindMeasurement(const Report& report, std::string_view key);
 std::optional<double> MeasuredValue(const Report& report, std::string_view key);
 
+// interconnect.allreduce: the sum came back wrong in the first attempt or in the retry with
+// NCCL_P2P_DISABLE=1 (docs/report-schema.md). A wrong sum makes its speed meaningless.
+bool AllreduceWrongSum(const Report& report);
+
 ReportFacts ReadFacts(const Report& report, const reference::GpuCatalog& catalog);
 
 }  // namespace labcheck::expect

@@ -37,7 +37,6 @@ TEST(TrainingFactor, MissingWhenPyTorchSeesNoneOfTheCards) {
   Report r = testing::CourseMachineReport();
   AddCheck(r, "env.python", Outcome::Pass).data["torch_cuda"] = nullptr;
   testing::RemoveMeasurement(r, "gpu.count");
-  Measure(r, "smoke.llama_train", "smoke.llama.train_tflops", 0.8, "TFLOPS");
   const Coefficient c = TrainingTimeFactor(r, Facts(r), Course());
   EXPECT_FALSE(c.value.has_value());
   EXPECT_NE(c.missing_reason.ru.find("PyTorch не видит"), std::string::npos) << c.missing_reason.ru;
@@ -78,6 +77,16 @@ TEST(CommunicationFactor, IsWOverTheMeasuredBusBandwidth) {
   EXPECT_DOUBLE_EQ(*c.value, 10.0 / 8);
   EXPECT_FALSE(c.range.has_value());
   EXPECT_EQ(c.from_key, "nccl.allreduce_busbw_gbps");
+}
+
+TEST(CommunicationFactor, FromTheRetryWhenOnlyNcclP2PDisableWorked) {
+  Report r = testing::CourseMachineReport();
+  CheckResult& ar = AddCheck(r, "interconnect.allreduce", Outcome::Warn);
+  ar.data["hung"] = true;
+  ar.data["p2p_disable_retry"] = {{"hung", false}, {"wrong_sum", false}};
+  const Coefficient c = CommunicationTimeFactor(r, Facts(r), Course());
+  ASSERT_TRUE(c.value.has_value());
+  EXPECT_DOUBLE_EQ(*c.value, 10 / 11.2);
 }
 
 TEST(CommunicationFactor, MissingCasesSayWhy) {

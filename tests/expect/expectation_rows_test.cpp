@@ -109,6 +109,30 @@ TEST(Flags, WrongSumFlagsTheAllreduceRowWithoutAFigure) {
   EXPECT_EQ(ar.measured.ru, "неверная сумма");
 }
 
+TEST(Flags, HangThatTheRetryWorkedAroundStillFlagsTheRow) {
+  Report r = testing::CourseMachineReport();
+  CheckResult& ar = AddCheck(r, "interconnect.allreduce", Outcome::Warn);
+  ar.data["hung"] = true;
+  ar.data["p2p_disable_retry"] = {{"hung", false}, {"wrong_sum", false}};
+  const auto rows = Rows(r);
+  const auto& row = Row(rows, "allreduce");
+  EXPECT_EQ(row.measured.ru, "11.2");
+  EXPECT_EQ(row.FlagCell().ru, "да: завис, работает с NCCL_P2P_DISABLE=1");
+}
+
+TEST(Flags, AFailedAllreduceIsNotAWrongSumUnlessTheDataSaysSo) {
+  // The GPU check writes nccl.allreduce_ok = 0 whenever no attempt worked, hung ones too.
+  Report r = testing::CourseMachineReport();
+  testing::RemoveMeasurement(r, "nccl.allreduce_busbw_gbps");
+  Measure(r, "interconnect.allreduce", "nccl.allreduce_ok", 0);
+  AddCheck(r, "interconnect.allreduce", Outcome::Fail).data["crashed"] = true;
+  const auto rows = Rows(r);
+  EXPECT_EQ(Row(rows, "allreduce").FlagCell().ru, "да: процесс упал");
+  AddCheck(r, "interconnect.allreduce", Outcome::Fail).data["p2p_disable_retry"] = {{"wrong_sum", true}};
+  const auto again = Rows(r);
+  EXPECT_EQ(Row(again, "allreduce").FlagCell().ru, "да: неверная сумма");
+}
+
 TEST(UnknownGpu, GetsARowWithDerivedFiguresMarkedAsEstimates) {
   Report r = testing::CourseMachineReport();
   auto& gpus = testing::Inventory(r)["gpus"];
@@ -162,7 +186,7 @@ TEST(CpuOnly, TheCourseRowsStayWithTheReasonNothingWasMeasured) {
   EXPECT_EQ(bf16.measured.ru, "SKIP: нет GPU");
   EXPECT_EQ(Row(rows, "allreduce").measured.ru, "нет GPU");
   const auto& llama = Row(rows, "llama_train");
-  EXPECT_EQ(llama.measured.ru, "0.90 (на CPU)");
+  EXPECT_EQ(llama.measured.ru, "нет GPU (на CPU шла крошечная конфигурация, её скорость не сравнима)");
   EXPECT_FALSE(llama.worst.has_value());
   for (const auto& row : rows) EXPECT_FALSE(row.flagged()) << row.id;
 }
@@ -181,6 +205,13 @@ TEST(Partial, AnEmptyReportStillGivesTheCourseRows) {
   const auto rows = Rows(Report{});
   EXPECT_FALSE(rows.empty());
   EXPECT_EQ(Row(rows, "matmul_bf16").measured.ru, "не запускался");
+}
+
+TEST(Partial, APassingCheckWithoutTheFigureSaysSo) {
+  Report r = testing::CourseMachineReport();
+  testing::RemoveMeasurement(r, "smoke.llama.train_tflops");
+  const auto rows = Rows(r);
+  EXPECT_EQ(Row(rows, "llama_train").measured.ru, "PASS, но без этого замера");
 }
 
 }  // namespace

@@ -49,6 +49,7 @@ std::vector<std::pair<hint::Id, Report>> Situations() {
   {
     Report r = testing::CourseMachineReport();
     Measure(r, "interconnect.allreduce", "nccl.allreduce_ok", 0);
+    AddCheck(r, "interconnect.allreduce", Outcome::Fail).data["wrong_sum"] = true;
     s.emplace_back(hint::kWrongSum, r);
   }
   {
@@ -201,6 +202,23 @@ TEST(SmokeSkips, NotUnderQuickAndNotForLackOfGpu) {
   const auto cpu = Hints(testing::CpuOnlyReport());
   EXPECT_EQ(Find(cpu, hint::kBitsandbytes), nullptr);
   EXPECT_EQ(Find(cpu, hint::kVllmSkip), nullptr);
+}
+
+TEST(SmokeSkips, TheProbesOwnReasonDecides) {
+  Report r = testing::CourseMachineReport();
+  CheckResult& q = AddCheck(r, "smoke.qlora", Outcome::Skip, "что-то пропущено");
+  q.data["probe"] = {{"status", "skip"}, {"reason", "gpu_too_old"}};
+  CheckResult& v = AddCheck(r, "smoke.vllm", Outcome::Skip, "vllm");
+  v.data["probe"] = {{"status", "skip"}, {"reason", "package_missing"}, {"package", "vllm"}};
+  CheckResult& l = AddCheck(r, "smoke.lora", Outcome::Skip, "peft");
+  l.data["probe"] = {{"status", "skip"}, {"reason", "package_missing"}, {"package", "peft"}};
+  const auto hints = Hints(r);
+  EXPECT_EQ(Find(hints, hint::kBitsandbytes), nullptr);
+  EXPECT_NE(Find(hints, hint::kVllmSkip), nullptr);
+  EXPECT_NE(Find(hints, hint::kLlamaLoraSkip), nullptr);
+  // QLoRA skipped for a missing peft: the bitsandbytes advice would not help.
+  q.data["probe"] = {{"status", "skip"}, {"reason", "package_missing"}, {"package", "peft"}};
+  EXPECT_EQ(Find(Hints(r), hint::kBitsandbytes), nullptr);
 }
 
 TEST(Bitsandbytes, SkipOnAGpuMachine) {
