@@ -65,6 +65,7 @@ int RunCheckCommand(const CheckCommandOptions& options, const std::string& self_
   report.meta.finished_at = UtcTimestamp();
   report.meta.interrupted = cancel.cancelled();
   AddAnalysis(report);
+  AnonymizeReport(report, who);
 
   const std::string json_text = AnonymizeJson(ReportToJson(report), who).dump(2) + "\n";
   const std::string json_path = JsonPathBeside(options.out);

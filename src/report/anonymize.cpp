@@ -76,3 +76,43 @@ nlohmann::json AnonymizeJson(const nlohmann::json& value, const Identity& who) {
 }
 
 }  // namespace labcheck
+
+namespace labcheck {
+namespace {
+
+void AnonymizeText(Text& text, const Identity& who) {
+  text.ru = Anonymize(text.ru, who);
+  text.en = Anonymize(text.en, who);
+}
+
+void AnonymizeTable(Table& table, const Identity& who) {
+  AnonymizeText(table.title, who);
+  for (auto& c : table.columns) AnonymizeText(c, who);
+  for (auto& row : table.rows) {
+    for (auto& cell : row) AnonymizeText(cell, who);
+  }
+  for (auto& n : table.notes) AnonymizeText(n, who);
+}
+
+}  // namespace
+
+void AnonymizeReport(Report& report, const Identity& who) {
+  report.meta.python = Anonymize(report.meta.python, who);
+  for (auto& c : report.checks) {
+    for (Text* t : {&c.title, &c.summary, &c.reason, &c.hint}) AnonymizeText(*t, who);
+    c.error = Anonymize(c.error, who);
+    for (auto& m : c.measurements) {
+      for (Text* t : {&m.label, &m.method, &m.reference_label}) AnonymizeText(*t, who);
+    }
+    for (auto& t : c.tables) AnonymizeTable(t, who);
+    c.data = AnonymizeJson(c.data, who);
+  }
+  for (auto& s : report.sections) {
+    AnonymizeText(s.title, who);
+    for (auto& p : s.paragraphs) AnonymizeText(p, who);
+    for (auto& t : s.tables) AnonymizeTable(t, who);
+    s.data = AnonymizeJson(s.data, who);
+  }
+}
+
+}  // namespace labcheck

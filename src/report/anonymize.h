@@ -21,3 +21,13 @@ std::string Anonymize(const std::string& text, const Identity& who);
 nlohmann::json AnonymizeJson(const nlohmann::json& value, const Identity& who);
 
 }  // namespace labcheck
+
+#include "report/report.h"
+
+namespace labcheck {
+
+// Anonymises every text of the report in place, before any writer lays it out: a table's
+// columns are then measured on the text that is finally shown ("~", not "/home/anna").
+void AnonymizeReport(Report& report, const Identity& who);
+
+}  // namespace labcheck

@@ -36,5 +36,18 @@ TEST(Anonymize, WalksJsonStringsAndKeys) {
   EXPECT_EQ(out.dump().find("anna"), std::string::npos);
 }
 
+TEST(Anonymize, ReportTablesAreAnonymisedBeforeLayout) {
+  Report r;
+  CheckResult c;
+  c.tables.push_back(Table{Text("t"), {Text("path")}, {{Text("/home/anna/venv")}}, {}});
+  c.measurements.push_back(Measurement{"k", Text("k"), 1, "", Text("/home/anna/x")});
+  c.data = {{"python", "/home/anna/venv/bin/python"}};
+  r.checks.push_back(c);
+  AnonymizeReport(r, kAnna);
+  EXPECT_EQ(r.checks[0].tables[0].rows[0][0].ru, "~/venv");
+  EXPECT_EQ(r.checks[0].measurements[0].method.en, "~/x");
+  EXPECT_EQ(r.checks[0].data["python"], "~/venv/bin/python");
+}
+
 }  // namespace
 }  // namespace labcheck
