@@ -37,7 +37,9 @@ CheckResult RunCompatCheck(CheckContext& context) {
     return Skipped("env.compat", T("нет ни Python с torch, ни драйвера NVIDIA: сравнивать нечего",
                                    "neither a Python with torch nor an NVIDIA driver: nothing to compare"));
   }
-  if (facts.python && facts.python->torch_import_error.size() > 0 && result.outcome == Outcome::Pass) {
+  // torch installed (its metadata is there) but `import torch` fails: every rule above is moot.
+  const bool torch_installed = facts.python && facts.python->packages.count("torch") > 0 && facts.python->packages.at("torch").has_value();
+  if (torch_installed && !facts.python->torch_import_error.empty() && result.outcome == Outcome::Pass) {
     result.outcome = Outcome::Warn;
     result.reason = T("torch не импортируется: " + facts.python->torch_import_error, "torch does not import: " + facts.python->torch_import_error);
     result.hint = T("pip install --force-reinstall torch", "pip install --force-reinstall torch");

@@ -114,7 +114,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(HealthVerdicts, OtherProcessValueNamesPidNameAndAmount) {
   json facts = Healthy();
   facts["other_processes"] = {{{"pid", 4242}, {"used_gib", 20.0}, {"name", "python3"}}};
-  const HealthLine& line = Line(JudgeGpu(0, facts), "other_processes");
+  const std::vector<HealthLine> lines = JudgeGpu(0, facts);
+  const HealthLine& line = Line(lines, "other_processes");
   EXPECT_NE(line.value.en.find("4242 python3 20.0 GiB"), std::string::npos) << line.value.en;
   facts["other_processes"] = {{{"pid", 77}, {"used_gib", 0.2}, {"name", nullptr}}};  // a compositor's few MiB
   EXPECT_EQ(Line(JudgeGpu(0, facts), "other_processes").status, Outcome::Pass);
