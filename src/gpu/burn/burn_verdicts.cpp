@@ -126,7 +126,9 @@ CheckResult JudgeBurn(const Timeline& timeline, bool interrupted) {
   double duration = 0;
   for (const GpuTimeline& g : timeline.gpus) {
     verdicts.push_back(JudgeGpu(g));
-    best_mean = std::max(best_mean, verdicts.back().mean_tflops.value_or(0));
+    // Cards are compared on their first window: what each does before heat sets in (a card that
+    // throttles later has its own finding).
+    best_mean = std::max(best_mean, verdicts.back().first_tflops.value_or(0));
     for (const json& s : g.samples) duration = std::max(duration, s.value("t_s", 0.0));
   }
 
@@ -186,12 +188,12 @@ CheckResult JudgeBurn(const Timeline& timeline, bool interrupted) {
                              fmt::format("GPU{}: {:.0f}% slower at the end than at the start: {}", v.index, 100 * *v.drop, CauseText(v.cause).en)),
                            hint}});
     }
-    if (best_mean > 0 && v.mean_tflops && *v.mean_tflops < best_mean * (1 - kSlowerWarn))
+    if (best_mean > 0 && v.first_tflops && *v.first_tflops < best_mean * (1 - kSlowerWarn))
       findings.push_back({Outcome::Warn,
                           {T(fmt::format("GPU{}{} на {:.0f}% медленнее лучшей карты", v.index, g.name.empty() ? "" : " (" + g.name + ")",
-                                         100 * (1 - *v.mean_tflops / best_mean)),
+                                         100 * (1 - *v.first_tflops / best_mean)),
                              fmt::format("GPU{}{} is {:.0f}% slower than the best card", v.index, g.name.empty() ? "" : " (" + g.name + ")",
-                                         100 * (1 - *v.mean_tflops / best_mean))),
+                                         100 * (1 - *v.first_tflops / best_mean))),
                            T("сравните лимиты мощности и температуры карт (nvidia-smi -q -d POWER,TEMPERATURE) и слоты PCIe",
                              "compare the cards' power limits and temperatures (nvidia-smi -q -d POWER,TEMPERATURE) and PCIe slots")}});
     if (v.suggested_power_limit_w && !dropped)

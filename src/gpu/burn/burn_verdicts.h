@@ -1,7 +1,7 @@
 // The burn test's verdicts from its timeline (a pure function, so tests drive it with made-up
 // series): a wrong product is a FAIL; throughput at the end below the start by more than
 // kDropWarn is a WARN naming the clock event reason seen at the end (thermal, power cap, HW
-// slowdown); a card slower than the best by more than kSlowerWarn is a WARN naming that card; and
+// slowdown); a card slower than the best at the start by more than kSlowerWarn is a WARN naming that card; and
 // when heat is the cause, the `sudo nvidia-smi -pl <W>` hint with a wattage from the samples.
 #pragma once
 #include <optional>
@@ -14,7 +14,7 @@
 namespace labcheck::gpu::burn {
 
 inline constexpr double kDropWarn = 0.10;    // end vs start of one card
-inline constexpr double kSlowerWarn = 0.10;  // a card vs the best card (the seed: 10–20 % is no alarm)
+inline constexpr double kSlowerWarn = 0.10;  // a card's first window vs the best card's
 inline constexpr double kPowerCapSuggest = 0.85;  // -pl at 85 % of the draw at full speed (seed: «потеря скорости обычно небольшая»)
 
 struct GpuVerdict {
