@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/burn_command.h"
 #include "app/check_command.h"
 #include "calc/calc_commands.h"
 #include "expect/report_commands.h"
@@ -98,6 +99,7 @@ int RunApp(int argc, char** argv) {
   };
   calc::AddCalcSubcommands(app, calc_env, &subcommand_exit);
   expect::AddReportSubcommands(app, &parsed_lang, &subcommand_exit);
+  AddBurnSubcommand(app, &parsed_lang, &subcommand_exit, self_exe);
 
   try {
     app.parse(argc, argv);
