@@ -32,12 +32,9 @@ void Run(const PlanOptions& o, const CommandContext& context) {
                    fmt::format("--tokens \"{}\": expected a token count such as 1e9 or 500M", o.tokens)).In(lang));
     return;
   }
-  auto settings = ToTrainingSettings(o.training, lang);
-  if (!settings.ok()) {
-    context.Fail(settings.status().message());
-    return;
-  }
-  const TrainingSettings& s = settings.value();
+  const auto settings = SettingsOrFail(o.training, context);
+  if (!settings) return;
+  const TrainingSettings& s = *settings;
   const std::vector<DefaultTaken> defaults = DefaultsTaken(o.training, s);
   const CalcConstants& k = CalcConstants::Builtin();
 

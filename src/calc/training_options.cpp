@@ -122,38 +122,32 @@ Result<TrainingSettings> ToTrainingSettings(const TrainingOptions& o, Lang lang)
 
 std::vector<DefaultTaken> DefaultsTaken(const TrainingOptions& o, const TrainingSettings& s) {
   std::vector<DefaultTaken> out;
-  auto take = [&](const std::string& knob, const std::string& value, const std::string& follows_en, const std::string& follows_ru) {
-    if (!Given(o, knob)) out.push_back({knob, value, follows_en, T(follows_ru, follows_en)});
+  // The report prints knob and value only; whose default each is goes to --json and the docs.
+  auto take = [&](const std::string& knob, const std::string& value, const std::string& follows) {
+    if (!Given(o, knob)) out.push_back({knob, value, follows});
   };
   const bool lora = s.method != Method::Full;
-  take("optimizer", o.optimizer, "torch.optim.AdamW, which PyTorch runs as foreach on CUDA (HF Trainer optim=adamw_torch)",
-       "torch.optim.AdamW, в PyTorch на CUDA — foreach (HF Trainer optim=adamw_torch)");
-  take("optimizer_in_backward", "off", "HF Trainer and TRL have no optimizer-in-backward", "в HF Trainer и TRL шага в backward нет");
-  take("loss", o.loss, "transformers ForCausalLMLoss (HF Trainer, TRL SFTTrainer)", "transformers ForCausalLMLoss (HF Trainer, TRL SFTTrainer)");
-  take("attention", o.attention, "transformers attn_implementation=sdpa (its default since 4.36)", "transformers attn_implementation=sdpa (по умолчанию с 4.36)");
+  take("optimizer", o.optimizer, "torch.optim.AdamW, which PyTorch runs as foreach on CUDA (HF Trainer optim=adamw_torch)");
+  take("optimizer_in_backward", "off", "HF Trainer and TRL have no optimizer-in-backward");
+  take("loss", o.loss, "transformers ForCausalLMLoss (HF Trainer, TRL SFTTrainer)");
+  take("attention", o.attention, "transformers attn_implementation=sdpa (its default since 4.36)");
   if (s.method == Method::Qlora) {
-    take("checkpointing", "on", "PEFT prepare_model_for_kbit_training(use_gradient_checkpointing=True), Unsloth",
-         "PEFT prepare_model_for_kbit_training(use_gradient_checkpointing=True), Unsloth");
+    take("checkpointing", "on", "PEFT prepare_model_for_kbit_training(use_gradient_checkpointing=True), Unsloth");
   } else {
-    take("checkpointing", "off", "HF TrainingArguments gradient_checkpointing=False", "HF TrainingArguments gradient_checkpointing=False");
+    take("checkpointing", "off", "HF TrainingArguments gradient_checkpointing=False");
   }
-  take("compile", "off", "HF TrainingArguments torch_compile=False", "HF TrainingArguments torch_compile=False");
-  take("packing", "off", "TRL SFTConfig packing=False (rows padded to --seq: the same memory)",
-       "TRL SFTConfig packing=False (строки дополнены до --seq: память та же)");
-  take("offload", "none", "HF Trainer / accelerate without a DeepSpeed or FSDP offload config", "HF Trainer / accelerate без offload в конфиге DeepSpeed или FSDP");
-  if (s.method == Method::Full) take("precision", o.precision, "the lesson's arithmetic: weights, gradients and states in BF16", "арифметика урока: веса, градиенты и состояния в BF16");
+  take("compile", "off", "HF TrainingArguments torch_compile=False");
+  take("packing", "off", "TRL SFTConfig packing=False (rows padded to --seq: the same memory)");
+  take("offload", "none", "HF Trainer / accelerate without a DeepSpeed or FSDP offload config");
+  if (s.method == Method::Full) take("precision", o.precision, "the lesson's arithmetic: weights, gradients and states in BF16");
   if (s.gpus > 1) {
-    take("sharding", o.sharding, "torchrun / accelerate launch without an FSDP or DeepSpeed config: DistributedDataParallel",
-         "torchrun / accelerate launch без конфига FSDP или DeepSpeed: DistributedDataParallel");
+    take("sharding", o.sharding, "torchrun / accelerate launch without an FSDP or DeepSpeed config: DistributedDataParallel");
   }
   if (lora) {
-    take("lora_rank", std::to_string(o.lora_rank), "Unsloth's notebooks (PEFT's own default is 8)", "ноутбуки Unsloth (в самом PEFT по умолчанию 8)");
-    take("lora_targets", o.lora_targets, "QLoRA paper, Unsloth, LlamaFactory lora_target=all, TRL target_modules=all-linear (PEFT alone: q,v for Llama)",
-         "статья QLoRA, Unsloth, LlamaFactory lora_target=all, TRL target_modules=all-linear (сам PEFT для Llama: q,v)");
-    take("adapter_dtype", o.adapter_dtype, "PEFT autocast_adapter_dtype=True: FP32 adapters on a BF16 base (since PEFT 0.12)",
-         "PEFT autocast_adapter_dtype=True: FP32-адаптеры на BF16-базе (с PEFT 0.12)");
-    take("lora_experts", o.lora_experts, "PEFT all-linear matches every expert's nn.Linear (transformers 4.x MoE)",
-         "PEFT all-linear находит nn.Linear каждого эксперта (MoE в transformers 4.x)");
+    take("lora_rank", std::to_string(o.lora_rank), "Unsloth's notebooks (PEFT's own default is 8)");
+    take("lora_targets", o.lora_targets, "QLoRA paper, Unsloth, LlamaFactory lora_target=all, TRL target_modules=all-linear (PEFT alone: q,v for Llama)");
+    take("adapter_dtype", o.adapter_dtype, "PEFT autocast_adapter_dtype=True: FP32 adapters on a BF16 base (since PEFT 0.12)");
+    take("lora_experts", o.lora_experts, "PEFT all-linear matches every expert's nn.Linear (transformers 4.x MoE)");
   }
   return out;
 }
@@ -194,10 +188,11 @@ nlohmann::json DefaultsJson(const std::vector<DefaultTaken>& defaults) {
 std::string DefaultsLine(const std::vector<DefaultTaken>& defaults, Lang lang) {
   std::string line;
   for (const DefaultTaken& d : defaults) {
-    if (!line.empty()) line += "; ";
-    line += fmt::format("{} {} ({})", d.knob, d.value, d.why.In(lang));
+    if (!line.empty()) line += ", ";
+    line += d.knob + " " + d.value;
   }
-  return line;
+  return line + T(" — как в HF Trainer/PEFT/TRL; чьё умолчание какое: --json (defaults_taken) и docs/calculators.md",
+                  " — as HF Trainer/PEFT/TRL do; whose default each is: --json (defaults_taken) and docs/calculators.md").In(lang);
 }
 
 std::string SettingsLine(const TrainingSettings& s) {

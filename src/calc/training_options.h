@@ -48,14 +48,13 @@ struct DefaultTaken {
   std::string knob;   // "loss"
   std::string value;  // "full"
   std::string follows;  // whose default it is, in English (JSON stays language-independent)
-  Text why;             // the same, for the text report
 };
 // The knobs left at their default that matter for these settings (LoRA knobs only for LoRA, ...).
 std::vector<DefaultTaken> DefaultsTaken(const TrainingOptions& options, const TrainingSettings& settings);
 
 nlohmann::json TrainingSettingsJson(const TrainingSettings& settings);
 nlohmann::json DefaultsJson(const std::vector<DefaultTaken>& defaults);
-// "loss full (transformers ForCausalLMLoss), attention sdpa (...)": one line for the text report.
+// "optimizer adamw, loss full, attention sdpa — ...": one line for the text report.
 std::string DefaultsLine(const std::vector<DefaultTaken>& defaults, Lang lang);
 // "qlora, adamw, loss chunked, sdpa, checkpointing, 4 GPUs fsdp": what is being estimated.
 std::string SettingsLine(const TrainingSettings& settings);

@@ -43,12 +43,9 @@ void Run(const VramOptions& o, const CommandContext& context) {
   const Lang lang = context.lang();
   auto model = ResolveOrFail(o.model, context);
   if (!model) return;
-  auto settings = ToTrainingSettings(o.training, lang);
-  if (!settings.ok()) {
-    context.Fail(settings.status().message());
-    return;
-  }
-  const TrainingSettings& s = settings.value();
+  const auto settings = SettingsOrFail(o.training, context);
+  if (!settings) return;
+  const TrainingSettings& s = *settings;
   const std::vector<DefaultTaken> defaults = DefaultsTaken(o.training, s);
   const CalcConstants& k = CalcConstants::Builtin();
   const TrainingMemory memory = EstimateTrainingMemory(*model, s, k);
