@@ -81,8 +81,8 @@ void Run(const CostOptions& o, const CommandContext& context) {
   const Throughput throughput = ResolveThroughput(o.tflops, report ? &*report : nullptr, nullptr, CalcConstants::Builtin());
   const TrainingCost cost = ComputeTrainingCost(in, throughput);
   if (o.json) {
-    nlohmann::json j = {{"command", "cost"}, {"cost", TrainingCostJson(cost, in, throughput, lang)},
-                        {"counting", MethodCounting(in.method, in.recompute).In(lang)}};
+    nlohmann::json j = {{"command", "cost"}, {"cost", TrainingCostJson(cost, in, throughput, Lang::En)},
+                        {"counting", MethodCounting(in.method, in.recompute).In(Lang::En)}};
     if (model) j["model"] = ModelJson(*model);
     PrintJson(j, context);
     context.Succeed();

@@ -5,6 +5,7 @@
 
 #include "calc/byte_units.h"
 #include "calc/kv_cache.h"
+#include "calc/serving.h"
 #include "calc/subcommands.h"
 
 namespace labcheck::calc {
@@ -31,6 +32,10 @@ void Run(const KvOptions& o, const CommandContext& context) {
     return;
   }
   const Architecture& arch = *model->arch;
+  if (const Status tp = CheckTensorParallel(arch, o.tp, lang); !tp.ok()) {
+    context.Fail(tp.message() + T(". Возьмите --tp, который делит число голов.", ". Use a --tp that divides the head counts.").In(lang));
+    return;
+  }
   KvSettings s{o.context > 0 ? o.context : arch.max_context, o.batch, o.dtype == "fp8" ? 1.0 : 2.0, o.tp};
   if (s.context <= 0) {
     context.Fail(T("в config.json нет max_position_embeddings: задайте --context", "config.json has no max_position_embeddings: give --context").In(lang));
@@ -54,7 +59,9 @@ void Run(const KvOptions& o, const CommandContext& context) {
   table.columns = {T("Что", "What"), T("Значение", "Value")};
   table.AddRow({T("KV-голов на GPU", "KV heads per GPU"),
                 fmt::format("{} ({} / tp {}{})", kv.kv_heads_per_gpu, arch.kv_heads, s.tp,
-                            arch.kv_heads < s.tp ? T(", размножены", ", replicated").In(lang) : "")});
+                            arch.kv_heads < s.tp ? T(fmt::format(", каждая размножена на {} GPU, как в vLLM", s.tp / arch.kv_heads),
+                                                     fmt::format(", each replicated on {} GPUs, as vLLM does", s.tp / arch.kv_heads)).In(lang)
+                                                 : "")});
   table.AddRow({T("Слои: полное внимание / скользящее окно", "Layers: full attention / sliding window"),
                 fmt::format("{} / {}", kv.full_layers, kv.sliding_layers)});
   table.AddRow({T("Байт на токен (все слои)", "Bytes per token (all layers)"),
