@@ -133,16 +133,16 @@ void Run(const PlanOptions& o, const CommandContext& context) {
 
 void AddPlanCommand(CLI::App& app, const CommandContext& context) {
   auto options = std::make_shared<PlanOptions>();
-  CLI::App* sub = app.add_subcommand("plan", "What this machine can train, at which batch and length, and how fast");
-  sub->add_option("model", options->model, "catalog name, size (7B), config.json path or cached HF repo id")->required();
+  CLI::App* sub = app.add_subcommand("plan", T("что эта машина может обучить, с каким батчем и длиной и как быстро", "What this machine can train, at which batch and length, and how fast").In(context.lang()));
+  sub->add_option("model", options->model, T("имя из каталога, размер (7B), путь к config.json или id репозитория HF из локального кэша", "catalog name, size (7B), config.json path or cached HF repo id").In(context.lang()))->required();
   sub->add_option("--method", options->method, "full | lora | qlora")->check(CLI::IsMember({"full", "lora", "qlora"}));
-  sub->add_option("--seq", options->seq, "sequence length for the epoch estimate")->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
-  sub->add_flag("--checkpointing", options->checkpointing, "gradient checkpointing");
+  sub->add_option("--seq", options->seq, T("длина последовательности для оценки эпохи", "sequence length for the epoch estimate").In(context.lang()))->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+  sub->add_flag("--checkpointing", options->checkpointing, T("gradient checkpointing (пересчёт активаций)", "gradient checkpointing").In(context.lang()));
   sub->add_option("--optimizer", options->optimizer, "adamw | adamw8bit | sgd")->check(CLI::IsMember({"adamw", "adamw8bit", "sgd"}));
   sub->add_option("--precision", options->precision, "bf16 | mixed")->check(CLI::IsMember({"bf16", "mixed"}));
-  sub->add_option("--lora-rank", options->lora_rank, "LoRA rank")->check(CLI::Range(int64_t{1}, int64_t{4096}));
-  sub->add_option("--tokens", options->tokens, "tokens in one epoch (default 100M)");
-  sub->add_flag("--json", options->json, "print JSON only");
+  sub->add_option("--lora-rank", options->lora_rank, T("ранг LoRA", "LoRA rank").In(context.lang()))->check(CLI::Range(int64_t{1}, int64_t{4096}));
+  sub->add_option("--tokens", options->tokens, T("токенов в одной эпохе (по умолчанию 100M)", "tokens in one epoch (default 100M)").In(context.lang()));
+  sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });
 }
 

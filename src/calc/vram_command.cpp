@@ -136,18 +136,18 @@ void Run(const VramOptions& o, const CommandContext& context) {
 
 void AddVramCommand(CLI::App& app, const CommandContext& context) {
   auto options = std::make_shared<VramOptions>();
-  CLI::App* sub = app.add_subcommand("vram", "GPU memory for training: full fine-tuning, LoRA, QLoRA");
-  sub->add_option("model", options->model, "catalog name, size (7B), config.json path or cached HF repo id")->required();
+  CLI::App* sub = app.add_subcommand("vram", T("память GPU для обучения: полное дообучение, LoRA, QLoRA", "GPU memory for training: full fine-tuning, LoRA, QLoRA").In(context.lang()));
+  sub->add_option("model", options->model, T("имя из каталога, размер (7B), путь к config.json или id репозитория HF из локального кэша", "catalog name, size (7B), config.json path or cached HF repo id").In(context.lang()))->required();
   sub->add_option("--method", options->method, "full | lora | qlora")->check(CLI::IsMember({"full", "lora", "qlora"}));
-  sub->add_option("--seq", options->seq, "sequence length, tokens")->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
-  sub->add_option("--batch", options->batch, "micro-batch per GPU")->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
-  sub->add_flag("--checkpointing", options->checkpointing, "gradient checkpointing of every decoder layer");
+  sub->add_option("--seq", options->seq, T("длина последовательности, токенов", "sequence length, tokens").In(context.lang()))->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+  sub->add_option("--batch", options->batch, T("микробатч на одну GPU", "micro-batch per GPU").In(context.lang()))->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
+  sub->add_flag("--checkpointing", options->checkpointing, T("gradient checkpointing каждого слоя декодера", "gradient checkpointing of every decoder layer").In(context.lang()));
   sub->add_option("--optimizer", options->optimizer, "adamw | adamw8bit | sgd")->check(CLI::IsMember({"adamw", "adamw8bit", "sgd"}));
-  sub->add_option("--precision", options->precision, "bf16 (all BF16, as the lesson) | mixed (FP32 master weights)")
+  sub->add_option("--precision", options->precision, T("bf16 (всё в BF16, как в уроке) | mixed (мастер-веса в FP32)", "bf16 (all BF16, as the lesson) | mixed (FP32 master weights)").In(context.lang()))
       ->check(CLI::IsMember({"bf16", "mixed"}));
-  sub->add_option("--lora-rank", options->lora_rank, "LoRA rank")->check(CLI::Range(int64_t{1}, int64_t{4096}));
-  sub->add_option("--gpus", options->gpus, "GPUs the job is sharded over (FSDP)")->check(CLI::Range(1, 1024));
-  sub->add_flag("--json", options->json, "print JSON only");
+  sub->add_option("--lora-rank", options->lora_rank, T("ранг LoRA", "LoRA rank").In(context.lang()))->check(CLI::Range(int64_t{1}, int64_t{4096}));
+  sub->add_option("--gpus", options->gpus, T("на сколько GPU разбита задача (FSDP)", "GPUs the job is sharded over (FSDP)").In(context.lang()))->check(CLI::Range(1, 1024));
+  sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });
 }
 
