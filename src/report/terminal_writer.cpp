@@ -24,6 +24,7 @@ constexpr size_t kGap = 2;     // between columns
 // A column is not squeezed below this (or its header's longest word): narrower, the text would be
 // a column of syllables, and the column folds under the row instead.
 constexpr size_t kMinColumnWidth = 12;
+constexpr size_t kMaxUnbrokenWord = 16;
 
 std::string Bold(const std::string& s, const TerminalStyle& style) {
   return style.color ? "\x1b[1m" + s + "\x1b[0m" : s;
@@ -88,8 +89,12 @@ ColumnLayout LayOut(const std::vector<std::vector<std::string>>& cells, size_t w
   for (const auto& row : cells) {
     for (size_t i = 0; i < n; ++i) natural[i] = std::max(natural[i], WidestLine(row[i]));
   }
+  // Not narrower than the header's longest word, nor than the cells' longest word up to
+  // kMaxUnbrokenWord ("1024×1024×1024" stays whole; a path may break).
   for (size_t i = 0; i < n; ++i) {
-    minimum[i] = std::min(natural[i], std::max(kMinColumnWidth, LongestWord(cells.front()[i])));
+    size_t word = LongestWord(cells.front()[i]);
+    for (size_t r = 1; r < cells.size(); ++r) word = std::max(word, std::min(LongestWord(cells[r][i]), kMaxUnbrokenWord));
+    minimum[i] = std::min(natural[i], std::max(kMinColumnWidth, word));
   }
   ColumnLayout layout;
   if (width == 0) {
@@ -251,12 +256,15 @@ std::string ReportToTerminal(const Report& report, const TerminalStyle& style) {
     const std::string status = OutcomeName(c.outcome);
     const std::string why = c.reason.In(lang).empty() ? c.summary.In(lang) : c.reason.In(lang);
     std::string block = Wrapped(status + " " + c.title.In(lang) + ": " + why, width, "", "  ");
-    out += Colorize(status, style) + block.substr(status.size());
+    // The block starts with the status word; only that word gets the colour.
+    if (block.compare(0, status.size(), status) == 0) block.replace(0, status.size(), Colorize(status, style));
+    out += block;
     if (!c.hint.empty()) out += Wrapped(c.hint.In(lang), width, "  → ", "    ");
   }
   for (const auto& s : report.sections) {
     if (IsLeadingSection(s.id)) continue;
-    out += "\n" + heading(s.title.In(lang));
+    out += '\n';
+    out += heading(s.title.In(lang));
     for (const auto& p : s.paragraphs) out += Wrapped(p.In(lang), width, "  ", "  ");
     for (const auto& t : s.tables) out += TableToTerminal(t, lang, style);
   }

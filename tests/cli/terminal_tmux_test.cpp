@@ -74,7 +74,9 @@ TEST_P(TmuxTerminal, NoLineWiderThanThePane) {
     EXPECT_LE(DisplayWidth(line), static_cast<size_t>(width)) << "at " << width << " columns: " << line;
   }
   // The wider terminal is used, not a fixed 80 columns.
-  if (width > 100) EXPECT_GT(widest, 80u) << screen;
+  if (width > 100) {
+    EXPECT_GT(widest, 80u) << screen;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Widths, TmuxTerminal, ::testing::Values(80, 120));

@@ -84,6 +84,7 @@ TEST(PeakClock, BrandStringNominalClockBeatsAnIdleSnapshot) {
   auto cpu = env::ParseCpuInfo(testing::SourceFile("tests/env/data/cpuinfo_xeon_2socket_ht_trimmed.txt"));
   ASSERT_TRUE(cpu.ok());
   cpu->model = "Intel(R) Xeon(R) Gold 5118 CPU @ 2.30GHz";  // not in the table
+  cpu->current_mhz = 1000;                                   // an idle core
   auto peak = TheoreticalFp32Peak(*cpu);
   ASSERT_TRUE(peak.ok());
   EXPECT_EQ(peak->clock, ClockSource::Nominal);
