@@ -50,9 +50,11 @@ int RunCompare(const CompareOptions& options, Lang lang, std::ostream& out, std:
 
 void AddReportSubcommands(CLI::App& app, const Lang* lang, int* exit_code) {
   auto journal_options = std::make_shared<JournalOptions>();
+  // *lang is the peeked --lang while the command line is built, so descriptions follow it too.
+  const bool ru = *lang == Lang::Ru;
   CLI::App* journal = app.add_subcommand(
-      "journal", "Дописать главные цифры отчёта и оба коэффициента в journal/lab.md / append the key figures "
-                 "and both factors to journal/lab.md");
+      "journal", ru ? "дописать главные цифры отчёта и оба коэффициента в journal/lab.md"
+                    : "append the report's key figures and both factors to journal/lab.md");
   journal->add_option("--report", journal_options->report, "lab-report.json")->capture_default_str();
   journal->add_option("--journal", journal_options->journal, "lab.md")->capture_default_str();
   journal->callback([journal_options, lang, exit_code] {
@@ -61,10 +63,11 @@ void AddReportSubcommands(CLI::App& app, const Lang* lang, int* exit_code) {
 
   auto compare_options = std::make_shared<CompareOptions>();
   CLI::App* compare = app.add_subcommand(
-      "compare", "Сравнить два отчёта: замеры, отношение B/A, изменения окружения / compare two reports");
+      "compare", ru ? "сравнить два отчёта: замеры, отношение B/A, изменения окружения"
+                    : "compare two reports: figures, the ratio B/A, changes of the environment");
   compare->add_option("a", compare_options->a, "A.json")->required();
   compare->add_option("b", compare_options->b, "B.json")->required();
-  compare->add_flag("--json", compare_options->json, "JSON only / только JSON");
+  compare->add_flag("--json", compare_options->json, ru ? "напечатать только JSON" : "print JSON only");
   compare->callback([compare_options, lang, exit_code] {
     *exit_code = RunCompare(*compare_options, *lang, std::cout, std::cerr);
   });

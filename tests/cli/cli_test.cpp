@@ -90,6 +90,18 @@ TEST_F(Cli, UnwritableReportIsAnErrorAndTheJsonStillComes) {
   ChildOutcome o = Run({"--quick", "--out", "/proc/lab.md"});
   EXPECT_EQ(o.exit_code, 3);
   EXPECT_NE(o.err.find("/proc/lab.md"), std::string::npos);
+  // One message per file, each on a line of its own (they used to run together).
+  std::vector<std::string> messages;
+  for (size_t start = 0, end; (end = o.err.find('\n', start)) != std::string::npos; start = end + 1) {
+    const std::string line = o.err.substr(start, end - start);
+    if (line.find("lab_check:") == std::string::npos) continue;
+    EXPECT_EQ(line.rfind("lab_check:", 0), 0u) << "a message starts mid-line: " << line;
+    EXPECT_EQ(line.find("lab_check:", 1), std::string::npos) << "two messages ran together: " << line;
+    messages.push_back(line);
+  }
+  ASSERT_EQ(messages.size(), 2u) << o.err;
+  EXPECT_NE(messages[0].find("/proc/lab.md"), std::string::npos);
+  EXPECT_NE(messages[1].find("/proc/lab.json"), std::string::npos);
   const size_t brace = o.out.find('{');
   ASSERT_NE(brace, std::string::npos);
   nlohmann::json j = nlohmann::json::parse(o.out.substr(brace, o.out.rfind('}') - brace + 1));
