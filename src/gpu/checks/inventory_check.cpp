@@ -28,15 +28,16 @@ Text PcieCell(const nlohmann::json& gen, const nlohmann::json& width) {
 }  // namespace
 
 CheckResult RunInventoryCheck(CheckContext& context) {
-  context.Progress(-1, "NVIDIA driver, NVML");
-  ChildJobOutcome outcome = RunGpuJob(context, kInventoryJob);
-  if (std::optional<CheckResult> problem = EnvelopeProblem(kId, outcome)) return *problem;
-  const nlohmann::json& j = outcome.result.value();
+  GpuJobReply reply = RunGpuJobFor(context, kId, kInventoryJob, "NVIDIA driver, NVML");
+  if (reply.ending) return *reply.ending;
+  const nlohmann::json& j = reply.payload;
 
   CheckResult result;
   result.outcome = Outcome::Pass;
   for (const char* key : {"gpus", "driver_version", "cuda_driver_version", "nccl_version", "libraries", "topology"})
     result.data[key] = j.value(key, nlohmann::json(nullptr));
+  result.data["simulated"] = j.value("simulated", false);
+  if (result.data["simulated"].get<bool>()) result.data["simulated_machine"] = j.value("simulated_machine", std::string());
   const nlohmann::json& gpus = j["gpus"];
   result.Add({"gpu.count", T("Число GPU", "GPU count"), static_cast<double>(gpus.size()), "count",
               T("видит драйвер CUDA", "as the CUDA driver sees them")});

@@ -6,8 +6,8 @@
 
 #include "core/status.h"
 #include "core/text.h"
-#include "gpu/loader/library_search.h"
 #include "gpu/nvidia/cuda_api.h"
+#include "platform/library_search.h"
 
 namespace labcheck::gpu {
 
@@ -36,6 +36,8 @@ class CudaDriver {
   LibraryOrigin origin() const { return loaded_.origin; }
   int version() const { return version_; }  // 12080 for CUDA 12.8
   std::string VersionText() const;          // "12.8"
+  // The machine profile when this libcuda is the test simulator (tests/sim), else "".
+  std::string SimulatedMachine() const;
 
   // "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory", or just the number when the driver cannot name it.
   std::string Describe(cuda::CUresult result) const;

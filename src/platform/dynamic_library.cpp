@@ -1,9 +1,9 @@
-#include "gpu/loader/dynamic_library.h"
+#include "platform/dynamic_library.h"
 
 #include <dlfcn.h>
 #include <link.h>
 
-namespace labcheck::gpu {
+namespace labcheck {
 
 void DlCloser::operator()(void* handle) const {
   if (handle != nullptr) dlclose(handle);
@@ -48,4 +48,4 @@ Status BindSymbols(const DynamicLibrary& library, const std::vector<SymbolBindin
   return Status::Ok();
 }
 
-}  // namespace labcheck::gpu
+}  // namespace labcheck

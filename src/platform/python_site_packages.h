@@ -7,7 +7,7 @@
 
 #include "runner/cancel.h"
 
-namespace labcheck::gpu {
+namespace labcheck {
 
 // Empty when `python` is empty or does not answer within a few seconds: the libraries are then
 // looked for everywhere else.
@@ -17,4 +17,4 @@ std::vector<std::string> PythonSitePackages(const std::string& python, const Can
 // site-packages or dist-packages, in order, without duplicates.
 std::vector<std::string> SitePackagesFromAnswer(const std::string& json_text);
 
-}  // namespace labcheck::gpu
+}  // namespace labcheck

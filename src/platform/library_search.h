@@ -1,38 +1,41 @@
-// Where NVIDIA's libraries are looked for, in a stated order, and which file was taken.
+// Where an optional shared library is looked for, in a stated order, and which file was taken.
+// The mechanism only: which toolkit roots and wheel folders to search is the caller's policy
+// (NVIDIA's is gpu/nvidia/nvidia_search_paths.h).
 //
-// Order (docs/gpu-checks.md): LD_LIBRARY_PATH; the dynamic loader's cache and system folders (a
-// bare soname handed to dlopen); $CUDA_HOME and $CUDA_PATH, then /usr/local/cuda (lib64, lib);
-// the chosen Python's site-packages, nvidia/*/lib (pip's nvidia-cublas-cu12, nvidia-nccl-cu12 and
-// the CUDA 13 wheels' nvidia/cu13/lib), which is where a pip-installed PyTorch keeps cuBLAS and
-// NCCL: the course promises no separate CUDA toolkit is needed. The driver's own libraries
-// (libcuda, NVML) are looked for only in the first two places: a toolkit holds only their stubs.
+// Order: LD_LIBRARY_PATH; the dynamic loader's cache and system folders (a bare soname handed to
+// dlopen); each toolkit root's library folders; the chosen Python's site-packages,
+// <wheel_namespace>/*/lib (where pip wheels keep native libraries). A "system" library (a
+// driver's own, like libcuda or NVML) is looked for only in the first two places: a toolkit holds
+// only its stubs.
 #pragma once
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
-#include "gpu/loader/dynamic_library.h"
+#include "platform/dynamic_library.h"
 
-namespace labcheck::gpu {
+namespace labcheck {
 
 struct LibrarySearchPaths {
   std::vector<std::string> ld_library_path;  // folders, in order
-  std::vector<std::string> cuda_roots;       // toolkit roots: $CUDA_HOME, $CUDA_PATH, /usr/local/cuda
+  std::vector<std::string> toolkit_roots;    // e.g. $CUDA_HOME, /usr/local/cuda
+  std::vector<std::string> toolkit_lib_folders = {"lib64", "lib"};  // under each root, in order
   std::vector<std::string> site_packages;    // the chosen Python's site-packages folders
+  std::string wheel_namespace;               // <site>/<this>/*/lib is searched; empty: none
 
-  // Reads LD_LIBRARY_PATH, CUDA_HOME and CUDA_PATH from this process's environment.
-  static LibrarySearchPaths FromEnvironment(std::vector<std::string> site_packages);
+  // This process's LD_LIBRARY_PATH, split at ':' (empty parts dropped).
+  static std::vector<std::string> LdLibraryPathFromEnvironment();
 };
 
 struct LibrarySpec {
   std::string name;                     // "cuBLASLt", shown in the report
   std::vector<std::string> file_names;  // newest first: libcublasLt.so.13, .so.12, .so.11
-  bool driver_library = false;          // libcuda, NVML: not in toolkits or wheels
+  bool driver_library = false;          // a system library (libcuda, NVML): not in toolkits or wheels
 };
 
 // Where a candidate came from, for the report and for tests.
-enum class LibraryOrigin { LdLibraryPath, LoaderCache, CudaRoot, SitePackages };
+enum class LibraryOrigin { LdLibraryPath, LoaderCache, ToolkitRoot, SitePackages };
 const char* OriginName(LibraryOrigin origin);
 
 struct LibraryCandidate {
@@ -59,4 +62,4 @@ using LibraryAcceptor = std::function<Status(const DynamicLibrary&)>;
 Result<LoadedLibrary> LoadFirst(const LibrarySpec& spec, const LibrarySearchPaths& paths,
                                 const LibraryAcceptor& accept = {});
 
-}  // namespace labcheck::gpu
+}  // namespace labcheck

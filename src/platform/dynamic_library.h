@@ -9,7 +9,7 @@
 
 #include "core/status.h"
 
-namespace labcheck::gpu {
+namespace labcheck {
 
 struct DlCloser {
   void operator()(void* handle) const;
@@ -53,4 +53,4 @@ SymbolBinding Optional(Fn*& slot, std::initializer_list<const char*> names) {
 // Fills every slot it can; the error names the first required symbol that is missing and the file.
 Status BindSymbols(const DynamicLibrary& library, const std::vector<SymbolBinding>& table);
 
-}  // namespace labcheck::gpu
+}  // namespace labcheck

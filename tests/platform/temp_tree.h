@@ -1,4 +1,5 @@
-// Helpers for the GPU tests: a temporary folder tree that removes itself.
+// A temporary folder tree that removes itself, for tests that plant files (library layouts, fake
+// /sys trees). Include as "../platform/temp_tree.h" from another test folder.
 #pragma once
 #include <filesystem>
 #include <fstream>
@@ -6,12 +7,12 @@
 
 #include <stdlib.h>
 
-namespace labcheck::gpu::testing {
+namespace labcheck::testing {
 
 class TempTree {
  public:
   TempTree() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "lab_gpu_test_XXXXXX").string();
+    std::string pattern = (std::filesystem::temp_directory_path() / "lab_test_XXXXXX").string();
     root_ = mkdtemp(pattern.data());
   }
   ~TempTree() {
@@ -36,4 +37,4 @@ class TempTree {
   std::filesystem::path root_;
 };
 
-}  // namespace labcheck::gpu::testing
+}  // namespace labcheck::testing

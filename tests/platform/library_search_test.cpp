@@ -1,13 +1,12 @@
-// Library discovery against fake folder layouts, and real loads where the toolkit is installed.
+// Library discovery against fake folder layouts, and a real load where the CUDA toolkit's stub is
+// installed (any real shared object would do; that one is on CI).
 #include <gtest/gtest.h>
 
-#include "gpu/loader/library_search.h"
-#include "gpu/loader/python_site_packages.h"
-#include "gpu/nvidia/cublaslt_library.h"
-#include "gpu/nvidia/nccl_library.h"
-#include "test_support.h"
+#include "platform/library_search.h"
+#include "platform/python_site_packages.h"
+#include "temp_tree.h"
 
-namespace labcheck::gpu {
+namespace labcheck {
 namespace {
 
 using testing::TempTree;
@@ -23,8 +22,9 @@ TEST(LibrarySearch, OrderIsLdLibraryPathThenLoaderThenToolkitThenSitePackages) {
   tree.Write("site/nvidia/nccl/lib/libnccl.so.2");
   LibrarySearchPaths paths;
   paths.ld_library_path = {(tree.root() / "ld").string()};
-  paths.cuda_roots = {(tree.root() / "cuda").string()};
+  paths.toolkit_roots = {(tree.root() / "cuda").string()};
   paths.site_packages = {(tree.root() / "site").string()};
+  paths.wheel_namespace = "nvidia";
 
   std::vector<LibraryCandidate> found = CandidatePaths(CublasSpec(), paths);
   ASSERT_EQ(found.size(), 6u);
@@ -34,7 +34,7 @@ TEST(LibrarySearch, OrderIsLdLibraryPathThenLoaderThenToolkitThenSitePackages) {
   EXPECT_EQ(found[1].origin, LibraryOrigin::LoaderCache);
   EXPECT_EQ(found[2].path, "libcublasLt.so.12");
   EXPECT_EQ(found[3].path, (tree.root() / "cuda/lib64/libcublasLt.so.13").string());
-  EXPECT_EQ(found[3].origin, LibraryOrigin::CudaRoot);
+  EXPECT_EQ(found[3].origin, LibraryOrigin::ToolkitRoot);
   // Wheel folders in sorted order: nvidia/cu13 before nvidia/cublas.
   EXPECT_EQ(found[4].path, (tree.root() / "site/nvidia/cu13/lib/libcublasLt.so.13").string());
   EXPECT_EQ(found[5].path, (tree.root() / "site/nvidia/cublas/lib/libcublasLt.so.12").string());
@@ -46,7 +46,7 @@ TEST(LibrarySearch, DriverLibrariesAreNotTakenFromToolkitsOrWheels) {
   tree.Write("cuda/lib64/libcuda.so.1");
   tree.Write("site/nvidia/cu13/lib/libcuda.so.1");
   LibrarySearchPaths paths;
-  paths.cuda_roots = {(tree.root() / "cuda").string()};
+  paths.toolkit_roots = {(tree.root() / "cuda").string()};
   paths.site_packages = {(tree.root() / "site").string()};
   std::vector<LibraryCandidate> found = CandidatePaths({"CUDA driver", {"libcuda.so.1"}, true}, paths);
   ASSERT_EQ(found.size(), 1u);
@@ -73,6 +73,7 @@ TEST(LibrarySearch, LoadsARealLibraryFromSitePackagesAndSaysSo) {
   tree.Link("site/nvidia/fake/lib/liblabcheck_fake.so.1", real);
   LibrarySearchPaths paths;
   paths.site_packages = {(tree.root() / "site").string()};
+  paths.wheel_namespace = "nvidia";
   Result<LoadedLibrary> loaded = LoadFirst({"fake", {"liblabcheck_fake.so.1"}, false}, paths);
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   EXPECT_EQ(loaded->origin, LibraryOrigin::SitePackages);
@@ -95,40 +96,6 @@ TEST(LibrarySearch, MissingRequiredSymbolNamesIt) {
   EXPECT_NE(missing.message().find("labcheckNoSuchSymbol_v2"), std::string::npos);
 }
 
-TEST(LibrarySearch, RealCublasLtLoadsAndRefusesADriverOlderThanIt) {
-  LibrarySearchPaths paths = LibrarySearchPaths::FromEnvironment({});
-  Result<std::unique_ptr<CublasLt>> any = CublasLt::Load(paths, 0);
-  if (!any.ok()) GTEST_SKIP() << "no cuBLASLt here: " << any.status().message();
-  const int built_for = static_cast<int>((*any)->api().cublasLtGetCudartVersion());
-  EXPECT_GE(built_for, 11000);
-  EXPECT_FALSE((*any)->VersionText().empty());
-  // A driver one major version older than the library: every candidate of that major is refused.
-  const int older_driver = (built_for / 1000 - 1) * 1000 + 80;
-  Result<std::unique_ptr<CublasLt>> refused = CublasLt::Load(paths, older_driver);
-  if (refused.ok()) {
-    EXPECT_LE((*refused)->api().cublasLtGetCudartVersion() / 1000, static_cast<size_t>(older_driver / 1000));
-  } else {
-    EXPECT_NE(refused.status().message().find("built for CUDA"), std::string::npos) << refused.status().message();
-  }
-}
-
-TEST(LibrarySearch, RealNcclReportsItsVersion) {
-  Result<std::unique_ptr<Nccl>> nccl = Nccl::Load(LibrarySearchPaths::FromEnvironment({}));
-  if (!nccl.ok()) GTEST_SKIP() << "no NCCL here";
-  EXPECT_GE((*nccl)->version(), 20000);
-  EXPECT_EQ((*nccl)->VersionText().substr(0, 2), "2.");
-}
-
-TEST(VersionText, CublasAndNcclEncodings) {
-  EXPECT_EQ(CublasVersionText(130100), "13.1.0");
-  EXPECT_EQ(CublasVersionText(120805), "12.8.5");
-  EXPECT_EQ(Nccl::NcclVersionText(22809), "2.28.9");
-  EXPECT_EQ(Nccl::NcclVersionText(2804), "2.8.4");  // before 2.9: major*1000 + minor*100 + patch
-  EXPECT_TRUE(DriverRunsLibrary(12080, 12040));   // minor-version compatibility
-  EXPECT_FALSE(DriverRunsLibrary(12080, 13000));
-  EXPECT_TRUE(DriverRunsLibrary(0, 13000));       // unknown driver: accept
-}
-
 TEST(SitePackages, KeepsOnlyPackageFoldersInOrderWithoutDuplicates) {
   std::vector<std::string> folders = SitePackagesFromAnswer(
       R"(["/v/lib/python3.12/site-packages", "/usr/lib/python3/dist-packages/", "/v/lib/python312.zip",
@@ -146,4 +113,4 @@ TEST(SitePackages, AsksTheRealInterpreter) {
 }
 
 }  // namespace
-}  // namespace labcheck::gpu
+}  // namespace labcheck

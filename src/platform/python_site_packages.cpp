@@ -1,4 +1,4 @@
-#include "gpu/loader/python_site_packages.h"
+#include "platform/python_site_packages.h"
 
 #include <algorithm>
 #include <map>
@@ -8,7 +8,7 @@
 
 #include "runner/child_process.h"
 
-namespace labcheck::gpu {
+namespace labcheck {
 
 std::vector<std::string> SitePackagesFromAnswer(const std::string& json_text) {
   std::vector<std::string> folders;
@@ -45,4 +45,4 @@ std::vector<std::string> PythonSitePackages(const std::string& python, const Can
   return folders;
 }
 
-}  // namespace labcheck::gpu
+}  // namespace labcheck

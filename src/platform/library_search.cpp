@@ -1,4 +1,4 @@
-#include "gpu/loader/library_search.h"
+#include "platform/library_search.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -6,7 +6,7 @@
 #include <set>
 #include <system_error>
 
-namespace labcheck::gpu {
+namespace labcheck {
 namespace fs = std::filesystem;
 
 namespace {
@@ -30,12 +30,13 @@ bool IsFile(const fs::path& path) {
   return fs::exists(path, ignored);
 }
 
-// nvidia/*/lib under one site-packages folder, sorted so the order does not depend on the
-// file system; cu13 (the CUDA 13 wheels put every library there) sorts among the rest.
-std::vector<fs::path> NvidiaWheelFolders(const std::string& site_packages) {
+// <namespace>/*/lib under one site-packages folder, sorted so the order does not depend on the
+// file system.
+std::vector<fs::path> WheelLibFolders(const std::string& site_packages, const std::string& wheel_namespace) {
   std::vector<fs::path> folders;
+  if (wheel_namespace.empty()) return folders;
   std::error_code error;
-  fs::directory_iterator it(fs::path(site_packages) / "nvidia", error);
+  fs::directory_iterator it(fs::path(site_packages) / wheel_namespace, error);
   if (error) return folders;
   for (const fs::directory_entry& entry : it) {
     fs::path lib = entry.path() / "lib";
@@ -48,23 +49,15 @@ std::vector<fs::path> NvidiaWheelFolders(const std::string& site_packages) {
 
 }  // namespace
 
-LibrarySearchPaths LibrarySearchPaths::FromEnvironment(std::vector<std::string> site_packages) {
-  LibrarySearchPaths paths;
-  paths.ld_library_path = SplitPathList(std::getenv("LD_LIBRARY_PATH"));
-  for (const char* variable : {"CUDA_HOME", "CUDA_PATH"}) {
-    const char* value = std::getenv(variable);
-    if (value != nullptr && value[0] != '\0') paths.cuda_roots.emplace_back(value);
-  }
-  paths.cuda_roots.emplace_back("/usr/local/cuda");
-  paths.site_packages = std::move(site_packages);
-  return paths;
+std::vector<std::string> LibrarySearchPaths::LdLibraryPathFromEnvironment() {
+  return SplitPathList(std::getenv("LD_LIBRARY_PATH"));
 }
 
 const char* OriginName(LibraryOrigin origin) {
   switch (origin) {
     case LibraryOrigin::LdLibraryPath: return "LD_LIBRARY_PATH";
     case LibraryOrigin::LoaderCache: return "loader cache";
-    case LibraryOrigin::CudaRoot: return "CUDA toolkit";
+    case LibraryOrigin::ToolkitRoot: return "toolkit";
     case LibraryOrigin::SitePackages: return "Python site-packages";
   }
   return "?";
@@ -81,12 +74,12 @@ std::vector<LibraryCandidate> CandidatePaths(const LibrarySpec& spec, const Libr
       if (IsFile(fs::path(folder) / file)) add((fs::path(folder) / file).string(), LibraryOrigin::LdLibraryPath);
   for (const std::string& file : spec.file_names) add(file, LibraryOrigin::LoaderCache);
   if (spec.driver_library) return candidates;
-  for (const std::string& root : paths.cuda_roots)
-    for (const char* sub : {"lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"})
+  for (const std::string& root : paths.toolkit_roots)
+    for (const std::string& sub : paths.toolkit_lib_folders)
       for (const std::string& file : spec.file_names)
-        if (IsFile(fs::path(root) / sub / file)) add((fs::path(root) / sub / file).string(), LibraryOrigin::CudaRoot);
+        if (IsFile(fs::path(root) / sub / file)) add((fs::path(root) / sub / file).string(), LibraryOrigin::ToolkitRoot);
   for (const std::string& site : paths.site_packages)
-    for (const fs::path& folder : NvidiaWheelFolders(site))
+    for (const fs::path& folder : WheelLibFolders(site, paths.wheel_namespace))
       for (const std::string& file : spec.file_names)
         if (IsFile(folder / file)) add((folder / file).string(), LibraryOrigin::SitePackages);
   return candidates;
@@ -121,4 +114,4 @@ Result<LoadedLibrary> LoadFirst(const LibrarySpec& spec, const LibrarySearchPath
   return Status::Error(spec.name + " not found (" + names + ")" + attempts);
 }
 
-}  // namespace labcheck::gpu
+}  // namespace labcheck
