@@ -66,6 +66,9 @@ int RunApp(int argc, char** argv) {
                  ru ? "путь Markdown-отчёта; JSON ляжет рядом с расширением .json"
                     : "Markdown report path; the JSON goes beside it with .json")
       ->capture_default_str();
+  app.add_option("--html", options.html,
+                 ru ? "путь HTML-отчёта с графиками (по умолчанию рядом с Markdown, .html)"
+                    : "HTML report with charts (default: beside the Markdown report, .html)");
   app.add_flag("--json-only", options.json_only,
                ru ? "напечатать только JSON, без таблиц и Markdown" : "print only the JSON, no tables or Markdown");
   app.add_option("--lang", lang, ru ? "язык отчёта" : "report language")

@@ -60,6 +60,8 @@ CheckResult AssessMatmul(const MatmulInputs& in) {
   // OpenBLAS's kernel family may be narrower than the CPU's vectors (0.3.21 runs its AVX2
   // "Haswell" kernels on AVX-512 Zen 5): then the verdict is judged against what those kernels
   // can reach, while the reference stays the CPU's own peak.
+  m.spread = SpreadOfValues(gflops, in.load.busy());
+
   std::optional<double> judged;
   std::optional<double> kernel_cap;
   // A share above 100 % is never printed bare: it says the theory was a lower bound, and why.

@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "expect/compare.h"
+#include "expect/compare_html.h"
+#include "platform/files.h"
 #include "expect/journal.h"
 #include "expect/report_json.h"
 
@@ -41,6 +43,15 @@ int RunCompare(const CompareOptions& options, Lang lang, std::ostream& out, std:
   try {
     const Comparison c = Compare(*a, *b, options.a, options.b);
     out << (options.json ? CompareJson(c).dump(2) + "\n" : CompareMarkdown(c, lang));
+    if (!options.html.empty()) {
+      if (Status written = WriteFileAtomically(options.html, CompareHtml(c, *a, *b, lang)); !written.ok()) {
+        err << "lab_check compare: " << written.message()
+            << (lang == Lang::Ru ? ". Укажите другое место: --html ПУТЬ\n" : ". Choose another place: --html PATH\n");
+        return 3;
+      }
+      // stderr, so that --json output on stdout stays parseable.
+      err << (lang == Lang::Ru ? "Записано: " : "Written: ") << options.html << "\n";
+    }
   } catch (const std::exception& e) {
     err << "lab_check compare: " << options.a << ", " << options.b << ": " << e.what() << "\n";
     return 2;
@@ -68,7 +79,12 @@ void AddReportSubcommands(CLI::App& app, const Lang* lang, int* exit_code) {
   compare->add_option("a", compare_options->a, "A.json")->required();
   compare->add_option("b", compare_options->b, "B.json")->required();
   compare->add_flag("--json", compare_options->json, ru ? "напечатать только JSON" : "print JSON only");
-  compare->callback([compare_options, lang, exit_code] {
+  CLI::Option* html = compare->add_option("--html", compare_options->html,
+                                          ru ? std::string("HTML с графиками рядом (по умолчанию ") + kDefaultCompareHtml + ")"
+                                             : std::string("side-by-side HTML with charts (default ") + kDefaultCompareHtml + ")")
+                          ->expected(0, 1);
+  compare->callback([compare_options, lang, exit_code, html] {
+    if (html->count() > 0 && compare_options->html.empty()) compare_options->html = kDefaultCompareHtml;
     *exit_code = RunCompare(*compare_options, *lang, std::cout, std::cerr);
   });
 }
