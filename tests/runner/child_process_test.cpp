@@ -89,5 +89,30 @@ TEST(ChildOutcome, TailKeepsTheLastLines) {
   EXPECT_EQ(o.Tail(5), "only stdout");
 }
 
+TEST(RunChild, AHandshakeMissedIsKilledLongBeforeTheTimeout) {
+  ChildSpec spec;
+  spec.argv = {"sh", "-c", "sleep 30"};
+  spec.timeout_s = 30;
+  spec.ready_marker = "ALIVE";
+  spec.ready_within_s = 0.5;
+  ChildOutcome o = RunChild(spec, CancelToken::Never());
+  EXPECT_TRUE(o.not_ready);
+  EXPECT_TRUE(o.timed_out);
+  EXPECT_LT(o.duration_s, 10);
+  EXPECT_NE(o.Describe().find("did not answer"), std::string::npos) << o.Describe();
+}
+
+TEST(RunChild, AHandshakeGivenLetsTheChildRunOn) {
+  ChildSpec spec;
+  spec.argv = {"sh", "-c", "echo ALIVE; sleep 1; echo done"};
+  spec.timeout_s = 30;
+  spec.ready_marker = "ALIVE";
+  spec.ready_within_s = 0.5;
+  ChildOutcome o = RunChild(spec, CancelToken::Never());
+  EXPECT_TRUE(o.exited_ok()) << o.Describe();
+  EXPECT_FALSE(o.not_ready);
+  EXPECT_NE(o.out.find("done"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace labcheck
