@@ -151,6 +151,26 @@ TEST(CalcCliTest, IncompatibleKnobsAreBadInput) {
   EXPECT_NE(targets.err.find("--lora-targets"), std::string::npos) << targets.err;
 }
 
+TEST(CalcCliTest, PlanTakesMeasuredSpeedAndTheReportsCardsWhenNoneAreLive) {
+  // A report from a machine with two 24 GiB cards whose Llama smoke test ran at 55 TFLOPS.
+  const std::string path = ::testing::TempDir() + "/calc-plan-report.json";
+  std::ofstream(path) << R"({"checks": [
+    {"id": "gpu.inventory", "data": {"gpus": [{"name": "NVIDIA GeForce RTX 4090", "memory_total_gib": 23.99},
+                                              {"name": "NVIDIA GeForce RTX 4090", "memory_total_gib": 23.99}]}},
+    {"id": "smoke.llama", "measurements": [{"key": "smoke.llama.train_tflops", "value": 55.0}]}]})";
+  const testing::CliRun run = testing::RunCalc({"plan", "qwen3-8b", "--method", "qlora", "--json"}, Lang::En, {}, path);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  EXPECT_TRUE(j.at("gpus_from_report").get<bool>());
+  EXPECT_EQ(j.at("gpus").size(), 2u);
+  EXPECT_DOUBLE_EQ(j.at("tflops_per_gpu").at("low").get<double>(), 55.0);
+  EXPECT_EQ(j.at("plan").at("shard_gpus"), 1);  // QLoRA of 8B fits one 24 GiB card
+  // cost --from-report uses the same measured speed.
+  const testing::CliRun cost = testing::RunCalc({"cost", "--params", "8B", "--tokens", "1e9", "--from-report", "--json"}, Lang::En, {}, path);
+  ASSERT_EQ(cost.exit_code, 0) << cost.err;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(cost.out).at("cost").at("tflops_per_gpu").at("high").get<double>(), 55.0);
+}
+
 TEST(CalcCliTest, CostFromReportWithoutReportIsBadInput) {
   const testing::CliRun run = testing::RunCalc({"cost", "--params", "7B", "--tokens", "1e9", "--from-report"}, Lang::En);
   EXPECT_EQ(run.exit_code, 2);
