@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 
 #include "nccl/nccl_internal.h"
 
@@ -14,17 +15,36 @@ namespace ncclsim {
 
 namespace {
 
+// The last chunk summed, shared by every rank's producer of one collective: a check that reads
+// the ranks' results chunk by chunk sums each chunk once, not once per rank.
+struct SumCache {
+  std::mutex mutex;
+  size_t first = 0;
+  std::vector<float> sum;
+};
+
 class SumProducer : public nvsim::Producer {
  public:
-  SumProducer(std::vector<nvsim::DevicePlace> sends, size_t wrong_element, bool wrong)
-      : sends_(std::move(sends)), wrong_element_(wrong_element), wrong_(wrong) {}
+  SumProducer(std::vector<nvsim::DevicePlace> sends, std::shared_ptr<SumCache> cache, size_t wrong_element, bool wrong)
+      : sends_(std::move(sends)), cache_(std::move(cache)), wrong_element_(wrong_element), wrong_(wrong) {}
 
   void Produce(size_t offset, void* out, size_t bytes) const override {
     const size_t first = offset / 4, last = (offset + bytes + 3) / 4;
-    std::vector<float> sum(last - first, 0.0f), part(last - first);
-    for (const nvsim::DevicePlace& s : sends_) {
-      nvsim::ReadBytes({s.allocation, s.offset + first * 4}, part.data(), part.size() * 4);
-      for (size_t i = 0; i < part.size(); ++i) sum[i] += part[i];
+    std::vector<float> sum;
+    {
+      std::lock_guard<std::mutex> lock(cache_->mutex);
+      if (cache_->first == first && cache_->sum.size() == last - first) sum = cache_->sum;
+    }
+    if (sum.empty()) {
+      sum.assign(last - first, 0.0f);
+      std::vector<float> part(last - first);
+      for (const nvsim::DevicePlace& s : sends_) {
+        nvsim::ReadBytes({s.allocation, s.offset + first * 4}, part.data(), part.size() * 4);
+        for (size_t i = 0; i < part.size(); ++i) sum[i] += part[i];
+      }
+      std::lock_guard<std::mutex> lock(cache_->mutex);
+      cache_->first = first;
+      cache_->sum = sum;
     }
     if (wrong_ && wrong_element_ >= first && wrong_element_ < last) sum[wrong_element_ - first] += 1.0f;
     std::memcpy(out, reinterpret_cast<const char*>(sum.data()) + (offset - first * 4), bytes);
@@ -38,6 +58,7 @@ class SumProducer : public nvsim::Producer {
 
  private:
   std::vector<nvsim::DevicePlace> sends_;
+  std::shared_ptr<SumCache> cache_;
   size_t wrong_element_;
   bool wrong_;
 };
@@ -86,11 +107,12 @@ void Launch(const std::vector<Op>& ops, int world_size, bool data_done, bool stu
   } else if (!data_done) {
     std::vector<nvsim::DevicePlace> sends;
     for (const Op& op : ops) sends.push_back(op.send);
+    auto cache = std::make_shared<SumCache>();
     const int wrong_rank = static_cast<int>(m.Number("allreduce/wrong_sum_rank", -1));
     const bool wrong_unless_off = m.String("allreduce/wrong_sum", "always") == "unless_p2p_disabled";
     for (const Op& op : ops) {
       const bool wrong = op.comm->rank == wrong_rank && (!wrong_unless_off || !p2p_off);
-      nvsim::WriteLazy(op.receive, bytes, std::make_shared<SumProducer>(sends, op.count / 3, wrong));
+      nvsim::WriteLazy(op.receive, bytes, std::make_shared<SumProducer>(sends, cache, op.count / 3, wrong));
     }
   }
   std::vector<nvsim::Stream*> streams;
