@@ -16,6 +16,8 @@ inline constexpr const char* kMemoryJob = "gpu-memory";
 inline constexpr const char* kHostCopyJob = "gpu-host-copy";
 inline constexpr const char* kPeerJob = "gpu-p2p";
 inline constexpr const char* kAllReduceJob = "gpu-allreduce";
+inline constexpr const char* kHealthJob = "gpu-health";
+inline constexpr const char* kBurnJob = "gpu-burn";
 
 Result<nlohmann::json> InventoryJob(const std::vector<std::string>& args);
 Result<nlohmann::json> MatmulJob(const std::vector<std::string>& args);
@@ -23,6 +25,8 @@ Result<nlohmann::json> MemoryJob(const std::vector<std::string>& args);
 Result<nlohmann::json> HostCopyJob(const std::vector<std::string>& args);
 Result<nlohmann::json> PeerJob(const std::vector<std::string>& args);
 Result<nlohmann::json> AllReduceJob(const std::vector<std::string>& args);
+Result<nlohmann::json> HealthJob(const std::vector<std::string>& args);  // health_job.cpp
+Result<nlohmann::json> BurnJob(const std::vector<std::string>& args);    // burn_job.cpp
 
 // Registers all of the above with the child-job table (idempotent).
 void RegisterGpuChildJobs();

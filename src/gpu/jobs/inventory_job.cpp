@@ -111,6 +111,9 @@ nlohmann::json InventoryJobOn(GpuRuntime& runtime, const JobArgs&) {
   out["gpus"] = nlohmann::json::array();
   for (int i = 0; i < runtime.device_count(); ++i) out["gpus"].push_back(DescribeGpu(runtime, i));
   out["cuda_driver_version"] = runtime.driver().VersionText();
+  const std::string simulated = runtime.driver().SimulatedMachine();
+  out["simulated"] = !simulated.empty();
+  if (!simulated.empty()) out["simulated_machine"] = simulated;
   out["driver_version"] = runtime.nvml() != nullptr ? nlohmann::json(runtime.nvml()->DriverVersion()) : nlohmann::json(nullptr);
   out["nvml_error"] = runtime.nvml_error();
   out["topology"] = Topology(runtime);
