@@ -3,8 +3,39 @@
 # Usage: scripts/install-deps.sh [--with-tests]
 #   --with-tests also installs GoogleTest, Debian's python3-torch (a real, CPU-only PyTorch
 #   that the Python smoke tests run against in CI), tmux (a real terminal of a chosen width for
-#   the terminal-layout test), and chromium, xmllint and zlib for the tests of the HTML report.
+#   the terminal-layout test), and chromium, xmllint and zlib for the tests of the HTML report,
+#   and unpacks NVML's header (below).
 set -euo pipefail
+
+# nvml.h for the ABI test (tests/gpu/abi_test.cpp): the CUDA toolkit here has none, and Debian
+# ships it only in non-free's libnvidia-ml-dev, which depends on the driver's own NVML
+# (libnvidia-ml1). Installing that would put a real libnvidia-ml.so.1 on a machine without a GPU
+# and change what the tests see, so the package is downloaded (apt-get, non-free enabled for this
+# one call) and only its header is unpacked, into /opt/lab_check/nvml. Best effort: without it
+# the NVML part of the ABI test says why it skips.
+nvml_header_dir=/opt/lab_check/nvml
+unpack_nvml_header() {
+  [[ -f "$nvml_header_dir/usr/include/nvml.h" ]] && return 0
+  local codename tmp
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+  [[ -n "$codename" && -f /usr/share/keyrings/debian-archive-keyring.gpg ]] || {
+    echo "install-deps: not Debian, nvml.h not unpacked (the NVML ABI test will skip)"; return 0; }
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp"  # apt downloads as _apt
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $codename non-free" \
+    >"$tmp/non-free.list"
+  local apt=(-o Dir::Etc::sourcelist="$tmp/non-free.list" -o Dir::Etc::sourceparts=- -o Dir::State::Lists="$tmp/lists"
+             -o APT::Get::List-Cleanup=0)
+  mkdir -p "$tmp/lists/partial"
+  if "${sudo[@]}" apt-get "${apt[@]}" update -qq && (cd "$tmp" && "${sudo[@]}" apt-get "${apt[@]}" download -qq libnvidia-ml-dev); then
+    "${sudo[@]}" mkdir -p "$nvml_header_dir"
+    "${sudo[@]}" dpkg-deb -x "$tmp"/libnvidia-ml-dev_*.deb "$nvml_header_dir"
+    echo "install-deps: nvml.h unpacked into $nvml_header_dir (libnvidia-ml-dev, not installed)"
+  else
+    echo "install-deps: could not download libnvidia-ml-dev; the NVML ABI test will skip"
+  fi
+  "${sudo[@]}" rm -rf "$tmp"
+}
 
 packages=(g++ cmake make pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libopenblas-dev python3)
 if [[ "${1:-}" == "--with-tests" ]]; then
@@ -17,15 +48,19 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+sudo=()
+if [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null; then sudo=(sudo); fi
+if [[ "${1:-}" == "--with-tests" ]] && { [[ $(id -u) -eq 0 ]] || [[ ${#sudo[@]} -gt 0 ]]; }; then
+  unpack_nvml_header || true
+fi
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "install-deps: all ${#packages[@]} packages present"
   exit 0
 fi
 
-sudo=()
-if [[ $(id -u) -ne 0 ]]; then
-  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
-  sudo=(sudo)
+if [[ $(id -u) -ne 0 && ${#sudo[@]} -eq 0 ]]; then
+  echo "install-deps: need root or sudo to install: ${missing[*]}" >&2
+  exit 1
 fi
 echo "install-deps: installing ${missing[*]}"
 "${sudo[@]}" apt-get update -qq

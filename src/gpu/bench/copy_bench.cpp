@@ -1,6 +1,5 @@
 #include "gpu/bench/copy_bench.h"
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -10,48 +9,64 @@ namespace labcheck::gpu {
 
 namespace {
 
-// Times `enqueue` (one copy on `stream`) `plan.repeats` times back to back with event pairs.
-Result<Sampled> TimeCopies(const CudaDriver& driver, const Stream& stream, const CopyPlan& plan,
-                           const std::function<Status()>& enqueue) {
+struct TimedCopies {
+  Sampled ms;
+  NvmlSamples nvml;
+};
+
+// The warm-up, then (after `ready`: where the threads of an "all at once" run meet) `plan.repeats`
+// copies back to back on `stream`, each between two events, so the figure is the device's time
+// for the copy whatever the call's return says. NVML watches while they run; `async` copies are
+// still queued when the last is enqueued, so one sample is taken right then.
+Result<TimedCopies> TimeCopies(const CudaDriver& driver, const Stream& stream, const CopyPlan& plan,
+                               const std::function<Status()>& enqueue, const ReadyFn& ready, const Nvml* nvml,
+                               nvml::nvmlDevice_t device, bool async) {
   for (int i = 0; i < plan.warmup; ++i) {
     Status status = enqueue();
     if (!status.ok()) return status;
   }
+  Status warmed = stream.Synchronize();
+  if (!warmed.ok()) return warmed;
+  if (ready) ready();
   std::vector<EventTimer> timers;
   for (int i = 0; i < plan.repeats; ++i) {
     Result<EventTimer> timer = EventTimer::Create(driver);
     if (!timer.ok()) return timer.status();
     timers.push_back(std::move(timer).value());
   }
+  NvmlSampler sampler(nvml, device, plan.nvml_period_ms);
   for (EventTimer& timer : timers) {
     Status status = timer.Start(stream);
     if (status.ok()) status = enqueue();
     if (status.ok()) status = timer.Stop(stream);
     if (!status.ok()) return status;
+    sampler.SetBusy(true);
   }
+  if (async) sampler.SampleNow();
   std::vector<double> ms;
   for (EventTimer& timer : timers) {
     Result<double> elapsed = timer.ElapsedMs();
     if (!elapsed.ok()) return elapsed.status();
     ms.push_back(*elapsed);
   }
-  return Summarise(ms);
+  sampler.SetBusy(false);
+  return TimedCopies{Summarise(ms), sampler.Stop()};
 }
 
-CopyFigure Figure(size_t bytes, double counted, Sampled sampled, NvmlSamples nvml) {
+CopyFigure Figure(size_t bytes, double counted, const TimedCopies& timed) {
   CopyFigure figure;
   figure.bytes = bytes;
   figure.bytes_counted = counted;
-  figure.copy_ms = sampled;
-  figure.gbps = GigabytesPerSecond(counted, sampled.median);
-  figure.nvml = nvml;
+  figure.copy_ms = timed.ms;
+  figure.gbps = GigabytesPerSecond(counted, timed.ms.median);
+  figure.nvml = timed.nvml;
   return figure;
 }
 
 }  // namespace
 
 Result<CopyFigure> MeasureDeviceCopy(const DeviceContext& context, const CopyPlan& plan, const Nvml* nvml,
-                                     nvml::nvmlDevice_t device) {
+                                     nvml::nvmlDevice_t device, const ReadyFn& ready) {
   const CudaDriver& driver = context.driver();
   Status status = context.MakeCurrent();
   if (!status.ok()) return status;
@@ -61,21 +76,21 @@ Result<CopyFigure> MeasureDeviceCopy(const DeviceContext& context, const CopyPla
   if (!destination.ok()) return destination.status();
   // Non-zero content: some memory systems compress zeros.
   status = driver.Check(driver.api().cuMemsetD32(source->get(), 0x3F8CCCCD, plan.bytes / 4), "cuMemsetD32");
+  if (status.ok()) status = WaitForSetup(driver);
   if (!status.ok()) return status;
   Result<Stream> stream = Stream::Create(driver);
   if (!stream.ok()) return stream.status();
-  NvmlSampler sampler(nvml, device);
-  Result<Sampled> sampled = TimeCopies(driver, *stream, plan, [&] {
+  Result<TimedCopies> timed = TimeCopies(driver, *stream, plan, [&] {
     return driver.Check(driver.api().cuMemcpyDtoDAsync(destination->get(), source->get(), plan.bytes, stream->get()),
                         "cuMemcpyDtoDAsync");
-  });
-  NvmlSamples samples = sampler.Stop();
-  if (!sampled.ok()) return sampled.status();
-  return Figure(plan.bytes, 2.0 * plan.bytes, *sampled, samples);
+  }, ready, nvml, device, /*async=*/true);
+  if (!timed.ok()) return timed.status();
+  return Figure(plan.bytes, 2.0 * plan.bytes, *timed);
 }
 
 Result<CopyFigure> MeasureHostCopy(const DeviceContext& context, HostMemory memory, CopyDirection direction,
-                                   const CopyPlan& plan, const Nvml* nvml, nvml::nvmlDevice_t device) {
+                                   const CopyPlan& plan, const Nvml* nvml, nvml::nvmlDevice_t device,
+                                   const ReadyFn& ready) {
   const CudaDriver& driver = context.driver();
   const auto& api = driver.api();
   Status status = context.MakeCurrent();
@@ -83,44 +98,34 @@ Result<CopyFigure> MeasureHostCopy(const DeviceContext& context, HostMemory memo
   Result<DeviceBuffer> device_buffer = DeviceBuffer::Allocate(driver, plan.bytes);
   if (!device_buffer.ok()) return device_buffer.status();
   const bool to_device = direction == CopyDirection::HostToDevice;
+  const bool pinned = memory == HostMemory::Pinned;
 
-  if (memory == HostMemory::Pinned) {
-    Result<PinnedBuffer> host = PinnedBuffer::Allocate(driver, plan.bytes);
-    if (!host.ok()) return host.status();
-    std::memset(host->get(), 0x5A, plan.bytes);  // touch every page before timing
-    Result<Stream> stream = Stream::Create(driver);
-    if (!stream.ok()) return stream.status();
-    NvmlSampler sampler(nvml, device);
-    Result<Sampled> sampled = TimeCopies(driver, *stream, plan, [&] {
-      return to_device ? driver.Check(api.cuMemcpyHtoDAsync(device_buffer->get(), host->get(), plan.bytes, stream->get()),
-                                      "cuMemcpyHtoDAsync")
-                       : driver.Check(api.cuMemcpyDtoHAsync(host->get(), device_buffer->get(), plan.bytes, stream->get()),
-                                      "cuMemcpyDtoHAsync");
-    });
-    NvmlSamples samples = sampler.Stop();
-    if (!sampled.ok()) return sampled.status();
-    return Figure(plan.bytes, static_cast<double>(plan.bytes), *sampled, samples);
+  PinnedBuffer pinned_host;
+  std::unique_ptr<char[]> pageable_host;
+  void* host = nullptr;
+  if (pinned) {
+    Result<PinnedBuffer> allocated = PinnedBuffer::Allocate(driver, plan.bytes);
+    if (!allocated.ok()) return allocated.status();
+    pinned_host = std::move(allocated).value();
+    host = pinned_host.get();
+  } else {
+    pageable_host.reset(new char[plan.bytes]);
+    host = pageable_host.get();
   }
-
-  std::unique_ptr<char[]> host(new char[plan.bytes]);
-  std::memset(host.get(), 0x5A, plan.bytes);
-  auto copy = [&] {
-    return to_device ? driver.Check(api.cuMemcpyHtoD(device_buffer->get(), host.get(), plan.bytes), "cuMemcpyHtoD")
-                     : driver.Check(api.cuMemcpyDtoH(host.get(), device_buffer->get(), plan.bytes), "cuMemcpyDtoH");
-  };
-  for (int i = 0; i < plan.warmup; ++i) {
-    status = copy();
-    if (!status.ok()) return status;
-  }
-  NvmlSampler sampler(nvml, device);
-  std::vector<double> ms;
-  for (int i = 0; i < plan.repeats; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    status = copy();
-    if (!status.ok()) return status;
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  return Figure(plan.bytes, static_cast<double>(plan.bytes), Summarise(ms), sampler.Stop());
+  std::memset(host, 0x5A, plan.bytes);  // touch every page before timing
+  Result<Stream> stream = Stream::Create(driver);
+  if (!stream.ok()) return stream.status();
+  // Pageable memory goes through the same async calls on the same stream (as PyTorch's .to()
+  // does): the driver stages it; the events around each copy end only when its DMA has ended,
+  // while the call itself may return earlier (CUDA's "API synchronization behavior").
+  Result<TimedCopies> timed = TimeCopies(driver, *stream, plan, [&] {
+    return to_device ? driver.Check(api.cuMemcpyHtoDAsync(device_buffer->get(), host, plan.bytes, stream->get()),
+                                    "cuMemcpyHtoDAsync")
+                     : driver.Check(api.cuMemcpyDtoHAsync(host, device_buffer->get(), plan.bytes, stream->get()),
+                                    "cuMemcpyDtoHAsync");
+  }, ready, nvml, device, /*async=*/pinned);
+  if (!timed.ok()) return timed.status();
+  return Figure(plan.bytes, static_cast<double>(plan.bytes), *timed);
 }
 
 Result<CopyFigure> MeasurePeerCopy(const DeviceContext& source, const DeviceContext& destination, bool peer_access,
@@ -136,6 +141,7 @@ Result<CopyFigure> MeasurePeerCopy(const DeviceContext& source, const DeviceCont
   Result<DeviceBuffer> origin = DeviceBuffer::Allocate(driver, plan.bytes);
   if (!origin.ok()) return origin.status();
   status = driver.Check(api.cuMemsetD32(origin->get(), 0x3F8CCCCD, plan.bytes / 4), "cuMemsetD32");
+  if (status.ok()) status = WaitForSetup(driver);
   if (!status.ok()) return status;
 
   // Peer access is a property of the context pair; set it both ways and undo it afterwards, so
@@ -154,16 +160,16 @@ Result<CopyFigure> MeasurePeerCopy(const DeviceContext& source, const DeviceCont
   if (!status.ok()) return status;
   Result<Stream> stream = Stream::Create(driver);
   if (!stream.ok()) return stream.status();
-  Result<Sampled> sampled = TimeCopies(driver, *stream, plan, [&] {
+  Result<TimedCopies> timed = TimeCopies(driver, *stream, plan, [&] {
     return driver.Check(api.cuMemcpyPeerAsync(target->get(), destination.context(), origin->get(), source.context(),
                                               plan.bytes, stream->get()),
                         "cuMemcpyPeerAsync");
-  });
+  }, {}, nullptr, nullptr, /*async=*/true);
   Status synced = stream->Synchronize();
   if (peer_access) set_access(false);
-  if (!sampled.ok()) return sampled.status();
+  if (!timed.ok()) return timed.status();
   if (!synced.ok()) return synced;
-  return Figure(plan.bytes, static_cast<double>(plan.bytes), *sampled, {});
+  return Figure(plan.bytes, static_cast<double>(plan.bytes), *timed);
 }
 
 }  // namespace labcheck::gpu

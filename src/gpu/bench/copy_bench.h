@@ -2,6 +2,7 @@
 // PCIe, and GPU→GPU. Each figure says how its bytes are counted (docs/measurement-keys.md).
 #pragma once
 #include <cstddef>
+#include <functional>
 
 #include "core/status.h"
 #include "gpu/bench/device_resources.h"
@@ -14,7 +15,12 @@ struct CopyPlan {
   size_t bytes = 0;
   int warmup = 3;
   int repeats = 20;
+  int nvml_period_ms = 20;  // NVML samples while the timed copies run
 };
+
+// Called once setup and warm-up are done, right before the timed part: the barrier of an "all
+// GPUs at once" run (bench/concurrent.h), so that the timed parts really overlap.
+using ReadyFn = std::function<void()>;
 
 struct CopyFigure {
   size_t bytes = 0;        // one copy's size
@@ -27,15 +33,16 @@ struct CopyFigure {
 // Device-to-device copy within one GPU, counted as bytes read + bytes written (2× the buffer),
 // as STREAM's copy and nvbandwidth do. The caller picks a buffer far larger than L2.
 Result<CopyFigure> MeasureDeviceCopy(const DeviceContext& context, const CopyPlan& plan, const Nvml* nvml,
-                                     nvml::nvmlDevice_t device);
+                                     nvml::nvmlDevice_t device, const ReadyFn& ready = {});
 
 enum class HostMemory { Pinned, Pageable };
 enum class CopyDirection { HostToDevice, DeviceToHost };
 
-// Host↔device, counted as the bytes copied. Pinned copies are timed with CUDA events; pageable
-// ones (synchronous: the driver stages them through its own pinned buffers) with the host clock.
+// Host↔device, counted as the bytes copied. Pinned and pageable (malloc'd: the driver stages it
+// through its own pinned buffers) alike: cuMemcpy*Async on one stream, CUDA events around each copy.
 Result<CopyFigure> MeasureHostCopy(const DeviceContext& context, HostMemory memory, CopyDirection direction,
-                                   const CopyPlan& plan, const Nvml* nvml, nvml::nvmlDevice_t device);
+                                   const CopyPlan& plan, const Nvml* nvml, nvml::nvmlDevice_t device,
+                                   const ReadyFn& ready = {});
 
 // GPU→GPU with cuMemcpyPeerAsync, counted as the bytes copied. With `peer_access` the two
 // contexts are given direct access to each other first (and it is taken back afterwards);

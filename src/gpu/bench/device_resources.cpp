@@ -27,6 +27,10 @@ Status DeviceContext::MakeCurrent() const {
   return driver_.Check(driver_.api().cuCtxSetCurrent(context_), "cuCtxSetCurrent");
 }
 
+Status WaitForSetup(const CudaDriver& driver) {
+  return driver.Check(driver.api().cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
 Result<DeviceBuffer> DeviceBuffer::Allocate(const CudaDriver& driver, size_t bytes) {
   DeviceBuffer buffer;
   Status status = driver.Check(driver.api().cuMemAlloc(&buffer.pointer_, bytes), "cuMemAlloc");

@@ -11,7 +11,9 @@
 
 namespace labcheck::gpu {
 
-// One GPU's primary context, retained for this object's life and made current on request.
+// One GPU's primary context, retained for this object's life and made current on request. Keep
+// one per GPU for a whole job (GpuRuntime::Context): the last release destroys the context, and
+// the next retain pays its creation again.
 class DeviceContext {
  public:
   static Result<std::shared_ptr<DeviceContext>> Open(const CudaDriver& driver, int ordinal);
@@ -31,6 +33,11 @@ class DeviceContext {
   cuda::CUdevice device_ = 0;
   cuda::CUcontext context_ = nullptr;
 };
+
+// Waits until everything queued in the current context is done. Setup (cuMemsetD32, synchronous
+// cuMemcpyHtoD from pageable memory, which may return before its DMA ends) runs on the legacy
+// default stream, which our non-blocking measurement streams do not wait for: call this between.
+Status WaitForSetup(const CudaDriver& driver);
 
 class DeviceBuffer {
  public:

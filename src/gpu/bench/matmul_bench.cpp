@@ -122,6 +122,9 @@ Result<std::unique_ptr<MatmulBench>> MatmulBench::Prepare(const CublasLt& lt, co
   status = driver.Check(driver.api().cuMemcpyHtoD(bench->a_.get(), a_bytes.data(), a_bytes.size()), "cuMemcpyHtoD");
   if (status.ok())
     status = driver.Check(driver.api().cuMemcpyHtoD(bench->b_.get(), b_bytes.data(), b_bytes.size()), "cuMemcpyHtoD");
+  // Pageable copies on the default stream may return before their DMA ends, and the GEMMs run
+  // on a non-blocking stream that does not wait for it.
+  if (status.ok()) status = WaitForSetup(driver);
   if (!status.ok()) return status;
   Result<Stream> stream = Stream::Create(driver);
   if (!stream.ok()) return stream.status();
@@ -135,8 +138,13 @@ Result<std::unique_ptr<MatmulBench>> MatmulBench::Prepare(const CublasLt& lt, co
   if (status.ok()) status = check(api.cublasLtMatmulDescCreate(&bench->desc_, formats.compute, kR32F), "cublasLtMatmulDescCreate");
   if (!status.ok()) return status;
   const cublasOperation_t transpose = kOpT, keep = kOpN;
-  api.cublasLtMatmulDescSetAttribute(bench->desc_, kMatmulDescTransA, &transpose, sizeof transpose);
-  api.cublasLtMatmulDescSetAttribute(bench->desc_, kMatmulDescTransB, &keep, sizeof keep);
+  // Unset, TRANSA stays N: the GEMM would run NN (slower, and wrong against the TN spot check).
+  status = check(api.cublasLtMatmulDescSetAttribute(bench->desc_, kMatmulDescTransA, &transpose, sizeof transpose),
+                 "cublasLtMatmulDescSetAttribute(TRANSA)");
+  if (status.ok())
+    status = check(api.cublasLtMatmulDescSetAttribute(bench->desc_, kMatmulDescTransB, &keep, sizeof keep),
+                   "cublasLtMatmulDescSetAttribute(TRANSB)");
+  if (!status.ok()) return status;
   status = check(api.cublasLtMatrixLayoutCreate(&bench->a_layout_, formats.input, n, n, n), "cublasLtMatrixLayoutCreate");
   if (status.ok()) status = check(api.cublasLtMatrixLayoutCreate(&bench->b_layout_, formats.input, n, n, n), "cublasLtMatrixLayoutCreate");
   if (status.ok()) status = check(api.cublasLtMatrixLayoutCreate(&bench->d_layout_, formats.output, n, n, n), "cublasLtMatrixLayoutCreate");
@@ -146,7 +154,12 @@ Result<std::unique_ptr<MatmulBench>> MatmulBench::Prepare(const CublasLt& lt, co
   status = check(api.cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
   if (!status.ok()) return status;
   const size_t workspace = kWorkspaceBytes;
-  api.cublasLtMatmulPreferenceSetAttribute(preference, kMatmulPrefMaxWorkspaceBytes, &workspace, sizeof workspace);
+  status = check(api.cublasLtMatmulPreferenceSetAttribute(preference, kMatmulPrefMaxWorkspaceBytes, &workspace, sizeof workspace),
+                 "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)");
+  if (!status.ok()) {
+    api.cublasLtMatmulPreferenceDestroy(preference);
+    return status;
+  }
   bench->algos_.resize(std::max(1, plan.algo_candidates));
   int returned = 0;
   cublasStatus_t heuristic = api.cublasLtMatmulAlgoGetHeuristic(
@@ -177,7 +190,8 @@ Status MatmulBench::Enqueue(const cublasLtMatmulAlgo_t& algo) {
   return s == kStatusSuccess ? Status::Ok() : Status::Error("cublasLtMatmul failed: " + lt_.Describe(s));
 }
 
-Result<double> MatmulBench::TimeSeries(const cublasLtMatmulAlgo_t& algo, int calls, std::vector<double>* per_call_ms) {
+Result<double> MatmulBench::TimeSeries(const cublasLtMatmulAlgo_t& algo, int calls, std::vector<double>* per_call_ms,
+                                       NvmlSampler* sampler) {
   const CudaDriver& driver = context_.driver();
   std::vector<EventTimer> timers;
   timers.reserve(calls);
@@ -192,17 +206,20 @@ Result<double> MatmulBench::TimeSeries(const cublasLtMatmulAlgo_t& algo, int cal
     if (status.ok()) status = Enqueue(algo);
     if (status.ok()) status = timer.Stop(stream_);
     if (!status.ok()) return status;
+    if (sampler != nullptr) sampler->SetBusy(true);
   }
+  if (sampler != nullptr) sampler->SampleNow();  // the series is queued: the GPU is at work
   per_call_ms->clear();
   for (EventTimer& timer : timers) {
     Result<double> ms = timer.ElapsedMs();
     if (!ms.ok()) return ms.status();
     per_call_ms->push_back(*ms);
   }
+  if (sampler != nullptr) sampler->SetBusy(false);
   return Summarise(*per_call_ms).median;
 }
 
-Result<MatmulFigure> MatmulBench::Run(const Nvml* nvml, nvml::nvmlDevice_t device) {
+Result<MatmulFigure> MatmulBench::Run(const Nvml* nvml, nvml::nvmlDevice_t device, const std::function<void()>& ready) {
   Status status = context_.MakeCurrent();
   if (!status.ok()) return status;
   MatmulFigure figure;
@@ -229,8 +246,9 @@ Result<MatmulFigure> MatmulBench::Run(const Nvml* nvml, nvml::nvmlDevice_t devic
   if (best_ms > 0 && std::isfinite(best_ms))
     repeats = std::clamp(static_cast<int>(plan_.target_timed_ms / best_ms), plan_.min_repeats, plan_.max_repeats);
 
+  if (ready) ready();  // all GPUs at once: the timed series start together, after every warm-up
   NvmlSampler sampler(nvml, device);
-  Result<double> timed = TimeSeries(algos_[best].algo, repeats, &times);
+  Result<double> timed = TimeSeries(algos_[best].algo, repeats, &times, &sampler);
   figure.nvml = sampler.Stop();
   if (!timed.ok()) return timed.status();
   figure.call_ms = Summarise(times);

@@ -3,6 +3,7 @@
 // accumulation (TF32 for FP32 inputs). Counted as 2·M·N·K FLOPs per call. Timed with CUDA events
 // around each call of a back-to-back series; the figure is the median call.
 #pragma once
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,7 +51,9 @@ class MatmulBench {
                                                       MatmulPrecision precision, const MatmulPlan& plan,
                                                       uint64_t seed);
   ~MatmulBench();
-  Result<MatmulFigure> Run(const Nvml* nvml, nvml::nvmlDevice_t device);
+  // `ready` (optional) is called after the warm-up and the choice of algorithm, right before the
+  // timed series: where the threads of an "all GPUs at once" run meet.
+  Result<MatmulFigure> Run(const Nvml* nvml, nvml::nvmlDevice_t device, const std::function<void()>& ready = {});
 
   // Sustained load for the burn test: `calls` back-to-back calls with the heuristic's first
   // algorithm; returns the sum of their CUDA-event times in ms (device time, not host time).
@@ -63,7 +66,8 @@ class MatmulBench {
  private:
   MatmulBench(const CublasLt& lt, const DeviceContext& context) : lt_(lt), context_(context) {}
   Status Enqueue(const cublaslt::cublasLtMatmulAlgo_t& algo);
-  Result<double> TimeSeries(const cublaslt::cublasLtMatmulAlgo_t& algo, int calls, std::vector<double>* per_call_ms);
+  Result<double> TimeSeries(const cublaslt::cublasLtMatmulAlgo_t& algo, int calls, std::vector<double>* per_call_ms,
+                            NvmlSampler* sampler = nullptr);
   Result<SpotCheck> Check(int samples, uint64_t seed);
 
   const CublasLt& lt_;

@@ -9,23 +9,35 @@ NvmlSampler::NvmlSampler(const Nvml* nvml, nvml::nvmlDevice_t device, int period
     : nvml_(nvml), device_(device), period_ms_(period_ms) {
   if (nvml_ == nullptr || device_ == nullptr) return;
   thread_ = std::thread([this] {
-    while (!stop_.load()) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    // Wait first: the moment the sampler starts is the moment the work has not started yet.
+    while (!wake_.wait_for(lock, std::chrono::milliseconds(period_ms_), [this] { return stop_; })) {
+      lock.unlock();
       SampleOnce();
-      std::this_thread::sleep_for(std::chrono::milliseconds(period_ms_));
+      lock.lock();
     }
   });
 }
 
 NvmlSampler::~NvmlSampler() { Stop(); }
 
+void NvmlSampler::SampleNow() {
+  if (nvml_ != nullptr && device_ != nullptr) SampleOnce();
+}
+
 NvmlSamples NvmlSampler::Stop() {
-  stop_.store(true);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
   if (thread_.joinable()) thread_.join();
   std::lock_guard<std::mutex> lock(mutex_);
   return samples_;
 }
 
 void NvmlSampler::SampleOnce() {
+  const bool under_load_before = busy_.load();
   const nvml::NvmlApi& api = nvml_->api();
   NvmlSamples now;
   unsigned long long reasons = 0;
@@ -43,8 +55,14 @@ void NvmlSampler::SampleOnce() {
     now.pcie_gen_under_load = value;
   if (api.nvmlDeviceGetCurrPcieLinkWidth != nullptr && api.nvmlDeviceGetCurrPcieLinkWidth(device_, &value) == nvml::kSuccess)
     now.pcie_width_under_load = value;
+  // Under load only if the work ran for the whole sample.
+  const bool under_load = under_load_before && busy_.load();
 
   std::lock_guard<std::mutex> lock(mutex_);
+  if (!under_load) {
+    ++samples_.idle_count;
+    return;
+  }
   samples_.clock_event_reasons |= now.clock_event_reasons;
   auto keep_min = [](std::optional<unsigned>& into, std::optional<unsigned> v) {
     if (v) into = into ? std::min(*into, *v) : *v;

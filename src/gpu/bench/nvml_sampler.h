@@ -2,8 +2,14 @@
 // reasons seen (power cap, thermal, hardware slowdown: why a matmul is "far below the
 // reference"), the lowest SM clock, the highest power draw and the PCIe link in use under load
 // (links train down when idle, so the link read before a copy says little).
+//
+// Only samples taken while the measured work is in flight count (SetBusy brackets it; the caller
+// also calls SampleNow once the timed work is queued, so a series shorter than the period still
+// gets one). The thread's first sample comes one period after the start, never at the idle start.
+// A sample taken at idle is counted apart and says nothing: no verdict comes from it.
 #pragma once
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -15,12 +21,13 @@
 namespace labcheck::gpu {
 
 struct NvmlSamples {
-  unsigned long long clock_event_reasons = 0;  // OR of every sample
+  unsigned long long clock_event_reasons = 0;  // OR of every sample under load
   std::optional<unsigned> min_sm_clock_mhz;
   std::optional<double> max_power_w;
-  std::optional<unsigned> pcie_gen_under_load;    // the highest seen
+  std::optional<unsigned> pcie_gen_under_load;    // the highest seen under load
   std::optional<unsigned> pcie_width_under_load;
-  int count = 0;
+  int count = 0;       // samples taken while the work ran
+  int idle_count = 0;  // samples taken outside it, not used for any figure
   std::vector<std::string> ReasonNames() const { return ClockEventReasonNames(clock_event_reasons); }
 };
 
@@ -31,6 +38,12 @@ class NvmlSampler {
   ~NvmlSampler();
   NvmlSampler(const NvmlSampler&) = delete;
   NvmlSampler& operator=(const NvmlSampler&) = delete;
+
+  // Whether the measured work is running now (set after the first of it is queued, cleared once
+  // it is known to be done).
+  void SetBusy(bool busy) { busy_.store(busy); }
+  // One sample now, on the caller's thread: call it while queued work runs.
+  void SampleNow();
   NvmlSamples Stop();
 
  private:
@@ -38,8 +51,10 @@ class NvmlSampler {
   const Nvml* nvml_;
   nvml::nvmlDevice_t device_;
   int period_ms_;
-  std::atomic<bool> stop_{false};
+  std::atomic<bool> busy_{false};
+  bool stop_ = false;  // guarded by mutex_
   std::mutex mutex_;
+  std::condition_variable wake_;
   NvmlSamples samples_;
   std::thread thread_;
 };

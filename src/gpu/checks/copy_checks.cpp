@@ -101,6 +101,7 @@ CheckResult RunHostDeviceCopyCheck(CheckContext& context) {
   for (const Variant& v : variants) table.columns.push_back(v.label);
   table.columns.push_back(T("Предел PCIe", "PCIe limit"));
   std::vector<double> h2d;
+  std::vector<int> unsampled;  // GPUs whose pinned H2D got no NVML sample while it ran
   for (const nlohmann::json& g : j["gpus"]) {
     const int i = g.value("index", 0);
     std::vector<Text> row = {Text(std::to_string(i))};
@@ -112,7 +113,7 @@ CheckResult RunHostDeviceCopyCheck(CheckContext& context) {
       }
       const double gbps = figure.value("gbps", 0.0);
       Measurement& m = result.Add({fmt::format("gpu{}.{}_gbps", i, v.key), T(fmt::format("GPU{}: ", i) + v.label.ru, fmt::format("GPU{}: ", i) + v.label.en),
-                                   gbps, "GB/s", Text("256 MiB per copy, bytes copied, median")});
+                                   gbps, "GB/s", Text(fmt::format("{} MiB per copy, bytes copied, CUDA events, median", figure.value("bytes", 0ull) >> 20))});
       m.spread = TimingSpread(gbps, figure);
       row.push_back(Text(Figure(gbps)));
       if (std::string(v.key) != "h2d_pinned") continue;
@@ -123,8 +124,13 @@ CheckResult RunHostDeviceCopyCheck(CheckContext& context) {
         m.reference = limit;
         m.reference_label = Text(fmt::format("PCIe {}.0 x{}", max_gen, max_width));
       }
-      PcieAssessment assessed = AssessPcie(gbps, max_gen, max_width, OptionalInt(figure["nvml"]["pcie_gen_under_load"]),
-                                           OptionalInt(figure["nvml"]["pcie_width_under_load"]));
+      // The link "under load" only from samples taken while the copies ran (bench/nvml_sampler.h).
+      const nlohmann::json nvml = figure.value("nvml", nlohmann::json::object());
+      const bool sampled = nvml.value("samples", 0) > 0;
+      if (!sampled && nvml.contains("samples")) unsampled.push_back(i);
+      PcieAssessment assessed = AssessPcie(gbps, max_gen, max_width,
+                                           sampled ? OptionalInt(nvml.value("pcie_gen_under_load", nlohmann::json())) : std::nullopt,
+                                           sampled ? OptionalInt(nvml.value("pcie_width_under_load", nlohmann::json())) : std::nullopt);
       if (assessed.slow && result.outcome == Outcome::Pass) {
         result.outcome = Outcome::Warn;
         result.reason = T(fmt::format("GPU{}: ", i) + assessed.finding.ru, fmt::format("GPU{}: ", i) + assessed.finding.en);
@@ -136,6 +142,11 @@ CheckResult RunHostDeviceCopyCheck(CheckContext& context) {
     row.push_back(Text(limit > 0 ? Figure(limit) : "—"));
     table.AddRow(row);
   }
+  for (int i : unsampled)
+    table.notes.push_back(T(fmt::format("GPU{}: NVML не успело снять ни одного замера во время копирования: связь PCIe под "
+                                        "нагрузкой не оценена, судим только по скорости", i),
+                            fmt::format("GPU{}: NVML took no sample while the copies ran: the PCIe link under load is not "
+                                        "judged, only the speed is", i)));
   result.tables.push_back(table);
   result.data["gpus"] = j["gpus"];
   if (j.contains("concurrent")) result.data["concurrent"] = j["concurrent"];

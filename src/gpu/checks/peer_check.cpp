@@ -32,8 +32,12 @@ CheckResult RunPeerCheck(CheckContext& context) {
     std::vector<Text> row = {Text("GPU" + std::to_string(r))};
     for (int c = 0; c < count; ++c) {
       const nlohmann::json& cell = j["can_access"][r][c];
-      if (cell.is_null()) {
+      if (r == c) {
         row.push_back(Text("X"));
+        continue;
+      }
+      if (!cell.is_boolean()) {  // the query failed: unknown, not "no"
+        row.push_back(T("неизвестно", "unknown"));
         continue;
       }
       const bool can = cell.get<bool>();
@@ -46,6 +50,14 @@ CheckResult RunPeerCheck(CheckContext& context) {
   }
   access.notes.push_back(T("На GeForce прямой обмен P2P обычно отключён драйвером: «нет» здесь — это нормально.",
                            "On GeForce cards the driver usually disables P2P: \"no\" here is normal."));
+  const nlohmann::json errors = j.value("can_access_errors", nlohmann::json::array());
+  if (!errors.empty()) {
+    access.notes.push_back(Text("cuDeviceCanAccessPeer: " + errors.front().get<std::string>()));
+    result.outcome = Outcome::Warn;
+    result.reason = T("драйвер не ответил, возможен ли P2P: см. таблицу", "the driver did not say whether P2P works: see the table");
+    result.error = errors.front().get<std::string>();
+  }
+  result.data["can_access_errors"] = errors;
   result.tables.push_back(access);
 
   Table copies{T("Копирование GPU→GPU, ГБ/с", "GPU→GPU copies, GB/s"),

@@ -1,9 +1,12 @@
 #include "gpu/collective/allreduce_bench.h"
 
 #include <algorithm>
+#include <optional>
 #include <chrono>
 #include <cstring>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "gpu/collective/allreduce_math.h"
 
@@ -102,9 +105,24 @@ Status PrepareRanks(const CudaDriver& driver, RankGroup& group, size_t max_bytes
     std::vector<float> input(count);
     for (size_t i = 0; i < count; ++i) input[i] = AllReduceInput(rank.rank, i);
     status = driver.Check(driver.api().cuMemcpyHtoD(rank.send.get(), input.data(), max_bytes), "cuMemcpyHtoD");
+    // The copy runs on the default stream; NCCL's work goes on rank.stream (non-blocking).
+    if (status.ok()) status = WaitForSetup(driver);
     if (!status.ok()) return status;
   }
   return Status::Ok();
+}
+
+Result<size_t> SmallestFreeBytes(const CudaDriver& driver, const RankGroup& group) {
+  std::optional<size_t> smallest;
+  for (const LocalRank& rank : group.local) {
+    Status status = rank.context->MakeCurrent();
+    size_t free_bytes = 0, total = 0;
+    if (status.ok()) status = driver.Check(driver.api().cuMemGetInfo(&free_bytes, &total), "cuMemGetInfo");
+    if (!status.ok()) return Status::Error(fmt::format("GPU{}: {}", rank.context->ordinal(), status.message()));
+    smallest = smallest ? std::min(*smallest, free_bytes) : free_bytes;
+  }
+  if (!smallest) return Status::Error("no rank to ask");
+  return *smallest;
 }
 
 SweepResult RunAllReduceSweep(const CudaDriver& driver, const Nccl& nccl, RankGroup& group, const SweepPlan& plan) {
@@ -127,14 +145,59 @@ SweepResult RunAllReduceSweep(const CudaDriver& driver, const Nccl& nccl, RankGr
     AbortAll(nccl, group);
     return false;
   };
+  // One pair of events per rank, recorded on the rank's own stream around the timed iterations
+  // (as nccl-tests does with cudaEvents): the host's polling, its sleeps and its per-rank
+  // queries are not part of the figure. The size's time is the slowest rank's.
+  std::vector<EventTimer> timers;
+  for (LocalRank& rank : group.local) {
+    Status status = rank.context->MakeCurrent();
+    Result<EventTimer> timer = status.ok() ? EventTimer::Create(driver) : Result<EventTimer>(status);
+    if (!timer.ok()) {
+      result.nccl_error = timer.status().message();
+      return result;
+    }
+    timers.push_back(std::move(timer).value());
+  }
+  auto record = [&](bool start) -> Status {
+    for (size_t r = 0; r < group.local.size(); ++r) {
+      Status status = group.local[r].context->MakeCurrent();
+      if (status.ok()) status = start ? timers[r].Start(group.local[r].stream) : timers[r].Stop(group.local[r].stream);
+      if (!status.ok()) return status;
+    }
+    return Status::Ok();
+  };
   for (size_t bytes : plan.sizes_bytes) {
     const size_t count = bytes / sizeof(float);
     if (!run(count, plan.warmup)) return result;
-    const auto started = Clock::now();
-    if (!run(count, plan.iterations)) return result;
+    Status status = record(true);
+    if (!status.ok()) {
+      result.nccl_error = status.message();
+      return result;
+    }
+    for (int i = 0; i < plan.iterations; ++i) {
+      status = Enqueue(nccl, group, count);
+      if (!status.ok()) break;
+    }
+    if (status.ok()) status = record(false);
+    if (!status.ok()) {
+      result.nccl_error = status.message();
+      AbortAll(nccl, group);
+      return result;
+    }
+    if (!run(count, 0)) return result;  // waits for the timed iterations, watching for a hang
+    double slowest_ms = 0;
+    for (size_t r = 0; r < group.local.size(); ++r) {
+      (void)group.local[r].context->MakeCurrent();
+      Result<double> ms = timers[r].ElapsedMs();
+      if (!ms.ok()) {
+        result.nccl_error = ms.status().message();
+        return result;
+      }
+      slowest_ms = std::max(slowest_ms, *ms);
+    }
     SizeResult size;
     size.bytes = bytes;
-    size.time_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count() / plan.iterations;
+    size.time_ms = slowest_ms / plan.iterations;
     size.algbw_gbps = AlgorithmBandwidthGbps(bytes, size.time_ms);
     size.busbw_gbps = BusBandwidthGbps(bytes, size.time_ms, group.world_size);
     size.correct = CheckSum(driver, group, count);

@@ -1,7 +1,8 @@
 // The all-reduce sweep, independent of how the ranks came to be: it drives whichever ranks this
 // process owns (all local GPUs through ncclCommInitAll today; one rank per process bootstrapped by
 // MPI or torchrun's store later) and never asks how the communicators were made. Timing follows
-// nccl-tests: host clock around `iterations` back-to-back collectives, divided by their number.
+// nccl-tests: CUDA events on each rank's stream around `iterations` back-to-back collectives,
+// the slowest rank's time divided by their number.
 #pragma once
 #include <memory>
 #include <optional>
@@ -52,6 +53,9 @@ struct SweepResult {
 
 // Allocates buffers of the largest size on every local rank and fills the inputs.
 Status PrepareRanks(const CudaDriver& driver, RankGroup& group, size_t max_bytes);
+
+// The least free memory over the ranks (cuMemGetInfo in each rank's context): what caps the sweep.
+Result<size_t> SmallestFreeBytes(const CudaDriver& driver, const RankGroup& group);
 
 // Runs every size; stops at the first hang or NCCL error (and says which). The caller destroys or
 // has already aborted the communicators.

@@ -9,6 +9,7 @@
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
 #include "gpu/jobs/gpu_runtime.h"
+#include "gpu/jobs/job_bodies.h"
 
 namespace labcheck::gpu {
 
@@ -46,15 +47,18 @@ Result<nlohmann::json> AllReduceJob(const std::vector<std::string>& raw_args) {
   }
   const Nccl& nccl = **loaded;
   runtime->Record({"NCCL", nccl.file(), OriginName(nccl.origin()), nccl.VersionText()});
+  return AllReduceJobOn(*runtime, nccl, args);
+}
 
-  const int count = runtime->device_count();
+nlohmann::json AllReduceJobOn(GpuRuntime& runtime, const Nccl& nccl, const JobArgs& args) {
+  const int count = runtime.device_count();
   RankGroup group;
   group.world_size = count;
   std::vector<nccl::ncclComm_t> comms(count, nullptr);
   std::vector<int> devices(count);
   for (int i = 0; i < count; ++i) devices[i] = i;
   for (int i = 0; i < count; ++i) {
-    Result<std::shared_ptr<DeviceContext>> context = DeviceContext::Open(runtime->driver(), i);
+    Result<std::shared_ptr<DeviceContext>> context = runtime.Context(i);
     if (!context.ok()) return FailEnvelope(T("не открылся контекст GPU", "could not open a GPU context"), {}, context.status().message());
     LocalRank rank;
     rank.rank = i;
@@ -68,16 +72,22 @@ Result<nlohmann::json> AllReduceJob(const std::vector<std::string>& raw_args) {
   if (init != nccl::kSuccess) {
     out["sweep"] = {{"sizes", nlohmann::json::array()}, {"hung", false}, {"wrong_sum", false},
                     {"nccl_error", "ncclCommInitAll failed: " + nccl.Describe(init)}};
-    out["libraries"] = runtime->LibrariesJson();
+    out["libraries"] = runtime.LibrariesJson();
     return out;
   }
   for (int i = 0; i < count; ++i) group.local[i].comm = comms[i];
 
-  size_t free_bytes = 0, total = 0;
-  (void)group.local[0].context->MakeCurrent();
-  runtime->driver().api().cuMemGetInfo(&free_bytes, &total);
+  // Every rank allocates the largest size: the GPU with the least free memory sets it.
+  Result<size_t> free_bytes = SmallestFreeBytes(runtime.driver(), group);
+  if (!free_bytes.ok()) {
+    for (LocalRank& rank : group.local) nccl.api().ncclCommDestroy(rank.comm);
+    out["sweep"] = {{"sizes", nlohmann::json::array()}, {"hung", false}, {"wrong_sum", false},
+                    {"nccl_error", "free memory unknown: " + free_bytes.status().message()}};
+    out["libraries"] = runtime.LibrariesJson();
+    return out;
+  }
   size_t max_bytes = std::stoull(args.Option("max-bytes", std::to_string(args.quick ? 256 * kMiB : 1024 * kMiB)));
-  while (max_bytes > kMiB && 2 * max_bytes > free_bytes / 2) max_bytes /= 2;  // send + receive within half
+  while (max_bytes > kMiB && 2 * max_bytes > *free_bytes / 2) max_bytes /= 2;  // send + receive within half
   SweepPlan plan;
   plan.sizes_bytes = args.quick ? std::vector<size_t>{kMiB, 16 * kMiB, 256 * kMiB} : AllReduceSizes(kMiB, max_bytes);
   plan.sizes_bytes.erase(std::remove_if(plan.sizes_bytes.begin(), plan.sizes_bytes.end(),
@@ -87,18 +97,19 @@ Result<nlohmann::json> AllReduceJob(const std::vector<std::string>& raw_args) {
     plan.warmup = 2;
     plan.iterations = 5;
   }
-  Status prepared = PrepareRanks(runtime->driver(), group, max_bytes);
+  Status prepared = PrepareRanks(runtime.driver(), group, max_bytes);
   SweepResult sweep;
   if (!prepared.ok()) sweep.nccl_error = prepared.message();
-  else sweep = RunAllReduceSweep(runtime->driver(), nccl, group, plan);
+  else sweep = RunAllReduceSweep(runtime.driver(), nccl, group, plan);
   for (LocalRank& rank : group.local)
     if (rank.comm != nullptr) nccl.api().ncclCommDestroy(rank.comm);
   out["sweep"] = SweepJson(sweep);
   out["method"] = "ncclAllReduce float32 sum, out of place, ncclCommInitAll over all local GPUs from one process; "
-                  "host clock around back-to-back iterations / iterations (as nccl-tests); algbw = bytes/time; "
+                  "CUDA events on each rank's stream around back-to-back iterations, slowest rank / iterations "
+                  "(as nccl-tests); algbw = bytes/time; "
                   "busbw = algbw*2(n-1)/n; result compared bit-exactly with an order-independent exact sum";
   if (count < 2) out["busbw_note"] = "one GPU: nothing crosses a link, so bus bandwidth has no meaning";
-  out["libraries"] = runtime->LibrariesJson();
+  out["libraries"] = runtime.LibrariesJson();
   return out;
 }
 

@@ -3,10 +3,13 @@
 // something.
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "gpu/bench/concurrent.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/figure_json.h"
 #include "gpu/jobs/gpu_jobs.h"
+#include "gpu/jobs/job_bodies.h"
 #include "gpu/jobs/gpu_runtime.h"
 
 namespace labcheck::gpu {
@@ -15,30 +18,51 @@ namespace {
 
 constexpr size_t kMiB = 1u << 20;
 
+// cuDeviceCanAccessPeer takes CUdevice handles (from cuDeviceGet), not ordinals.
+Result<bool> CanAccessPeer(const CudaDriver& driver, int from, int to) {
+  const auto& api = driver.api();
+  cuda::CUdevice a = 0, b = 0;
+  Status status = driver.Check(api.cuDeviceGet(&a, from), "cuDeviceGet");
+  if (status.ok()) status = driver.Check(api.cuDeviceGet(&b, to), "cuDeviceGet");
+  int can = 0;
+  if (status.ok()) status = driver.Check(api.cuDeviceCanAccessPeer(&can, a, b), "cuDeviceCanAccessPeer");
+  if (!status.ok()) return status;
+  return can != 0;
+}
+
+// `--copy-mib N` when given (tests, simulated machines), else `fallback`.
+size_t CopyBytes(const JobArgs& args, size_t fallback) {
+  const std::string mib = args.Option("copy-mib");
+  return mib.empty() ? fallback : std::max<size_t>(1, std::stoull(mib)) * kMiB;
+}
+
 // A buffer far larger than any L2 (50–96 MiB on current GPUs): 1 GiB, less when memory is short.
-size_t DeviceCopyBytes(const GpuRuntime& runtime, bool quick) {
+// The current context is the GPU's.
+size_t DeviceCopyBytes(const GpuRuntime& runtime, const JobArgs& args) {
+  if (!args.Option("copy-mib").empty()) return CopyBytes(args, 0);
   size_t free_bytes = 0, total = 0;
-  runtime.driver().api().cuMemGetInfo(&free_bytes, &total);
-  size_t wanted = quick ? 512 * kMiB : 1024 * kMiB;
+  if (runtime.driver().api().cuMemGetInfo(&free_bytes, &total) != cuda::kSuccess) free_bytes = 0;
+  size_t wanted = args.quick ? 512 * kMiB : 1024 * kMiB;
   return std::max<size_t>(256 * kMiB, std::min(wanted, free_bytes / 4) / kMiB * kMiB);
 }
 
-using Measure = std::function<Result<CopyFigure>(const DeviceContext&, int)>;
+// Measures on one GPU; calls `ready` once set up and warmed up, right before the timed part.
+using Measure = std::function<Result<CopyFigure>(const DeviceContext&, int, const ReadyFn& ready)>;
 
-// Runs `measure` on each GPU in turn, then (more than one GPU) on all at once.
+// Runs `measure` on each GPU in turn, then (more than one GPU) on all at once, the threads
+// meeting after everyone's setup and warm-up so that the timed parts overlap.
 nlohmann::json PerGpuAndTogether(GpuRuntime& runtime, const Measure& measure, nlohmann::json* together) {
   nlohmann::json gpus = nlohmann::json::array();
   for (int i = 0; i < runtime.device_count(); ++i) {
-    Result<std::shared_ptr<DeviceContext>> context = DeviceContext::Open(runtime.driver(), i);
-    Result<CopyFigure> figure = context.ok() ? measure(**context, i) : Result<CopyFigure>(context.status());
+    Result<std::shared_ptr<DeviceContext>> context = runtime.Context(i);
+    Result<CopyFigure> figure = context.ok() ? measure(**context, i, {}) : Result<CopyFigure>(context.status());
     gpus.push_back(figure.ok() ? CopyFigureJson(*figure) : nlohmann::json{{"error", figure.status().message()}});
     gpus.back()["index"] = i;
   }
   if (runtime.device_count() > 1 && together != nullptr) {
     auto all = RunOnEveryDevice<CopyFigure>(runtime.device_count(), [&](int i, const std::function<void()>& ready) {
-      Result<std::shared_ptr<DeviceContext>> context = DeviceContext::Open(runtime.driver(), i);
-      ready();  // allocation happens inside the measurement; the overlap is what matters
-      return context.ok() ? measure(**context, i) : Result<CopyFigure>(context.status());
+      Result<std::shared_ptr<DeviceContext>> context = runtime.Context(i);
+      return context.ok() ? measure(**context, i, ready) : Result<CopyFigure>(context.status());
     });
     *together = nlohmann::json::array();
     for (size_t i = 0; i < all.size(); ++i) {
@@ -56,18 +80,22 @@ Result<nlohmann::json> MemoryJob(const std::vector<std::string>& raw_args) {
   nlohmann::json envelope;
   std::unique_ptr<GpuRuntime> runtime = GpuRuntime::Open(args, &envelope);
   if (!runtime) return envelope;
+  return MemoryJobOn(*runtime, args);
+}
+
+nlohmann::json MemoryJobOn(GpuRuntime& runtime, const JobArgs& args) {
   CopyPlan plan{0, args.quick ? 2 : 3, args.quick ? 5 : 20};
   nlohmann::json out = OkEnvelope();
   nlohmann::json together;
-  out["gpus"] = PerGpuAndTogether(*runtime, [&](const DeviceContext& context, int i) {
+  out["gpus"] = PerGpuAndTogether(runtime, [&](const DeviceContext& context, int i, const ReadyFn& ready) {
     CopyPlan sized = plan;
-    sized.bytes = DeviceCopyBytes(*runtime, args.quick);
-    return MeasureDeviceCopy(context, sized, runtime->nvml(), runtime->NvmlDevice(i));
+    sized.bytes = DeviceCopyBytes(runtime, args);
+    return MeasureDeviceCopy(context, sized, runtime.nvml(), runtime.NvmlDevice(i), ready);
   }, args.quick ? nullptr : &together);
   if (!together.is_null()) out["concurrent"] = together;
   out["method"] = "cuMemcpyDtoDAsync within one GPU, counted as bytes read + bytes written (2x the buffer), "
                   "CUDA events per copy, median";
-  out["libraries"] = runtime->LibrariesJson();
+  out["libraries"] = runtime.LibrariesJson();
   return out;
 }
 
@@ -76,7 +104,11 @@ Result<nlohmann::json> HostCopyJob(const std::vector<std::string>& raw_args) {
   nlohmann::json envelope;
   std::unique_ptr<GpuRuntime> runtime = GpuRuntime::Open(args, &envelope);
   if (!runtime) return envelope;
-  const CopyPlan plan{256 * kMiB, args.quick ? 1 : 3, args.quick ? 3 : 10};
+  return HostCopyJobOn(*runtime, args);
+}
+
+nlohmann::json HostCopyJobOn(GpuRuntime& runtime, const JobArgs& args) {
+  const CopyPlan plan{CopyBytes(args, 256 * kMiB), args.quick ? 1 : 3, args.quick ? 3 : 10};
   struct Variant {
     const char* key;
     HostMemory memory;
@@ -90,19 +122,20 @@ Result<nlohmann::json> HostCopyJob(const std::vector<std::string>& raw_args) {
   }
   nlohmann::json out = OkEnvelope();
   out["gpus"] = nlohmann::json::array();
-  for (int i = 0; i < runtime->device_count(); ++i) out["gpus"].push_back({{"index", i}});
+  for (int i = 0; i < runtime.device_count(); ++i) out["gpus"].push_back({{"index", i}});
   for (const Variant& v : variants) {
     nlohmann::json together;
     const bool concurrent = !args.quick && v.memory == HostMemory::Pinned;
-    nlohmann::json per_gpu = PerGpuAndTogether(*runtime, [&](const DeviceContext& context, int i) {
-      return MeasureHostCopy(context, v.memory, v.direction, plan, runtime->nvml(), runtime->NvmlDevice(i));
+    nlohmann::json per_gpu = PerGpuAndTogether(runtime, [&](const DeviceContext& context, int i, const ReadyFn& ready) {
+      return MeasureHostCopy(context, v.memory, v.direction, plan, runtime.nvml(), runtime.NvmlDevice(i), ready);
     }, concurrent ? &together : nullptr);
     for (size_t i = 0; i < per_gpu.size(); ++i) out["gpus"][i][v.key] = per_gpu[i];
     if (!together.is_null()) out["concurrent"][v.key] = together;
   }
-  out["method"] = "256 MiB per copy, counted as bytes copied; pinned: cuMemcpy*Async with CUDA events, "
-                  "pageable: synchronous cuMemcpy with the host clock; median";
-  out["libraries"] = runtime->LibrariesJson();
+  out["method"] = std::to_string(plan.bytes / kMiB) +
+                  " MiB per copy, counted as bytes copied; cuMemcpy*Async on one stream from pinned (cuMemHostAlloc) "
+                  "or pageable (malloc) memory, CUDA events around each copy; median";
+  out["libraries"] = runtime.LibrariesJson();
   return out;
 }
 
@@ -111,33 +144,42 @@ Result<nlohmann::json> PeerJob(const std::vector<std::string>& raw_args) {
   nlohmann::json envelope;
   std::unique_ptr<GpuRuntime> runtime = GpuRuntime::Open(args, &envelope);
   if (!runtime) return envelope;
-  const int count = runtime->device_count();
+  return PeerJobOn(*runtime, args);
+}
+
+nlohmann::json PeerJobOn(GpuRuntime& runtime, const JobArgs& args) {
+  const int count = runtime.device_count();
   nlohmann::json out = OkEnvelope();
   out["count"] = count;
   std::vector<std::shared_ptr<DeviceContext>> contexts;
   for (int i = 0; i < count; ++i) {
-    Result<std::shared_ptr<DeviceContext>> context = DeviceContext::Open(runtime->driver(), i);
+    Result<std::shared_ptr<DeviceContext>> context = runtime.Context(i);
     if (!context.ok()) return FailEnvelope(T("не открылся контекст GPU", "could not open a GPU context"), {}, context.status().message());
     contexts.push_back(*context);
   }
-  nlohmann::json access = nlohmann::json::array();
+  out["can_access"] = nlohmann::json::array();
+  out["can_access_errors"] = nlohmann::json::array();
   for (int i = 0; i < count; ++i) {
     nlohmann::json row = nlohmann::json::array();
     for (int j = 0; j < count; ++j) {
-      int can = 0;
-      if (i != j) runtime->driver().api().cuDeviceCanAccessPeer(&can, i, j);
-      row.push_back(i == j ? nlohmann::json(nullptr) : nlohmann::json(can != 0));
+      if (i == j) {
+        row.push_back(nullptr);
+        continue;
+      }
+      Result<bool> can = CanAccessPeer(runtime.driver(), i, j);
+      row.push_back(can.ok() ? nlohmann::json(*can) : nlohmann::json(nullptr));  // a failed query: unknown, not "no"
+      if (!can.ok()) out["can_access_errors"].push_back(fmt::format("GPU{}→GPU{}: {}", i, j, can.status().message()));
     }
-    access.push_back(row);
+    out["can_access"].push_back(row);
   }
-  out["can_access"] = access;
-  const CopyPlan plan{args.quick ? 64 * kMiB : 256 * kMiB, args.quick ? 1 : 2, args.quick ? 3 : 10};
+  const nlohmann::json& access = out["can_access"];
+  const CopyPlan plan{CopyBytes(args, args.quick ? 64 * kMiB : 256 * kMiB), args.quick ? 1 : 2, args.quick ? 3 : 10};
   nlohmann::json pairs = nlohmann::json::array();
   for (int i = 0; i < count; ++i) {
     for (int j = 0; j < count; ++j) {
       if (i == j) continue;
       nlohmann::json pair = {{"src", i}, {"dst", j}};
-      const bool can = access[i][j].get<bool>();
+      const bool can = access[i][j].is_boolean() && access[i][j].get<bool>();
       for (bool peer : {false, true}) {
         if (peer && !can) continue;
         if (args.quick && can && !peer) continue;  // --quick: one figure per pair, the better path
@@ -151,7 +193,7 @@ Result<nlohmann::json> PeerJob(const std::vector<std::string>& raw_args) {
   out["pairs"] = pairs;
   out["method"] = "cuMemcpyPeerAsync, counted as bytes copied, CUDA events per copy, median; with_peer: "
                   "cuCtxEnablePeerAccess both ways first; without_peer: the driver stages through host memory";
-  out["libraries"] = runtime->LibrariesJson();
+  out["libraries"] = runtime.LibrariesJson();
   return out;
 }
 

@@ -69,6 +69,35 @@ std::unique_ptr<GpuRuntime> GpuRuntime::Open(const JobArgs& args, nlohmann::json
   return runtime;
 }
 
+std::unique_ptr<GpuRuntime> GpuRuntime::FromParts(std::unique_ptr<CudaDriver> driver, std::unique_ptr<Nvml> nvml,
+                                                  std::unique_ptr<CublasLt> cublaslt) {
+  std::unique_ptr<GpuRuntime> runtime(new GpuRuntime());
+  runtime->driver_ = std::move(driver);
+  runtime->nvml_ = std::move(nvml);
+  runtime->cublaslt_ = std::move(cublaslt);
+  if (!runtime->cublaslt_) runtime->cublaslt_error_ = Status::Error("no cuBLASLt given");
+  runtime->driver_->api().cuDeviceGetCount(&runtime->device_count_);
+  return runtime;
+}
+
+GpuRuntime::~GpuRuntime() {
+  contexts_.clear();  // released while the driver is still loaded
+}
+
+Result<std::shared_ptr<DeviceContext>> GpuRuntime::Context(int ordinal) {
+  std::lock_guard<std::mutex> lock(contexts_mutex_);
+  if (ordinal < 0 || ordinal >= device_count_) return Status::Error("no GPU " + std::to_string(ordinal));
+  if (contexts_.size() < static_cast<size_t>(device_count_)) contexts_.resize(device_count_);
+  if (!contexts_[ordinal]) {
+    Result<std::shared_ptr<DeviceContext>> opened = DeviceContext::Open(*driver_, ordinal);
+    if (!opened.ok()) return opened.status();
+    contexts_[ordinal] = *opened;
+  }
+  Status current = contexts_[ordinal]->MakeCurrent();
+  if (!current.ok()) return current;
+  return contexts_[ordinal];
+}
+
 Result<const CublasLt*> GpuRuntime::cublaslt() {
   if (cublaslt_) return static_cast<const CublasLt*>(cublaslt_.get());
   if (cublaslt_error_) return *cublaslt_error_;

@@ -3,12 +3,14 @@
 // cuBLASLt. A job that cannot start returns the envelope saying why (SKIP or FAIL).
 #pragma once
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "gpu/bench/device_resources.h"
 #include "gpu/nvidia/cublaslt_library.h"
 #include "gpu/nvidia/cuda_driver.h"
 #include "gpu/nvidia/nvml_library.h"
@@ -35,6 +37,14 @@ class GpuRuntime {
  public:
   // nullptr with *envelope set when the driver cannot be used.
   static std::unique_ptr<GpuRuntime> Open(const JobArgs& args, nlohmann::json* envelope);
+  // From tables filled by someone else (in-process fakes in tests); nvml and cublaslt may be null.
+  static std::unique_ptr<GpuRuntime> FromParts(std::unique_ptr<CudaDriver> driver, std::unique_ptr<Nvml> nvml,
+                                               std::unique_ptr<CublasLt> cublaslt = nullptr);
+  ~GpuRuntime();
+
+  // GPU `ordinal`'s primary context, retained on first use and kept for the whole job, so that
+  // no measurement pays for creating it again. Made current on the calling thread. Thread-safe.
+  Result<std::shared_ptr<DeviceContext>> Context(int ordinal);
 
   const CudaDriver& driver() const { return *driver_; }
   const Nvml* nvml() const { return nvml_.get(); }
@@ -61,6 +71,8 @@ class GpuRuntime {
   std::optional<Status> cublaslt_error_;
   int device_count_ = 0;
   std::vector<LibraryRecord> libraries_;
+  std::mutex contexts_mutex_;
+  std::vector<std::shared_ptr<DeviceContext>> contexts_;
 };
 
 }  // namespace labcheck::gpu

@@ -7,8 +7,10 @@
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
 #include "gpu/jobs/gpu_runtime.h"
+#include "gpu/jobs/job_bodies.h"
 #include "gpu/nvidia/nccl_library.h"
 #include "gpu/topology.h"
+#include "gpu/topology_reader.h"
 
 namespace labcheck::gpu {
 
@@ -64,8 +66,7 @@ nlohmann::json DescribeGpu(GpuRuntime& runtime, int ordinal) {
   read(n.nvmlDeviceGetMaxPcieLinkWidth, "pcie_width_max");
   if (n.nvmlDeviceGetEnforcedPowerLimit != nullptr && n.nvmlDeviceGetEnforcedPowerLimit(handle, &value) == nvml::kSuccess)
     gpu["power_limit_w"] = value / 1000.0;
-  if (n.nvmlDeviceGetTemperature != nullptr && n.nvmlDeviceGetTemperature(handle, nvml::kTemperatureGpu, &value) == nvml::kSuccess)
-    gpu["temperature_c"] = value;
+  if (std::optional<unsigned> celsius = ReadGpuTemperature(n, handle)) gpu["temperature_c"] = *celsius;
   nvml::nvmlEnableState_t current = 0, pending = 0;
   if (n.nvmlDeviceGetEccMode != nullptr && n.nvmlDeviceGetEccMode(handle, &current, &pending) == nvml::kSuccess)
     gpu["ecc"] = current == nvml::kFeatureEnabled;
@@ -76,36 +77,18 @@ nlohmann::json DescribeGpu(GpuRuntime& runtime, int ordinal) {
 
 nlohmann::json Topology(GpuRuntime& runtime) {
   const int count = runtime.device_count();
-  TopologyInput input;
-  input.count = count;
-  input.nvlinks.assign(count, std::vector<int>(count, 0));
-  input.pcie_levels.assign(count, std::vector<int>(count, -1));
   std::vector<std::string> bus_ids;
-  for (int i = 0; i < count; ++i) bus_ids.push_back(runtime.PciBusId(i));
+  std::vector<nvml::nvmlDevice_t> devices;
+  for (int i = 0; i < count; ++i) {
+    bus_ids.push_back(runtime.PciBusId(i));
+    devices.push_back(runtime.NvmlDevice(i));
+  }
   const Nvml* nvml = runtime.nvml();
+  TopologyInput input;
   if (nvml != nullptr) {
-    const nvml::NvmlApi& n = nvml->api();
-    for (int i = 0; i < count; ++i) {
-      nvml::nvmlDevice_t a = runtime.NvmlDevice(i);
-      if (a == nullptr) continue;
-      for (int j = 0; j < count; ++j) {
-        nvml::nvmlDevice_t b = runtime.NvmlDevice(j);
-        nvml::nvmlGpuTopologyLevel_t level = 0;
-        if (i != j && b != nullptr && n.nvmlDeviceGetTopologyCommonAncestor != nullptr &&
-            n.nvmlDeviceGetTopologyCommonAncestor(a, b, &level) == nvml::kSuccess)
-          input.pcie_levels[i][j] = level;
-      }
-      if (n.nvmlDeviceGetNvLinkState == nullptr || n.nvmlDeviceGetNvLinkRemotePciInfo == nullptr) continue;
-      for (unsigned link = 0; link < nvml::kNvLinkMaxLinks; ++link) {
-        nvml::nvmlEnableState_t active = 0;
-        if (n.nvmlDeviceGetNvLinkState(a, link, &active) != nvml::kSuccess || active != nvml::kFeatureEnabled) continue;
-        nvml::nvmlPciInfo_t remote{};
-        if (n.nvmlDeviceGetNvLinkRemotePciInfo(a, link, &remote) != nvml::kSuccess) continue;
-        std::string peer = CanonicalPciBusId(remote.busId);
-        for (int j = 0; j < count; ++j)
-          if (j != i && bus_ids[j] == peer) ++input.nvlinks[i][j];
-      }
-    }
+    input = ReadNvmlTopology(nvml->api(), devices, bus_ids);
+  } else {
+    input.count = count;
   }
   nlohmann::json labels = nlohmann::json::array();
   for (int i = 0; i < count; ++i) labels.push_back("GPU" + std::to_string(i));
@@ -120,27 +103,31 @@ Result<nlohmann::json> InventoryJob(const std::vector<std::string>& raw_args) {
   nlohmann::json envelope;
   std::unique_ptr<GpuRuntime> runtime = GpuRuntime::Open(args, &envelope);
   if (!runtime) return envelope;
+  return InventoryJobOn(*runtime, args);
+}
+
+nlohmann::json InventoryJobOn(GpuRuntime& runtime, const JobArgs&) {
   nlohmann::json out = OkEnvelope();
   out["gpus"] = nlohmann::json::array();
-  for (int i = 0; i < runtime->device_count(); ++i) out["gpus"].push_back(DescribeGpu(*runtime, i));
-  out["cuda_driver_version"] = runtime->driver().VersionText();
-  const std::string simulated = runtime->driver().SimulatedMachine();
+  for (int i = 0; i < runtime.device_count(); ++i) out["gpus"].push_back(DescribeGpu(runtime, i));
+  out["cuda_driver_version"] = runtime.driver().VersionText();
+  const std::string simulated = runtime.driver().SimulatedMachine();
   out["simulated"] = !simulated.empty();
   if (!simulated.empty()) out["simulated_machine"] = simulated;
-  out["driver_version"] = runtime->nvml() != nullptr ? nlohmann::json(runtime->nvml()->DriverVersion()) : nlohmann::json(nullptr);
-  out["nvml_error"] = runtime->nvml_error();
-  out["topology"] = Topology(*runtime);
-  Result<const CublasLt*> lt = runtime->cublaslt();
+  out["driver_version"] = runtime.nvml() != nullptr ? nlohmann::json(runtime.nvml()->DriverVersion()) : nlohmann::json(nullptr);
+  out["nvml_error"] = runtime.nvml_error();
+  out["topology"] = Topology(runtime);
+  Result<const CublasLt*> lt = runtime.cublaslt();
   out["cublaslt_error"] = lt.ok() ? "" : lt.status().message();
-  Result<std::unique_ptr<Nccl>> nccl = Nccl::Load(runtime->paths());
+  Result<std::unique_ptr<Nccl>> nccl = Nccl::Load(runtime.paths());
   out["nccl_version"] = nullptr;
   if (nccl.ok()) {
     out["nccl_version"] = (*nccl)->VersionText();
-    runtime->Record({"NCCL", (*nccl)->file(), OriginName((*nccl)->origin()), (*nccl)->VersionText()});
+    runtime.Record({"NCCL", (*nccl)->file(), OriginName((*nccl)->origin()), (*nccl)->VersionText()});
   } else {
     out["nccl_error"] = nccl.status().message();
   }
-  out["libraries"] = runtime->LibrariesJson();
+  out["libraries"] = runtime.LibrariesJson();
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include "gpu/jobs/figure_json.h"
 #include "gpu/jobs/gpu_jobs.h"
 #include "gpu/jobs/gpu_runtime.h"
+#include "gpu/jobs/job_bodies.h"
 
 namespace labcheck::gpu {
 
@@ -12,13 +13,12 @@ namespace {
 
 Result<MatmulFigure> RunOne(GpuRuntime& runtime, const CublasLt& lt, int ordinal, MatmulPrecision precision,
                             const MatmulPlan& plan, const std::function<void()>& ready) {
-  Result<std::shared_ptr<DeviceContext>> context = DeviceContext::Open(runtime.driver(), ordinal);
+  Result<std::shared_ptr<DeviceContext>> context = runtime.Context(ordinal);
   if (!context.ok()) return context.status();
   Result<std::unique_ptr<MatmulBench>> bench =
       MatmulBench::Prepare(lt, **context, precision, plan, 0xC0FFEE + static_cast<uint64_t>(ordinal));
   if (!bench.ok()) return bench.status();
-  ready();
-  return (*bench)->Run(runtime.nvml(), runtime.NvmlDevice(ordinal));
+  return (*bench)->Run(runtime.nvml(), runtime.NvmlDevice(ordinal), ready);
 }
 
 }  // namespace
@@ -38,6 +38,10 @@ Result<nlohmann::json> MatmulJob(const std::vector<std::string>& raw_args) {
     skip["libraries"] = runtime->LibrariesJson();
     return skip;
   }
+  return MatmulJobOn(*runtime, **lt, args);
+}
+
+nlohmann::json MatmulJobOn(GpuRuntime& runtime, const CublasLt& lt, const JobArgs& args) {
   const MatmulPlan plan = args.quick ? MatmulPlan::Quick() : MatmulPlan{};
   std::vector<MatmulPrecision> precisions = {MatmulPrecision::BF16};
   if (!args.quick)
@@ -48,8 +52,8 @@ Result<nlohmann::json> MatmulJob(const std::vector<std::string>& raw_args) {
                   "2*M*N*K FLOPs per call, CUDA events around each call of a back-to-back series, median";
   out["gpus"] = nlohmann::json::array();
   bool all_correct = true;
-  for (int i = 0; i < runtime->device_count(); ++i) {
-    const int cc = runtime->ComputeCapability(i);
+  for (int i = 0; i < runtime.device_count(); ++i) {
+    const int cc = runtime.ComputeCapability(i);
     nlohmann::json gpu = {{"index", i}, {"figures", nlohmann::json::object()}};
     std::vector<std::string> reasons;
     for (MatmulPrecision precision : precisions) {
@@ -59,7 +63,7 @@ Result<nlohmann::json> MatmulJob(const std::vector<std::string>& raw_args) {
                                                std::to_string(cc % 10)}};
         continue;
       }
-      Result<MatmulFigure> figure = RunOne(*runtime, **lt, i, precision, plan, [] {});
+      Result<MatmulFigure> figure = RunOne(runtime, lt, i, precision, plan, {});
       if (!figure.ok()) {
         gpu["figures"][key] = {{"error", figure.status().message()}};
         continue;
@@ -74,11 +78,11 @@ Result<nlohmann::json> MatmulJob(const std::vector<std::string>& raw_args) {
   }
   out["all_correct"] = all_correct;
 
-  if (runtime->device_count() > 1) {
+  if (runtime.device_count() > 1) {
     const MatmulPlan concurrent_plan = args.quick ? MatmulPlan::Quick() : MatmulPlan{};
     std::vector<Result<MatmulFigure>> all = RunOnEveryDevice<MatmulFigure>(
-        runtime->device_count(), [&](int i, const std::function<void()>& ready) {
-          return RunOne(*runtime, **lt, i, MatmulPrecision::BF16, concurrent_plan, ready);
+        runtime.device_count(), [&](int i, const std::function<void()>& ready) {
+          return RunOne(runtime, lt, i, MatmulPrecision::BF16, concurrent_plan, ready);
         });
     nlohmann::json together = nlohmann::json::array();
     for (size_t i = 0; i < all.size(); ++i) {
@@ -88,7 +92,7 @@ Result<nlohmann::json> MatmulJob(const std::vector<std::string>& raw_args) {
     }
     out["concurrent"] = {{"precision", "bf16"}, {"gpus", together}};
   }
-  out["libraries"] = runtime->LibrariesJson();
+  out["libraries"] = runtime.LibrariesJson();
   return out;
 }
 

@@ -6,8 +6,6 @@
 
 namespace labcheck::gpu {
 
-namespace {
-
 std::vector<SymbolBinding> CublasLtSymbols(cublaslt::CublasLtApi& a) {
   return {
       Required(a.cublasLtCreate, {"cublasLtCreate"}),
@@ -27,8 +25,6 @@ std::vector<SymbolBinding> CublasLtSymbols(cublaslt::CublasLtApi& a) {
       Required(a.cublasLtMatmul, {"cublasLtMatmul"}),
   };
 }
-
-}  // namespace
 
 std::string CublasVersionText(size_t version) {
   return fmt::format("{}.{}.{}", version / 10000, (version % 10000) / 100, version % 100);
@@ -56,6 +52,12 @@ Result<std::unique_ptr<CublasLt>> CublasLt::Load(const LibrarySearchPaths& paths
   lt->loaded_ = std::move(loaded).value();
   Status bound = BindSymbols(lt->loaded_.library, CublasLtSymbols(lt->api_));
   if (!bound.ok()) return bound;
+  return lt;
+}
+
+std::unique_ptr<CublasLt> CublasLt::FromApi(const cublaslt::CublasLtApi& api) {
+  std::unique_ptr<CublasLt> lt(new CublasLt());
+  lt->api_ = api;
   return lt;
 }
 

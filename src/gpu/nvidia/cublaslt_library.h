@@ -3,6 +3,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "gpu/nvidia/cublaslt_api.h"
@@ -14,6 +15,8 @@ class CublasLt {
  public:
   // driver_cuda_version: cuDriverGetVersion's value (12080), 0 when unknown (accept any).
   static Result<std::unique_ptr<CublasLt>> Load(const LibrarySearchPaths& paths, int driver_cuda_version);
+  // A table filled by someone else (in-process fakes in tests).
+  static std::unique_ptr<CublasLt> FromApi(const cublaslt::CublasLtApi& api);
 
   const cublaslt::CublasLtApi& api() const { return api_; }
   const std::string& file() const { return loaded_.file; }
@@ -26,6 +29,9 @@ class CublasLt {
   LoadedLibrary loaded_;
   cublaslt::CublasLtApi api_;
 };
+
+// The symbol table Load binds (tests check every name against NVIDIA's libraries).
+std::vector<SymbolBinding> CublasLtSymbols(cublaslt::CublasLtApi& api);
 
 // cuBLAS encodes versions as major*10000 + minor*100 + patch (cublas_api.h: CUBLAS_VERSION).
 std::string CublasVersionText(size_t version);

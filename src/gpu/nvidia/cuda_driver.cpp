@@ -4,9 +4,7 @@
 
 namespace labcheck::gpu {
 
-namespace {
-
-std::vector<SymbolBinding> DriverSymbols(cuda::CudaDriverApi& a) {
+std::vector<SymbolBinding> CudaDriverSymbols(cuda::CudaDriverApi& a) {
   return {
       Required(a.cuInit, {"cuInit"}),
       Required(a.cuDriverGetVersion, {"cuDriverGetVersion"}),
@@ -49,6 +47,8 @@ std::vector<SymbolBinding> DriverSymbols(cuda::CudaDriverApi& a) {
       Required(a.cuEventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"}),
   };
 }
+
+namespace {
 
 const Text kDriverHint = T(
     "установите или обновите проприетарный драйвер NVIDIA (sudo ubuntu-drivers install), "
@@ -133,13 +133,20 @@ Status CudaDriver::Check(cuda::CUresult result, const char* what) const {
   return Status::Error(std::string(what) + " failed: " + Describe(result));
 }
 
+std::unique_ptr<CudaDriver> CudaDriver::FromApi(const cuda::CudaDriverApi& api, int version) {
+  auto driver = std::unique_ptr<CudaDriver>(new CudaDriver());
+  driver->api_ = api;
+  driver->version_ = version;
+  return driver;
+}
+
 std::unique_ptr<CudaDriver> CudaDriver::Load(const LibrarySearchPaths& paths, DriverProblem* problem) {
   // libcuda.so (unversioned) is in the list so that a stubs folder on LD_LIBRARY_PATH is found
   // and reported as what it is, instead of "not found".
   LibrarySpec spec{"CUDA driver", {"libcuda.so.1", "libcuda.so"}, /*driver_library=*/true};
   auto driver = std::unique_ptr<CudaDriver>(new CudaDriver());
   Result<LoadedLibrary> loaded = LoadFirst(spec, paths, [&](const DynamicLibrary& library) {
-    return BindSymbols(library, DriverSymbols(driver->api_));
+    return BindSymbols(library, CudaDriverSymbols(driver->api_));
   });
   if (!loaded.ok()) {
     problem->verdict = DriverVerdict::Skip;
@@ -151,7 +158,7 @@ std::unique_ptr<CudaDriver> CudaDriver::Load(const LibrarySearchPaths& paths, Dr
   driver->loaded_ = std::move(loaded).value();
   // Bound again: the acceptor filled api_ from a library that LoadFirst may have closed after a
   // later rejection; rebinding from the one we keep is cheap and removes that doubt.
-  BindSymbols(driver->loaded_.library, DriverSymbols(driver->api_));
+  BindSymbols(driver->loaded_.library, CudaDriverSymbols(driver->api_));
   cuda::CUresult init = driver->api_.cuInit(0);
   *problem = ClassifyInitResult(init, driver->Describe(init));
   if (problem->verdict != DriverVerdict::Ready) return nullptr;

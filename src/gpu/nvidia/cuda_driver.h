@@ -3,6 +3,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "core/text.h"
@@ -30,6 +31,8 @@ class CudaDriver {
   // Loads libcuda and runs cuInit(0). Never crashes on a missing library or symbol; the error
   // explains, and `problem` tells SKIP from FAIL.
   static std::unique_ptr<CudaDriver> Load(const LibrarySearchPaths& paths, DriverProblem* problem);
+  // A table filled by someone else (in-process fakes in tests); cuInit is the caller's business.
+  static std::unique_ptr<CudaDriver> FromApi(const cuda::CudaDriverApi& api, int version);
 
   const cuda::CudaDriverApi& api() const { return api_; }
   const std::string& file() const { return loaded_.file; }
@@ -51,5 +54,8 @@ class CudaDriver {
 };
 
 std::string CudaVersionText(int version);  // 12080 -> "12.8"
+
+// The symbol table Load binds, newest name first (tests check every name against NVIDIA's libraries).
+std::vector<SymbolBinding> CudaDriverSymbols(cuda::CudaDriverApi& api);
 
 }  // namespace labcheck::gpu

@@ -4,8 +4,6 @@
 
 namespace labcheck::gpu {
 
-namespace {
-
 std::vector<SymbolBinding> NcclSymbols(nccl::NcclApi& a) {
   return {
       Required(a.ncclGetVersion, {"ncclGetVersion"}),
@@ -25,8 +23,6 @@ std::vector<SymbolBinding> NcclSymbols(nccl::NcclApi& a) {
   };
 }
 
-}  // namespace
-
 Result<std::unique_ptr<Nccl>> Nccl::Load(const LibrarySearchPaths& paths) {
   LibrarySpec spec{"NCCL", {"libnccl.so.2"}, false};
   std::unique_ptr<Nccl> nccl(new Nccl());
@@ -38,6 +34,13 @@ Result<std::unique_ptr<Nccl>> Nccl::Load(const LibrarySearchPaths& paths) {
   Status bound = BindSymbols(nccl->loaded_.library, NcclSymbols(nccl->api_));
   if (!bound.ok()) return bound;
   nccl->api_.ncclGetVersion(&nccl->version_);
+  return nccl;
+}
+
+std::unique_ptr<Nccl> Nccl::FromApi(const nccl::NcclApi& api) {
+  std::unique_ptr<Nccl> nccl(new Nccl());
+  nccl->api_ = api;
+  if (api.ncclGetVersion != nullptr) api.ncclGetVersion(&nccl->version_);
   return nccl;
 }
 

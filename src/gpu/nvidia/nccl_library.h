@@ -3,6 +3,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "gpu/nvidia/nccl_api.h"
@@ -13,6 +14,8 @@ namespace labcheck::gpu {
 class Nccl {
  public:
   static Result<std::unique_ptr<Nccl>> Load(const LibrarySearchPaths& paths);
+  // A table filled by someone else (in-process fakes in tests).
+  static std::unique_ptr<Nccl> FromApi(const nccl::NcclApi& api);
 
   const nccl::NcclApi& api() const { return api_; }
   const std::string& file() const { return loaded_.file; }
@@ -30,5 +33,8 @@ class Nccl {
   nccl::NcclApi api_;
   int version_ = 0;
 };
+
+// The symbol table Load binds (tests check every name against NVIDIA's libraries).
+std::vector<SymbolBinding> NcclSymbols(nccl::NcclApi& api);
 
 }  // namespace labcheck::gpu

@@ -1,7 +1,9 @@
 // Our declarations of the NVML (libnvidia-ml.so.1) functions lab_check reads, after nvtop's
-// extract_gpuinfo_nvidia.c: only what is used, loaded with dlopen. Values follow nvml.h; the ABI
-// test compares them where nvml.h is installed (it is not part of the CUDA toolkit on every
-// system: the driver ships the library, the headers come with cuda-nvml-dev).
+// extract_gpuinfo_nvidia.c: only what is used, loaded with dlopen. Values follow nvml.h (NVML
+// 13.x); the ABI test compares them where nvml.h is installed (it is not part of the CUDA
+// toolkit on every system: the driver ships the library, the headers come with cuda-nvml-dev).
+// To add a query: its types and constants in the section they belong to, its pointer in NvmlApi
+// (optional unless the checks cannot work without it), its row in nvml_library.cpp.
 #pragma once
 
 namespace labcheck::gpu::nvml {
@@ -43,7 +45,28 @@ inline constexpr unsigned long long kClockEventHwThermalSlowdown = 0x40;
 inline constexpr unsigned long long kClockEventHwPowerBrakeSlowdown = 0x80;
 inline constexpr unsigned long long kClockEventDisplayClockSetting = 0x100;
 
-inline constexpr unsigned kNvLinkMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS (18 since Hopper)
+// NVLink.
+inline constexpr unsigned kNvLinkMaxLinks = 36;  // NVML_NVLINK_MAX_LINKS (NVML 13.3; 18 before Blackwell)
+using nvmlIntNvLinkDeviceType_t = int;  // what a link's far end is
+inline constexpr int kNvLinkDeviceTypeGpu = 0x00;     // NVML_NVLINK_DEVICE_TYPE_GPU
+inline constexpr int kNvLinkDeviceTypeIbmNpu = 0x01;  // NVML_NVLINK_DEVICE_TYPE_IBMNPU
+inline constexpr int kNvLinkDeviceTypeSwitch = 0x02;  // NVML_NVLINK_DEVICE_TYPE_SWITCH (HGX/DGX)
+inline constexpr int kNvLinkDeviceTypeUnknown = 0xFF;
+using nvmlGpuP2PCapsIndex_t = int;
+using nvmlGpuP2PStatus_t = int;
+inline constexpr int kP2PCapsIndexNvLink = 2;  // NVML_P2P_CAPS_INDEX_NVLINK
+inline constexpr int kP2PStatusOk = 0;         // NVML_P2P_STATUS_OK
+
+// Temperature (nvmlDeviceGetTemperatureV, NVML 12.6+; nvmlDeviceGetTemperature is deprecated).
+struct nvmlTemperature_t {  // nvmlTemperature_v1_t
+  unsigned version;         // kTemperatureV1
+  int sensorType;           // NVML_TEMPERATURE_GPU
+  int temperature;          // °C
+};
+// NVML_STRUCT_VERSION(Temperature, 1): the struct's size with the version in the top byte.
+inline constexpr unsigned kTemperatureV1 = static_cast<unsigned>(sizeof(nvmlTemperature_t)) | (1u << 24);
+
+// Names and buffers.
 inline constexpr unsigned kDeviceNameBufferSize = 96;           // NVML_DEVICE_NAME_V2_BUFFER_SIZE
 inline constexpr unsigned kSystemDriverVersionBufferSize = 80;  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
 
@@ -73,7 +96,8 @@ struct NvmlApi {
   nvmlReturn_t (*nvmlDeviceGetMaxPcieLinkGeneration)(nvmlDevice_t device, unsigned* gen) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetMaxPcieLinkWidth)(nvmlDevice_t device, unsigned* width) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetEnforcedPowerLimit)(nvmlDevice_t device, unsigned* milliwatts) = nullptr;
-  nvmlReturn_t (*nvmlDeviceGetTemperature)(nvmlDevice_t device, int sensor, unsigned* celsius) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetTemperatureV)(nvmlDevice_t device, nvmlTemperature_t* temperature) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetTemperature)(nvmlDevice_t device, int sensor, unsigned* celsius) = nullptr;  // old
   nvmlReturn_t (*nvmlDeviceGetEccMode)(nvmlDevice_t device, nvmlEnableState_t* current,
                                        nvmlEnableState_t* pending) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetPersistenceMode)(nvmlDevice_t device, nvmlEnableState_t* mode) = nullptr;
@@ -82,6 +106,10 @@ struct NvmlApi {
   nvmlReturn_t (*nvmlDeviceGetNvLinkState)(nvmlDevice_t device, unsigned link, nvmlEnableState_t* active) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetNvLinkRemotePciInfo)(nvmlDevice_t device, unsigned link,
                                                    nvmlPciInfo_t* pci) = nullptr;  // _v2
+  nvmlReturn_t (*nvmlDeviceGetNvLinkRemoteDeviceType)(nvmlDevice_t device, unsigned link,
+                                                      nvmlIntNvLinkDeviceType_t* type) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetP2PStatus)(nvmlDevice_t a, nvmlDevice_t b, nvmlGpuP2PCapsIndex_t index,
+                                         nvmlGpuP2PStatus_t* status) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetCurrentClocksEventReasons)(nvmlDevice_t device,
                                                          unsigned long long* reasons) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetClockInfo)(nvmlDevice_t device, int type, unsigned* mhz) = nullptr;

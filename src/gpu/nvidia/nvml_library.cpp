@@ -6,8 +6,6 @@
 
 namespace labcheck::gpu {
 
-namespace {
-
 std::vector<SymbolBinding> NvmlSymbols(nvml::NvmlApi& a) {
   return {
       Required(a.nvmlInit, {"nvmlInit_v2", "nvmlInit"}),
@@ -25,6 +23,8 @@ std::vector<SymbolBinding> NvmlSymbols(nvml::NvmlApi& a) {
       Optional(a.nvmlDeviceGetMaxPcieLinkGeneration, {"nvmlDeviceGetMaxPcieLinkGeneration"}),
       Optional(a.nvmlDeviceGetMaxPcieLinkWidth, {"nvmlDeviceGetMaxPcieLinkWidth"}),
       Optional(a.nvmlDeviceGetEnforcedPowerLimit, {"nvmlDeviceGetEnforcedPowerLimit"}),
+      // NVML 12.6 added the versioned call and deprecated the old one; old drivers have only it.
+      Optional(a.nvmlDeviceGetTemperatureV, {"nvmlDeviceGetTemperatureV"}),
       Optional(a.nvmlDeviceGetTemperature, {"nvmlDeviceGetTemperature"}),
       Optional(a.nvmlDeviceGetEccMode, {"nvmlDeviceGetEccMode"}),
       Optional(a.nvmlDeviceGetPersistenceMode, {"nvmlDeviceGetPersistenceMode"}),
@@ -32,6 +32,8 @@ std::vector<SymbolBinding> NvmlSymbols(nvml::NvmlApi& a) {
       Optional(a.nvmlDeviceGetNvLinkState, {"nvmlDeviceGetNvLinkState"}),
       Optional(a.nvmlDeviceGetNvLinkRemotePciInfo,
                {"nvmlDeviceGetNvLinkRemotePciInfo_v2", "nvmlDeviceGetNvLinkRemotePciInfo"}),
+      Optional(a.nvmlDeviceGetNvLinkRemoteDeviceType, {"nvmlDeviceGetNvLinkRemoteDeviceType"}),
+      Optional(a.nvmlDeviceGetP2PStatus, {"nvmlDeviceGetP2PStatus"}),
       // Renamed in NVML 12.2; drivers keep the old name as an alias, older drivers only have it.
       Optional(a.nvmlDeviceGetCurrentClocksEventReasons,
                {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"}),
@@ -39,8 +41,6 @@ std::vector<SymbolBinding> NvmlSymbols(nvml::NvmlApi& a) {
       Optional(a.nvmlDeviceGetPowerUsage, {"nvmlDeviceGetPowerUsage"}),
   };
 }
-
-}  // namespace
 
 Result<std::unique_ptr<Nvml>> Nvml::Load(const LibrarySearchPaths& paths) {
   LibrarySpec spec{"NVML", {"libnvidia-ml.so.1", "libnvidia-ml.so"}, /*driver_library=*/true};
@@ -55,6 +55,12 @@ Result<std::unique_ptr<Nvml>> Nvml::Load(const LibrarySearchPaths& paths) {
   nvml::nvmlReturn_t init = nvml->api_.nvmlInit();
   if (init != nvml::kSuccess) return Status::Error("nvmlInit failed: " + nvml->Describe(init));
   nvml->initialised_ = true;
+  return nvml;
+}
+
+std::unique_ptr<Nvml> Nvml::FromApi(const nvml::NvmlApi& api) {
+  std::unique_ptr<Nvml> nvml(new Nvml());
+  nvml->api_ = api;
   return nvml;
 }
 
@@ -80,6 +86,19 @@ nvml::nvmlDevice_t Nvml::DeviceByPciBusId(const std::string& bus_id) const {
   nvml::nvmlDevice_t device = nullptr;
   if (api_.nvmlDeviceGetHandleByPciBusId(bus_id.c_str(), &device) != nvml::kSuccess) return nullptr;
   return device;
+}
+
+std::optional<unsigned> ReadGpuTemperature(const nvml::NvmlApi& api, nvml::nvmlDevice_t device) {
+  if (api.nvmlDeviceGetTemperatureV != nullptr) {
+    nvml::nvmlTemperature_t reading{nvml::kTemperatureV1, nvml::kTemperatureGpu, 0};
+    if (api.nvmlDeviceGetTemperatureV(device, &reading) == nvml::kSuccess && reading.temperature >= 0)
+      return static_cast<unsigned>(reading.temperature);
+  }
+  unsigned celsius = 0;
+  if (api.nvmlDeviceGetTemperature != nullptr &&
+      api.nvmlDeviceGetTemperature(device, nvml::kTemperatureGpu, &celsius) == nvml::kSuccess)
+    return celsius;
+  return std::nullopt;
 }
 
 std::vector<std::string> ClockEventReasonNames(unsigned long long reasons) {

@@ -1,6 +1,7 @@
 // NVML loaded at run time, initialised once, shut down with the object.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@ namespace labcheck::gpu {
 class Nvml {
  public:
   static Result<std::unique_ptr<Nvml>> Load(const LibrarySearchPaths& paths);
+  // A table filled by someone else (in-process fakes in tests): not initialised, not shut down.
+  static std::unique_ptr<Nvml> FromApi(const nvml::NvmlApi& api);
   ~Nvml();
   Nvml(const Nvml&) = delete;
   Nvml& operator=(const Nvml&) = delete;
@@ -32,6 +35,13 @@ class Nvml {
   nvml::NvmlApi api_;
   bool initialised_ = false;
 };
+
+// The symbol table Load binds, newest name first (tests check every name against NVIDIA's libraries).
+std::vector<SymbolBinding> NvmlSymbols(nvml::NvmlApi& api);
+
+// The GPU's temperature, °C: nvmlDeviceGetTemperatureV where the driver has it, else the
+// deprecated nvmlDeviceGetTemperature; nullopt when neither answers.
+std::optional<unsigned> ReadGpuTemperature(const nvml::NvmlApi& api, nvml::nvmlDevice_t device);
 
 // Clock event reasons as names ("power_cap", "thermal", "hw_slowdown"…), ignoring "idle" and the
 // other bits that say nothing about a slow benchmark.
