@@ -15,7 +15,7 @@
 #include "gpu/gpu_checks.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
-#include "gpu/loader/python_site_packages.h"
+#include "platform/python_site_packages.h"
 #include "platform/files.h"
 #include "probes/python_probe.h"
 #include "report/anonymize.h"
@@ -60,7 +60,7 @@ int Run(const BurnOptions& o, Lang lang, const std::string& self_exe) {
   std::vector<std::string> args;
   const Result<std::string> python = probes::ResolvePython(o.python);
   if (python.ok())
-    for (const std::string& folder : gpu::PythonSitePackages(*python, cancel)) args.insert(args.end(), {"--site-packages", folder});
+    for (const std::string& folder : PythonSitePackages(*python, cancel)) args.insert(args.end(), {"--site-packages", folder});
   Result<std::string> dir = MakePrivateTempDir("lab_burn");
   if (!dir.ok()) {
     std::fprintf(stderr, "lab_check burn: %s\n", dir.status().message().c_str());

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "core/status.h"
-#include "gpu/loader/dynamic_library.h"
+#include "platform/dynamic_library.h"
 #include "gpu/nvidia/nvml_health_api.h"
 #include "gpu/nvidia/nvml_library.h"
 
