@@ -83,14 +83,14 @@ void Run(const KvOptions& o, const CommandContext& context) {
 
 void AddKvCommand(CLI::App& app, const CommandContext& context) {
   auto options = std::make_shared<KvOptions>();
-  CLI::App* sub = app.add_subcommand("kv", "KV-cache size per token, per sequence and per GPU");
-  sub->add_option("model", options->model, "catalog name, config.json path or cached HF repo id")->required();
-  sub->add_option("--context", options->context, "tokens per sequence (default: the model's maximum)")
+  CLI::App* sub = app.add_subcommand("kv", T("размер KV-кэша на токен, на последовательность и на GPU", "KV-cache size per token, per sequence and per GPU").In(context.lang()));
+  sub->add_option("model", options->model, T("имя из каталога, путь к config.json или id репозитория HF из локального кэша", "catalog name, config.json path or cached HF repo id").In(context.lang()))->required();
+  sub->add_option("--context", options->context, T("токенов в последовательности (по умолчанию: максимум модели)", "tokens per sequence (default: the model's maximum)").In(context.lang()))
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
-  sub->add_option("--batch", options->batch, "sequences held at once")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  sub->add_option("--batch", options->batch, T("последовательностей одновременно", "sequences held at once").In(context.lang()))->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   sub->add_option("--kv-dtype", options->dtype, "bf16 | fp8")->check(CLI::IsMember({"bf16", "fp8"}));
-  sub->add_option("--tp", options->tp, "tensor-parallel degree")->check(CLI::Range(1, 1024));
-  sub->add_flag("--json", options->json, "print JSON only");
+  sub->add_option("--tp", options->tp, T("степень тензорного параллелизма", "tensor-parallel degree").In(context.lang()))->check(CLI::Range(1, 1024));
+  sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });
 }
 

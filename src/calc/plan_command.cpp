@@ -140,13 +140,13 @@ void Run(const PlanOptions& o, const CommandContext& context) {
 
 void AddPlanCommand(CLI::App& app, const CommandContext& context) {
   auto options = std::make_shared<PlanOptions>();
-  CLI::App* sub = app.add_subcommand("plan", "What this machine can train, at which batch and length, and how fast");
-  sub->add_option("model", options->model, "catalog name, size (7B), config.json path or cached HF repo id")->required();
+  CLI::App* sub = app.add_subcommand("plan", T("что эта машина может обучить, с каким батчем и длиной и как быстро", "What this machine can train, at which batch and length, and how fast").In(context.lang()));
+  sub->add_option("model", options->model, T("имя из каталога, размер (7B), путь к config.json или id репозитория HF из локального кэша", "catalog name, size (7B), config.json path or cached HF repo id").In(context.lang()))->required();
   options->training.method = "lora";
   options->training.sharding = "fsdp";  // the plan shards one copy over the fewest cards it fits on
-  AddTrainingOptions(sub, options->training, false);
-  sub->add_option("--tokens", options->tokens, "tokens in one epoch (default 100M)");
-  sub->add_flag("--json", options->json, "print JSON only");
+  AddTrainingOptions(sub, options->training, false, context.lang());
+  sub->add_option("--tokens", options->tokens, T("токенов в одной эпохе (по умолчанию 100M)", "tokens in one epoch (default 100M)").In(context.lang()));
+  sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });
 }
 

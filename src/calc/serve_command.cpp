@@ -139,21 +139,21 @@ void Run(const ServeOptions& o, const CommandContext& context) {
 
 void AddServeCommand(CLI::App& app, const CommandContext& context) {
   auto options = std::make_shared<ServeOptions>();
-  CLI::App* sub = app.add_subcommand("serve", "Serving with vLLM: fit, tensor parallelism, KV-cache tokens");
-  sub->add_option("model", options->model, "catalog name, size (7B), config.json path or cached HF repo id")->required();
-  sub->add_option("--gpus", options->gpus, "GPUs available")->check(CLI::Range(1, 1024));
-  sub->add_option("--gpu-mem", options->gpu_mem_gib, "memory per GPU, GiB")->check(CLI::Range(0.1, 100000.0));
+  CLI::App* sub = app.add_subcommand("serve", T("инференс в vLLM: поместится ли модель, тензорный параллелизм, токены KV-кэша", "Serving with vLLM: fit, tensor parallelism, KV-cache tokens").In(context.lang()));
+  sub->add_option("model", options->model, T("имя из каталога, размер (7B), путь к config.json или id репозитория HF из локального кэша", "catalog name, size (7B), config.json path or cached HF repo id").In(context.lang()))->required();
+  sub->add_option("--gpus", options->gpus, T("сколько GPU есть", "GPUs available").In(context.lang()))->check(CLI::Range(1, 1024));
+  sub->add_option("--gpu-mem", options->gpu_mem_gib, T("память одной GPU, ГиБ", "memory per GPU, GiB").In(context.lang()))->check(CLI::Range(0.1, 100000.0));
   sub->add_option("--quant", options->quant, "bf16 | int8 | int4")->check(CLI::IsMember({"bf16", "int8", "int4"}));
-  sub->add_option("--utilization", options->utilization, "vLLM --gpu-memory-utilization (default 0.9)")->check(CLI::Range(0.05, 1.0));
-  sub->add_option("--max-model-len", options->max_model_len, "longest sequence (default: the model's maximum)")
+  sub->add_option("--utilization", options->utilization, T("--gpu-memory-utilization для vLLM (по умолчанию 0.9)", "vLLM --gpu-memory-utilization (default 0.9)").In(context.lang()))->check(CLI::Range(0.05, 1.0));
+  sub->add_option("--max-model-len", options->max_model_len, T("самая длинная последовательность (по умолчанию: максимум модели)", "longest sequence (default: the model's maximum)").In(context.lang()))
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   sub->add_option("--kv-dtype", options->kv_dtype, "bf16 | fp8")->check(CLI::IsMember({"bf16", "fp8"}));
-  sub->add_option("--max-num-seqs", options->max_num_seqs, "vLLM --max-num-seqs (default: vLLM's for this card, 256 or 1024)")
+  sub->add_option("--max-num-seqs", options->max_num_seqs, T("--max-num-seqs для vLLM (по умолчанию как у vLLM для этой карты: 256 или 1024)", "vLLM --max-num-seqs (default: vLLM's for this card, 256 or 1024)").In(context.lang()))
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-  sub->add_option("--max-num-batched-tokens", options->max_num_batched_tokens, "vLLM --max-num-batched-tokens (default: vLLM's, 2048 or 8192)")
+  sub->add_option("--max-num-batched-tokens", options->max_num_batched_tokens, T("--max-num-batched-tokens для vLLM (по умолчанию как у vLLM: 2048 или 8192)", "vLLM --max-num-batched-tokens (default: vLLM's, 2048 or 8192)").In(context.lang()))
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
-  sub->add_flag("--enforce-eager", options->enforce_eager, "vLLM --enforce-eager: no CUDA graphs");
-  sub->add_flag("--json", options->json, "print JSON only");
+  sub->add_flag("--enforce-eager", options->enforce_eager, T("--enforce-eager для vLLM: без CUDA-графов", "vLLM --enforce-eager: no CUDA graphs").In(context.lang()));
+  sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });
 }
 

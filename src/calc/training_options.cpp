@@ -33,35 +33,35 @@ Result<Offload> ParseOffload(const std::string& text) {
 
 }  // namespace
 
-void AddTrainingOptions(CLI::App* sub, TrainingOptions& o, bool with_batch_and_gpus) {
+void AddTrainingOptions(CLI::App* sub, TrainingOptions& o, bool with_batch_and_gpus, Lang lang) {
   Remember(o, "method", sub->add_option("--method", o.method, "full | lora | qlora")->check(CLI::IsMember({"full", "lora", "qlora"})));
-  sub->add_option("--seq", o.seq, "sequence length, tokens")->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+  sub->add_option("--seq", o.seq, T("длина последовательности, токенов", "sequence length, tokens").In(lang))->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
   if (with_batch_and_gpus) {
-    sub->add_option("--batch", o.batch, "micro-batch per GPU")->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
-    Remember(o, "gpus", sub->add_option("--gpus", o.gpus, "GPUs training together (see --sharding)")->check(CLI::Range(1, 1024)));
+    sub->add_option("--batch", o.batch, T("микробатч на одну GPU", "micro-batch per GPU").In(lang))->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
+    Remember(o, "gpus", sub->add_option("--gpus", o.gpus, T("сколько GPU обучают вместе (см. --sharding)", "GPUs training together (see --sharding)").In(lang))->check(CLI::Range(1, 1024)));
   }
   Remember(o, "checkpointing", sub->add_flag("--checkpointing,!--no-checkpointing", o.checkpointing,
-                                             "gradient checkpointing of every decoder layer (default: on for qlora, off otherwise)"));
+                                             T("gradient checkpointing каждого слоя декодера (по умолчанию: включён для qlora, иначе выключен)", "gradient checkpointing of every decoder layer (default: on for qlora, off otherwise)").In(lang)));
   Remember(o, "optimizer", sub->add_option("--optimizer", o.optimizer, "adamw (foreach) | adamw-fused | adamw8bit | paged-adamw | paged-adamw8bit | sgd")
                                ->check(CLI::IsMember({"adamw", "adamw-fused", "adamw8bit", "paged-adamw", "paged-adamw8bit", "sgd"})));
   Remember(o, "optimizer_in_backward", sub->add_flag("--optimizer-in-backward", o.optimizer_in_backward,
-                                                     "apply the optimizer in the backward pass: no full gradient buffer"));
-  Remember(o, "precision", sub->add_option("--precision", o.precision, "bf16 (all BF16, as the lesson) | mixed (FP32 master weights)")
+                                                     T("шаг оптимизатора внутри обратного прохода: без полного буфера градиентов", "apply the optimizer in the backward pass: no full gradient buffer").In(lang)));
+  Remember(o, "precision", sub->add_option("--precision", o.precision, T("bf16 (всё в BF16, как в уроке) | mixed (мастер-веса в FP32)", "bf16 (all BF16, as the lesson) | mixed (FP32 master weights)").In(lang))
                                ->check(CLI::IsMember({"bf16", "mixed"})));
-  Remember(o, "loss", sub->add_option("--loss", o.loss, "full (whole logits in FP32) | chunked (torchtune) | fused (Liger, cut-cross-entropy, Unsloth)")
+  Remember(o, "loss", sub->add_option("--loss", o.loss, T("full (все логиты в FP32) | chunked (torchtune) | fused (Liger, cut-cross-entropy, Unsloth)", "full (whole logits in FP32) | chunked (torchtune) | fused (Liger, cut-cross-entropy, Unsloth)").In(lang))
                           ->check(CLI::IsMember({"full", "chunked", "fused"})));
-  Remember(o, "attention", sub->add_option("--attention", o.attention, "sdpa | flash | eager (materialises S x S scores)")
+  Remember(o, "attention", sub->add_option("--attention", o.attention, T("sdpa | flash | eager (хранит матрицу оценок S x S)", "sdpa | flash | eager (materialises S x S scores)").In(lang))
                                ->check(CLI::IsMember({"sdpa", "flash", "eager"})));
-  Remember(o, "packing", sub->add_flag("--packing", o.packing, "rows packed with several documents (every row full)"));
-  Remember(o, "compile", sub->add_flag("--compile", o.compile, "torch.compile: pointwise ops recomputed in backward, not saved"));
-  Remember(o, "offload", sub->add_option("--offload", o.offload, "none | comma list of params, optimizer, activations (CPU offload)"));
-  Remember(o, "sharding", sub->add_option("--sharding", o.sharding, "ddp (replicated) | zero1 | zero2 | fsdp (= zero3) | hybrid")
+  Remember(o, "packing", sub->add_flag("--packing", o.packing, T("упаковка: несколько документов в строке (каждая строка заполнена)", "rows packed with several documents (every row full)").In(lang)));
+  Remember(o, "compile", sub->add_flag("--compile", o.compile, T("torch.compile: поэлементные операции пересчитываются в обратном проходе, а не хранятся", "torch.compile: pointwise ops recomputed in backward, not saved").In(lang)));
+  Remember(o, "offload", sub->add_option("--offload", o.offload, T("none | список через запятую из params, optimizer, activations (выгрузка на CPU)", "none | comma list of params, optimizer, activations (CPU offload)").In(lang)));
+  Remember(o, "sharding", sub->add_option("--sharding", o.sharding, T("ddp (копия на каждой GPU) | zero1 | zero2 | fsdp (= zero3) | hybrid", "ddp (replicated) | zero1 | zero2 | fsdp (= zero3) | hybrid").In(lang))
                               ->check(CLI::IsMember({"ddp", "zero1", "zero2", "fsdp", "zero3", "hybrid"})));
-  sub->add_option("--shard-size", o.shard_size, "hybrid sharding: GPUs per sharding group (default min(gpus, 8))")->check(CLI::Range(1, 1024));
-  Remember(o, "lora_rank", sub->add_option("--lora-rank", o.lora_rank, "LoRA rank")->check(CLI::Range(int64_t{1}, int64_t{4096})));
+  sub->add_option("--shard-size", o.shard_size, T("hybrid: GPU в одной группе шардирования (по умолчанию min(gpus, 8))", "hybrid sharding: GPUs per sharding group (default min(gpus, 8))").In(lang))->check(CLI::Range(1, 1024));
+  Remember(o, "lora_rank", sub->add_option("--lora-rank", o.lora_rank, T("ранг LoRA", "LoRA rank").In(lang))->check(CLI::Range(int64_t{1}, int64_t{4096})));
   Remember(o, "lora_targets", sub->add_option("--lora-targets", o.lora_targets,
-                                              "all-linear | attention (q,k,v,o) | qv | a list such as q,k,v or q_proj,v_proj,down_proj"));
-  Remember(o, "lora_experts", sub->add_option("--lora-experts", o.lora_experts, "MoE: adapters on every expert too (yes | no)")
+                                              T("all-linear | attention (q,k,v,o) | qv | список вроде q,k,v или q_proj,v_proj,down_proj", "all-linear | attention (q,k,v,o) | qv | a list such as q,k,v or q_proj,v_proj,down_proj").In(lang)));
+  Remember(o, "lora_experts", sub->add_option("--lora-experts", o.lora_experts, T("MoE: адаптеры и на каждом эксперте (yes | no)", "MoE: adapters on every expert too (yes | no)").In(lang))
                                   ->check(CLI::IsMember({"yes", "no"})));
   Remember(o, "adapter_dtype", sub->add_option("--adapter-dtype", o.adapter_dtype, "fp32 (PEFT) | bf16 (torchtune, Unsloth)")
                                    ->check(CLI::IsMember({"fp32", "bf16"})));

@@ -38,8 +38,8 @@ struct TrainingOptions {
   std::map<std::string, CLI::Option*> given;  // knob name -> its option, to tell defaults apart
 };
 
-// `with_batch_and_gpus`: vram takes --batch and --gpus; plan finds them itself.
-void AddTrainingOptions(CLI::App* sub, TrainingOptions& options, bool with_batch_and_gpus);
+// `with_batch_and_gpus`: vram takes --batch and --gpus; plan finds them itself. Help texts in `lang`.
+void AddTrainingOptions(CLI::App* sub, TrainingOptions& options, bool with_batch_and_gpus, Lang lang);
 
 // Errors name the flags that do not go together and what to use instead.
 Result<TrainingSettings> ToTrainingSettings(const TrainingOptions& options, Lang lang);

@@ -160,10 +160,10 @@ void Run(const VramOptions& o, const CommandContext& context) {
 
 void AddVramCommand(CLI::App& app, const CommandContext& context) {
   auto options = std::make_shared<VramOptions>();
-  CLI::App* sub = app.add_subcommand("vram", "GPU memory for training: full fine-tuning, LoRA, QLoRA");
-  sub->add_option("model", options->model, "catalog name, size (7B), config.json path or cached HF repo id")->required();
-  AddTrainingOptions(sub, options->training, true);
-  sub->add_flag("--json", options->json, "print JSON only");
+  CLI::App* sub = app.add_subcommand("vram", T("память GPU для обучения: полное дообучение, LoRA, QLoRA", "GPU memory for training: full fine-tuning, LoRA, QLoRA").In(context.lang()));
+  sub->add_option("model", options->model, T("имя из каталога, размер (7B), путь к config.json или id репозитория HF из локального кэша", "catalog name, size (7B), config.json path or cached HF repo id").In(context.lang()))->required();
+  AddTrainingOptions(sub, options->training, true, context.lang());
+  sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });
 }
 

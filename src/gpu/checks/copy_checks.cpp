@@ -66,6 +66,7 @@ CheckResult RunMemoryBandwidthCheck(CheckContext& context) {
                 gbps, "GB/s",
                 Text(fmt::format("device-to-device copy of {} MiB, bytes read + bytes written, median of {}",
                                  g.value("bytes", 0ull) >> 20, g.value("repeats", 0)))});
+    result.measurements.back().spread = TimingSpread(gbps, g);
     const std::string concurrent = static_cast<size_t>(i) < together.size() ? Figure(together[i]) : "—";
     table.AddRow({Text(std::to_string(i)), Text(Figure(gbps)), Text(concurrent), Text(std::to_string(g.value("bytes", 0ull) >> 20))});
   }
@@ -112,6 +113,7 @@ CheckResult RunHostDeviceCopyCheck(CheckContext& context) {
       const double gbps = figure.value("gbps", 0.0);
       Measurement& m = result.Add({fmt::format("gpu{}.{}_gbps", i, v.key), T(fmt::format("GPU{}: ", i) + v.label.ru, fmt::format("GPU{}: ", i) + v.label.en),
                                    gbps, "GB/s", Text("256 MiB per copy, bytes copied, median")});
+      m.spread = TimingSpread(gbps, figure);
       row.push_back(Text(Figure(gbps)));
       if (std::string(v.key) != "h2d_pinned") continue;
       h2d.push_back(gbps);

@@ -51,6 +51,14 @@ const nlohmann::json* InventoryGpu(const CheckContext& context, int index) {
   return &gpus[index];
 }
 
+std::optional<Spread> TimingSpread(double rate, const nlohmann::json& figure) {
+  if (!figure.is_object() || !figure.contains("repeats") || !figure["repeats"].is_number()) return std::nullopt;
+  auto number = [&](const char* key) { return figure.contains(key) && figure[key].is_number() ? figure[key].get<double>() : 0.0; };
+  std::optional<double> cv;
+  if (figure.contains("cv") && figure["cv"].is_number()) cv = figure["cv"].get<double>();
+  return SpreadOfRate(rate, number("median_ms"), number("min_ms"), number("max_ms"), figure["repeats"].get<int>(), cv);
+}
+
 std::string Figure(double value) {
   if (!std::isfinite(value)) return "—";
   if (std::fabs(value) >= 100) return fmt::format("{:.0f}", value);

@@ -31,6 +31,10 @@ std::optional<CheckResult> SkipWithoutGpus(const CheckContext& context, const st
 // The GPU count and each GPU's inventory entry, from gpu.inventory's data (empty if it did not run).
 const nlohmann::json* InventoryGpu(const CheckContext& context, int index);
 
+// The spread of a rate measured from repeated timings: a figure's {median_ms, min_ms, max_ms,
+// repeats, cv} (SampledJson); nullopt when the figure carries no repeats.
+std::optional<Spread> TimingSpread(double rate, const nlohmann::json& figure);
+
 // "12.3" with the precision a figure deserves in a table.
 std::string Figure(double value);
 

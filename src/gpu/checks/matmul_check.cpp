@@ -62,6 +62,7 @@ CheckResult RunMatmulCheck(CheckContext& context) {
                   tflops, "TFLOPS",
                   Text(fmt::format("cuBLASLt {0}×{0}×{0} TN, FP32 accumulate, 2·M·N·K per call, median of {1}",
                                    figure.value("size", 0), figure.value("repeats", 0)))});
+      result.measurements.back().spread = TimingSpread(tflops, figure);
       row.push_back(Text(Figure(tflops)));
       if (!figure["check"].value("ok", false)) {
         all_ok = false;

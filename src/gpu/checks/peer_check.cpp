@@ -66,6 +66,7 @@ CheckResult RunPeerCheck(CheckContext& context) {
       result.Add({fmt::format("p2p.{}-{}.copy_gbps", src, dst), T(fmt::format("GPU{}→GPU{}", src, dst), fmt::format("GPU{}→GPU{}", src, dst)),
                   *reported, "GB/s", Text(with ? "cuMemcpyPeerAsync, peer access on, bytes copied, median"
                                                : "cuMemcpyPeerAsync, no peer access (staged via host), bytes copied, median")});
+      result.measurements.back().spread = TimingSpread(*reported, pair[with ? "with_peer" : "without_peer"]);
     }
     copies.AddRow({Text(fmt::format("{} → {}", src, dst)), Text(with ? Figure(*with) : "—"), Text(without ? Figure(*without) : "—")});
   }
