@@ -61,9 +61,9 @@ Result<Window> LoadWindow(GpuRuntime& runtime, const nvml::NvmlHealthApi& api, i
   }
   Window window;
   unsigned replays = 0;
-  const nvml::nvmlDevice_t device = runtime.NvmlDevice(ordinal);
-  if (device != nullptr && api.nvmlDeviceGetPcieReplayCounter != nullptr &&
-      api.nvmlDeviceGetPcieReplayCounter(device, &replays) == nvml::kSuccess)
+  const nvml::nvmlDevice_t nvml_device = runtime.NvmlDevice(ordinal);
+  if (nvml_device != nullptr && api.nvmlDeviceGetPcieReplayCounter != nullptr &&
+      api.nvmlDeviceGetPcieReplayCounter(nvml_device, &replays) == nvml::kSuccess)
     window.replays_after = replays;
   window.samples = sampler.Stop();
   return window;
