@@ -2,6 +2,13 @@
 // (machines/health-faults.json, burn-hot-and-slow.json, burn-wrong-product.json).
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "scenario_support.h"
@@ -48,7 +55,7 @@ TEST(SimHealth, EachFaultYieldsItsVerdictAndHint) {
   EXPECT_NE(HealthLine(run, 3, "other_processes")["value"].get<std::string>().find("4242"), std::string::npos);
   EXPECT_NE(HealthLine(run, 3, "other_processes")["value"].get<std::string>().find("20.0 GiB"), std::string::npos);
   // GeForce cards without ECC: N/A, never a failure.
-  EXPECT_EQ(HealthLine(run, 1, "ecc_uncorrected")["status"], "PASS");
+  EXPECT_EQ(HealthLine(run, 1, "ecc_uncorrected")["status"], "N/A");
   EXPECT_EQ(HealthLine(run, 2, "mig_mode")["status"], "N/A");
   EXPECT_EQ(HealthLine(run, 0, "pcie_downtrain")["status"], "PASS");
 }
@@ -101,6 +108,40 @@ TEST(SimBurn, AWrongProductUnderLoadFails) {
   EXPECT_EQ(burn["status"], "FAIL");
   EXPECT_NE(burn["reason"].get<std::string>().find("GPU1 computes wrong results under load"), std::string::npos) << burn["reason"];
   EXPECT_EQ(burn["data"]["verdicts"][0]["wrong"], 0);
+}
+
+TEST(SimBurn, CtrlCKeepsWhatWasSampled) {
+  // SIGINT to the whole process group, as a terminal's Ctrl-C, while a 30-minute burn runs.
+  namespace fs = std::filesystem;
+  char pattern[] = "/tmp/labcheck_burn_int_XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const fs::path binary = LAB_CHECK_BINARY;
+  // TMPDIR here: the burn's private timeline folder (lab_burn*) appears in `dir`, so the script
+  // can wait for the first sample instead of guessing a time.
+  const std::string command =
+      "cd " + dir.string() + " && export TMPDIR=" + dir.string() + " && LD_LIBRARY_PATH=" +
+      (binary.parent_path() / "sim-nvidia").string() + " LABCHECK_SIM_MACHINE=" + std::string(LAB_CHECK_SOURCE_DIR) +
+      "/tests/sim/machines/burn-wrong-product.json sh -c '" + binary.string() +
+      " --lang en burn --minutes 30 --json --python /bin/false > out.json 2> err.txt & pid=$!;"
+      " for i in $(seq 1 600); do sleep 0.5; if grep -qs sample lab_burn*/timeline.jsonl; then break; fi; done;"
+      " sleep 1; kill -INT $pid; wait $pid; echo $? > code.txt'";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  auto read = [&](const char* name) {
+    std::ifstream in(dir / name);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  const std::string code = read("code.txt");
+  const json report = json::parse(read("out.json"), nullptr, false);
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+  EXPECT_EQ(std::atoi(code.c_str()), 130) << read("err.txt");
+  ASSERT_TRUE(report.is_object());
+  const json& burn = report["checks"][0];
+  EXPECT_EQ(burn["data"]["interrupted"], true);
+  EXPECT_GE(burn["data"]["gpus"][0]["samples"].size(), 1u) << burn.dump().substr(0, 1000);
+  EXPECT_EQ(report["meta"]["interrupted"], true);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 // again; last, the kernel log's XID lines since boot where /dev/kmsg is readable.
 #include <unistd.h>
 
+#include <optional>
+
 #include "gpu/bench/concurrent.h"
 #include "gpu/bench/device_resources.h"
 #include "gpu/bench/nvml_sampler.h"
@@ -22,8 +24,14 @@ using nlohmann::json;
 
 constexpr size_t kLoadBytes = 64u << 20;
 
+struct Window {
+  NvmlSamples samples;
+  std::optional<unsigned> replays_after;  // read while the link is still busy
+};
+
 // Host→device copies for `target_ms` of device time (CUDA events), the link sampled meanwhile.
-Result<NvmlSamples> LoadWindow(GpuRuntime& runtime, int ordinal, double target_ms, const std::function<void()>& ready) {
+Result<Window> LoadWindow(GpuRuntime& runtime, const nvml::NvmlHealthApi& api, int ordinal, double target_ms,
+                          const std::function<void()>& ready) {
   const CudaDriver& driver = runtime.driver();
   Result<std::shared_ptr<DeviceContext>> context = runtime.Context(ordinal);  // made current
   if (!context.ok()) return context.status();
@@ -53,8 +61,15 @@ Result<NvmlSamples> LoadWindow(GpuRuntime& runtime, int ordinal, double target_m
     if (!ms.ok()) return ms.status();
     elapsed_ms += *ms;
   }
+  Window window;
+  unsigned replays = 0;
+  const nvml::nvmlDevice_t nvml_device = runtime.NvmlDevice(ordinal);
+  if (nvml_device != nullptr && api.nvmlDeviceGetPcieReplayCounter != nullptr &&
+      api.nvmlDeviceGetPcieReplayCounter(nvml_device, &replays) == nvml::kSuccess)
+    window.replays_after = replays;
   sampler.SetBusy(false);
-  return sampler.Stop();
+  window.samples = sampler.Stop();
+  return window;
 }
 
 }  // namespace
@@ -95,8 +110,8 @@ Result<json> HealthJob(const std::vector<std::string>& raw_args) {
 
   health::XidWatch xids(api, devices);
   const double window_ms = args.quick ? 500 : 1500;
-  std::vector<Result<NvmlSamples>> load = RunOnEveryDevice<NvmlSamples>(
-      count, [&](int i, const std::function<void()>& ready) { return LoadWindow(*runtime, i, window_ms, ready); });
+  std::vector<Result<Window>> load = RunOnEveryDevice<Window>(
+      count, [&](int i, const std::function<void()>& ready) { return LoadWindow(*runtime, api, i, window_ms, ready); });
   std::vector<json> seen = xids.Stop();
 
   for (int i = 0; i < count; ++i) {
@@ -109,15 +124,13 @@ Result<json> HealthJob(const std::vector<std::string>& raw_args) {
     if (!load[i].ok()) {
       facts["pcie_gen_under_load"] = {{"na", "the load window failed: " + load[i].status().message()}};
     } else {
-      const NvmlSamples& s = *load[i];
+      const NvmlSamples& s = load[i]->samples;
       facts["pcie_gen_under_load"] = s.pcie_gen_under_load ? json(*s.pcie_gen_under_load) : json{{"na", "not sampled"}};
       facts["pcie_width_under_load"] = s.pcie_width_under_load ? json(*s.pcie_width_under_load) : json{{"na", "not sampled"}};
     }
-    unsigned replays = 0;
-    if (facts["pcie_replay_count"].is_number() && api.nvmlDeviceGetPcieReplayCounter != nullptr &&
-        api.nvmlDeviceGetPcieReplayCounter(devices[i], &replays) == nvml::kSuccess) {
-      const unsigned before = facts["pcie_replay_count"].get<unsigned>();
-      facts["pcie_replay_growth"] = replays >= before ? replays - before : 0;
+    if (facts["pcie_replay_count"].is_number() && load[i].ok() && load[i]->replays_after) {
+      const unsigned before = facts["pcie_replay_count"].get<unsigned>(), after = *load[i]->replays_after;
+      facts["pcie_replay_growth"] = after >= before ? after - before : 0;
     }
   }
 
