@@ -2,12 +2,13 @@
 # Installs the Debian/Ubuntu packages lab_check needs to build and test, skipping those present.
 # Usage: scripts/install-deps.sh [--with-tests]
 #   --with-tests also installs GoogleTest and Debian's python3-torch (a real, CPU-only PyTorch
-#   that the Python smoke tests run against in CI).
+#   that the Python smoke tests run against in CI) and Open MPI's mpirun (openmpi-bin: the
+#   multi-node all-reduce tests start two ranks with it, docs/multi-node.md).
 set -euo pipefail
 
 packages=(g++ cmake make pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libopenblas-dev python3)
 if [[ "${1:-}" == "--with-tests" ]]; then
-  packages+=(googletest libgtest-dev libgmock-dev python3-torch python3-numpy)
+  packages+=(googletest libgtest-dev libgmock-dev python3-torch python3-numpy openmpi-bin)
 fi
 
 missing=()
