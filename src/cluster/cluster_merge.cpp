@@ -18,9 +18,11 @@ using nlohmann::json;
 std::string Num(double v) { return v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v); }
 std::string MiB(uint64_t bytes) { return bytes >= (1u << 20) ? fmt::format("{} MiB", bytes >> 20) : fmt::format("{} B", bytes); }
 
+// j[key] when j is an object that has it (and it is not null), else an empty object, so that
+// value() and range-for work on whatever an older or broken rank sent.
 const json& Field(const json& j, const char* key) {
-  static const json kNull;
-  return j.is_object() && j.contains(key) ? j[key] : kNull;
+  static const json kEmpty = json::object();
+  return j.is_object() && j.contains(key) && !j[key].is_null() ? j[key] : kEmpty;
 }
 
 struct Node {
@@ -117,8 +119,8 @@ CheckResult MergeClusterRun(const MergeInput& input) {
     const json& first = *first_present;
     const json& reason = Field(first, "reason");
     return Skipped(kClusterCheckId,
-                   reason.is_object() ? Text(reason.value("ru", ""), reason.value("en", "")) : T("нет GPU", "no GPU"),
-                   Field(first, "hint").is_object() ? Text(first["hint"].value("ru", ""), first["hint"].value("en", "")) : Text());
+                   reason.contains("en") ? Text(reason.value("ru", ""), reason.value("en", "")) : T("нет GPU", "no GPU"),
+                   Text(Field(first, "hint").value("ru", ""), Field(first, "hint").value("en", "")));
   }
 
   // Nodes, in the order of their first rank.

@@ -68,7 +68,9 @@ TEST_F(FakeSys, EthernetOnlyPhysicalLinksThatAreUp) {
   EXPECT_EQ(nics.UsableCount(), 1);
   EXPECT_DOUBLE_EQ(*nics.InterNodeGBps(), 1.25);
   EXPECT_EQ(nics.Describe(), "1× Ethernet 10 Gb/s");
-  EXPECT_FALSE(nics.ethernet[1].speed_mbit.has_value());  // enp2s0 is down: -1 is not a speed
+  ASSERT_EQ(nics.ethernet.size(), 4u);  // sorted: docker0, enp1s0, enp2s0, veth12
+  EXPECT_EQ(nics.ethernet[2].name, "enp2s0");
+  EXPECT_FALSE(nics.ethernet[2].speed_mbit.has_value());  // down: -1 is not a speed
 }
 
 TEST_F(FakeSys, NothingUsable) {
