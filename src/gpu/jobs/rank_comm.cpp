@@ -34,36 +34,69 @@ Status JoinCommunicator(const Nccl& nccl, ProcessRank& process, const nccl::nccl
   return Status::Ok();
 }
 
-Result<std::vector<char>> AllGatherBlocks(const CudaDriver& driver, const Nccl& nccl, ProcessRank& process,
-                                          const std::vector<char>& mine, size_t block_bytes, double timeout_s) {
-  if (nccl.api().ncclAllGather == nullptr) return Status::Error("this NCCL has no ncclAllGather");
-  LocalRank& self = process.self();
-  const size_t world = static_cast<size_t>(process.group.world_size);
-  (void)self.context->MakeCurrent();
-  Result<DeviceBuffer> send = DeviceBuffer::Allocate(driver, block_bytes);
-  if (!send.ok()) return send.status();
-  Result<DeviceBuffer> receive = DeviceBuffer::Allocate(driver, block_bytes * world);
-  if (!receive.ok()) return receive.status();
-  Status copied = driver.Check(driver.api().cuMemcpyHtoD(send->get(), mine.data(), block_bytes), "cuMemcpyHtoD");
-  if (!copied.ok()) return copied;
-  nccl::ncclResult_t r = nccl.api().ncclAllGather(send->as_pointer(), receive->as_pointer(), block_bytes, nccl::kInt8,
-                                                  self.comm, self.stream.get());
-  if (r != nccl::kSuccess) return Status::Error("ncclAllGather failed: " + nccl.Describe(r));
+namespace {
+
+// Waits for the rank's stream without blocking in the driver, watching NCCL's asynchronous error.
+Status WaitForStream(const CudaDriver& driver, const Nccl& nccl, LocalRank& self, double timeout_s, const char* what) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   while (true) {
     cuda::CUresult q = driver.api().cuStreamQuery(self.stream.get());
-    if (q == cuda::kSuccess) break;
-    if (q != cuda::kErrorNotReady) return Status::Error("ncclAllGather: " + driver.Describe(q));
+    if (q == cuda::kSuccess) return Status::Ok();
+    if (q != cuda::kErrorNotReady) return Status::Error(std::string(what) + ": " + driver.Describe(q));
     nccl::ncclResult_t async = nccl::kSuccess;
     nccl.api().ncclCommGetAsyncError(self.comm, &async);
-    if (async != nccl::kSuccess && async != nccl::kInProgress) return Status::Error("ncclAllGather: " + nccl.Describe(async));
+    if (async != nccl::kSuccess && async != nccl::kInProgress) return Status::Error(std::string(what) + ": " + nccl.Describe(async));
     if (std::chrono::steady_clock::now() > deadline)
-      return Status::Error("ncclAllGather made no progress for " + std::to_string(static_cast<int>(timeout_s)) + " s");
+      return Status::Error(std::string(what) + " made no progress for " + std::to_string(static_cast<int>(timeout_s)) + " s");
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
-  std::vector<char> all(block_bytes * world);
-  copied = driver.Check(driver.api().cuMemcpyDtoH(all.data(), receive->get(), all.size()), "cuMemcpyDtoH");
+}
+
+}  // namespace
+
+Result<std::vector<char>> AllGatherBlocks(const CudaDriver& driver, const Nccl& nccl, ProcessRank& process,
+                                          const std::vector<char>& mine, size_t block_bytes, double timeout_s) {
+  LocalRank& self = process.self();
+  const size_t world = static_cast<size_t>(process.group.world_size);
+  const bool gather = nccl.api().ncclAllGather != nullptr;
+  // Without ncclAllGather (an NCCL that lacks it), the same result from an all-reduce: every rank
+  // puts its bytes, as float32 values 0…255, in its own slot of a zeroed buffer, and the sum is the
+  // gathered blocks (each slot has one non-zero contributor, and small integers are exact).
+  const size_t send_bytes = gather ? block_bytes : block_bytes * world * sizeof(float);
+  const size_t receive_bytes = gather ? block_bytes * world : send_bytes;
+  std::vector<char> host_send;
+  if (gather) {
+    host_send = mine;
+  } else {
+    std::vector<float> slots(block_bytes * world, 0.0f);
+    for (size_t i = 0; i < block_bytes; ++i)
+      slots[static_cast<size_t>(self.rank) * block_bytes + i] = static_cast<float>(static_cast<unsigned char>(mine[i]));
+    host_send.resize(send_bytes);
+    std::memcpy(host_send.data(), slots.data(), send_bytes);
+  }
+  (void)self.context->MakeCurrent();
+  Result<DeviceBuffer> send = DeviceBuffer::Allocate(driver, send_bytes);
+  if (!send.ok()) return send.status();
+  Result<DeviceBuffer> receive = DeviceBuffer::Allocate(driver, receive_bytes);
+  if (!receive.ok()) return receive.status();
+  Status copied = driver.Check(driver.api().cuMemcpyHtoD(send->get(), host_send.data(), send_bytes), "cuMemcpyHtoD");
   if (!copied.ok()) return copied;
+  nccl::ncclResult_t r =
+      gather ? nccl.api().ncclAllGather(send->as_pointer(), receive->as_pointer(), block_bytes, nccl::kInt8, self.comm, self.stream.get())
+             : nccl.api().ncclAllReduce(send->as_pointer(), receive->as_pointer(), block_bytes * world, nccl::kFloat32, nccl::kSum,
+                                        self.comm, self.stream.get());
+  const char* what = gather ? "ncclAllGather" : "ncclAllReduce (gathering blocks)";
+  if (r != nccl::kSuccess) return Status::Error(std::string(what) + " failed: " + nccl.Describe(r));
+  Status waited = WaitForStream(driver, nccl, self, timeout_s, what);
+  if (!waited.ok()) return waited;
+  std::vector<char> received(receive_bytes);
+  copied = driver.Check(driver.api().cuMemcpyDtoH(received.data(), receive->get(), receive_bytes), "cuMemcpyDtoH");
+  if (!copied.ok()) return copied;
+  if (gather) return received;
+  std::vector<float> sums(block_bytes * world);
+  std::memcpy(sums.data(), received.data(), receive_bytes);
+  std::vector<char> all(block_bytes * world);
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<char>(static_cast<unsigned char>(sums[i]));
   return all;
 }
 

@@ -30,6 +30,7 @@ Result<ProcessRank> OpenProcessRank(const CudaDriver& driver, int device, int ra
 Status JoinCommunicator(const Nccl& nccl, ProcessRank& process, const nccl::ncclUniqueId& id, int rank, int world);
 
 // Every rank contributes `block_bytes` bytes; every rank receives world × block_bytes, in rank order.
+// ncclAllGather where the library has it, else an all-reduce that computes the same.
 Result<std::vector<char>> AllGatherBlocks(const CudaDriver& driver, const Nccl& nccl, ProcessRank& process,
                                           const std::vector<char>& mine, size_t block_bytes, double timeout_s);
 
