@@ -67,6 +67,13 @@ void AddPreflightNotes(const Preflight& p, Table& table) {
 
 CheckResult RunAllReduceCheck(CheckContext& context) {
   if (auto skip = SkipWithoutGpus(context, kId)) return *skip;
+  // One GPU: nothing crosses a link, so there is no all-reduce to judge (as gpu.p2p).
+  if (const CheckResult* inventory = context.Earlier("gpu.inventory")) {
+    const nlohmann::json& gpus = inventory->data.value("gpus", nlohmann::json::array());
+    if (gpus.is_array() && gpus.size() == 1)
+      return Skipped(kId, T("одна видеокарта: all-reduce нечего передавать между картами, bus bandwidth не имеет смысла",
+                            "one GPU: an all-reduce has nothing to pass between cards, bus bandwidth has no meaning"));
+  }
   const Preflight preflight = ReadPreflight("/", "/dev/shm");
   const std::string log_dir = MakeLogDir();
   context.Progress(-1, "NCCL all-reduce");

@@ -37,6 +37,8 @@ CheckResult RunInventoryCheck(CheckContext& context) {
   result.outcome = Outcome::Pass;
   for (const char* key : {"gpus", "driver_version", "cuda_driver_version", "nccl_version", "libraries", "topology"})
     result.data[key] = j.value(key, nlohmann::json(nullptr));
+  result.data["simulated"] = j.value("simulated", false);
+  if (result.data["simulated"].get<bool>()) result.data["simulated_machine"] = j.value("simulated_machine", std::string());
   const nlohmann::json& gpus = j["gpus"];
   result.Add({"gpu.count", T("Число GPU", "GPU count"), static_cast<double>(gpus.size()), "count",
               T("видит драйвер CUDA", "as the CUDA driver sees them")});

@@ -124,6 +124,9 @@ Result<nlohmann::json> InventoryJob(const std::vector<std::string>& raw_args) {
   out["gpus"] = nlohmann::json::array();
   for (int i = 0; i < runtime->device_count(); ++i) out["gpus"].push_back(DescribeGpu(*runtime, i));
   out["cuda_driver_version"] = runtime->driver().VersionText();
+  const std::string simulated = runtime->driver().SimulatedMachine();
+  out["simulated"] = !simulated.empty();
+  if (!simulated.empty()) out["simulated_machine"] = simulated;
   out["driver_version"] = runtime->nvml() != nullptr ? nlohmann::json(runtime->nvml()->DriverVersion()) : nlohmann::json(nullptr);
   out["nvml_error"] = runtime->nvml_error();
   out["topology"] = Topology(*runtime);

@@ -110,6 +110,13 @@ std::string CudaVersionText(int version) {
 
 std::string CudaDriver::VersionText() const { return CudaVersionText(version_); }
 
+std::string CudaDriver::SimulatedMachine() const {
+  // tests/sim's libcuda exports this one extra function; NVIDIA's never does.
+  auto describe = reinterpret_cast<const char* (*)()>(loaded_.library.Symbol("labcheck_sim_machine"));
+  const char* text = describe != nullptr ? describe() : nullptr;
+  return text != nullptr ? text : "";
+}
+
 std::string CudaDriver::Describe(cuda::CUresult result) const {
   const char* name = nullptr;
   const char* text = nullptr;

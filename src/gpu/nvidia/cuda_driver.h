@@ -36,6 +36,8 @@ class CudaDriver {
   LibraryOrigin origin() const { return loaded_.origin; }
   int version() const { return version_; }  // 12080 for CUDA 12.8
   std::string VersionText() const;          // "12.8"
+  // The machine profile when this libcuda is the test simulator (tests/sim), else "".
+  std::string SimulatedMachine() const;
 
   // "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory", or just the number when the driver cannot name it.
   std::string Describe(cuda::CUresult result) const;

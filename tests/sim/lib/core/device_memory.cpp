@@ -1,0 +1,150 @@
+#include "core/device_memory.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+namespace nvsim {
+
+namespace {
+
+std::recursive_mutex& Lock() {
+  static std::recursive_mutex mutex;
+  return mutex;
+}
+
+std::map<uintptr_t, AllocationRef>& Registry() {
+  static auto* registry = new std::map<uintptr_t, AllocationRef>();  // never destroyed: used at exit
+  return *registry;
+}
+
+char* Bytes(const Allocation& a) { return reinterpret_cast<char*>(a.base); }
+
+void MaterialiseLazy(Allocation& a, size_t index) {
+  Allocation::Lazy lazy = a.lazy[index];
+  a.lazy.erase(a.lazy.begin() + static_cast<long>(index));
+  lazy.producer->Produce(0, Bytes(a) + lazy.offset, lazy.bytes);
+}
+
+// Before [offset, offset + bytes) of `a` is overwritten: what was recorded there goes, and
+// whatever elsewhere still reads `a` is computed now.
+void PrepareWrite(Allocation& a, size_t offset, size_t bytes) {
+  for (auto& [base, other] : Registry()) {
+    for (size_t i = 0; i < other->lazy.size();) {
+      if (other.get() != &a && other->lazy[i].producer->ReadsFrom(&a)) MaterialiseLazy(*other, i);
+      else ++i;
+    }
+  }
+  for (size_t i = 0; i < a.lazy.size();) {
+    const Allocation::Lazy& l = a.lazy[i];
+    const bool overlaps = l.offset < offset + bytes && offset < l.offset + l.bytes;
+    if (!overlaps) {
+      ++i;
+    } else if (l.offset >= offset && l.offset + l.bytes <= offset + bytes) {
+      a.lazy.erase(a.lazy.begin() + static_cast<long>(i));
+    } else {
+      MaterialiseLazy(a, i);
+    }
+  }
+}
+
+class CopyProducer : public Producer {
+ public:
+  explicit CopyProducer(DevicePlace source) : source_(std::move(source)) {}
+  void Produce(size_t offset, void* out, size_t bytes) const override {
+    ReadBytes({source_.allocation, source_.offset + offset}, out, bytes);
+  }
+  bool ReadsFrom(const Allocation* a) const override { return source_.allocation.get() == a; }
+
+ private:
+  DevicePlace source_;
+};
+
+class FillProducer : public Producer {
+ public:
+  explicit FillProducer(uint32_t value) : value_(value) {}
+  void Produce(size_t offset, void* out, size_t bytes) const override {
+    auto* p = static_cast<unsigned char*>(out);
+    for (size_t i = 0; i < bytes; ++i) p[i] = static_cast<unsigned char>(value_ >> (8 * ((offset + i) % 4)));
+  }
+  bool ReadsFrom(const Allocation*) const override { return false; }
+
+ private:
+  uint32_t value_;
+};
+
+}  // namespace
+
+Allocation::~Allocation() {
+  if (base != 0) munmap(reinterpret_cast<void*>(base), std::max<size_t>(size, 1));
+}
+
+AllocationRef MapMemory(int device, size_t bytes) {
+  void* p = mmap(nullptr, std::max<size_t>(bytes, 1), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  auto a = std::make_shared<Allocation>();
+  a->base = reinterpret_cast<uintptr_t>(p);
+  a->size = bytes;
+  a->device = device;
+  return a;
+}
+
+void Register(const AllocationRef& allocation) {
+  std::lock_guard<std::recursive_mutex> lock(Lock());
+  Registry()[allocation->base] = allocation;
+}
+
+bool Unregister(uintptr_t base) {
+  std::lock_guard<std::recursive_mutex> lock(Lock());
+  return Registry().erase(base) == 1;
+}
+
+DevicePlace Find(uintptr_t address, size_t bytes) {
+  std::lock_guard<std::recursive_mutex> lock(Lock());
+  auto& registry = Registry();
+  auto it = registry.upper_bound(address);
+  if (it == registry.begin()) return {};
+  --it;
+  const AllocationRef& a = it->second;
+  const size_t offset = address - a->base;
+  if (offset > a->size || bytes > a->size - offset) return {};
+  return {a, offset};
+}
+
+void ReadBytes(const DevicePlace& from, void* out, size_t bytes) {
+  std::lock_guard<std::recursive_mutex> lock(Lock());
+  const Allocation& a = *from.allocation;
+  std::memcpy(out, Bytes(a) + from.offset, bytes);
+  for (const Allocation::Lazy& l : a.lazy) {
+    const size_t begin = std::max(l.offset, from.offset), end = std::min(l.offset + l.bytes, from.offset + bytes);
+    if (begin < end) l.producer->Produce(begin - l.offset, static_cast<char*>(out) + (begin - from.offset), end - begin);
+  }
+}
+
+void WriteBytes(const DevicePlace& to, const void* data, size_t bytes) {
+  std::lock_guard<std::recursive_mutex> lock(Lock());
+  PrepareWrite(*to.allocation, to.offset, bytes);
+  std::memmove(Bytes(*to.allocation) + to.offset, data, bytes);
+}
+
+void WriteLazy(const DevicePlace& to, size_t bytes, std::shared_ptr<const Producer> producer) {
+  std::lock_guard<std::recursive_mutex> lock(Lock());
+  if (producer->ReadsFrom(to.allocation.get())) {  // in-place work: compute it now
+    std::vector<char> staged(bytes);
+    producer->Produce(0, staged.data(), bytes);
+    WriteBytes(to, staged.data(), bytes);
+    return;
+  }
+  PrepareWrite(*to.allocation, to.offset, bytes);
+  to.allocation->lazy.push_back({to.offset, bytes, std::move(producer)});
+}
+
+std::shared_ptr<const Producer> CopyOf(const DevicePlace& source) { return std::make_shared<CopyProducer>(source); }
+
+std::shared_ptr<const Producer> Fill32(uint32_t value) { return std::make_shared<FillProducer>(value); }
+
+}  // namespace nvsim

@@ -1,0 +1,69 @@
+// Device memory of the simulated GPUs: real host memory (mmap with MAP_NORESERVE, so a 32 GiB
+// "card" costs only the pages touched), addressed by its host address as the CUdeviceptr.
+//
+// Work too big for two CPU cores (a 8192³ matmul, a 1 GiB all-reduce repeated 25 times, a 1 GiB
+// device copy) is recorded instead of done: the destination range gets a Producer, and a read
+// computes exactly the bytes it touches. Results are the same as if computed eagerly because
+//   - a write to a range first drops (fully covered) or materialises (partly covered) the
+//     producers already on it, and
+//   - a write to an allocation that a pending producer reads from materialises that producer
+//     first (our benchmarks never do this with a huge one);
+//   - inputs stay mapped while a producer refers to them, even after cuMemFree.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace nvsim {
+
+struct Allocation;
+
+// Computes bytes [offset, offset + bytes) of the range it was recorded on, into `out`.
+class Producer {
+ public:
+  virtual ~Producer() = default;
+  virtual void Produce(size_t offset, void* out, size_t bytes) const = 0;
+  virtual bool ReadsFrom(const Allocation* allocation) const = 0;
+};
+
+struct Allocation {
+  uintptr_t base = 0;
+  size_t size = 0;
+  int device = -1;  // profile index; -1 for pinned host memory
+  struct Lazy {
+    size_t offset, bytes;
+    std::shared_ptr<const Producer> producer;
+  };
+  std::vector<Lazy> lazy;
+  ~Allocation();
+};
+
+using AllocationRef = std::shared_ptr<Allocation>;
+
+// A place in device memory: the allocation and the offset into it.
+struct DevicePlace {
+  AllocationRef allocation;
+  size_t offset = 0;
+};
+
+// Maps `bytes` for `device` (-1: pinned host memory). Null when mmap fails.
+AllocationRef MapMemory(int device, size_t bytes);
+// Registers / forgets an allocation under its base address.
+void Register(const AllocationRef& allocation);
+bool Unregister(uintptr_t base);
+// The allocation holding [address, address + bytes), or an empty place.
+DevicePlace Find(uintptr_t address, size_t bytes);
+
+// Copies bytes out of device memory, computing recorded work on the way.
+void ReadBytes(const DevicePlace& from, void* out, size_t bytes);
+// Writes bytes into device memory (from host memory or another place).
+void WriteBytes(const DevicePlace& to, const void* data, size_t bytes);
+// Records `producer` as the content of [to, to + bytes).
+void WriteLazy(const DevicePlace& to, size_t bytes, std::shared_ptr<const Producer> producer);
+
+// Ready-made producers.
+std::shared_ptr<const Producer> CopyOf(const DevicePlace& source);
+std::shared_ptr<const Producer> Fill32(uint32_t value);
+
+}  // namespace nvsim

@@ -1,0 +1,61 @@
+// Modelled time. Every stream has a virtual clock: an operation starts when both the stream and
+// the host have reached it, and ends its modelled duration later (bytes / bandwidth or
+// flops / rate from the profile, plus a latency). Events stamp the virtual clock, so
+// cuEventElapsedTime returns the profile's figures however loaded the CI machine is.
+//
+// The host also waits in real time, a fraction ("pacing" in the profile) of the modelled time, so
+// that work is visibly in progress: cuStreamQuery says NOT_READY, the NVML sampler sees the card
+// under load, the all-reduce watchdog sees a hang as a hang. Synchronising joins the host's
+// virtual clock with the stream's.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+
+namespace nvsim {
+
+using RealClock = std::chrono::steady_clock;
+
+enum class Work { Copy, Matmul, Collective };
+
+struct Stream {
+  int device = -1;       // profile index
+  double virtual_s = 0;  // when the last enqueued operation ends
+  RealClock::time_point real_done{};
+  bool hung = false;     // an operation that never ends
+};
+
+struct Event {
+  double virtual_s = 0;
+  RealClock::time_point real_done{};
+  bool recorded = false;
+  bool hung = false;
+};
+
+// The one lock for stream and event state.
+std::mutex& TimeLock();
+
+// Enqueues an operation of `seconds` modelled time on `stream` (TimeLock not held by the
+// caller); returns its virtual start. `real_started` is when the host began the call, so real
+// work already done (a memcpy) counts towards the pacing.
+double Enqueue(Stream& stream, double seconds, Work kind, RealClock::time_point real_started);
+// Starts operations that must begin together (one collective over several streams); every
+// stream ends at the same virtual time. Caller holds TimeLock.
+void EnqueueTogetherLocked(Stream* const* streams, int count, double seconds, Work kind, bool hang);
+
+void Record(Event& event, Stream& stream);
+bool Done(const Stream& stream);  // TimeLock not held
+bool Done(const Event& event);
+// Block until done (forever when hung), then advance the host's virtual clock.
+void Wait(const Stream& stream);
+void Wait(const Event& event);
+
+// Deterministic noise of ±profile "noise_fraction" (default 0.5 %) for the next operation.
+double Noise();
+
+// The card counts as "under load" while work is in progress and for "pacing/load_linger_ms"
+// after (a real GPU keeps its clocks and PCIe link up for a moment after work ends).
+bool UnderLoad(int device);
+void MarkBusy(int device, RealClock::time_point until);  // caller holds TimeLock
+
+}  // namespace nvsim

@@ -1,0 +1,321 @@
+// libcublasLt.so.<major> sim: descriptors, the heuristic and cublasLtMatmul. The product is
+// recorded on D and computed, entry by entry, when D is read (core/device_memory.h): the spot
+// check's 32 reads cost 32 dot products, not an 8192³ GEMM. Modelled time: 2·M·N·K / the
+// profile's TFLOPS for the input type ("perf/matmul_tflops/bf16|fp16|tf32|fp32|fp8").
+// Types and values: /usr/local/cuda/include/cublasLt.h, library_types.h.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/device_memory.h"
+#include "core/devices.h"
+#include "core/export.h"
+#include "core/number_formats.h"
+
+#ifndef SIM_CUBLAS_MAJOR
+#define SIM_CUBLAS_MAJOR 13
+#endif
+
+namespace {
+
+using cublasStatus_t = int;
+constexpr cublasStatus_t kSuccess = 0, kNotInitialized = 1, kInvalidValue = 7, kNotSupported = 15;
+
+enum DataType { kR32F = 0, kR16F = 2, kR16BF = 14, kR8FE4M3 = 28 };
+enum Compute { kCompute32F = 68, kCompute32FFastTF32 = 77, kCompute32FFast16F = 74, kCompute32FFast16BF = 75 };
+
+struct Handle {
+  int magic = 0x4C54;
+};
+struct Desc {
+  int compute = kCompute32F, scale = kR32F, transa = 0, transb = 0;
+};
+struct Layout {
+  int type = kR32F;
+  uint64_t rows = 0, cols = 0;
+  int64_t ld = 0;
+};
+struct Preference {
+  size_t workspace = 0;
+};
+struct Algo {
+  uint64_t data[8];
+};
+struct HeuristicResult {
+  Algo algo;
+  size_t workspaceSize;
+  cublasStatus_t state;
+  float wavesCount;
+  int reserved[4];
+};
+
+size_t ElementBytes(int type) {
+  switch (type) {
+    case kR32F: return 4;
+    case kR16F:
+    case kR16BF: return 2;
+    case kR8FE4M3: return 1;
+    default: return 0;
+  }
+}
+
+float Decode(int type, const unsigned char* p) {
+  uint16_t h;
+  float f;
+  switch (type) {
+    case kR16BF: std::memcpy(&h, p, 2); return nvsim::Bf16ToFloat(h);
+    case kR16F: std::memcpy(&h, p, 2); return nvsim::HalfToFloat(h);
+    case kR8FE4M3: return nvsim::E4m3ToFloat(*p);
+    default: std::memcpy(&f, p, 4); return f;
+  }
+}
+
+void Encode(int type, double value, unsigned char* p) {
+  uint16_t h;
+  const float f = static_cast<float>(value);
+  switch (type) {
+    case kR16BF: h = nvsim::FloatToBf16(f); std::memcpy(p, &h, 2); break;
+    case kR16F: h = nvsim::FloatToHalf(f); std::memcpy(p, &h, 2); break;
+    default: std::memcpy(p, &f, 4); break;
+  }
+}
+
+// One operand as stored: where, its layout, and whether the GEMM reads it transposed.
+struct Operand {
+  nvsim::DevicePlace place;
+  Layout layout;
+  bool transposed = false;
+};
+
+class MatmulProducer : public nvsim::Producer {
+ public:
+  MatmulProducer(Operand a, Operand b, Operand c, Layout d, uint64_t k, float alpha, float beta, bool corrupt)
+      : a_(std::move(a)), b_(std::move(b)), c_(std::move(c)), d_(d), k_(k), alpha_(alpha), beta_(beta), corrupt_(corrupt) {}
+
+  void Produce(size_t offset, void* out, size_t bytes) const override {
+    const size_t size = ElementBytes(d_.type);
+    const size_t first = offset / size, last = (offset + bytes + size - 1) / size;
+    std::vector<unsigned char> staged((last - first) * size, 0);
+    for (size_t e = first; e < last; ++e) {
+      const uint64_t row = e % static_cast<uint64_t>(d_.ld), col = e / static_cast<uint64_t>(d_.ld);
+      if (row >= d_.rows || col >= d_.cols) continue;
+      Encode(d_.type, Entry(row, col), &staged[(e - first) * size]);
+    }
+    std::memcpy(out, staged.data() + (offset - first * size), bytes);
+  }
+
+  bool ReadsFrom(const nvsim::Allocation* a) const override {
+    return a_.place.allocation.get() == a || b_.place.allocation.get() == a ||
+           (beta_ != 0 && c_.place.allocation.get() == a);
+  }
+
+ private:
+  // Row `i` of op(A) or column `j` of op(B) as floats: contiguous when the stored matrix is read
+  // along its columns, element by element otherwise.
+  std::vector<float> Vector(const Operand& op, uint64_t index, bool along_columns) const {
+    const size_t size = ElementBytes(op.layout.type);
+    std::vector<unsigned char> raw(k_ * size);
+    const uint64_t ld = static_cast<uint64_t>(op.layout.ld);
+    if (along_columns) {
+      nvsim::ReadBytes({op.place.allocation, op.place.offset + index * ld * size}, raw.data(), raw.size());
+    } else {
+      for (uint64_t l = 0; l < k_; ++l)
+        nvsim::ReadBytes({op.place.allocation, op.place.offset + (index + l * ld) * size}, &raw[l * size], size);
+    }
+    std::vector<float> values(k_);
+    for (uint64_t l = 0; l < k_; ++l) values[l] = Decode(op.layout.type, &raw[l * size]);
+    return values;
+  }
+
+  double Entry(uint64_t i, uint64_t j) const {
+    // op(A)(i, l) is A(l, i) when transposed: column i of the stored A. op(B)(l, j) is B(l, j):
+    // column j of the stored B unless B is transposed.
+    const std::vector<float> row = Vector(a_, i, a_.transposed);
+    const std::vector<float> col = Vector(b_, j, !b_.transposed);
+    double sum = 0;
+    for (uint64_t l = 0; l < k_; ++l) sum += static_cast<double>(row[l]) * col[l];
+    double value = alpha_ * sum;
+    if (beta_ != 0) {
+      const size_t size = ElementBytes(c_.layout.type);
+      unsigned char raw[4];
+      nvsim::ReadBytes({c_.place.allocation, c_.place.offset + (i + j * static_cast<uint64_t>(c_.layout.ld)) * size}, raw, size);
+      value += beta_ * Decode(c_.layout.type, raw);
+    }
+    if (corrupt_) value = value * 1.5 + 1;  // profile fault: this card computes wrong results
+    return value;
+  }
+
+  Operand a_, b_, c_;
+  Layout d_;
+  uint64_t k_;
+  float alpha_, beta_;
+  bool corrupt_;
+};
+
+const char* PrecisionKey(int a_type, int compute) {
+  switch (a_type) {
+    case kR16BF: return "perf/matmul_tflops/bf16";
+    case kR16F: return "perf/matmul_tflops/fp16";
+    case kR8FE4M3: return "perf/matmul_tflops/fp8";
+    default: return compute == kCompute32FFastTF32 ? "perf/matmul_tflops/tf32" : "perf/matmul_tflops/fp32";
+  }
+}
+
+int VersionNumber(const std::string& text) {
+  int major = 0, minor = 0, patch = 0;
+  std::sscanf(text.c_str(), "%d.%d.%d", &major, &minor, &patch);
+  return major * 10000 + minor * 100 + patch;
+}
+
+std::string VersionText() {
+  const std::string key = "cublaslt_version_" + std::to_string(SIM_CUBLAS_MAJOR);
+  return nvsim::Profile().String(key.c_str(), SIM_CUBLAS_MAJOR == 13 ? "13.0.2" : "12.9.1");
+}
+
+}  // namespace
+
+NVSIM_EXPORT(cublasStatus_t, cublasLtCreate, (Handle * *handle)) {
+  if (handle == nullptr) return kInvalidValue;
+  *handle = new Handle();
+  return kSuccess;
+}
+
+NVSIM_EXPORT(cublasStatus_t, cublasLtDestroy, (Handle * handle)) {
+  if (handle == nullptr) return kNotInitialized;
+  delete handle;
+  return kSuccess;
+}
+
+NVSIM_EXPORT(size_t, cublasLtGetVersion, ()) { return static_cast<size_t>(VersionNumber(VersionText())); }
+
+// The CUDA runtime this cuBLASLt was built against: major.minor of the library itself.
+NVSIM_EXPORT(size_t, cublasLtGetCudartVersion, ()) {
+  const int v = VersionNumber(VersionText());
+  return static_cast<size_t>((v / 10000) * 1000 + ((v / 100) % 100) * 10);
+}
+
+NVSIM_EXPORT(const char*, cublasLtGetStatusName, (cublasStatus_t status)) {
+  switch (status) {
+    case 0: return "CUBLAS_STATUS_SUCCESS";
+    case 1: return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case 3: return "CUBLAS_STATUS_ALLOC_FAILED";
+    case 7: return "CUBLAS_STATUS_INVALID_VALUE";
+    case 8: return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case 13: return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case 14: return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case 15: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    default: return "CUBLAS_STATUS_UNKNOWN";
+  }
+}
+
+NVSIM_EXPORT(cublasStatus_t, cublasLtMatmulDescCreate, (Desc * *desc, int compute, int scale)) {
+  if (desc == nullptr) return kInvalidValue;
+  *desc = new Desc{compute, scale, 0, 0};
+  return kSuccess;
+}
+
+NVSIM_EXPORT(cublasStatus_t, cublasLtMatmulDescDestroy, (Desc * desc)) {
+  delete desc;
+  return kSuccess;
+}
+
+NVSIM_EXPORT(cublasStatus_t, cublasLtMatmulDescSetAttribute, (Desc * desc, int attribute, const void* value, size_t size)) {
+  if (desc == nullptr || value == nullptr) return kInvalidValue;
+  if (attribute == 3 || attribute == 4) {  // CUBLASLT_MATMUL_DESC_TRANSA / TRANSB: cublasOperation_t
+    if (size != sizeof(int)) return kInvalidValue;
+    int op;
+    std::memcpy(&op, value, sizeof op);
+    if (op != 0 && op != 1) return kInvalidValue;
+    (attribute == 3 ? desc->transa : desc->transb) = op;
+  }
+  return kSuccess;
+}
+
+NVSIM_EXPORT(cublasStatus_t, cublasLtMatrixLayoutCreate, (Layout * *layout, int type, uint64_t rows, uint64_t cols, int64_t ld)) {
+  if (layout == nullptr || ElementBytes(type) == 0 || ld < static_cast<int64_t>(rows)) return kInvalidValue;
+  *layout = new Layout{type, rows, cols, ld};
+  return kSuccess;
+}
+
+NVSIM_EXPORT(cublasStatus_t, cublasLtMatrixLayoutDestroy, (Layout * layout)) {
+  delete layout;
+  return kSuccess;
+}
+
+NVSIM_EXPORT(cublasStatus_t, cublasLtMatmulPreferenceCreate, (Preference * *pref)) {
+  if (pref == nullptr) return kInvalidValue;
+  *pref = new Preference();
+  return kSuccess;
+}
+
+NVSIM_EXPORT(cublasStatus_t, cublasLtMatmulPreferenceDestroy, (Preference * pref)) {
+  delete pref;
+  return kSuccess;
+}
+
+NVSIM_EXPORT(cublasStatus_t, cublasLtMatmulPreferenceSetAttribute, (Preference * pref, int attribute, const void* value, size_t size)) {
+  if (pref == nullptr || value == nullptr) return kInvalidValue;
+  if (attribute == 1 && size == sizeof(uint64_t)) std::memcpy(&pref->workspace, value, sizeof(uint64_t));
+  return kSuccess;
+}
+
+NVSIM_EXPORT(cublasStatus_t, cublasLtMatmulAlgoGetHeuristic,
+             (Handle * handle, Desc* desc, Layout* a, Layout* b, Layout* c, Layout* d, Preference* pref, int requested,
+              HeuristicResult* results, int* returned)) {
+  if (handle == nullptr) return kNotInitialized;
+  if (desc == nullptr || a == nullptr || b == nullptr || c == nullptr || d == nullptr || pref == nullptr ||
+      results == nullptr || returned == nullptr || requested <= 0)
+    return kInvalidValue;
+  const int available = static_cast<int>(nvsim::Profile().Number("cublaslt/algos", 4));
+  *returned = std::min(requested, available);
+  for (int i = 0; i < *returned; ++i) {
+    std::memset(&results[i], 0, sizeof results[i]);
+    results[i].algo.data[0] = static_cast<uint64_t>(i);
+    results[i].wavesCount = 1;
+  }
+  return *returned > 0 ? kSuccess : kNotSupported;
+}
+
+NVSIM_EXPORT(cublasStatus_t, cublasLtMatmul,
+             (Handle * handle, Desc* desc, const void* alpha, const void* a, Layout* a_layout, const void* b,
+              Layout* b_layout, const void* beta, const void* c, Layout* c_layout, void* d, Layout* d_layout,
+              const Algo* algo, void* workspace, size_t workspace_bytes, void* stream)) {
+  (void)workspace;
+  (void)workspace_bytes;
+  if (handle == nullptr) return kNotInitialized;
+  if (desc == nullptr || alpha == nullptr || beta == nullptr || a_layout == nullptr || b_layout == nullptr ||
+      c_layout == nullptr || d_layout == nullptr || algo == nullptr)
+    return kInvalidValue;
+  const uint64_t m = d_layout->rows, n = d_layout->cols;
+  const uint64_t k = desc->transa ? a_layout->rows : a_layout->cols;
+  const uint64_t a_rows = desc->transa ? k : m, b_rows = desc->transb ? n : k;
+  if (a_layout->rows != a_rows || b_layout->rows != b_rows || (desc->transb ? b_layout->cols != k : b_layout->cols != n))
+    return kInvalidValue;
+  auto place = [](const void* p, const Layout& l) {
+    return nvsim::Find(reinterpret_cast<uintptr_t>(p), static_cast<size_t>(l.ld) * l.cols * ElementBytes(l.type));
+  };
+  Operand oa{place(a, *a_layout), *a_layout, desc->transa != 0};
+  Operand ob{place(b, *b_layout), *b_layout, desc->transb != 0};
+  Operand oc{place(c, *c_layout), *c_layout, false};
+  nvsim::DevicePlace od = place(d, *d_layout);
+  if (!oa.place.allocation || !ob.place.allocation || !od.allocation) return kInvalidValue;
+  nvsim::Stream* s = nvsim::StreamFor(stream);
+  if (s == nullptr) return kNotInitialized;
+  float alpha_value, beta_value;
+  std::memcpy(&alpha_value, alpha, 4);
+  std::memcpy(&beta_value, beta, 4);
+  if (beta_value != 0 && !oc.place.allocation) return kInvalidValue;
+  const nvsim::Gpu& g = nvsim::Profile().gpus[od.allocation->device];
+  const auto started = nvsim::RealClock::now();
+  nvsim::WriteLazy(od, static_cast<size_t>(d_layout->ld) * n * ElementBytes(d_layout->type),
+                   std::make_shared<MatmulProducer>(oa, ob, oc, *d_layout, k, alpha_value, beta_value,
+                                                    g.Flag("faults/matmul_wrong", false)));
+  const double tflops = g.Number(PrecisionKey(a_layout->type, desc->compute), 0);
+  if (tflops <= 0) return kNotSupported;  // the profile says this GPU cannot do this type
+  const double seconds = g.Number("perf/latency_us", 5) * 1e-6 + 2.0 * m * n * k / (tflops * 1e12) * nvsim::Noise();
+  nvsim::Enqueue(*s, seconds, nvsim::Work::Matmul, started);
+  return kSuccess;
+}

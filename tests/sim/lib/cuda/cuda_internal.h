@@ -1,0 +1,39 @@
+// Shared by the files of the libcuda.so.1 sim: the driver API's types as the ABI sees them
+// (/usr/local/cuda/include/cuda.h) and the CUresult values we return.
+#pragma once
+#include <cstddef>
+
+#include "core/devices.h"
+#include "core/export.h"
+
+namespace cusim {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = nvsim::Context*;
+using CUstream = nvsim::Stream*;
+using CUevent = nvsim::Event*;
+struct CUuuid {
+  char bytes[16];
+};
+
+inline constexpr CUresult kSuccess = 0;
+inline constexpr CUresult kInvalidValue = 1;
+inline constexpr CUresult kOutOfMemory = 2;
+inline constexpr CUresult kNotInitialized = 3;
+inline constexpr CUresult kNoDevice = 100;
+inline constexpr CUresult kInvalidDevice = 101;
+inline constexpr CUresult kInvalidContext = 201;
+inline constexpr CUresult kPeerAccessUnsupported = 217;
+inline constexpr CUresult kInvalidHandle = 400;
+inline constexpr CUresult kNotReady = 600;
+inline constexpr CUresult kPeerAccessAlreadyEnabled = 704;
+inline constexpr CUresult kPeerAccessNotEnabled = 705;
+
+// True after a successful cuInit.
+bool Initialised();
+// The profile index of a CUdevice (a CUDA ordinal), or -1.
+int DeviceIndex(CUdevice device);
+
+}  // namespace cusim

@@ -1,0 +1,191 @@
+// libnccl.so.2 sim: ncclGetUniqueId and ncclCommInitRank, one rank per process on this machine.
+//
+// NCCL_COMM_ID=host:port makes every rank that has it derive the same unique id, rank 0 being the
+// root, as NCCL does (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html);
+// without it the id is random and travels out of band (MPI, torchrun's store). The ranks meet in a
+// POSIX shared-memory segment named after the id: a header of per-rank counters and one data slot
+// per rank. An all-reduce copies the rank's send buffer into its slot, waits until every rank
+// has posted the same collective, sums the slots into the receive buffer and waits until every
+// rank has read them (so no slot is overwritten early). A rank that never arrives makes the
+// others fail ncclCommInitRank, or set ncclRemoteError as their asynchronous error, after
+// "allreduce/rendezvous_timeout_s" (default 30): they report, they do not hang forever.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "nccl/nccl_internal.h"
+
+namespace ncclsim {
+
+namespace {
+
+constexpr int kMaxRanks = 64;
+constexpr uint64_t kMagic = 0x4E56534D4E43434Cull;  // "NVSMNCCL"
+
+struct Header {
+  std::atomic<uint64_t> magic;
+  std::atomic<int> arrived[kMaxRanks];
+  std::atomic<uint64_t> posted[kMaxRanks];  // collectives whose data is in the slot
+  std::atomic<uint64_t> read[kMaxRanks];    // collectives whose slots this rank has summed
+};
+
+size_t SlotBytes() {
+  return static_cast<size_t>(nvsim::Profile().Number("allreduce/shm_slot_mib", 64)) << 20;
+}
+
+double RendezvousTimeout() { return nvsim::Profile().Number("allreduce/rendezvous_timeout_s", 30); }
+
+std::string SegmentName(const ncclUniqueId& id) {
+  const size_t hash = std::hash<std::string>()(std::string(id.internal, strnlen(id.internal, sizeof id.internal)));
+  return "/nvsim-nccl-" + std::to_string(hash);
+}
+
+// Waits until `ready()` or the rendezvous timeout; false on timeout.
+template <typename Ready>
+bool WaitFor(Ready ready) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(RendezvousTimeout());
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return true;
+}
+
+}  // namespace
+
+// The process-wide part of a communicator that spans processes.
+struct Rendezvous {
+  Header* header = nullptr;
+  char* slots = nullptr;
+  size_t slot_bytes = 0;
+  int ranks = 0;
+  uint64_t sequence = 0;
+  std::string name;
+};
+
+bool CrossProcessAllReduce(const Op& op, Rendezvous& rv) {
+  const size_t bytes = op.count * 4;
+  if (bytes > rv.slot_bytes) {
+    op.comm->last_error = "the NCCL sim's shared-memory slot is smaller than this all-reduce (allreduce/shm_slot_mib)";
+    op.comm->async_error = kInvalidUsage;
+    return false;
+  }
+  const int me = op.comm->rank;
+  const uint64_t k = ++rv.sequence;
+  nvsim::ReadBytes(op.send, rv.slots + static_cast<size_t>(me) * rv.slot_bytes, bytes);
+  rv.header->posted[me].store(k);
+  auto everyone = [&](std::atomic<uint64_t>* counters) {
+    return WaitFor([&] {
+      for (int r = 0; r < rv.ranks; ++r)
+        if (counters[r].load() < k) return false;
+      return true;
+    });
+  };
+  if (!everyone(rv.header->posted)) {
+    op.comm->last_error = "a rank never posted this all-reduce (rendezvous timeout)";
+    op.comm->async_error = kRemoteError;
+    return false;
+  }
+  std::vector<float> sum(op.count, 0.0f), part(op.count);
+  for (int r = 0; r < rv.ranks; ++r) {
+    std::memcpy(part.data(), rv.slots + static_cast<size_t>(r) * rv.slot_bytes, bytes);
+    for (size_t i = 0; i < op.count; ++i) sum[i] += part[i];
+  }
+  const int wrong_rank = static_cast<int>(nvsim::Profile().Number("allreduce/wrong_sum_rank", -1));
+  if (me == wrong_rank && op.count > 0) sum[op.count / 3] += 1.0f;
+  nvsim::WriteBytes(op.receive, sum.data(), bytes);
+  rv.header->read[me].store(k);
+  if (!everyone(rv.header->read)) {
+    op.comm->last_error = "a rank left during an all-reduce (rendezvous timeout)";
+    op.comm->async_error = kRemoteError;
+    return false;
+  }
+  return true;
+}
+
+void LeaveRendezvous(Rendezvous* rv, int rank) {
+  if (rv == nullptr) return;
+  if (rank == 0) shm_unlink(rv->name.c_str());
+  munmap(rv->header, sizeof(Header) + rv->slot_bytes * rv->ranks);
+  delete rv;
+}
+
+}  // namespace ncclsim
+
+using namespace ncclsim;
+
+NVSIM_EXPORT(ncclResult_t, ncclGetUniqueId, (ncclUniqueId * id)) {
+  if (id == nullptr) return kInvalidArgument;
+  std::memset(id->internal, 0, sizeof id->internal);
+  const char* comm_id = std::getenv("NCCL_COMM_ID");
+  std::string text = comm_id != nullptr && comm_id[0] != '\0' ? std::string("nvsim-comm-id:") + comm_id : "";
+  if (text.empty()) {
+    std::random_device random;
+    text = "nvsim-random:" + std::to_string(random()) + "-" + std::to_string(random()) + "-" + std::to_string(getpid());
+  }
+  std::strncpy(id->internal, text.c_str(), sizeof id->internal - 1);
+  return kSuccess;
+}
+
+NVSIM_EXPORT(ncclResult_t, ncclCommInitRank, (Comm * *comm, int ranks, ncclUniqueId id, int rank)) {
+  if (comm == nullptr || ranks <= 0 || ranks > kMaxRanks || rank < 0 || rank >= ranks) return kInvalidArgument;
+  nvsim::Context* current = nvsim::CurrentContext();
+  if (current == nullptr) return kInvalidUsage;  // NCCL uses the current CUDA device
+  auto* clique = new Clique();
+  clique->ranks = 1;  // ranks in this process; the others meet in shared memory
+  auto* c = new Comm();
+  c->clique = clique;
+  c->rank = rank;
+  c->device = current->device;
+  clique->comms.push_back(c);
+  if (ranks > 1) {
+    auto* rv = new Rendezvous();
+    rv->ranks = ranks;
+    rv->slot_bytes = SlotBytes();
+    rv->name = SegmentName(id);
+    const size_t total = sizeof(Header) + rv->slot_bytes * ranks;
+    const int fd = shm_open(rv->name.c_str(), O_CREAT | O_RDWR, 0600);
+    if (fd < 0 || ftruncate(fd, static_cast<off_t>(total)) != 0) {
+      if (fd >= 0) close(fd);
+      delete rv;
+      c->last_error = "shm_open failed for the NCCL sim's rendezvous";
+      return kSystemError;
+    }
+    void* p = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+      delete rv;
+      return kSystemError;
+    }
+    rv->header = static_cast<Header*>(p);  // zero-filled by ftruncate: counters start at 0
+    rv->slots = static_cast<char*>(p) + sizeof(Header);
+    rv->header->magic.store(kMagic);
+    rv->header->arrived[rank].store(1);
+    const bool all = WaitFor([&] {
+      for (int r = 0; r < ranks; ++r)
+        if (rv->header->arrived[r].load() == 0) return false;
+      return true;
+    });
+    clique->rendezvous = rv;
+    clique->world = ranks;
+    if (!all) {
+      c->last_error = "not every rank called ncclCommInitRank (rendezvous timeout)";
+      LeaveRendezvous(rv, rank);
+      clique->rendezvous = nullptr;
+      return kRemoteError;
+    }
+  }
+  LogInit(*clique);
+  *comm = c;
+  return kSuccess;
+}

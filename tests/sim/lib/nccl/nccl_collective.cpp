@@ -1,0 +1,102 @@
+// libnccl.so.2 sim: what an all-reduce costs and what it returns. Bus bandwidth is the profile's
+// curve ("allreduce/busbw_gbps", or "…_p2p_disabled" under NCCL_P2P_DISABLE=1) interpolated in
+// log(size); time = bytes / algbw with algbw = busbw · n / (2(n−1)), as nccl-tests count it
+// (https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md). The sum is computed when
+// the receive buffer is read.
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "nccl/nccl_internal.h"
+
+namespace ncclsim {
+
+namespace {
+
+class SumProducer : public nvsim::Producer {
+ public:
+  SumProducer(std::vector<nvsim::DevicePlace> sends, size_t wrong_element, bool wrong)
+      : sends_(std::move(sends)), wrong_element_(wrong_element), wrong_(wrong) {}
+
+  void Produce(size_t offset, void* out, size_t bytes) const override {
+    const size_t first = offset / 4, last = (offset + bytes + 3) / 4;
+    std::vector<float> sum(last - first, 0.0f), part(last - first);
+    for (const nvsim::DevicePlace& s : sends_) {
+      nvsim::ReadBytes({s.allocation, s.offset + first * 4}, part.data(), part.size() * 4);
+      for (size_t i = 0; i < part.size(); ++i) sum[i] += part[i];
+    }
+    if (wrong_ && wrong_element_ >= first && wrong_element_ < last) sum[wrong_element_ - first] += 1.0f;
+    std::memcpy(out, reinterpret_cast<const char*>(sum.data()) + (offset - first * 4), bytes);
+  }
+
+  bool ReadsFrom(const nvsim::Allocation* a) const override {
+    for (const nvsim::DevicePlace& s : sends_)
+      if (s.allocation.get() == a) return true;
+    return false;
+  }
+
+ private:
+  std::vector<nvsim::DevicePlace> sends_;
+  size_t wrong_element_;
+  bool wrong_;
+};
+
+double Interpolate(const nvsim::json* curve, double mib) {
+  if (curve == nullptr || !curve->is_array() || curve->empty()) return 10;
+  std::vector<std::pair<double, double>> points;
+  for (const nvsim::json& p : *curve) points.emplace_back(p[0].get<double>(), p[1].get<double>());
+  if (mib <= points.front().first) return points.front().second;
+  for (size_t i = 1; i < points.size(); ++i) {
+    if (mib <= points[i].first) {
+      const double t = std::log(mib / points[i - 1].first) / std::log(points[i].first / points[i - 1].first);
+      return points[i - 1].second + t * (points[i].second - points[i - 1].second);
+    }
+  }
+  return points.back().second;
+}
+
+}  // namespace
+
+bool P2pDisabled() {
+  const char* v = std::getenv("NCCL_P2P_DISABLE");
+  return v != nullptr && std::string(v) == "1";
+}
+
+void Launch(const std::vector<Op>& ops, int world_size, bool data_done, bool stuck) {
+  const nvsim::Machine& m = nvsim::Profile();
+  const bool p2p_off = P2pDisabled();
+  const std::string hang = m.String("allreduce/hang", "never");
+  const bool hangs = stuck || hang == "always" || (hang == "unless_p2p_disabled" && !p2p_off);
+  const size_t bytes = ops.front().count * 4;
+  double seconds;
+  if (world_size > 1) {
+    const nvsim::json* curve = m.At(p2p_off ? "allreduce/busbw_gbps_p2p_disabled" : "allreduce/busbw_gbps");
+    if (curve == nullptr) curve = m.At("allreduce/busbw_gbps");
+    const double busbw = Interpolate(curve, static_cast<double>(bytes) / (1 << 20));
+    const double algbw = busbw * world_size / (2.0 * (world_size - 1));
+    seconds = static_cast<double>(bytes) / (algbw * 1e9);
+  } else {  // one rank: a device-local copy
+    seconds = 2.0 * bytes / (m.gpus[ops.front().comm->device].Number("perf/device_copy_gbps", 500) * 1e9);
+  }
+  seconds = seconds * nvsim::Noise() + m.Number("allreduce/latency_us", 20) * 1e-6;
+
+  if (hangs) {
+    for (const Op& op : ops) LogLine(op.comm->device, "NCCL INFO simulated hang: this all-reduce never completes");
+  } else if (!data_done) {
+    std::vector<nvsim::DevicePlace> sends;
+    for (const Op& op : ops) sends.push_back(op.send);
+    const int wrong_rank = static_cast<int>(m.Number("allreduce/wrong_sum_rank", -1));
+    const bool wrong_unless_off = m.String("allreduce/wrong_sum", "always") == "unless_p2p_disabled";
+    for (const Op& op : ops) {
+      const bool wrong = op.comm->rank == wrong_rank && (!wrong_unless_off || !p2p_off);
+      nvsim::WriteLazy(op.receive, bytes, std::make_shared<SumProducer>(sends, op.count / 3, wrong));
+    }
+  }
+  std::vector<nvsim::Stream*> streams;
+  for (const Op& op : ops) streams.push_back(op.stream);
+  std::lock_guard<std::mutex> lock(nvsim::TimeLock());
+  nvsim::EnqueueTogetherLocked(streams.data(), static_cast<int>(streams.size()), seconds, nvsim::Work::Collective, hangs);
+}
+
+}  // namespace ncclsim

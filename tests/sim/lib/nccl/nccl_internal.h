@@ -1,0 +1,61 @@
+// Shared by the files of the libnccl.so.2 sim. Types and values: /usr/local/cuda/include/nccl.h.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/device_memory.h"
+#include "core/devices.h"
+#include "core/export.h"
+
+namespace ncclsim {
+
+using ncclResult_t = int;
+inline constexpr ncclResult_t kSuccess = 0, kSystemError = 2, kInternalError = 3, kInvalidArgument = 4,
+                              kInvalidUsage = 5, kRemoteError = 6, kInProgress = 7;
+
+struct ncclUniqueId {
+  char internal[128];
+};
+
+struct Clique;
+struct Rendezvous;
+
+struct Comm {
+  Clique* clique = nullptr;
+  int rank = 0;
+  int device = -1;  // profile index
+  bool aborted = false;
+  ncclResult_t async_error = kSuccess;
+  std::string last_error;
+};
+
+// One all-reduce posted by one rank.
+struct Op {
+  Comm* comm;
+  nvsim::DevicePlace send, receive;
+  size_t count;
+  nvsim::Stream* stream;
+};
+
+// The ranks of one communicator that live in this process (all of them for ncclCommInitAll).
+struct Clique {
+  int ranks = 0;                     // ranks in this process
+  int world = 0;                     // all ranks (0: the same as `ranks`)
+  Rendezvous* rendezvous = nullptr;  // other processes' ranks, for ncclCommInitRank
+  std::vector<Comm*> comms;
+  std::vector<Op> posted;  // waiting for the other ranks
+};
+
+// Called with every rank's op for one collective: models the time and records the sum.
+// `data_done`: the sum is already in the receive buffers (across processes); `hang`: never completes.
+void Launch(const std::vector<Op>& ops, int world_size, bool data_done, bool hang);
+// NCCL_DEBUG=INFO lines into NCCL_DEBUG_FILE (or stderr): version, channels, Init COMPLETE.
+void LogInit(const Clique& clique);
+void LogLine(int device, const std::string& text);
+bool P2pDisabled();
+// One rank per process (nccl_bootstrap.cpp): the data exchange with the other processes.
+bool CrossProcessAllReduce(const Op& op, Rendezvous& rendezvous);
+void LeaveRendezvous(Rendezvous* rendezvous, int rank);
+
+}  // namespace ncclsim

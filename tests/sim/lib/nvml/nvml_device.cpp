@@ -1,0 +1,83 @@
+// libnvidia-ml.so.1 sim: what a GPU is (name, UUID, PCI info, memory) and how it is set up
+// (ECC mode, persistence, power limits). Fixed values, read from the profile.
+#include <cstdio>
+
+#include "nvml/nvml_internal.h"
+
+using namespace nvmlsim;
+
+namespace {
+
+unsigned PciDeviceId(const nvsim::Gpu& g) {
+  unsigned id = 0x2704;  // AD103 (RTX 4080) unless the profile says
+  const nvsim::json* v = g.At("pci_device_id");
+  if (v != nullptr && v->is_string()) std::sscanf(v->get<std::string>().c_str(), "%x", &id);
+  return (id << 16) | 0x10DE;  // device id in the high half, NVIDIA's vendor id in the low
+}
+
+nvmlReturn_t PciInfo(nvmlDevice_t device, nvmlPciInfo_t* pci) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  if (pci == nullptr) return kInvalidArgument;
+  FillPciInfo(g->bus_id, PciDeviceId(*g), pci);
+  return kSuccess;
+}
+
+// A Watt figure of the profile in milliwatts; NOT_SUPPORTED when the profile has none.
+nvmlReturn_t Milliwatts(nvmlDevice_t device, const char* path, unsigned* milliwatts) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  if (milliwatts == nullptr) return kInvalidArgument;
+  const double watts = g->Number(path, -1);
+  if (watts < 0) return kNotSupported;
+  *milliwatts = static_cast<unsigned>(watts * 1000);
+  return kSuccess;
+}
+
+}  // namespace
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetName, (nvmlDevice_t device, char* name, unsigned length)) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  return CopyString(g->name, name, length);
+}
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetUUID, (nvmlDevice_t device, char* uuid, unsigned length)) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  char made[64];
+  std::snprintf(made, sizeof made, "GPU-%08x-5a5a-5a5a-5a5a-%012x", 0x51300000u + g->index, g->index);
+  return CopyString(g->spec.value("uuid", std::string(made)), uuid, length);
+}
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetPciInfo_v3, (nvmlDevice_t device, nvmlPciInfo_t* pci)) { return PciInfo(device, pci); }
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetPciInfo_v2, (nvmlDevice_t device, nvmlPciInfo_t* pci)) { return PciInfo(device, pci); }
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetEnforcedPowerLimit, (nvmlDevice_t device, unsigned* milliwatts)) {
+  return Milliwatts(device, "power_w/limit", milliwatts);
+}
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetPowerManagementLimit, (nvmlDevice_t device, unsigned* milliwatts)) {
+  return Milliwatts(device, "power_w/limit", milliwatts);
+}
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetPowerManagementDefaultLimit, (nvmlDevice_t device, unsigned* milliwatts)) {
+  return Milliwatts(device, "power_w/default_limit", milliwatts);
+}
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetEccMode, (nvmlDevice_t device, int* current, int* pending)) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  if (current == nullptr || pending == nullptr) return kInvalidArgument;
+  const nvsim::json* enabled = g->At("ecc/enabled");
+  if (enabled == nullptr || !enabled->is_boolean()) return kNotSupported;  // GeForce: no ECC
+  *current = enabled->get<bool>() ? 1 : 0;
+  *pending = g->Flag("ecc/pending", enabled->get<bool>()) ? 1 : 0;
+  return kSuccess;
+}
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetPersistenceMode, (nvmlDevice_t device, int* mode)) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  if (mode == nullptr) return kInvalidArgument;
+  *mode = g->Flag("persistence", false) ? 1 : 0;
+  return kSuccess;
+}

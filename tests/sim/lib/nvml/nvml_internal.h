@@ -1,0 +1,44 @@
+// Shared by the files of the libnvidia-ml.so.1 sim, one file per group of NVML functions
+// (system, identity, load-dependent readings, topology). Types and values after NVIDIA's NVML API
+// Reference (https://docs.nvidia.com/deploy/nvml-api/); nvml.h is not on this machine.
+// A new group (health: ECC counters, retired pages, XID events…) is one more file here reading
+// its own keys from Gpu::spec.
+#pragma once
+
+#include "core/export.h"
+#include "core/profile.h"
+#include "core/timeline.h"
+
+namespace nvmlsim {
+
+using nvmlReturn_t = int;
+using nvmlDevice_t = const nvsim::Gpu*;
+
+inline constexpr nvmlReturn_t kSuccess = 0;
+inline constexpr nvmlReturn_t kUninitialized = 1;
+inline constexpr nvmlReturn_t kInvalidArgument = 2;
+inline constexpr nvmlReturn_t kNotSupported = 3;
+inline constexpr nvmlReturn_t kNotFound = 6;
+inline constexpr nvmlReturn_t kInsufficientSize = 7;
+inline constexpr nvmlReturn_t kArgumentVersionMismatch = 25;
+
+struct nvmlPciInfo_t {
+  char busIdLegacy[16];
+  unsigned domain;
+  unsigned bus;
+  unsigned device;
+  unsigned pciDeviceId;
+  unsigned pciSubSystemId;
+  char busId[32];
+};
+
+bool Initialised();
+// The GPU behind a handle, or null (also before nvmlInit).
+const nvsim::Gpu* Check(nvmlDevice_t device);
+// Copies `text` into an NVML string buffer; kInsufficientSize when it does not fit.
+nvmlReturn_t CopyString(const std::string& text, char* buffer, unsigned length);
+// "load" or "idle", as the card is now (core/timeline.h UnderLoad).
+const char* LoadState(const nvsim::Gpu& g);
+void FillPciInfo(const std::string& bus_id, unsigned pci_device_id, nvmlPciInfo_t* pci);
+
+}  // namespace nvmlsim

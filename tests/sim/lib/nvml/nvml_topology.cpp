@@ -1,0 +1,92 @@
+// libnvidia-ml.so.1 sim: how GPUs are connected: PCIe common ancestor, NVLink links (to a peer
+// GPU or to an NVSwitch), P2P status.
+#include "core/interconnect.h"
+#include "nvml/nvml_internal.h"
+
+using namespace nvmlsim;
+
+namespace {
+
+constexpr unsigned kMaxLinks = 18;  // NVML_NVLINK_MAX_LINKS in NVML 12.x (36 in 13.x headers)
+
+nvmlReturn_t Link(nvmlDevice_t device, unsigned link, nvsim::NvLink* out) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  const std::vector<nvsim::NvLink> links = nvsim::NvLinks(g->index);
+  if (links.empty()) return kNotSupported;
+  if (link >= kMaxLinks * 2) return kInvalidArgument;
+  if (link >= links.size()) return kNotSupported;
+  *out = links[link];
+  return kSuccess;
+}
+
+}  // namespace
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetTopologyCommonAncestor, (nvmlDevice_t a, nvmlDevice_t b, int* level)) {
+  const nvsim::Gpu *ga = Check(a), *gb = Check(b);
+  if (ga == nullptr || gb == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  if (level == nullptr) return kInvalidArgument;
+  *level = ga == gb ? 0 : nvsim::TopologyLevel(ga->index, gb->index);
+  return kSuccess;
+}
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetNvLinkState, (nvmlDevice_t device, unsigned link, int* active)) {
+  if (active == nullptr) return kInvalidArgument;
+  nvsim::NvLink l;
+  nvmlReturn_t r = Link(device, link, &l);
+  if (r == kSuccess) *active = l.active ? 1 : 0;
+  return r;
+}
+
+namespace {
+
+nvmlReturn_t RemotePci(nvmlDevice_t device, unsigned link, nvmlPciInfo_t* pci) {
+  if (pci == nullptr) return kInvalidArgument;
+  nvsim::NvLink l;
+  nvmlReturn_t r = Link(device, link, &l);
+  if (r == kSuccess) FillPciInfo(l.remote_bus, l.remote == "gpu" ? 0x233010DEu : 0x22A310DEu, pci);
+  return r;
+}
+
+}  // namespace
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetNvLinkRemotePciInfo_v2, (nvmlDevice_t device, unsigned link, nvmlPciInfo_t* pci)) {
+  return RemotePci(device, link, pci);
+}
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetNvLinkRemotePciInfo, (nvmlDevice_t device, unsigned link, nvmlPciInfo_t* pci)) {
+  return RemotePci(device, link, pci);
+}
+
+// nvmlIntNvLinkDeviceType_t: GPU 0, IBMNPU 1, SWITCH 2, UNKNOWN 0xFF.
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetNvLinkRemoteDeviceType, (nvmlDevice_t device, unsigned link, int* type)) {
+  if (type == nullptr) return kInvalidArgument;
+  nvsim::NvLink l;
+  nvmlReturn_t r = Link(device, link, &l);
+  if (r == kSuccess) *type = l.remote == "gpu" ? 0 : l.remote == "nvswitch" ? 2 : 0xFF;
+  return r;
+}
+
+// nvmlGpuP2PCapsIndex_t: READ 0, WRITE 1, NVLINK 2, ATOMICS 3, PROP 4; nvmlGpuP2PStatus_t: OK 0,
+// CHIPSET_NOT_SUPPORTED 1, GPU_NOT_SUPPORTED 2, IOH_TOPOLOGY_NOT_SUPPORTED 3, DISABLED_BY_REGKEY 4,
+// NOT_SUPPORTED 5.
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetP2PStatus, (nvmlDevice_t a, nvmlDevice_t b, int caps, int* status)) {
+  const nvsim::Gpu *ga = Check(a), *gb = Check(b);
+  if (ga == nullptr || gb == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  if (status == nullptr) return kInvalidArgument;
+  if (caps == 2) {
+    bool linked = false;
+    const auto links = nvsim::NvLinks(ga->index);
+    for (const nvsim::NvLink& l : links)
+      if (l.active && (l.remote == "nvswitch" || l.peer == gb->index)) linked = true;
+    if (linked) {  // through a switch only when the peer has links to one too
+      bool peer_has = false;
+      for (const nvsim::NvLink& l : nvsim::NvLinks(gb->index))
+        if (l.active && (l.remote == "nvswitch" || l.peer == ga->index)) peer_has = true;
+      linked = peer_has;
+    }
+    *status = linked ? 0 : 5;
+    return kSuccess;
+  }
+  *status = nvsim::PeerAccess(ga->index, gb->index) ? 0 : 2;
+  return kSuccess;
+}

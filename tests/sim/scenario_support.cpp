@@ -1,0 +1,112 @@
+#include "scenario_support.h"
+
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace labcheck::sim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string ReadAll(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+SimRun RunLabCheck(const SimOptions& options) {
+  SimRun run;
+  char pattern[] = "/tmp/labcheck_sim_XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const fs::path source = LAB_CHECK_SOURCE_DIR;
+  const fs::path binary = LAB_CHECK_BINARY;
+  const fs::path libs = binary.parent_path() / "sim-nvidia";
+  std::string command = "cd " + Quote(dir.string()) + " && env -u CUDA_VISIBLE_DEVICES -u NCCL_P2P_DISABLE";
+  command += " LD_LIBRARY_PATH=" + Quote(libs.string());
+  const fs::path machine = options.machine.rfind('/', 0) == 0 ? fs::path(options.machine)
+                                                               : source / "tests/sim/machines" / options.machine;
+  command += " LABCHECK_SIM_MACHINE=" + Quote(machine.string());
+  for (const auto& [k, v] : options.env) command += " " + k + "=" + Quote(v);
+  command += " " + Quote(binary.string()) + " --out " + Quote((dir / "report.md").string()) +
+             " --python /bin/false";
+  for (const std::string& a : options.args) command += " " + Quote(a);
+  command += " >" + Quote((dir / "stdout").string()) + " 2>" + Quote((dir / "stderr").string());
+  const auto started = std::chrono::steady_clock::now();
+  const int status = std::system(command.c_str());
+  run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.stdout_text = ReadAll(dir / "stdout");
+  run.stderr_text = ReadAll(dir / "stderr");
+  run.markdown = ReadAll(dir / "report.md");
+  const std::string json_text = ReadAll(dir / "report.json");
+  if (!json_text.empty()) run.report = nlohmann::json::parse(json_text, nullptr, false);
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+  return run;
+}
+
+const nlohmann::json* Check(const SimRun& run, const std::string& id) {
+  if (!run.report.is_object() || !run.report.contains("checks")) return nullptr;
+  for (const nlohmann::json& c : run.report["checks"])
+    if (c.value("id", std::string()) == id) return &c;
+  return nullptr;
+}
+
+std::string Verdict(const SimRun& run, const std::string& id) {
+  const nlohmann::json* c = Check(run, id);
+  return c != nullptr ? c->value("status", std::string("?")) : "absent";
+}
+
+std::optional<double> Measured(const SimRun& run, const std::string& key) {
+  if (!run.report.is_object() || !run.report.contains("checks")) return std::nullopt;
+  for (const nlohmann::json& c : run.report["checks"])
+    for (const nlohmann::json& m : c.value("measurements", nlohmann::json::array()))
+      if (m.value("key", std::string()) == key && m["value"].is_number()) return m["value"].get<double>();
+  return std::nullopt;
+}
+
+std::vector<std::string> HintIds(const SimRun& run) {
+  std::vector<std::string> ids;
+  if (!run.report.is_object()) return ids;
+  for (const nlohmann::json& s : run.report.value("sections", nlohmann::json::array())) {
+    if (s.value("id", std::string()) != "expectations" || !s.contains("data")) continue;
+    for (const nlohmann::json& h : s["data"].value("hints", nlohmann::json::array())) ids.push_back(h.value("id", std::string()));
+  }
+  return ids;
+}
+
+bool HasHint(const SimRun& run, const std::string& id) {
+  for (const std::string& h : HintIds(run))
+    if (h == id) return true;
+  return false;
+}
+
+std::string CheckText(const SimRun& run, const std::string& id) {
+  const nlohmann::json* c = Check(run, id);
+  if (c == nullptr) return "";
+  std::string text;
+  for (const char* key : {"summary", "reason", "hint", "error"})
+    if (c->contains(key) && (*c)[key].is_string()) text += (*c)[key].get<std::string>() + "\n";
+  for (const nlohmann::json& t : c->value("tables", nlohmann::json::array()))
+    for (const nlohmann::json& n : t.value("notes", nlohmann::json::array()))
+      if (n.is_string()) text += n.get<std::string>() + "\n";
+  return text;
+}
+
+}  // namespace labcheck::sim

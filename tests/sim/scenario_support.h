@@ -1,0 +1,41 @@
+// Runs the real lab_check binary on a simulated machine (tests/sim/machines/*.json) and reads its
+// JSON report, for the scenario tests.
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace labcheck::sim {
+
+struct SimRun {
+  int exit_code = -1;
+  double wall_s = 0;
+  nlohmann::json report;  // the JSON report (null when none was written)
+  std::string stdout_text, stderr_text;
+  std::string markdown;   // the Markdown report, when --out was used
+};
+
+struct SimOptions {
+  std::string machine;  // file name under tests/sim/machines/, or an absolute path
+  std::vector<std::string> args = {"--quick"};             // besides --out and --python
+  std::vector<std::pair<std::string, std::string>> env;   // extra environment
+};
+
+// build/lab_check with LD_LIBRARY_PATH=build/sim-nvidia and LABCHECK_SIM_MACHINE set, the report
+// written into a fresh temp folder.
+SimRun RunLabCheck(const SimOptions& options);
+
+const nlohmann::json* Check(const SimRun& run, const std::string& id);
+std::string Verdict(const SimRun& run, const std::string& id);
+// A measurement's value by key, from any check.
+std::optional<double> Measured(const SimRun& run, const std::string& key);
+// The hint ids the expectations section raised.
+std::vector<std::string> HintIds(const SimRun& run);
+bool HasHint(const SimRun& run, const std::string& id);
+// Everything a check says (summary, reason, hint, error, table notes) in one string.
+std::string CheckText(const SimRun& run, const std::string& id);
+
+}  // namespace labcheck::sim
