@@ -25,11 +25,11 @@ namespace {
 
 constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitNotWritten = 3, kExitInterrupted = 130;
 
-std::string JsonBeside(const std::string& md) {
+}  // namespace
+
+std::string JsonBesideMarkdown(const std::string& md) {
   return md.size() > 3 && md.compare(md.size() - 3, 3, ".md") == 0 ? md.substr(0, md.size() - 3) + ".json" : md + ".json";
 }
-
-}  // namespace
 
 int RunClusterAllReduce(const ClusterOptions& options, Lang lang, const std::string& self_exe) {
   const bool ru = lang == Lang::Ru;
@@ -119,12 +119,12 @@ int RunClusterAllReduce(const ClusterOptions& options, Lang lang, const std::str
     }
   };
   write(options.out, Anonymize(ReportToMarkdown(report), who));
-  write(JsonBeside(options.out), json_text);
+  write(JsonBesideMarkdown(options.out), json_text);
   if (options.json) {
     std::fwrite(json_text.data(), 1, json_text.size(), stdout);
   } else {
     std::cout << Anonymize(ReportToTerminal(report, TerminalStyle::ForStream(STDOUT_FILENO)), who);
-    if (written) std::cout << (ru ? "Отчёт: " : "Report: ") << Anonymize(options.out, who) << ", " << Anonymize(JsonBeside(options.out), who) << "\n";
+    if (written) std::cout << (ru ? "Отчёт: " : "Report: ") << Anonymize(options.out, who) << ", " << Anonymize(JsonBesideMarkdown(options.out), who) << "\n";
   }
   std::cout.flush();
   if (report.meta.interrupted) return kExitInterrupted;

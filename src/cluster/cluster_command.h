@@ -22,6 +22,9 @@ struct ClusterOptions {
   bool rank_reports = false;
 };
 
+// "x.md" → "x.json", anything else gets ".json" added (as the full check's --out).
+std::string JsonBesideMarkdown(const std::string& markdown_path);
+
 int RunClusterAllReduce(const ClusterOptions& options, Lang lang, const std::string& self_exe);
 
 void AddClusterSubcommand(CLI::App& app, const Lang* lang, const std::string& self_exe, int* exit_code);

@@ -1,5 +1,7 @@
 #include "cluster/dist_smoke_command.h"
 
+#include "cluster/cluster_command.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -78,7 +80,7 @@ int RunDistSmoke(const DistSmokeOptions& options, Lang lang) {
   const Identity who = Identity::OfThisProcess();
   AnonymizeReport(report, who);
   const std::string md = options.out.empty() ? "journal/cluster-" + options.test + ".md" : options.out;
-  const std::string json_path = md.size() > 3 && md.compare(md.size() - 3, 3, ".md") == 0 ? md.substr(0, md.size() - 3) + ".json" : md + ".json";
+  const std::string json_path = JsonBesideMarkdown(md);
   const std::string json_text = AnonymizeJson(ReportToJson(report), who).dump(2) + "\n";
   bool written = WriteFileAtomically(md, Anonymize(ReportToMarkdown(report), who)).ok();
   written = WriteFileAtomically(json_path, json_text).ok() && written;

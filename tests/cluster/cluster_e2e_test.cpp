@@ -17,12 +17,9 @@ using nlohmann::json;
 using testing::ClusterCheck;
 using testing::ReportJson;
 
-constexpr const char* kProfileEnv = "LABCHECK_TEST_SIM_PROFILE";
-
-// The simulated machine every rank sees (one GPU is enough: each rank is its own node).
-std::string SimProfile() {
-  if (const char* p = std::getenv(kProfileEnv)) return p;
-  return std::string(LAB_CHECK_SOURCE_DIR) + "/tests/sim/machines/cluster-node.json";
+// The simulated machine a rank sees (one GPU is enough: each rank is its own node).
+std::string SimProfile(const std::string& name = "cluster-node") {
+  return std::string(LAB_CHECK_SOURCE_DIR) + "/tests/sim/machines/" + name + ".json";
 }
 
 bool HaveMpirun() {
@@ -38,16 +35,23 @@ class ClusterRun : public ::testing::Test {
     if (!testing::SimNcclPresent()) GTEST_SKIP() << "no simulated NVIDIA libraries in " << testing::SimDir();
     dir_ = *MakePrivateTempDir("lab_check_cluster_test");
     port_ = testing::FreePortPair();
+    // Every "node" has one active 200 Gb/s InfiniBand port: 25 GB/s expected across nodes.
+    const std::string port_dir = dir_ + "/sys/class/infiniband/mlx5_0/ports/1";
+    std::filesystem::create_directories(port_dir);
+    (void)WriteFileAtomically(port_dir + "/rate", "200 Gb/sec (4X HDR)\n");
+    (void)WriteFileAtomically(port_dir + "/state", "4: ACTIVE\n");
+    (void)WriteFileAtomically(port_dir + "/link_layer", "InfiniBand\n");
   }
   void TearDown() override {
     if (!dir_.empty()) RemoveTree(dir_);
   }
   // The variables every rank needs: the simulated libraries, and one "node" per rank.
   std::vector<std::pair<std::string, std::string>> SimEnv() const {
-    return {{"LD_LIBRARY_PATH", testing::SimDir()}, {"LABCHECK_SIM_MACHINE", SimProfile()}, {"LABCHECK_TEST_NODE_PER_RANK", "1"}};
+    return {{"LD_LIBRARY_PATH", testing::SimDir()}, {"LABCHECK_SIM_MACHINE", SimProfile()}, {"LABCHECK_TEST_NODE_PER_RANK", "1"},
+            {"LABCHECK_SYS_ROOT", dir_ + "/sys"}};
   }
   std::vector<std::string> AllReduceArgs(const std::string& name) const {
-    return {LAB_CHECK_BINARY, "allreduce", "--json", "--lang", "en", "--quick", "--max-mib", "16", "--port", std::to_string(port_),
+    return {LAB_CHECK_BINARY, "allreduce", "--json", "--lang", "en", "--max-mib", "2", "--port", std::to_string(port_),
             "--stall-s", "3", "--timeout", "20", "--out", dir_ + "/" + name + ".md"};
   }
   // mpirun -np 2 with extra variables for both ranks.
@@ -65,10 +69,11 @@ class ClusterRun : public ::testing::Test {
     return RunChild(spec, CancelToken::Never());
   }
   // One rank started by hand as torchrun would: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR/PORT.
-  ChildSpec HandRank(int rank, int world, const std::string& name) const {
+  ChildSpec HandRank(int rank, int world, const std::string& name, const std::string& profile = "cluster-node") const {
     ChildSpec spec;
     spec.argv = AllReduceArgs(name);
     spec.set_env = SimEnv();
+    spec.set_env[1].second = SimProfile(profile);
     for (auto [k, v] : std::vector<std::pair<std::string, std::string>>{
              {"RANK", std::to_string(rank)}, {"WORLD_SIZE", std::to_string(world)}, {"LOCAL_RANK", "0"},
              {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", std::to_string(port_ - 1)}})
@@ -160,6 +165,29 @@ TEST_F(ClusterRun, HangingRankIsNamed) {
   EXPECT_EQ((*check)["data"]["hung_ranks"], json::array({1})) << (*check)["data"].dump(1);
   EXPECT_EQ((*check)["data"]["dead_ranks"], json::array());
   EXPECT_NE(check->value("reason", "").find("rank 1 (node 1): hung"), std::string::npos) << check->value("reason", "");
+}
+
+TEST_F(ClusterRun, SlowNodeIsNamed) {
+  ChildSpec r0 = HandRank(0, 2, "s0"), r1 = HandRank(1, 2, "s1", "cluster-node-slow");
+  std::vector<ChildOutcome> out = testing::RunTogether({r0, r1});
+  ASSERT_TRUE(out[0].exited_ok()) << out[0].Describe() << "\n" << out[0].Tail(40);
+  const json* check = ClusterCheck(ReportJson(out[0].out));
+  ASSERT_NE(check, nullptr) << out[0].out;
+  EXPECT_EQ(check->value("status", ""), "WARN") << check->dump(1);
+  EXPECT_EQ((*check)["data"]["slowest_node"], 1) << (*check)["data"]["nodes"].dump(1);
+  EXPECT_EQ((*check)["data"]["out_of_line_nodes"], json::array({1}));
+  EXPECT_NE(check->value("reason", "").find("node 1 alone"), std::string::npos) << check->value("reason", "");
+}
+
+TEST_F(ClusterRun, WrongSumOnOneNodeIsNamed) {
+  ChildSpec r0 = HandRank(0, 2, "w0", "cluster-node-wrong-sum"), r1 = HandRank(1, 2, "w1", "cluster-node-wrong-sum");
+  std::vector<ChildOutcome> out = testing::RunTogether({r0, r1});
+  EXPECT_EQ(out[0].exit_code, 1) << out[0].Describe() << "\n" << out[0].Tail(40);
+  const json* check = ClusterCheck(ReportJson(out[0].out));
+  ASSERT_NE(check, nullptr) << out[0].out;
+  EXPECT_EQ(check->value("status", ""), "FAIL");
+  EXPECT_EQ((*check)["data"]["wrong_sum_ranks"], json::array({1})) << (*check)["data"].dump(1);
+  EXPECT_NE(check->value("reason", "").find("rank 1 (node 1): wrong sum"), std::string::npos) << check->value("reason", "");
 }
 
 TEST_F(ClusterRun, MismatchedWorldSizesFailWithoutHanging) {

@@ -157,7 +157,8 @@ Result<nlohmann::json> AllReduceRankJob(const std::vector<std::string>& raw_args
   Status joined = got == nccl::kSuccess ? JoinCommunicator(nccl, process, id, rank, world)
                                         : Status::Error("ncclGetUniqueId failed: " + nccl.Describe(got));
   if (!joined.ok()) {
-    state["init_error"] = joined.message();
+    // Name this rank's view of the world: a mismatch of world sizes fails here.
+    state["init_error"] = joined.message() + "; this process: rank " + std::to_string(rank) + " of " + std::to_string(world);
     progress.Phase("init_failed");
     return state;
   }
