@@ -130,7 +130,8 @@ TEST_F(ClusterRun, TwoTorchrunStyleRanks) {
   EXPECT_TRUE(out[1].exited_ok()) << out[1].Describe();
   EXPECT_TRUE(out[1].out.empty()) << "rank 1 must print nothing: " << out[1].out;
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/t1.json")) << "rank 1 must write nothing";
-  const json* check = ClusterCheck(ReportJson(out[0].out));
+  const json report = ReportJson(out[0].out);
+  const json* check = ClusterCheck(report);
   ASSERT_NE(check, nullptr) << out[0].out;
   ExpectBothRanksFigures(*check);
   EXPECT_EQ((*check)["data"]["launcher"], "torchrun");
@@ -140,7 +141,8 @@ TEST_F(ClusterRun, KilledRankIsNamed) {
   if (!HaveMpirun()) GTEST_SKIP() << "no mpirun (openmpi-bin)";
   ChildOutcome out = Mpirun({{"LABCHECK_TEST_ALLREDUCE_KILL_RANK", "1"}, {"LABCHECK_TEST_ALLREDUCE_FAULT_SIZE", "1"}});
   EXPECT_EQ(out.exit_code, 1) << out.Describe() << "\n" << out.Tail(40);
-  const json* check = ClusterCheck(ReportJson(out.out));
+  const json report = ReportJson(out.out);
+  const json* check = ClusterCheck(report);
   ASSERT_NE(check, nullptr) << out.out;
   EXPECT_EQ(check->value("status", ""), "FAIL");
   EXPECT_EQ((*check)["data"]["dead_ranks"], json::array({1})) << (*check)["data"].dump(1);
@@ -160,7 +162,8 @@ TEST_F(ClusterRun, HangingRankIsNamed) {
   }
   std::vector<ChildOutcome> out = testing::RunTogether({r0, r1});
   EXPECT_EQ(out[0].exit_code, 1) << out[0].Describe() << "\n" << out[0].Tail(40);
-  const json* check = ClusterCheck(ReportJson(out[0].out));
+  const json report = ReportJson(out[0].out);
+  const json* check = ClusterCheck(report);
   ASSERT_NE(check, nullptr) << out[0].out;
   EXPECT_EQ((*check)["data"]["hung_ranks"], json::array({1})) << (*check)["data"].dump(1);
   EXPECT_EQ((*check)["data"]["dead_ranks"], json::array());
@@ -171,7 +174,8 @@ TEST_F(ClusterRun, SlowNodeIsNamed) {
   ChildSpec r0 = HandRank(0, 2, "s0"), r1 = HandRank(1, 2, "s1", "cluster-node-slow");
   std::vector<ChildOutcome> out = testing::RunTogether({r0, r1});
   ASSERT_TRUE(out[0].exited_ok()) << out[0].Describe() << "\n" << out[0].Tail(40);
-  const json* check = ClusterCheck(ReportJson(out[0].out));
+  const json report = ReportJson(out[0].out);
+  const json* check = ClusterCheck(report);
   ASSERT_NE(check, nullptr) << out[0].out;
   EXPECT_EQ(check->value("status", ""), "WARN") << check->dump(1);
   EXPECT_EQ((*check)["data"]["slowest_node"], 1) << (*check)["data"]["nodes"].dump(1);
@@ -183,7 +187,8 @@ TEST_F(ClusterRun, WrongSumOnOneNodeIsNamed) {
   ChildSpec r0 = HandRank(0, 2, "w0", "cluster-node-wrong-sum"), r1 = HandRank(1, 2, "w1", "cluster-node-wrong-sum");
   std::vector<ChildOutcome> out = testing::RunTogether({r0, r1});
   EXPECT_EQ(out[0].exit_code, 1) << out[0].Describe() << "\n" << out[0].Tail(40);
-  const json* check = ClusterCheck(ReportJson(out[0].out));
+  const json report = ReportJson(out[0].out);
+  const json* check = ClusterCheck(report);
   ASSERT_NE(check, nullptr) << out[0].out;
   EXPECT_EQ(check->value("status", ""), "FAIL");
   EXPECT_EQ((*check)["data"]["wrong_sum_ranks"], json::array({1})) << (*check)["data"].dump(1);
@@ -198,7 +203,8 @@ TEST_F(ClusterRun, MismatchedWorldSizesFailWithoutHanging) {
   std::vector<ChildOutcome> out = testing::RunTogether({r0, r1});
   EXPECT_FALSE(out[0].timed_out);
   EXPECT_EQ(out[0].exit_code, 1) << out[0].Describe() << "\n" << out[0].Tail(40);
-  const json* check = ClusterCheck(ReportJson(out[0].out));
+  const json report = ReportJson(out[0].out);
+  const json* check = ClusterCheck(report);
   ASSERT_NE(check, nullptr) << out[0].out;
   EXPECT_EQ(check->value("status", ""), "FAIL");
   // Rank 1 never joined rank 0's world of 2: it is named as missing or as failing to join.
