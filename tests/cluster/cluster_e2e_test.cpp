@@ -137,6 +137,42 @@ TEST_F(ClusterRun, TwoTorchrunStyleRanks) {
   EXPECT_EQ((*check)["data"]["launcher"], "torchrun");
 }
 
+// The real launcher: two torchrun agents with --nnodes 2 meet through c10d on 127.0.0.1 and each
+// starts one lab_check (--no_python); MASTER_ADDR/MASTER_PORT come from torchrun itself.
+TEST_F(ClusterRun, TorchrunLauncherAcrossTwoNodes) {
+  const char* chosen = std::getenv("LABCHECK_TEST_PYTHON");
+  const std::string python = chosen && *chosen ? chosen : "/usr/bin/python3";
+  ChildSpec probe;
+  probe.argv = {python, "-c", "import torch.distributed.run"};
+  probe.timeout_s = 60;
+  if (!RunChild(probe, CancelToken::Never()).exited_ok()) GTEST_SKIP() << "no torch.distributed.run in " << python;
+  const int rdzv = testing::FreePortPair();
+  std::vector<ChildSpec> agents(2);
+  for (int n = 0; n < 2; ++n) {
+    // --redirects/--tee: torch 1.13's default cannot be parsed on Python 3.11 (docs/smoke-tests.md).
+    agents[n].argv = {python, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc_per_node", "1", "--rdzv_backend", "c10d",
+                      "--rdzv_endpoint", "127.0.0.1:" + std::to_string(rdzv), "--rdzv_id", "lab" + std::to_string(rdzv),
+                      "--max_restarts", "0", "--redirects", "2", "--tee", "2", "--no_python"};
+    for (const std::string& a : AllReduceArgs("torchrun" + std::to_string(n)))
+      if (a != "--port" && a != std::to_string(port_)) agents[n].argv.push_back(a);
+    agents[n].set_env = SimEnv();
+    agents[n].timeout_s = 200;
+  }
+  std::vector<ChildOutcome> out = testing::RunTogether(agents);
+  int reports = 0;
+  for (const ChildOutcome& o : out) {
+    ASSERT_TRUE(o.exited_ok()) << o.Describe() << "\n" << o.Tail(30);
+    const json report = ReportJson(o.out);
+    if (const json* check = ClusterCheck(report)) {
+      ++reports;
+      ExpectBothRanksFigures(*check);
+      EXPECT_EQ((*check)["data"]["launcher"], "torchrun");
+      EXPECT_EQ((*check)["data"]["rendezvous"], "MASTER_ADDR");
+    }
+  }
+  EXPECT_EQ(reports, 1) << "exactly the node of rank 0 prints the report";
+}
+
 TEST_F(ClusterRun, KilledRankIsNamed) {
   if (!HaveMpirun()) GTEST_SKIP() << "no mpirun (openmpi-bin)";
   ChildOutcome out = Mpirun({{"LABCHECK_TEST_ALLREDUCE_KILL_RANK", "1"}, {"LABCHECK_TEST_ALLREDUCE_FAULT_SIZE", "1"}});
