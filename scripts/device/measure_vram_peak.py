@@ -115,8 +115,8 @@ def predict(record, args):
         return
     command = [args.lab_check, "vram", record["model"], "--method", record["method"], "--seq", str(args.seq),
                "--batch", str(args.batch), "--lora-rank", str(args.lora_rank), "--json"]
-    if args.checkpointing:
-        command.append("--checkpointing")
+    # Say it both ways: lab_check turns checkpointing on by default for QLoRA (as PEFT does).
+    command.append("--checkpointing" if args.checkpointing else "--no-checkpointing")
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     predicted = json.loads(out)["memory"]["peak_allocated"]["bytes"]
     record["predicted_peak_allocated_bytes"] = predicted

@@ -1,5 +1,6 @@
 #include "app/all_checks.h"
 
+#include "compat/compat_check.h"
 #include "cpu_bench/cpu_checks.h"
 #include "env/env_checks.h"
 #include "expect/expectations.h"
@@ -13,6 +14,7 @@ Registry AllChecks() {
   RegisterEnvironmentChecks(registry);
   RegisterCpuChecks(registry);
   RegisterGpuChecks(registry);
+  RegisterCompatChecks(registry);  // after gpu.inventory: it reads the driver and the cards from it
   RegisterSmokeChecks(registry);
   return registry;
 }

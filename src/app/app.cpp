@@ -10,7 +10,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/burn_command.h"
 #include "app/check_command.h"
+#include "app/cli_language.h"
 #include "calc/calc_commands.h"
 #include "cluster/cluster_command.h"
 #include "cluster/dist_smoke_command.h"
@@ -30,16 +32,6 @@ std::string SelfExe(const char* argv0) {
   return argv0;
 }
 
-// --lang is read before CLI11 runs so that its own messages could follow; it only needs the
-// value, and CLI11 validates it properly afterwards.
-Lang PeekLang(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if ((a == "--lang" && i + 1 < argc && std::string(argv[i + 1]) == "en") || a == "--lang=en") return Lang::En;
-  }
-  return Lang::Ru;
-}
-
 }  // namespace
 
 int RunApp(int argc, char** argv) {
@@ -50,14 +42,19 @@ int RunApp(int argc, char** argv) {
     return RunChildJobMain(argv[2], args);
   }
 
-  const bool ru = PeekLang(argc, argv) == Lang::Ru;
+  // --lang is read before the command line is built, so that the help, every subcommand's
+  // description and CLI11's own messages follow it; CLI11 validates the value afterwards.
+  const Lang peeked = PeekLang(argc, argv);
+  const bool ru = peeked == Lang::Ru;
   CLI::App app(ru ? "lab_check — проверка лаборатории: окружение, замеры GPU и CPU, связь между картами, "
                     "смоук-тесты PyTorch и отчёт «Ожидалось в курсе → у вас»."
                   : "lab_check — checks your lab machine: environment, GPU and CPU benchmarks, GPU-to-GPU "
                     "links, PyTorch smoke tests, and the 'Expected → measured' report.",
                "lab_check");
+  LocalizeCli(app, peeked);
   app.fallthrough();
-  app.set_version_flag("--version", std::string("lab_check ") + LAB_CHECK_VERSION);
+  app.set_version_flag("--version", std::string("lab_check ") + LAB_CHECK_VERSION,
+                       ru ? "показать версию и выйти" : "print the version and exit");
 
   CheckCommandOptions options;
   std::string lang = "ru";
@@ -71,6 +68,9 @@ int RunApp(int argc, char** argv) {
                  ru ? "путь Markdown-отчёта; JSON ляжет рядом с расширением .json"
                     : "Markdown report path; the JSON goes beside it with .json")
       ->capture_default_str();
+  app.add_option("--html", options.html,
+                 ru ? "путь HTML-отчёта с графиками (по умолчанию рядом с Markdown, .html)"
+                    : "HTML report with charts (default: beside the Markdown report, .html)");
   app.add_flag("--json-only", options.json_only,
                ru ? "напечатать только JSON, без таблиц и Markdown" : "print only the JSON, no tables or Markdown");
   app.add_option("--lang", lang, ru ? "язык отчёта" : "report language")
@@ -102,11 +102,13 @@ int RunApp(int argc, char** argv) {
   expect::AddReportSubcommands(app, &parsed_lang, &subcommand_exit);
   cluster::AddClusterSubcommand(app, &parsed_lang, self_exe, &subcommand_exit);
   cluster::AddDistSmokeSubcommand(app, &parsed_lang, &subcommand_exit);
+  AddBurnSubcommand(app, &parsed_lang, &subcommand_exit, self_exe);
+  FinishLocalizingCli(app, peeked);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
+    const int code = ReportParseError(app, e, peeked);
     return code == 0 ? kExitOk : kExitUsage;
   }
   options.lang = lang == "en" ? Lang::En : Lang::Ru;

@@ -13,7 +13,7 @@
 #include "probes/python_probe.h"
 #include "report/anonymize.h"
 #include "report/json_writer.h"
-#include "report/markdown_writer.h"
+#include "report/report_files.h"
 #include "report/terminal_writer.h"
 #include "runner/runner.h"
 
@@ -79,7 +79,10 @@ int RunCheckCommand(const CheckCommandOptions& options, const std::string& self_
                    Anonymize(s.message(), who).c_str());
     }
   };
-  if (!options.json_only) write(options.out, Anonymize(ReportToMarkdown(report), who));
+  const std::string html_path = options.html.empty() ? HtmlPathBeside(options.out) : options.html;
+  if (!options.json_only) {
+    for (const ReportFile& f : ReportFiles(report, options.out, html_path)) write(f.path, Anonymize(f.content, who));
+  }
   write(json_path, json_text);
 
   if (options.json_only || !written) {
@@ -89,7 +92,7 @@ int RunCheckCommand(const CheckCommandOptions& options, const std::string& self_
     std::cout << Anonymize(ReportToTerminal(report, TerminalStyle::ForStream(STDOUT_FILENO)), who);
     if (written) {
       std::cout << (ru ? "Отчёт: " : "Report: ") << Anonymize(options.out, who) << ", "
-                << Anonymize(json_path, who) << "\n";
+                << Anonymize(json_path, who) << ", " << Anonymize(html_path, who) << "\n";
     }
   }
   std::cout.flush();

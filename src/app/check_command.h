@@ -1,4 +1,5 @@
-// The default command: run every registered check, write journal/lab-report.{md,json}, print.
+// The default command: run every registered check, write journal/lab-report.{md,json,html} and the
+// charts as journal/lab-report-<chart>.svg, print.
 #pragma once
 #include <string>
 
@@ -11,6 +12,7 @@ struct CheckCommandOptions {
   bool skip_dist = false;
   bool json_only = false;
   std::string out = "journal/lab-report.md";
+  std::string html;  // --html PATH; empty: beside the Markdown report (journal/lab-report.html)
   Lang lang = Lang::Ru;
   std::string python;  // as given with --python; empty: pick automatically
   double timeout_scale = 1;

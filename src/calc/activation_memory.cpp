@@ -1,75 +1,138 @@
 #include "calc/activation_memory.h"
 
+#include <algorithm>
+
 namespace labcheck::calc {
 namespace {
 
 constexpr double kBf16 = 2;
 constexpr double kFp32 = 4;
+// GPU-resident layers while activations stream to and from the CPU: the one computing and the one
+// being copied (torchtune's OffloadActivations overlaps one transfer with compute).
+constexpr double kLayersInFlight = 2;
 
-// HF LlamaRMSNorm (and its Qwen/Mistral/Gemma copies) upcasts to FP32, so backward keeps the FP32
-// input and the normalised BF16 tensor that multiplies the weight.
-double RmsNormBytes(double width) { return (kFp32 + kBf16) * width; }
+// HF LlamaRMSNorm (and its Qwen/Mistral/Gemma copies, torchtune's RMSNorm) upcasts to FP32, so
+// backward keeps the FP32 input and the normalised BF16 tensor that multiplies the weight.
+// Compiled, the chain is recomputed from the BF16 input.
+double RmsNormBytes(double width, bool compile) { return compile ? kBf16 * width : (kFp32 + kBf16) * width; }
+
+// The layers whose weights get gradients: all of them, or those with adapters.
+LoraTargets TrainedLayers(const TrainingSettings& s) {
+  return s.method == Method::Full ? LoraTargets::AllLinear() : s.lora_targets;
+}
 
 }  // namespace
 
-LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, int64_t lora_rank) {
+LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const TrainingSettings& s) {
   const double h = static_cast<double>(arch.hidden);
   const double q = static_cast<double>(arch.q_dim());
   const double kv = static_cast<double>(arch.kv_dim());
+  const double heads = static_cast<double>(arch.heads);
+  const LoraTargets a = TrainedLayers(s);
+  const bool lora = s.method != Method::Full;
   LayerActivationBytes bytes;
-  bytes.norms = arch.norms_per_layer * RmsNormBytes(h);
+  bytes.norms = arch.norms_per_layer * RmsNormBytes(h, s.compile);
 
-  double attention = kBf16 * h;                       // input of q, k, v projections (shared)
-  if (arch.qk_norm) attention += RmsNormBytes(q + kv);  // per-head norms of q and k
-  attention += 2 * kBf16 * (q + kv);                  // RoPE: q, k and their rotate_half copies
-  attention += kBf16 * (q + 2 * kv);                  // fused attention keeps q, k, v (k, v at KV heads)
-  attention += kBf16 * q;                             // its output, also the o_proj input
-  attention += kFp32 * static_cast<double>(arch.heads);  // log-sum-exp per head
+  // q, k and v read one input, saved when any of them is trained.
+  double attention = (a.q || a.k || a.v) ? kBf16 * h : 0;
+  if (arch.qk_norm) attention += RmsNormBytes(q + kv, s.compile);  // per-head norms of q and k
+  // RoPE multiplies by cos/sin, which need no gradient: nothing per token is saved for it.
+  if (s.attention == Attention::Eager) {
+    // transformers' eager path repeats k and v to all heads, saves them for the two matmuls, and
+    // keeps the FP32 softmax and its BF16 cast: 6 bytes x heads x seq per token.
+    attention += kBf16 * 3 * q + (kFp32 + kBf16) * heads * static_cast<double>(s.seq);
+  } else {
+    attention += kBf16 * (q + 2 * kv);      // fused attention keeps q, k, v (k, v at KV heads)
+    attention += kFp32 * heads;             // and the log-sum-exp per head
+  }
+  attention += kBf16 * q;                   // its output (flash/efficient backward need it)
+  if (a.o) attention += kBf16 * q;          // o_proj's input: a contiguous copy of that output
   bytes.attention = attention;
 
-  // Gated MLP keeps gate output (for the activation), activation output and up output (for the
-  // product) and the product (for down_proj): 4 tensors of the MLP width. A plain MLP keeps 2.
-  const double per_width = arch.gated_mlp ? 4 * kBf16 : 2 * kBf16;
-  double mlp = kBf16 * h;  // input of the MLP (or of the router)
-  double lora_widths = 0;  // sum of in-features of the adapted MLP layers, for LoRA
-  double lora_layers = 4;  // q, k, v, o
+  // Gated MLP: SiLU keeps the gate output, the product keeps activation and up outputs, down_proj
+  // keeps the product when it is trained.
+  auto mlp_widths = [&](bool down_trained) {
+    if (!arch.gated_mlp) return down_trained ? 2.0 : 1.0;
+    return down_trained ? 4.0 : 3.0;
+  };
+  const bool mlp_input = a.gate || a.up;
+  double mlp = mlp_input ? kBf16 * h : 0;  // input of gate/up, saved when they are trained
+  double lora_inputs = 0;                  // in-features of adapted layers (FP32 copies)
+  double lora_layers = 0;                  // adapted layers (rank-wide outputs)
+  if (a.q) lora_inputs += h, lora_layers += 1;
+  if (a.k) lora_inputs += h, lora_layers += 1;
+  if (a.v) lora_inputs += h, lora_layers += 1;
+  if (a.o) lora_inputs += q, lora_layers += 1;
+  auto add_mlp_lora = [&](double width, double copies) {
+    const double gate = (a.gate && arch.gated_mlp) ? 1 : 0, up = a.up ? 1 : 0, down = a.down ? 1 : 0;
+    lora_inputs += copies * ((gate + up) * h + down * width);
+    lora_layers += copies * (gate + up + down);
+  };
   if (arch.moe.enabled()) {
     const double k = static_cast<double>(arch.moe.experts_per_token);
     const double w = static_cast<double>(arch.moe.expert_intermediate);
     const double e = static_cast<double>(arch.moe.experts);
-    mlp += 2 * kFp32 * e;                  // router logits and softmax, FP32
-    mlp += k * (kBf16 * h + per_width * w);  // each routed copy of the token through its expert
-    lora_widths = k * ((arch.gated_mlp ? 2 : 1) * h + w);
-    lora_layers += k * (arch.gated_mlp ? 3 : 2);
+    const bool experts_trained = s.method == Method::Full || s.lora_experts;
+    mlp = kBf16 * h;                        // router input
+    mlp += 2 * kFp32 * e;                   // router logits and softmax, FP32
+    mlp += k * ((experts_trained && mlp_input ? kBf16 * h : 0) + kBf16 * mlp_widths(experts_trained && a.down) * w);
+    if (lora && experts_trained) add_mlp_lora(w, k);
   } else {
     const double w = static_cast<double>(arch.intermediate);
-    mlp += per_width * w;
-    lora_widths = (arch.gated_mlp ? 2 : 1) * h + w;
-    lora_layers += arch.gated_mlp ? 3 : 2;
+    mlp += kBf16 * mlp_widths(a.down) * w;
+    if (lora) add_mlp_lora(w, 1);
   }
   bytes.mlp = mlp;
 
-  if (lora_rank > 0) {
-    // PEFT casts each adapted layer's input to the adapter's FP32 dtype before lora_A, and lora_A
-    // keeps that copy for its weight gradient; lora_B keeps lora_A's rank-wide FP32 output.
-    const double attention_inputs = 3 * h + q;  // q, k, v read h; o reads q
-    bytes.lora = kFp32 * (attention_inputs + lora_widths) + kFp32 * static_cast<double>(lora_rank) * lora_layers;
+  if (lora) {
+    // PEFT casts each adapted layer's input to the adapter dtype before lora_A; with FP32 adapters
+    // that is a new FP32 copy that lora_A keeps for its weight gradient (BF16 adapters reuse the
+    // input already counted). lora_B keeps lora_A's rank-wide output.
+    const bool fp32 = s.adapter_bytes > kBf16;
+    bytes.lora = (fp32 ? kFp32 * lora_inputs : 0) + s.adapter_bytes * static_cast<double>(s.lora_rank) * lora_layers;
   }
   return bytes;
 }
 
-double ActivationBytes(const Architecture& arch, int64_t tokens, bool checkpointing, int64_t lora_rank) {
-  const double per_layer = LayerActivationsPerToken(arch, lora_rank).total();
+double ActivationBytes(const Architecture& arch, const TrainingSettings& s) {
+  const double per_layer = LayerActivationsPerToken(arch, s).total();
   const double h = static_cast<double>(arch.hidden);
-  const double head = RmsNormBytes(h) + kBf16 * h;  // final norm + lm_head input
+  // Final norm; lm_head keeps its input only when it is trained (full fine-tuning).
+  const double head = RmsNormBytes(h, s.compile) + (s.method == Method::Full ? kBf16 * h : 0);
   const double layers = static_cast<double>(arch.layers);
-  const double per_token = checkpointing ? layers * kBf16 * h + per_layer + head : layers * per_layer + head;
-  return per_token * static_cast<double>(tokens);
+  double stored_layers = s.checkpointing ? layers * kBf16 * h : layers * per_layer;
+  if (s.offload.activations) {
+    stored_layers = std::min(stored_layers, kLayersInFlight * (s.checkpointing ? kBf16 * h : per_layer));
+  }
+  const double recomputed = s.checkpointing ? per_layer : 0;
+  return (stored_layers + recomputed + head) * static_cast<double>(s.batch * s.seq);
 }
 
-double LogitsBytes(const Architecture& arch, int64_t tokens) {
-  const double per_token = (kBf16 + kFp32 + 2 * kFp32) * static_cast<double>(arch.vocab);
-  return per_token * static_cast<double>(tokens);
+double LogitsBytes(const Architecture& arch, const TrainingSettings& s) {
+  const double v = static_cast<double>(arch.vocab);
+  double per_token = 0;
+  switch (s.loss) {
+    case LossKind::Full:
+      // BF16 logits kept in the output (2V), FP32 log-probabilities saved by cross-entropy (4V),
+      // the FP32 gradients of the log-probs and of the upcast logits at the start of backward (8V).
+      per_token = (kBf16 + kFp32 + 2 * kFp32) * v;
+      break;
+    case LossKind::Chunked:
+      // Every chunk's BF16 logits and FP32 log-probs stay for backward (6V); the FP32 gradients
+      // exist for one chunk at a time.
+      per_token = (kBf16 + kFp32) * v;
+      break;
+    case LossKind::Fused:
+      // Output layer and loss in one chunked kernel: the BF16 gradient of the hidden state is
+      // computed in forward (2h) and one chunk of FP32 logits and their gradient is alive; Liger
+      // sizes chunks to tokens x hidden / vocab, so that chunk is about 8h per token.
+      per_token = (kBf16 + 2 * kFp32) * static_cast<double>(arch.hidden);
+      break;
+  }
+  // torch.compile of the loss (torchtune compiles it with the model) fuses the upcast, the
+  // log-softmax and its backward: the FP32 log-probabilities are recomputed, not saved (4V less).
+  if (s.compile && s.loss != LossKind::Fused) per_token -= kFp32 * v;
+  return per_token * static_cast<double>(s.batch * s.seq);
 }
 
 }  // namespace labcheck::calc

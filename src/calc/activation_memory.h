@@ -1,35 +1,37 @@
-// Activation memory of one training step, re-derived for today's decoders (RMSNorm, RoPE,
-// grouped-query attention through a fused kernel, SwiGLU/GeGLU, MoE) as the Hugging Face
-// implementations save tensors for backward. Counted in bytes per token; docs/calculators.md
-// walks through every term.
+// Activation memory of one training step, derived for today's decoders (RMSNorm, RoPE,
+// grouped-query attention, SwiGLU/GeGLU, MoE) from which tensors autograd saves for backward:
+// a linear layer saves its input only when its weight is trained (LoRA: when it has an adapter),
+// a multiplication by a constant (RoPE's cos/sin) saves only the constant, fused attention saves
+// q, k, v, its output and the log-sum-exp, eager attention the S x S scores. torch.compile
+// recomputes pointwise chains in backward instead of saving them. docs/calculators.md walks
+// through every term.
 #pragma once
 #include <cstdint>
 
 #include "calc/architecture.h"
+#include "calc/training_settings.h"
 
 namespace labcheck::calc {
 
 // Bytes saved for backward per token in one decoder layer, BF16 activations.
 struct LayerActivationBytes {
-  double norms = 0;      // RMSNorm: FP32 copy of the input (4h) + normalised BF16 (2h), each norm
-  double attention = 0;  // q/k/v input, q/k norms, RoPE copies, fused attention inputs/outputs
+  double norms = 0;      // RMSNorm: FP32 copy of the input and normalised BF16 (compiled: the input)
+  double attention = 0;  // q/k/v input, q/k norms, attention inputs/outputs, o_proj input, S² scores (eager)
   double mlp = 0;        // MLP input, gate/up/activation/product (x k experts for MoE) and router
-  double lora = 0;       // LoRA: FP32 copy of each adapted layer's input + rank-wide output
+  double lora = 0;       // LoRA: FP32 copies of adapted inputs (FP32 adapters) + rank-wide outputs
 
   double total() const { return norms + attention + mlp + lora; }
 };
 
-// `lora_rank` 0 means no adapters (full fine-tuning).
-LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, int64_t lora_rank);
+LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const TrainingSettings& settings);
 
-// Activations of the whole model for `tokens` = batch x seq: all layers, or with gradient
-// checkpointing each layer's input (2h) plus one layer recomputed during backward.
-// The final norm and the lm_head input (8h per token) are kept in both cases.
-double ActivationBytes(const Architecture& arch, int64_t tokens, bool checkpointing, int64_t lora_rank);
+// Activations of the whole model for batch x seq tokens: all layers, or with gradient
+// checkpointing each layer's input plus one layer recomputed during backward; with activation
+// offload only the layers in flight stay on the GPU. The final norm (and the lm_head input when
+// lm_head is trained) come on top.
+double ActivationBytes(const Architecture& arch, const TrainingSettings& settings);
 
-// The loss over the vocabulary at the start of backward: BF16 logits kept in the output (2V),
-// FP32 log-probabilities saved by cross-entropy (4V), and the FP32 gradients of the log-probs and
-// of the upcast logits (8V): 14 bytes x vocab per token.
-double LogitsBytes(const Architecture& arch, int64_t tokens);
+// The loss over the vocabulary at the start of backward, per the loss kernel (see LossKind).
+double LogitsBytes(const Architecture& arch, const TrainingSettings& settings);
 
 }  // namespace labcheck::calc

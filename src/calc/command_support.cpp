@@ -23,6 +23,15 @@ std::optional<ModelInput> ResolveOrFail(const std::string& text, const CommandCo
   return std::move(model).value();
 }
 
+std::optional<TrainingSettings> SettingsOrFail(const TrainingOptions& options, const CommandContext& context) {
+  auto settings = ToTrainingSettings(options, context.lang());
+  if (!settings.ok()) {
+    context.Fail(settings.status().message());
+    return std::nullopt;
+  }
+  return std::move(settings).value();
+}
+
 nlohmann::json ModelJson(const ModelInput& model) {
   nlohmann::json j = {{"name", model.display_name},
                       {"source", model.source},

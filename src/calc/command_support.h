@@ -10,6 +10,7 @@
 
 #include "calc/calc_commands.h"
 #include "calc/model_input.h"
+#include "calc/training_options.h"
 #include "core/table.h"
 
 namespace labcheck::calc {
@@ -27,6 +28,9 @@ struct CommandContext {
 
 // Resolves MODEL or prints why not and sets exit code 2.
 std::optional<ModelInput> ResolveOrFail(const std::string& text, const CommandContext& context);
+
+// The training knobs turned into settings, or why not printed with exit code 2.
+std::optional<TrainingSettings> SettingsOrFail(const TrainingOptions& options, const CommandContext& context);
 
 // The model block shared by every command's JSON.
 nlohmann::json ModelJson(const ModelInput& model);

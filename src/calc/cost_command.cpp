@@ -81,8 +81,8 @@ void Run(const CostOptions& o, const CommandContext& context) {
   const Throughput throughput = ResolveThroughput(o.tflops, report ? &*report : nullptr, nullptr, CalcConstants::Builtin());
   const TrainingCost cost = ComputeTrainingCost(in, throughput);
   if (o.json) {
-    nlohmann::json j = {{"command", "cost"}, {"cost", TrainingCostJson(cost, in, throughput, lang)},
-                        {"counting", MethodCounting(in.method, in.recompute).In(lang)}};
+    nlohmann::json j = {{"command", "cost"}, {"cost", TrainingCostJson(cost, in, throughput, Lang::En)},
+                        {"counting", MethodCounting(in.method, in.recompute).In(Lang::En)}};
     if (model) j["model"] = ModelJson(*model);
     PrintJson(j, context);
     context.Succeed();
@@ -119,19 +119,19 @@ void Run(const CostOptions& o, const CommandContext& context) {
 
 void AddCostCommand(CLI::App& app, const CommandContext& context) {
   auto options = std::make_shared<CostOptions>();
-  CLI::App* sub = app.add_subcommand("cost", "Training FLOPs (6ND), time, GPU-hours and money");
-  auto* model = sub->add_option("--model", options->model, "catalog name, size, config.json path or cached HF repo id");
-  auto* params = sub->add_option("--params", options->params, "parameter count N (7B, 70e9)");
+  CLI::App* sub = app.add_subcommand("cost", T("FLOPs обучения (6ND), время, GPU-часы и деньги", "Training FLOPs (6ND), time, GPU-hours and money").In(context.lang()));
+  auto* model = sub->add_option("--model", options->model, T("имя из каталога, размер, путь к config.json или id репозитория HF из локального кэша", "catalog name, size, config.json path or cached HF repo id").In(context.lang()));
+  auto* params = sub->add_option("--params", options->params, T("число параметров N (7B, 70e9)", "parameter count N (7B, 70e9)").In(context.lang()));
   model->excludes(params);
-  sub->add_option("--tokens", options->tokens, "training tokens D (1e9, 2B)")->required();
+  sub->add_option("--tokens", options->tokens, T("токенов обучения D (1e9, 2B)", "training tokens D (1e9, 2B)").In(context.lang()))->required();
   sub->add_option("--method", options->method, "full | lora | qlora")->check(CLI::IsMember({"full", "lora", "qlora"}));
-  sub->add_flag("--checkpointing", options->checkpointing, "full activation recomputation (one more forward)");
-  auto* tflops = sub->add_option("--tflops", options->tflops, "achieved TFLOPS per GPU")->check(CLI::Range(0.001, 1e6));
-  auto* from_report = sub->add_flag("--from-report", options->from_report, "use smoke.llama.train_tflops from the last report");
+  sub->add_flag("--checkpointing", options->checkpointing, T("полный пересчёт активаций (ещё один прямой проход)", "full activation recomputation (one more forward)").In(context.lang()));
+  auto* tflops = sub->add_option("--tflops", options->tflops, T("достигнутые TFLOPS на одну GPU", "achieved TFLOPS per GPU").In(context.lang()))->check(CLI::Range(0.001, 1e6));
+  auto* from_report = sub->add_flag("--from-report", options->from_report, T("взять smoke.llama.train_tflops из последнего отчёта", "use smoke.llama.train_tflops from the last report").In(context.lang()));
   tflops->excludes(from_report);
-  sub->add_option("--gpus", options->gpus, "GPUs training together")->check(CLI::Range(1, 100000));
-  sub->add_option("--price", options->price, "price per GPU-hour")->check(CLI::Range(0.0, 1e9));
-  sub->add_flag("--json", options->json, "print JSON only");
+  sub->add_option("--gpus", options->gpus, T("сколько GPU обучают вместе", "GPUs training together").In(context.lang()))->check(CLI::Range(1, 100000));
+  sub->add_option("--price", options->price, T("цена одного GPU-часа", "price per GPU-hour").In(context.lang()))->check(CLI::Range(0.0, 1e9));
+  sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });
 }
 

@@ -5,6 +5,7 @@
 
 #include "calc/byte_units.h"
 #include "calc/kv_cache.h"
+#include "calc/serving.h"
 #include "calc/subcommands.h"
 
 namespace labcheck::calc {
@@ -31,6 +32,10 @@ void Run(const KvOptions& o, const CommandContext& context) {
     return;
   }
   const Architecture& arch = *model->arch;
+  if (const Status tp = CheckTensorParallel(arch, o.tp, lang); !tp.ok()) {
+    context.Fail(tp.message() + T(". Возьмите --tp, который делит число голов.", ". Use a --tp that divides the head counts.").In(lang));
+    return;
+  }
   KvSettings s{o.context > 0 ? o.context : arch.max_context, o.batch, o.dtype == "fp8" ? 1.0 : 2.0, o.tp};
   if (s.context <= 0) {
     context.Fail(T("в config.json нет max_position_embeddings: задайте --context", "config.json has no max_position_embeddings: give --context").In(lang));
@@ -54,7 +59,9 @@ void Run(const KvOptions& o, const CommandContext& context) {
   table.columns = {T("Что", "What"), T("Значение", "Value")};
   table.AddRow({T("KV-голов на GPU", "KV heads per GPU"),
                 fmt::format("{} ({} / tp {}{})", kv.kv_heads_per_gpu, arch.kv_heads, s.tp,
-                            arch.kv_heads < s.tp ? T(", размножены", ", replicated").In(lang) : "")});
+                            arch.kv_heads < s.tp ? T(fmt::format(", каждая размножена на {} GPU, как в vLLM", s.tp / arch.kv_heads),
+                                                     fmt::format(", each replicated on {} GPUs, as vLLM does", s.tp / arch.kv_heads)).In(lang)
+                                                 : "")});
   table.AddRow({T("Слои: полное внимание / скользящее окно", "Layers: full attention / sliding window"),
                 fmt::format("{} / {}", kv.full_layers, kv.sliding_layers)});
   table.AddRow({T("Байт на токен (все слои)", "Bytes per token (all layers)"),
@@ -76,14 +83,14 @@ void Run(const KvOptions& o, const CommandContext& context) {
 
 void AddKvCommand(CLI::App& app, const CommandContext& context) {
   auto options = std::make_shared<KvOptions>();
-  CLI::App* sub = app.add_subcommand("kv", "KV-cache size per token, per sequence and per GPU");
-  sub->add_option("model", options->model, "catalog name, config.json path or cached HF repo id")->required();
-  sub->add_option("--context", options->context, "tokens per sequence (default: the model's maximum)")
+  CLI::App* sub = app.add_subcommand("kv", T("размер KV-кэша на токен, на последовательность и на GPU", "KV-cache size per token, per sequence and per GPU").In(context.lang()));
+  sub->add_option("model", options->model, T("имя из каталога, путь к config.json или id репозитория HF из локального кэша", "catalog name, config.json path or cached HF repo id").In(context.lang()))->required();
+  sub->add_option("--context", options->context, T("токенов в последовательности (по умолчанию: максимум модели)", "tokens per sequence (default: the model's maximum)").In(context.lang()))
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
-  sub->add_option("--batch", options->batch, "sequences held at once")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  sub->add_option("--batch", options->batch, T("последовательностей одновременно", "sequences held at once").In(context.lang()))->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   sub->add_option("--kv-dtype", options->dtype, "bf16 | fp8")->check(CLI::IsMember({"bf16", "fp8"}));
-  sub->add_option("--tp", options->tp, "tensor-parallel degree")->check(CLI::Range(1, 1024));
-  sub->add_flag("--json", options->json, "print JSON only");
+  sub->add_option("--tp", options->tp, T("степень тензорного параллелизма", "tensor-parallel degree").In(context.lang()))->check(CLI::Range(1, 1024));
+  sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });
 }
 

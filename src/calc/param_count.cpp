@@ -10,8 +10,6 @@ int64_t MlpParams(const Architecture& arch, int64_t width) {
   return (arch.gated_mlp ? 3 : 2) * arch.hidden * width;
 }
 
-int64_t LinearCountInMlp(const Architecture& arch) { return arch.gated_mlp ? 3 : 2; }
-
 // SigLIP-style ViT: patch embedding (conv), learned positions, pre-norm blocks with biased
 // linear layers and two LayerNorms (weight and bias), a final LayerNorm, then a projector into
 // the text model (Gemma 3: a hidden_v x hidden_t matrix and an RMSNorm of hidden_v), counted apart.
@@ -70,22 +68,24 @@ int64_t ParamCounts::matmul_active(const Architecture& arch) const {
   return attention + mlp_active + router + arch.vocab * arch.hidden;
 }
 
-int64_t LoraParams(const Architecture& arch, int64_t rank) {
+int64_t LoraParams(const Architecture& arch, int64_t rank, const LoraTargets& t, bool experts) {
   const int64_t q = arch.q_dim(), kv = arch.kv_dim(), h = arch.hidden;
   // q: h->q, k and v: h->kv, o: q->h.
-  const int64_t attention = rank * ((h + q) + 2 * (h + kv) + (q + h));
+  const int64_t attention = rank * ((t.q ? h + q : 0) + (t.k ? h + kv : 0) + (t.v ? h + kv : 0) + (t.o ? q + h : 0));
+  // gate and up: h->width, down: width->h (a plain MLP has up and down only).
+  auto mlp = [&](int64_t width) {
+    return rank * (((t.gate && arch.gated_mlp) ? h + width : 0) + (t.up ? h + width : 0) + (t.down ? width + h : 0));
+  };
   int64_t total = 0;
   for (int64_t layer = 0; layer < arch.layers; ++layer) {
-    int64_t mlp = 0;
+    int64_t adapters = attention;
     if (arch.IsMoeLayer(layer)) {
-      mlp = arch.moe.experts * LinearCountInMlp(arch) * rank * (h + arch.moe.expert_intermediate);
-      if (arch.moe.shared_expert_intermediate > 0) {
-        mlp += LinearCountInMlp(arch) * rank * (h + arch.moe.shared_expert_intermediate);
-      }
+      if (experts) adapters += arch.moe.experts * mlp(arch.moe.expert_intermediate);
+      if (arch.moe.shared_expert_intermediate > 0) adapters += mlp(arch.moe.shared_expert_intermediate);
     } else {
-      mlp = LinearCountInMlp(arch) * rank * (h + arch.intermediate);
+      adapters += mlp(arch.intermediate);
     }
-    total += attention + mlp;
+    total += adapters;
   }
   return total;
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "calc/architecture.h"
+#include "calc/training_settings.h"
 
 namespace labcheck::calc {
 
@@ -34,8 +35,10 @@ struct ParamCounts {
 
 ParamCounts CountParams(const Architecture& arch);
 
-// Parameters of LoRA adapters of rank `rank` on every linear layer of the decoder ("all-linear":
-// q, k, v, o, gate, up, down, each expert's too): rank x (in + out) per matrix.
-int64_t LoraParams(const Architecture& arch, int64_t rank);
+// Parameters of LoRA adapters of rank `rank`: rank x (in + out) per adapted matrix. all-linear:
+// q, k, v, o, gate, up, down (each expert's too when `experts`; the MoE router never); attention:
+// q, k, v, o; qv: q and v; or any list of those and gate, up, down.
+int64_t LoraParams(const Architecture& arch, int64_t rank, const LoraTargets& targets = LoraTargets::AllLinear(),
+                   bool experts = true);
 
 }  // namespace labcheck::calc

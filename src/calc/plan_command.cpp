@@ -8,6 +8,7 @@
 #include "calc/byte_units.h"
 #include "calc/machine_report.h"
 #include "calc/subcommands.h"
+#include "calc/training_options.h"
 #include "calc/training_plan.h"
 #include "reference/gpu_catalog.h"
 
@@ -16,12 +17,7 @@ namespace {
 
 struct PlanOptions {
   std::string model;
-  std::string method = "lora";
-  std::string optimizer = "adamw";
-  std::string precision = "bf16";
-  int64_t seq = 2048;
-  bool checkpointing = false;
-  int64_t lora_rank = 16;
+  TrainingOptions training;
   std::string tokens = "100M";
   bool json = false;
 };
@@ -36,19 +32,24 @@ void Run(const PlanOptions& o, const CommandContext& context) {
                    fmt::format("--tokens \"{}\": expected a token count such as 1e9 or 500M", o.tokens)).In(lang));
     return;
   }
-  TrainingSettings s;
-  s.method = *ParseMethod(o.method);
-  s.optimizer = *ParseOptimizer(o.optimizer);
-  s.precision = *ParsePrecision(o.precision);
-  s.seq = o.seq;
-  s.checkpointing = o.checkpointing;
-  s.lora_rank = o.lora_rank;
+  const auto settings = SettingsOrFail(o.training, context);
+  if (!settings) return;
+  const TrainingSettings& s = *settings;
+  const std::vector<DefaultTaken> defaults = DefaultsTaken(o.training, s);
   const CalcConstants& k = CalcConstants::Builtin();
 
   std::vector<LiveGpu> gpus;
   if (context.env->live_gpus) gpus = context.env->live_gpus();
   auto report_read = ReadMachineReport(context.env->last_report_path);
   const MachineReport* report = report_read.ok() ? &report_read.value() : nullptr;
+  // No live inventory (the driver is not reachable now): the cards the last report measured.
+  bool gpus_from_report = false;
+  if (gpus.empty() && report) {
+    for (const ReportGpu& g : report->gpus) {
+      if (g.memory_total_gib > 0) gpus.push_back({g.name, g.memory_total_gib});
+    }
+    gpus_from_report = !gpus.empty();
+  }
   double memory_gib = 0;
   const reference::GpuSpec* reference_gpu = nullptr;
   if (!gpus.empty()) {
@@ -69,12 +70,13 @@ void Run(const PlanOptions& o, const CommandContext& context) {
     for (const LiveGpu& g : gpus) names.push_back({{"name", g.name}, {"memory_total_gib", g.memory_total_gib}});
     PrintJson({{"command", "plan"},
                {"model", ModelJson(*model)},
-               {"settings", {{"method", o.method}, {"optimizer", o.optimizer}, {"precision", o.precision}, {"seq", o.seq},
-                             {"checkpointing", o.checkpointing}, {"lora_rank", o.lora_rank}}},
+               {"settings", TrainingSettingsJson(s)},
+               {"defaults_taken", DefaultsJson(defaults)},
                {"gpus", names},
+               {"gpus_from_report", gpus_from_report},
                {"report", report ? nlohmann::json(report->path) : nlohmann::json(nullptr)},
-               {"tflops_per_gpu", {{"low", throughput.tflops_low}, {"high", throughput.tflops_high}, {"source", throughput.source.In(lang)}}},
-               {"allreduce_busbw_gbps", {{"value", bandwidth.busbw_gbps}, {"source", bandwidth.source.In(lang)}}},
+               {"tflops_per_gpu", {{"low", throughput.tflops_low}, {"high", throughput.tflops_high}, {"source", throughput.source.In(Lang::En)}}},
+               {"allreduce_busbw_gbps", {{"value", bandwidth.busbw_gbps}, {"source", bandwidth.source.In(Lang::En)}}},
                {"plan", TrainingPlanJson(plan)}},
               context);
     context.Succeed();
@@ -90,7 +92,12 @@ void Run(const PlanOptions& o, const CommandContext& context) {
   PrintLine(T(fmt::format("GPU: {} × {} (берётся наименьшая память: {:.1f} GiB)", gpus.size(), gpus.front().name, memory_gib),
               fmt::format("GPUs: {} × {} (planning with the smallest memory: {:.1f} GiB)", gpus.size(), gpus.front().name, memory_gib)).In(lang),
             context);
+  if (gpus_from_report) {
+    PrintLine(T("GPU сейчас не видны: беру карты и их память из отчёта.", "No GPUs visible now: the cards and their memory come from the report.").In(lang), context);
+  }
   PrintLine(report_line.In(lang), context);
+  PrintLine(T("Настройки: ", "Settings: ").In(lang) + SettingsLine(s), context);
+  if (!defaults.empty()) PrintLine(T("По умолчанию: ", "Defaults taken: ").In(lang) + DefaultsLine(defaults, lang), context);
   if (!plan.shard_gpus) {
     PrintLine(T(fmt::format("Не влезает даже с batch 1 на всех {} картах. Попробуйте --method qlora, --checkpointing или меньший --seq.", gpus.size()),
                 fmt::format("Does not fit even at batch 1 on all {} cards. Try --method qlora, --checkpointing or a shorter --seq.", gpus.size())).In(lang),
@@ -118,10 +125,10 @@ void Run(const PlanOptions& o, const CommandContext& context) {
   PrintTable(table, context);
   PrintLine("", context);
   PrintLine(T(fmt::format("Эпоха {:.3g} токенов (seq {}, batch {}): вычисления {} – {}, обмен между картами до {}.",
-                          plan.tokens, o.seq, plan.batch_at_seq.value_or(1), FormatDuration(plan.cost.hours_low, lang),
+                          plan.tokens, s.seq, plan.batch_at_seq.value_or(1), FormatDuration(plan.cost.hours_low, lang),
                           FormatDuration(plan.cost.hours_high, lang), FormatDuration(plan.comm_hours, lang)),
               fmt::format("An epoch of {:.3g} tokens (seq {}, batch {}): compute {} – {}, communication up to {}.",
-                          plan.tokens, o.seq, plan.batch_at_seq.value_or(1), FormatDuration(plan.cost.hours_low, lang),
+                          plan.tokens, s.seq, plan.batch_at_seq.value_or(1), FormatDuration(plan.cost.hours_low, lang),
                           FormatDuration(plan.cost.hours_high, lang), FormatDuration(plan.comm_hours, lang))).In(lang),
             context);
   PrintLine(T("Скорость: ", "Speed: ").In(lang) + throughput.source.In(lang), context);
@@ -133,16 +140,13 @@ void Run(const PlanOptions& o, const CommandContext& context) {
 
 void AddPlanCommand(CLI::App& app, const CommandContext& context) {
   auto options = std::make_shared<PlanOptions>();
-  CLI::App* sub = app.add_subcommand("plan", "What this machine can train, at which batch and length, and how fast");
-  sub->add_option("model", options->model, "catalog name, size (7B), config.json path or cached HF repo id")->required();
-  sub->add_option("--method", options->method, "full | lora | qlora")->check(CLI::IsMember({"full", "lora", "qlora"}));
-  sub->add_option("--seq", options->seq, "sequence length for the epoch estimate")->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
-  sub->add_flag("--checkpointing", options->checkpointing, "gradient checkpointing");
-  sub->add_option("--optimizer", options->optimizer, "adamw | adamw8bit | sgd")->check(CLI::IsMember({"adamw", "adamw8bit", "sgd"}));
-  sub->add_option("--precision", options->precision, "bf16 | mixed")->check(CLI::IsMember({"bf16", "mixed"}));
-  sub->add_option("--lora-rank", options->lora_rank, "LoRA rank")->check(CLI::Range(int64_t{1}, int64_t{4096}));
-  sub->add_option("--tokens", options->tokens, "tokens in one epoch (default 100M)");
-  sub->add_flag("--json", options->json, "print JSON only");
+  CLI::App* sub = app.add_subcommand("plan", T("что эта машина может обучить, с каким батчем и длиной и как быстро", "What this machine can train, at which batch and length, and how fast").In(context.lang()));
+  sub->add_option("model", options->model, T("имя из каталога, размер (7B), путь к config.json или id репозитория HF из локального кэша", "catalog name, size (7B), config.json path or cached HF repo id").In(context.lang()))->required();
+  options->training.method = "lora";
+  options->training.sharding = "fsdp";  // the plan shards one copy over the fewest cards it fits on
+  AddTrainingOptions(sub, options->training, false, context.lang());
+  sub->add_option("--tokens", options->tokens, T("токенов в одной эпохе (по умолчанию 100M)", "tokens in one epoch (default 100M)").In(context.lang()));
+  sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });
 }
 

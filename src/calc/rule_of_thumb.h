@@ -1,5 +1,5 @@
-// The lesson's rules of thumb (shared/seeds/001), computed beside the detailed estimate, and a
-// sentence on where and why the two differ.
+// The rules of thumb of the course's lesson 3 (section «1. Математика VRAM»), computed beside
+// the detailed estimate, and a sentence on where and why the two differ.
 #pragma once
 #include <optional>
 

@@ -20,6 +20,9 @@ struct ServeOptions {
   double utilization = 0;   // 0: vLLM's default
   int64_t max_model_len = 0;
   std::string kv_dtype = "bf16";
+  int64_t max_num_seqs = 0;
+  int64_t max_num_batched_tokens = 0;
+  bool enforce_eager = false;
   bool json = false;
 };
 
@@ -36,6 +39,7 @@ Text ResolveGpus(const ServeOptions& o, const CommandContext& context, ServeSett
   if (!live.empty()) {
     s.gpus = o.gpus > 0 ? std::min<int>(o.gpus, static_cast<int>(live.size())) : static_cast<int>(live.size());
     s.gpu_memory_gib = live.front().memory_total_gib;
+    s.gpu_name = live.front().name;
     for (const LiveGpu& g : live) s.gpu_memory_gib = std::min(s.gpu_memory_gib, g.memory_total_gib);
     return T(fmt::format("GPU этой машины: {} × {:.1f} GiB", s.gpus, s.gpu_memory_gib),
              fmt::format("this machine's GPUs: {} × {:.1f} GiB", s.gpus, s.gpu_memory_gib));
@@ -61,10 +65,13 @@ void Run(const ServeOptions& o, const CommandContext& context) {
   s.utilization = o.utilization > 0 ? o.utilization : k.vllm_gpu_memory_utilization;
   s.max_model_len = o.max_model_len;
   s.kv_dtype_bytes = o.kv_dtype == "fp8" ? 1 : 2;
+  s.max_num_seqs = o.max_num_seqs;
+  s.max_num_batched_tokens = o.max_num_batched_tokens;
+  s.enforce_eager = o.enforce_eager;
   const ServePlan plan = PlanServing(*model, s, k);
   if (o.json) {
-    nlohmann::json j = {{"command", "serve"}, {"model", ModelJson(*model)}, {"gpu_source", gpu_source.In(lang)}};
-    j["serve"] = ServePlanJson(plan, s, lang);
+    nlohmann::json j = {{"command", "serve"}, {"model", ModelJson(*model)}, {"gpu_source", gpu_source.In(Lang::En)}};
+    j["serve"] = ServePlanJson(plan, s);
     PrintJson(j, context);
     context.Succeed();
     return;
@@ -73,6 +80,11 @@ void Run(const ServeOptions& o, const CommandContext& context) {
   PrintLine(gpu_source.In(lang), context);
   PrintLine(T(fmt::format("Веса в {}: {}", o.quant, FormatGiBAndGB(plan.weights_bytes)),
               fmt::format("Weights at {}: {}", o.quant, FormatGiBAndGB(plan.weights_bytes))).In(lang), context);
+  PrintLine(T(fmt::format("Профиль vLLM: --max-num-seqs {}, --max-num-batched-tokens {}{}", plan.max_num_seqs, plan.max_num_batched_tokens,
+                          plan.batch_defaults_taken ? " (умолчания vLLM для этой карты: 8192/1024 при ≥ 70 GiB, кроме A100, иначе 2048/256)" : ""),
+              fmt::format("vLLM profile: --max-num-seqs {}, --max-num-batched-tokens {}{}", plan.max_num_seqs, plan.max_num_batched_tokens,
+                          plan.batch_defaults_taken ? " (vLLM's defaults for this card: 8192/1024 at ≥ 70 GiB except the A100, else 2048/256)" : "")).In(lang),
+            context);
   PrintLine("", context);
   Table table;
   table.columns = {T("TP", "TP"), T("Веса на GPU", "Weights per GPU"), T("Активации профиля", "Profile activations"),
@@ -84,23 +96,40 @@ void Run(const ServeOptions& o, const CommandContext& context) {
                   t.activation_peak_per_gpu ? FormatGiBAndGB(*t.activation_peak_per_gpu) : T("нужна архитектура", "needs the architecture").In(lang),
                   FormatGiBAndGB(t.kv_room_per_gpu), Tokens(t.kv_tokens, lang), fits});
   }
-  table.notes.push_back(T(fmt::format("vLLM: {:g} × {:g} GiB на карту минус веса, пик активаций профиля и {:g} GiB вне PyTorch; "
-                                      "остаток — KV-кэш. Влезает, если в него помещается одна последовательность{}.",
-                                      s.utilization, s.gpu_memory_gib, k.vllm_non_torch_gib,
+  table.notes.push_back(T(fmt::format("vLLM: {:g} × {:g} GiB на карту минус веса, пик профиля (forward или сэмплер) и {:g} GiB вне PyTorch "
+                                      "({:g} GiB при TP > 1); остаток — KV-кэш блоками по {} токенов. Влезает, если в него помещается одна "
+                                      "последовательность{}.",
+                                      s.utilization, s.gpu_memory_gib, k.vllm_non_torch_gib, k.vllm_non_torch_tp_gib, k.vllm_block_size,
                                       plan.max_model_len > 0 ? fmt::format(" из {} токенов", plan.max_model_len) : ""),
-                          fmt::format("vLLM: {:g} × {:g} GiB per card minus weights, the profile run's activation peak and {:g} GiB "
-                                      "outside PyTorch; the rest is KV cache. Fits when it holds one sequence{}.",
-                                      s.utilization, s.gpu_memory_gib, k.vllm_non_torch_gib,
+                          fmt::format("vLLM: {:g} × {:g} GiB per card minus weights, the profile run's peak (forward or sampler) and {:g} GiB "
+                                      "outside PyTorch ({:g} GiB at TP > 1); the rest is KV cache in blocks of {} tokens. Fits when it holds "
+                                      "one sequence{}.",
+                                      s.utilization, s.gpu_memory_gib, k.vllm_non_torch_gib, k.vllm_non_torch_tp_gib, k.vllm_block_size,
                                       plan.max_model_len > 0 ? fmt::format(" of {} tokens", plan.max_model_len) : "")));
+  if (plan.cuda_graph_bytes > 0) {
+    table.notes.push_back(T(fmt::format("CUDA-графы (до ~{:g} GiB) записываются после KV-кэша из оставшихся {:.0f}% памяти; --enforce-eager обходится без них.",
+                                        k.vllm_cuda_graph_gib, (1 - s.utilization) * 100),
+                            fmt::format("CUDA graphs (up to ~{:g} GiB) are captured after the KV cache, from the remaining {:.0f}% of memory; --enforce-eager does without them.",
+                                        k.vllm_cuda_graph_gib, (1 - s.utilization) * 100)));
+  }
   PrintTable(table, context);
   PrintLine("", context);
   if (plan.chosen_tp) {
     PrintLine(T(fmt::format("Влезает с tensor parallel = {}. Команда:", *plan.chosen_tp),
                 fmt::format("Fits with tensor parallel = {}. Command:", *plan.chosen_tp)).In(lang), context);
     PrintLine("  " + plan.vllm_command, context);
+  } else if (plan.suggested_max_model_len) {
+    PrintLine(T(fmt::format("С --max-model-len {} не влезает: одна последовательность не помещается в KV-кэш. vLLM сам предложит "
+                            "(«the estimated maximum model length is {}»): при tensor parallel = {} влезает --max-model-len {}. Команда:",
+                            plan.max_model_len, *plan.suggested_max_model_len, *plan.suggested_tp, *plan.suggested_max_model_len),
+                fmt::format("It does not fit at --max-model-len {}: one sequence does not fit the KV cache. vLLM itself suggests it "
+                            "(\"the estimated maximum model length is {}\"): at tensor parallel = {} --max-model-len {} fits. Command:",
+                            plan.max_model_len, *plan.suggested_max_model_len, *plan.suggested_tp, *plan.suggested_max_model_len)).In(lang),
+              context);
+    PrintLine("  " + plan.vllm_command, context);
   } else {
-    PrintLine(T("Не влезает: уменьшите --max-model-len, возьмите более сильное квантование или больше GPU.",
-                "Does not fit: lower --max-model-len, quantise further or add GPUs.").In(lang), context);
+    PrintLine(T("Не влезает: веса и профиль не оставляют места KV-кэшу. Возьмите более сильное квантование или больше GPU.",
+                "Does not fit: weights and the profile leave no room for the KV cache. Quantise further or add GPUs.").In(lang), context);
   }
   if (!plan.note.empty()) PrintLine(plan.note.In(lang), context);
   context.Succeed();
@@ -110,16 +139,21 @@ void Run(const ServeOptions& o, const CommandContext& context) {
 
 void AddServeCommand(CLI::App& app, const CommandContext& context) {
   auto options = std::make_shared<ServeOptions>();
-  CLI::App* sub = app.add_subcommand("serve", "Serving with vLLM: fit, tensor parallelism, KV-cache tokens");
-  sub->add_option("model", options->model, "catalog name, size (7B), config.json path or cached HF repo id")->required();
-  sub->add_option("--gpus", options->gpus, "GPUs available")->check(CLI::Range(1, 1024));
-  sub->add_option("--gpu-mem", options->gpu_mem_gib, "memory per GPU, GiB")->check(CLI::Range(0.1, 100000.0));
+  CLI::App* sub = app.add_subcommand("serve", T("инференс в vLLM: поместится ли модель, тензорный параллелизм, токены KV-кэша", "Serving with vLLM: fit, tensor parallelism, KV-cache tokens").In(context.lang()));
+  sub->add_option("model", options->model, T("имя из каталога, размер (7B), путь к config.json или id репозитория HF из локального кэша", "catalog name, size (7B), config.json path or cached HF repo id").In(context.lang()))->required();
+  sub->add_option("--gpus", options->gpus, T("сколько GPU есть", "GPUs available").In(context.lang()))->check(CLI::Range(1, 1024));
+  sub->add_option("--gpu-mem", options->gpu_mem_gib, T("память одной GPU, ГиБ", "memory per GPU, GiB").In(context.lang()))->check(CLI::Range(0.1, 100000.0));
   sub->add_option("--quant", options->quant, "bf16 | int8 | int4")->check(CLI::IsMember({"bf16", "int8", "int4"}));
-  sub->add_option("--utilization", options->utilization, "vLLM --gpu-memory-utilization (default 0.9)")->check(CLI::Range(0.05, 1.0));
-  sub->add_option("--max-model-len", options->max_model_len, "longest sequence (default: the model's maximum)")
+  sub->add_option("--utilization", options->utilization, T("--gpu-memory-utilization для vLLM (по умолчанию 0.9)", "vLLM --gpu-memory-utilization (default 0.9)").In(context.lang()))->check(CLI::Range(0.05, 1.0));
+  sub->add_option("--max-model-len", options->max_model_len, T("самая длинная последовательность (по умолчанию: максимум модели)", "longest sequence (default: the model's maximum)").In(context.lang()))
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   sub->add_option("--kv-dtype", options->kv_dtype, "bf16 | fp8")->check(CLI::IsMember({"bf16", "fp8"}));
-  sub->add_flag("--json", options->json, "print JSON only");
+  sub->add_option("--max-num-seqs", options->max_num_seqs, T("--max-num-seqs для vLLM (по умолчанию как у vLLM для этой карты: 256 или 1024)", "vLLM --max-num-seqs (default: vLLM's for this card, 256 or 1024)").In(context.lang()))
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  sub->add_option("--max-num-batched-tokens", options->max_num_batched_tokens, T("--max-num-batched-tokens для vLLM (по умолчанию как у vLLM: 2048 или 8192)", "vLLM --max-num-batched-tokens (default: vLLM's, 2048 or 8192)").In(context.lang()))
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+  sub->add_flag("--enforce-eager", options->enforce_eager, T("--enforce-eager для vLLM: без CUDA-графов", "vLLM --enforce-eager: no CUDA graphs").In(context.lang()));
+  sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });
 }
 

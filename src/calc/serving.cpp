@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "calc/byte_units.h"
@@ -13,22 +14,50 @@ namespace labcheck::calc {
 namespace {
 
 constexpr double kBf16 = 2;
-constexpr double kFp32 = 4;
 
-// vLLM's profile run pushes max_num_batched_tokens through the model; layers run one after the
-// other, so the peak is one layer's transient tensors: residual and hidden (2h), q/k/v and the
-// attention output, the MLP's gate_up output and its activation (3 widths), split by tp. Then
-// the sampler holds FP32 logits and probabilities for max_num_seqs sequences.
-double ProfileActivationBytes(const Architecture& arch, int tp, const CalcConstants& k) {
+// The forward half of vLLM's profile run pushes max_num_batched_tokens through the model; layers
+// run one after the other, so the peak is one layer's transient tensors: residual and hidden
+// (2h), q/k/v and the attention output, the MLP's gate_up output and its activation (3 widths),
+// split by tp.
+double ProfileForwardBytes(const Architecture& arch, int tp, int64_t tokens) {
   const double width = arch.moe.enabled()
                            ? static_cast<double>(arch.moe.experts_per_token * arch.moe.expert_intermediate)
                            : static_cast<double>(arch.intermediate);
   const double per_token = kBf16 * (2.0 * arch.hidden + (2.0 * arch.q_dim() + 2.0 * arch.kv_dim() + 3 * width) / tp);
-  const double logits = 2 * kFp32 * static_cast<double>(arch.vocab) * k.vllm_max_num_seqs;
-  return per_token * k.vllm_max_num_batched_tokens + logits;
+  return per_token * static_cast<double>(tokens);
+}
+
+// The sampler half: logits of max_num_seqs rows over the whole vocabulary (gathered on every
+// rank), upcast, sorted for top-k/top-p with their int64 indices, softmax, cumulative sum, mask,
+// probabilities and log-probabilities: sampler_bytes_per_vocab_entry bytes per row and entry.
+double ProfileSamplerBytes(const Architecture& arch, int64_t seqs, const CalcConstants& k) {
+  return k.vllm_sampler_bytes_per_vocab_entry * static_cast<double>(arch.vocab) * static_cast<double>(seqs);
 }
 
 std::string FormatUtilization(double u) { return fmt::format("{:g}", u); }
+
+int64_t RoundDownToBlock(int64_t tokens, int64_t block) { return tokens / block * block; }
+
+// The longest max_model_len whose KV cache (whole blocks, windows applied) fits `room`, as vLLM's
+// estimate_max_model_len finds it by bisection.
+int64_t LongestFittingLen(const Architecture& arch, double room, double dtype_bytes, int tp, int64_t limit, int64_t block) {
+  auto need = [&](int64_t len) {
+    const int64_t blocks = (len + block - 1) / block;
+    return ComputeKvCache(arch, {blocks * block, 1, dtype_bytes, tp}).sequence_bytes_per_gpu;
+  };
+  int64_t lo = 0, hi = limit;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    if (need(mid) <= room) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 
 }  // namespace
 
@@ -48,6 +77,12 @@ const char* ServeQuantName(ServeQuant quant) {
   return "?";
 }
 
+BatchDefaults VllmBatchDefaults(double gpu_memory_gib, const std::string& gpu_name, const CalcConstants& k) {
+  const bool large = gpu_memory_gib >= k.vllm_large_gpu_min_gib && Lower(gpu_name).find("a100") == std::string::npos;
+  return large ? BatchDefaults{k.vllm_large_max_num_batched_tokens, k.vllm_large_max_num_seqs}
+               : BatchDefaults{k.vllm_max_num_batched_tokens, k.vllm_max_num_seqs};
+}
+
 double ServingWeightBytes(const ModelInput& model, ServeQuant quant, const CalcConstants& k) {
   const double n = static_cast<double>(model.total_params());
   if (quant == ServeQuant::Bf16) return n * kBf16;
@@ -58,9 +93,29 @@ double ServingWeightBytes(const ModelInput& model, ServeQuant quant, const CalcC
   return quantized * bits / 8 + (n - quantized) * kBf16;
 }
 
+Status CheckTensorParallel(const Architecture& arch, int tp, Lang lang) {
+  if (arch.heads % tp != 0) {
+    return Status::Error(T(fmt::format("tensor parallel {} не делит {} голов внимания: vLLM откажется запускаться "
+                                       "(«Total number of attention heads must be divisible by tensor parallel size»)", tp, arch.heads),
+                           fmt::format("tensor parallel {} does not divide the {} attention heads: vLLM refuses to start "
+                                       "(\"Total number of attention heads must be divisible by tensor parallel size\")", tp, arch.heads)).In(lang));
+  }
+  if (arch.kv_heads % tp != 0 && tp % arch.kv_heads != 0) {
+    return Status::Error(T(fmt::format("tensor parallel {} не делит {} KV-голов и не кратен им: vLLM не может ни поделить, ни размножить их", tp, arch.kv_heads),
+                           fmt::format("tensor parallel {} neither divides the {} KV heads nor is a multiple of them: vLLM can neither split nor replicate them", tp, arch.kv_heads)).In(lang));
+  }
+  return Status::Ok();
+}
+
 ServePlan PlanServing(const ModelInput& model, const ServeSettings& s, const CalcConstants& k) {
   ServePlan plan;
   plan.weights_bytes = ServingWeightBytes(model, s.quant, k);
+  const BatchDefaults defaults = VllmBatchDefaults(s.gpu_memory_gib, s.gpu_name, k);
+  plan.max_num_seqs = s.max_num_seqs > 0 ? s.max_num_seqs : defaults.max_num_seqs;
+  plan.max_num_batched_tokens = s.max_num_batched_tokens > 0 ? s.max_num_batched_tokens : defaults.max_num_batched_tokens;
+  plan.batch_defaults_taken = s.max_num_seqs <= 0 || s.max_num_batched_tokens <= 0;
+  plan.cuda_graph_bytes = s.enforce_eager ? 0 : k.vllm_cuda_graph_gib * kBytesPerGiB;
+  const int64_t block = k.vllm_block_size;
   if (model.arch) {
     plan.max_model_len = s.max_model_len > 0 ? s.max_model_len : model.arch->max_context;
   }
@@ -68,36 +123,61 @@ ServePlan PlanServing(const ModelInput& model, const ServeSettings& s, const Cal
     TpOption o;
     o.tp = tp;
     // Without the architecture the head count is unknown; nearly every model has a power of two.
-    o.heads_divide = model.arch ? model.arch->heads % tp == 0 : (tp & (tp - 1)) == 0;
+    o.heads_divide = model.arch ? CheckTensorParallel(*model.arch, tp, Lang::En).ok() : (tp & (tp - 1)) == 0;
     // vLLM shards every linear layer and the vocabulary; norms (negligible) are replicated.
     o.weights_per_gpu = plan.weights_bytes / tp;
-    o.non_torch_per_gpu = k.vllm_non_torch_gib * kBytesPerGiB;
+    o.non_torch_per_gpu = (tp > 1 ? k.vllm_non_torch_tp_gib : k.vllm_non_torch_gib) * kBytesPerGiB;
     o.budget_per_gpu = s.utilization * s.gpu_memory_gib * kBytesPerGiB;
-    if (model.arch) o.activation_peak_per_gpu = ProfileActivationBytes(*model.arch, tp, k);
+    if (model.arch) {
+      // Forward and sampler run one after the other: the peak is the larger of the two.
+      o.activation_peak_per_gpu = std::max(ProfileForwardBytes(*model.arch, tp, plan.max_num_batched_tokens),
+                                           ProfileSamplerBytes(*model.arch, plan.max_num_seqs, k));
+    }
     o.kv_room_per_gpu = o.budget_per_gpu - o.weights_per_gpu - o.activation_peak_per_gpu.value_or(0) - o.non_torch_per_gpu;
     if (model.arch) {
       KvSettings kv{plan.max_model_len, 1, s.kv_dtype_bytes, tp};
       const KvCache one = ComputeKvCache(*model.arch, kv);
-      // vLLM reports the KV cache in tokens of a full-attention layer stack.
-      o.kv_tokens = o.kv_room_per_gpu > 0 ? static_cast<int64_t>(o.kv_room_per_gpu / one.bytes_per_token_per_gpu) : 0;
-      o.max_concurrency = one.sequence_bytes_per_gpu > 0 && o.kv_room_per_gpu > 0
-                              ? static_cast<int64_t>(o.kv_room_per_gpu / one.sequence_bytes_per_gpu) : 0;
-      o.fits = o.heads_divide && o.kv_room_per_gpu >= one.sequence_bytes_per_gpu;
+      // vLLM splits the room into blocks of 16 tokens of every layer and reports whole blocks.
+      const int64_t raw = o.kv_room_per_gpu > 0 ? static_cast<int64_t>(o.kv_room_per_gpu / one.bytes_per_token_per_gpu) : 0;
+      o.kv_tokens = RoundDownToBlock(raw, block);
+      const int64_t blocks_per_seq = (plan.max_model_len + block - 1) / block;
+      const double seq_bytes = ComputeKvCache(*model.arch, {blocks_per_seq * block, 1, s.kv_dtype_bytes, tp}).sequence_bytes_per_gpu;
+      o.max_concurrency = seq_bytes > 0 && o.kv_room_per_gpu > 0 ? static_cast<int64_t>(o.kv_room_per_gpu / seq_bytes) : 0;
+      o.fits = o.heads_divide && o.kv_room_per_gpu >= seq_bytes;
+      if (o.heads_divide && !o.fits && o.kv_room_per_gpu > 0) {
+        o.longest_fitting_len = LongestFittingLen(*model.arch, o.kv_room_per_gpu, s.kv_dtype_bytes, tp, plan.max_model_len, block);
+      }
     } else {
       o.fits = o.heads_divide && o.kv_room_per_gpu >= k.serve_min_kv_cache_gib * kBytesPerGiB;
     }
     if (o.fits && !plan.chosen_tp) plan.chosen_tp = tp;
     plan.options.push_back(o);
   }
+  if (!plan.chosen_tp) {
+    for (auto it = plan.options.rbegin(); it != plan.options.rend(); ++it) {
+      if (it->longest_fitting_len && *it->longest_fitting_len > 0) {
+        plan.suggested_tp = it->tp;
+        plan.suggested_max_model_len = it->longest_fitting_len;
+        break;
+      }
+    }
+  }
 
-  const std::string repo = model.hf_repo.empty() ? "<model>" : model.hf_repo;
-  std::string command = fmt::format("vllm serve {}", s.quant == ServeQuant::Int4 ? "<AWQ/GPTQ checkpoint of " + repo + ">" : repo);
-  if (plan.chosen_tp.value_or(1) > 1) command += fmt::format(" --tensor-parallel-size {}", *plan.chosen_tp);
-  command += " --gpu-memory-utilization " + FormatUtilization(s.utilization);
-  if (plan.max_model_len > 0) command += fmt::format(" --max-model-len {}", plan.max_model_len);
-  if (s.quant == ServeQuant::Int8) command += " --quantization fp8";
-  if (s.kv_dtype_bytes == 1) command += " --kv-cache-dtype fp8";
-  plan.vllm_command = command;
+  const std::optional<int> tp = plan.chosen_tp ? plan.chosen_tp : plan.suggested_tp;
+  if (tp) {
+    const std::string repo = model.hf_repo.empty() ? "<model>" : model.hf_repo;
+    std::string command = fmt::format("vllm serve {}", s.quant == ServeQuant::Int4 ? "<AWQ/GPTQ checkpoint of " + repo + ">" : repo);
+    if (*tp > 1) command += fmt::format(" --tensor-parallel-size {}", *tp);
+    command += " --gpu-memory-utilization " + FormatUtilization(s.utilization);
+    const int64_t len = plan.chosen_tp ? plan.max_model_len : plan.suggested_max_model_len.value_or(0);
+    if (len > 0) command += fmt::format(" --max-model-len {}", len);
+    if (s.max_num_seqs > 0) command += fmt::format(" --max-num-seqs {}", s.max_num_seqs);
+    if (s.max_num_batched_tokens > 0) command += fmt::format(" --max-num-batched-tokens {}", s.max_num_batched_tokens);
+    if (s.enforce_eager) command += " --enforce-eager";
+    if (s.quant == ServeQuant::Int8) command += " --quantization fp8";
+    if (s.kv_dtype_bytes == 1) command += " --kv-cache-dtype fp8";
+    plan.vllm_command = command;
+  }
   if (s.quant == ServeQuant::Int4) {
     plan.note = T("4 бита: vLLM берёт готовый AWQ/GPTQ-чекпойнт (группа 128, ~4.16 бита на вес); эмбеддинги и lm_head остаются в BF16.",
                   "4-bit: vLLM loads a ready AWQ/GPTQ checkpoint (group 128, ~4.16 bits per weight); embeddings and lm_head stay BF16.");
@@ -114,7 +194,7 @@ ServePlan PlanServing(const ModelInput& model, const ServeSettings& s, const Cal
   return plan;
 }
 
-nlohmann::json ServePlanJson(const ServePlan& plan, const ServeSettings& s, Lang lang) {
+nlohmann::json ServePlanJson(const ServePlan& plan, const ServeSettings& s) {
   nlohmann::json options = nlohmann::json::array();
   for (const TpOption& o : plan.options) {
     options.push_back({{"tp", o.tp},
@@ -126,19 +206,28 @@ nlohmann::json ServePlanJson(const ServePlan& plan, const ServeSettings& s, Lang
                        {"kv_room_per_gpu", BytesJson(o.kv_room_per_gpu)},
                        {"kv_tokens", o.kv_tokens ? nlohmann::json(*o.kv_tokens) : nlohmann::json(nullptr)},
                        {"max_concurrency", o.max_concurrency ? nlohmann::json(*o.max_concurrency) : nlohmann::json(nullptr)},
+                       {"longest_fitting_max_model_len", o.longest_fitting_len ? nlohmann::json(*o.longest_fitting_len) : nlohmann::json(nullptr)},
                        {"fits", o.fits}});
   }
   return {{"quant", ServeQuantName(s.quant)},
           {"gpus", s.gpus},
           {"gpu_memory_gib", s.gpu_memory_gib},
           {"utilization", s.utilization},
+          {"max_num_seqs", plan.max_num_seqs},
+          {"max_num_batched_tokens", plan.max_num_batched_tokens},
+          {"batch_defaults_taken", plan.batch_defaults_taken},
+          {"enforce_eager", s.enforce_eager},
+          {"cuda_graphs_per_gpu", BytesJson(plan.cuda_graph_bytes)},
           {"weights", BytesJson(plan.weights_bytes)},
           {"max_model_len", plan.max_model_len > 0 ? nlohmann::json(plan.max_model_len) : nlohmann::json(nullptr)},
           {"options", options},
           {"fits", plan.chosen_tp.has_value()},
           {"tensor_parallel_size", plan.chosen_tp ? nlohmann::json(*plan.chosen_tp) : nlohmann::json(nullptr)},
-          {"vllm_command", plan.vllm_command},
-          {"note", plan.note.In(lang)}};
+          {"suggested", plan.suggested_tp ? nlohmann::json({{"tensor_parallel_size", *plan.suggested_tp},
+                                                            {"max_model_len", *plan.suggested_max_model_len}})
+                                          : nlohmann::json(nullptr)},
+          {"vllm_command", plan.vllm_command.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan.vllm_command)},
+          {"note", plan.note.In(Lang::En)}};
 }
 
 }  // namespace labcheck::calc

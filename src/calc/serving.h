@@ -1,7 +1,10 @@
 // Serving with vLLM: does the model fit, at which tensor-parallel degree, and how many tokens of
-// KV cache remain. vLLM takes gpu_memory_utilization x card memory, subtracts the weights, the
-// activation peak of its profile run and non-torch memory, and gives the rest to the KV cache;
-// it refuses to start when that cannot hold one sequence of max_model_len.
+// KV cache remain. vLLM (V1 engine, gpu_worker.determine_available_memory) takes
+// gpu_memory_utilization x card memory, subtracts the weights, the torch peak of its profile run
+// (a forward pass of max_num_batched_tokens and a sampler pass over max_num_seqs rows) and the
+// non-torch memory, and gives the rest to the KV cache in blocks of 16 tokens; it refuses to start
+// when that cannot hold one sequence of max_model_len and prints the longest one that fits
+// (vllm/v1/core/kv_cache_utils.py, check_enough_kv_cache_memory / estimate_max_model_len).
 #pragma once
 #include <optional>
 #include <string>
@@ -11,6 +14,7 @@
 
 #include "calc/calc_constants.h"
 #include "calc/model_input.h"
+#include "core/status.h"
 #include "core/text.h"
 
 namespace labcheck::calc {
@@ -22,37 +26,60 @@ const char* ServeQuantName(ServeQuant quant);
 struct ServeSettings {
   int gpus = 1;
   double gpu_memory_gib = 0;
+  std::string gpu_name;  // picks vLLM's batch defaults (A100s get the small ones); may be empty
   ServeQuant quant = ServeQuant::Bf16;
   double utilization = 0.9;
   int64_t max_model_len = 0;  // 0: the model's max_position_embeddings
   double kv_dtype_bytes = 2;
+  int64_t max_num_seqs = 0;            // 0: vLLM's default for this GPU
+  int64_t max_num_batched_tokens = 0;  // 0: likewise
+  bool enforce_eager = false;          // no CUDA graphs
 };
+
+// vLLM's `vllm serve` batch defaults (engine/arg_utils.py get_batch_defaults): 8192 tokens and
+// 1024 sequences on cards of 70 GiB and more other than the A100, else 2048 and 256.
+struct BatchDefaults {
+  int64_t max_num_batched_tokens = 0;
+  int64_t max_num_seqs = 0;
+};
+BatchDefaults VllmBatchDefaults(double gpu_memory_gib, const std::string& gpu_name, const CalcConstants& constants);
 
 struct TpOption {
   int tp = 1;
-  bool heads_divide = true;       // num_attention_heads % tp == 0
+  bool heads_divide = true;       // attention heads and KV heads split (or replicate) evenly
   double weights_per_gpu = 0;
   std::optional<double> activation_peak_per_gpu;  // nullopt: needs the architecture
   double non_torch_per_gpu = 0;
   double budget_per_gpu = 0;      // utilization x memory
   double kv_room_per_gpu = 0;     // may be negative
-  std::optional<int64_t> kv_tokens;       // nullopt: needs the architecture
+  std::optional<int64_t> kv_tokens;       // rounded down to whole blocks; nullopt: needs the architecture
   std::optional<int64_t> max_concurrency; // sequences of max_model_len
+  std::optional<int64_t> longest_fitting_len;  // vLLM's estimate when max_model_len does not fit
   bool fits = false;
 };
 
 struct ServePlan {
   double weights_bytes = 0;  // whole model at the chosen quantisation
   int64_t max_model_len = 0; // 0 when unknown (bare size)
+  int64_t max_num_seqs = 0;
+  int64_t max_num_batched_tokens = 0;
+  bool batch_defaults_taken = false;
+  double cuda_graph_bytes = 0;    // per GPU, captured after the KV cache outside the budget
   std::vector<TpOption> options;  // tp = 1 .. gpus
   std::optional<int> chosen_tp;   // smallest that fits
-  std::string vllm_command;
+  // When nothing fits at max_model_len: the widest working tp and the longest length it holds.
+  std::optional<int> suggested_tp;
+  std::optional<int64_t> suggested_max_model_len;
+  std::string vllm_command;       // empty when nothing can start
   Text note;                       // about quantisation or bare sizes
 };
 
 // Weights of the model served at `quant`: linear layers quantised, embeddings/lm_head BF16.
 double ServingWeightBytes(const ModelInput& model, ServeQuant quant, const CalcConstants& constants);
+// The tp vLLM accepts: it divides the attention heads, and it divides the KV heads or is a
+// multiple of them (then each KV head is replicated on tp / kv_heads GPUs). The error says why not.
+Status CheckTensorParallel(const Architecture& arch, int tp, Lang lang);
 ServePlan PlanServing(const ModelInput& model, const ServeSettings& settings, const CalcConstants& constants);
-nlohmann::json ServePlanJson(const ServePlan& plan, const ServeSettings& settings, Lang lang);
+nlohmann::json ServePlanJson(const ServePlan& plan, const ServeSettings& settings);
 
 }  // namespace labcheck::calc

@@ -16,15 +16,18 @@ constexpr double kFp32 = 4;
 
 double OptimizerStatesPerParam(Optimizer optimizer, double state_bytes) {
   switch (optimizer) {
-    case Optimizer::AdamW: return 2 * state_bytes;  // exp_avg and exp_avg_sq in the parameter's dtype
-    case Optimizer::AdamW8bit: return 2;            // bitsandbytes: two 8-bit states (block scales negligible)
-    case Optimizer::Sgd: return 0;                  // plain SGD without momentum keeps no state
+    case Optimizer::AdamW:
+    case Optimizer::AdamWFused:
+    case Optimizer::PagedAdamW: return 2 * state_bytes;  // exp_avg and exp_avg_sq in the parameter's dtype
+    case Optimizer::AdamW8bit:
+    case Optimizer::PagedAdamW8bit: return 2;            // bitsandbytes: two 8-bit states (block scales negligible)
+    case Optimizer::Sgd: return 0;                       // plain SGD without momentum keeps no state
   }
   return 0;
 }
 
-// torch.optim.AdamW (foreach) computes sqrt(exp_avg_sq) for all parameters at once; bitsandbytes
-// updates each tensor in place; SGD adds the gradient in place.
+// torch.optim.AdamW (foreach, PyTorch's default on CUDA) computes sqrt(exp_avg_sq) for all
+// parameters at once; fused=True and bitsandbytes update each tensor in place; SGD adds in place.
 double StepBufferPerParam(Optimizer optimizer, double state_bytes) {
   return optimizer == Optimizer::AdamW ? state_bytes : 0;
 }
@@ -32,8 +35,38 @@ double StepBufferPerParam(Optimizer optimizer, double state_bytes) {
 Text OptimizerNote(Optimizer optimizer) {
   switch (optimizer) {
     case Optimizer::AdamW: return T("AdamW: два состояния на параметр", "AdamW: two states per parameter");
+    case Optimizer::AdamWFused: return T("AdamW fused: два состояния на параметр, шаг одним ядром", "fused AdamW: two states per parameter, one-kernel step");
     case Optimizer::AdamW8bit: return T("8-битный AdamW (bitsandbytes): 2 байта на параметр", "8-bit AdamW (bitsandbytes): 2 bytes per parameter");
+    case Optimizer::PagedAdamW: return T("paged AdamW (bitsandbytes): два FP32-состояния в unified memory, вне аллокатора PyTorch",
+                                         "paged AdamW (bitsandbytes): two FP32 states in unified memory, outside PyTorch's allocator");
+    case Optimizer::PagedAdamW8bit: return T("paged AdamW 8-бит (bitsandbytes): 2 байта на параметр в unified memory, вне аллокатора PyTorch",
+                                             "paged 8-bit AdamW (bitsandbytes): 2 bytes per parameter in unified memory, outside PyTorch's allocator");
     case Optimizer::Sgd: return T("SGD без момента: состояний нет", "SGD without momentum: no state");
+  }
+  return {};
+}
+
+Text ShardNote(int shards) {
+  if (shards <= 1) return Text("");
+  return T(fmt::format(" / {} GPU", shards), fmt::format(" / {} GPUs", shards));
+}
+
+Text AttentionNote(const TrainingSettings& s) {
+  if (s.attention == Attention::Eager) {
+    return T(fmt::format("eager-внимание хранит матрицу S×S ({}²) на голову", s.seq),
+             fmt::format("eager attention keeps the S×S scores ({}²) per head", s.seq));
+  }
+  return T("fused attention (SDPA/FlashAttention) без S²", "fused attention (SDPA/FlashAttention), no S² term");
+}
+
+Text LossNote(LossKind loss) {
+  switch (loss) {
+    case LossKind::Full: return T("14 байт × словарь на токен: BF16-логиты, FP32 log-softmax и его градиент",
+                                  "14 bytes × vocabulary per token: BF16 logits, FP32 log-softmax and its gradient");
+    case LossKind::Chunked: return T("по частям: 6 байт × словарь на токен (BF16-логиты и FP32 log-softmax всех частей)",
+                                     "chunked: 6 bytes × vocabulary per token (BF16 logits and FP32 log-softmax of every chunk)");
+    case LossKind::Fused: return T("fused linear + cross-entropy: логиты не хранятся, 10 байт × hidden на токен",
+                                   "fused linear + cross-entropy: no logits kept, 10 bytes × hidden per token");
   }
   return {};
 }
@@ -51,45 +84,56 @@ TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSet
   TrainingMemory m;
   const std::optional<ParamCounts> counts = model.counts();
   const double n = static_cast<double>(model.total_params());
-  const double shards = std::max(1, s.gpus);
   const int64_t tokens = s.batch * s.seq;
   m.total_params = model.total_params();
   const bool mixed = s.precision == Precision::Mixed;
+  // FSDP with offload_params keeps weights, gradients and states on the CPU (on one GPU too).
+  const bool params_on_cpu = s.offload.params;
+  const double weight_shards = params_on_cpu ? std::max(1, s.gpus) : s.WeightShards();
+  const double grad_shards = params_on_cpu ? std::max(1, s.gpus) : s.GradientShards();
+  const double state_shards = params_on_cpu ? std::max(1, s.gpus) : s.StateShards();
   auto add = [&m](std::string id, Text label, std::optional<double> bytes, Text note, MemoryPhase phase) {
     m.components.push_back({std::move(id), std::move(label), bytes, std::move(note), phase});
   };
+  const MemoryPhase weight_phase = params_on_cpu ? MemoryPhase::Cpu : MemoryPhase::Always;
 
   // Weights.
   if (s.method == Method::Qlora) {
     const double quantized = counts ? static_cast<double>(counts->quantizable()) : n;
     const double kept = counts ? n - quantized : 0;
-    add("weights", T("Веса (NF4 + BF16)", "Weights (NF4 + BF16)"), (quantized * k.nf4_bits / 8 + kept * kBf16) / shards,
-        counts ? T(fmt::format("{} в NF4 по {:.3f} бита (двойное квантование) + {} в BF16 (эмбеддинги, lm_head, нормы)",
-                               FormatParams(quantized), k.nf4_bits, FormatParams(kept)),
-                   fmt::format("{} in NF4 at {:.3f} bits (double quantisation) + {} in BF16 (embeddings, lm_head, norms)",
-                               FormatParams(quantized), k.nf4_bits, FormatParams(kept)))
+    add("weights", T("Веса (NF4 + BF16)", "Weights (NF4 + BF16)"), (quantized * k.nf4_bits / 8 + kept * kBf16) / weight_shards,
+        counts ? T(fmt::format("{} в NF4 по {:.3f} бита (двойное квантование) + {} в BF16 (эмбеддинги, lm_head, нормы){}",
+                               FormatParams(quantized), k.nf4_bits, FormatParams(kept), ShardNote(weight_shards).ru),
+                   fmt::format("{} in NF4 at {:.3f} bits (double quantisation) + {} in BF16 (embeddings, lm_head, norms){}",
+                               FormatParams(quantized), k.nf4_bits, FormatParams(kept), ShardNote(weight_shards).en))
                : T(fmt::format("все параметры в NF4 по {:.3f} бита; без архитектуры не отделить слои, что остаются в BF16", k.nf4_bits),
                    fmt::format("all parameters in NF4 at {:.3f} bits; without the architecture the BF16 layers cannot be told apart", k.nf4_bits)),
-        MemoryPhase::Always);
+        weight_phase);
   } else {
     const double bytes = (s.method == Method::Full && mixed) ? kFp32 : kBf16;
-    add("weights", T("Веса", "Weights"), n * bytes / shards,
-        T(fmt::format("{} параметров × {:.0f} байта", FormatParams(n), bytes),
-          fmt::format("{} parameters × {:.0f} bytes", FormatParams(n), bytes)),
-        MemoryPhase::Always);
+    add("weights", T("Веса", "Weights"), n * bytes / weight_shards,
+        T(fmt::format("{} параметров × {:.0f} байта{}", FormatParams(n), bytes, ShardNote(weight_shards).ru),
+          fmt::format("{} parameters × {:.0f} bytes{}", FormatParams(n), bytes, ShardNote(weight_shards).en)),
+        weight_phase);
   }
 
   // Trainable parameters: all of them, or the adapters.
   double trainable = n, state_bytes = mixed ? kFp32 : kBf16, grad_bytes = mixed ? kFp32 : kBf16;
   if (s.method != Method::Full) {
-    state_bytes = k.adapter_weight_bytes;
-    grad_bytes = k.adapter_gradient_bytes;
+    state_bytes = s.adapter_bytes;
+    grad_bytes = s.adapter_bytes;
+    const char* dtype = s.adapter_bytes > kBf16 ? "FP32" : "BF16";
     if (model.arch) {
-      trainable = static_cast<double>(LoraParams(*model.arch, s.lora_rank));
-      add("adapters", T("LoRA-адаптеры", "LoRA adapters"), trainable * k.adapter_weight_bytes / shards,
-          T(fmt::format("ранг {} на всех линейных слоях: {} параметров в FP32 (PEFT)", s.lora_rank, FormatParams(trainable)),
-            fmt::format("rank {} on every linear layer: {} parameters in FP32 (PEFT)", s.lora_rank, FormatParams(trainable))),
-          MemoryPhase::Always);
+      trainable = static_cast<double>(LoraParams(*model.arch, s.lora_rank, s.lora_targets, s.lora_experts));
+      const bool moe = model.arch->moe.enabled() && s.lora_targets.mlp();
+      const std::string experts_ru = moe ? (s.lora_experts ? ", и на каждом эксперте" : ", эксперты без адаптеров") : "";
+      const std::string experts_en = moe ? (s.lora_experts ? ", every expert too" : ", experts left out") : "";
+      add("adapters", T("LoRA-адаптеры", "LoRA adapters"), trainable * s.adapter_bytes / weight_shards,
+          T(fmt::format("ранг {} на {}{}: {} параметров в {}", s.lora_rank, LoraTargetsName(s.lora_targets), experts_ru,
+                        FormatParams(trainable), dtype),
+            fmt::format("rank {} on {}{}: {} parameters in {}", s.lora_rank, LoraTargetsName(s.lora_targets), experts_en,
+                        FormatParams(trainable), dtype)),
+          weight_phase);
     } else {
       m.trainable_known = false;
       add("adapters", T("LoRA-адаптеры", "LoRA adapters"), std::nullopt,
@@ -97,38 +141,74 @@ TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSet
     }
   }
   m.trainable_params = m.trainable_known ? static_cast<int64_t>(trainable) : 0;
-  auto per_trainable = [&](double bytes_per_param) -> std::optional<double> {
+  auto per_trainable = [&](double bytes_per_param, double shards) -> std::optional<double> {
     if (!m.trainable_known) return std::nullopt;
     return trainable * bytes_per_param / shards;
   };
+  const bool states_on_cpu = params_on_cpu || s.offload.optimizer;
+  const MemoryPhase state_phase = states_on_cpu ? MemoryPhase::Cpu : IsPaged(s.optimizer) ? MemoryPhase::Paged : MemoryPhase::Always;
   add("optimizer_states", T("Состояния оптимизатора", "Optimizer states"),
-      per_trainable(OptimizerStatesPerParam(s.optimizer, state_bytes)), OptimizerNote(s.optimizer), MemoryPhase::Always);
-  add("gradients", T("Градиенты", "Gradients"), per_trainable(grad_bytes),
-      T(fmt::format("{:.0f} байта на обучаемый параметр", grad_bytes), fmt::format("{:.0f} bytes per trainable parameter", grad_bytes)),
-      MemoryPhase::OptimizerStep);
-  add("optimizer_step_buffer", T("Буфер шага оптимизатора", "Optimizer step buffer"),
-      per_trainable(StepBufferPerParam(s.optimizer, state_bytes)),
-      T("foreach AdamW считает sqrt(v) сразу для всех параметров", "foreach AdamW computes sqrt(v) for all parameters at once"),
-      MemoryPhase::OptimizerStep);
+      per_trainable(OptimizerStatesPerParam(s.optimizer, state_bytes), state_shards),
+      Text(OptimizerNote(s.optimizer).ru + ShardNote(state_shards).ru + (states_on_cpu ? ", в RAM (offload)" : ""),
+           OptimizerNote(s.optimizer).en + ShardNote(state_shards).en + (states_on_cpu ? ", in CPU RAM (offload)" : "")),
+      state_phase);
+
+  // Gradients: all of them before the step, or one tensor at a time when the optimizer runs in
+  // the backward pass (the largest is the embedding or lm_head for full fine-tuning).
+  if (s.optimizer_in_backward) {
+    std::optional<double> largest;
+    if (m.trainable_known) {
+      double biggest = trainable;
+      if (counts) {
+        biggest = s.method == Method::Full
+                      ? static_cast<double>(std::max<int64_t>(counts->embedding, counts->largest_linear))
+                      : static_cast<double>(s.lora_rank) * static_cast<double>(std::max(model.arch->hidden, model.arch->intermediate));
+      }
+      largest = std::min(biggest, trainable) * grad_bytes / grad_shards;
+    }
+    add("gradients", T("Градиенты", "Gradients"), largest,
+        T("шаг оптимизатора в backward: живёт один градиент, самый большой тензор",
+          "optimizer step in backward: one gradient alive at a time, the largest tensor"),
+        MemoryPhase::ForwardBackward);
+  } else {
+    const bool grads_on_cpu = params_on_cpu || s.offload.optimizer;
+    add("gradients", T("Градиенты", "Gradients"), per_trainable(grad_bytes, grad_shards),
+        T(fmt::format("{:.0f} байта на обучаемый параметр{}{}", grad_bytes, ShardNote(grad_shards).ru, grads_on_cpu ? ", в RAM (offload)" : ""),
+          fmt::format("{:.0f} bytes per trainable parameter{}{}", grad_bytes, ShardNote(grad_shards).en, grads_on_cpu ? ", in CPU RAM (offload)" : "")),
+        grads_on_cpu ? MemoryPhase::Cpu : MemoryPhase::OptimizerStep);
+    if (!grads_on_cpu) {
+      add("optimizer_step_buffer", T("Буфер шага оптимизатора", "Optimizer step buffer"),
+          per_trainable(StepBufferPerParam(s.optimizer, state_bytes), state_shards),
+          s.optimizer == Optimizer::AdamW
+              ? T("foreach AdamW считает sqrt(v) сразу для всех параметров", "foreach AdamW computes sqrt(v) for all parameters at once")
+              : T("шаг на месте, без временного буфера", "in-place step, no temporary buffer"),
+          MemoryPhase::OptimizerStep);
+    }
+  }
+  if (s.gpus > 1 && s.sharding == Sharding::Ddp && !s.optimizer_in_backward) {
+    // DistributedDataParallel all-reduces through flat buckets that hold a second copy of every
+    // gradient (gradient_as_bucket_view=False, the default).
+    add("ddp_buckets", T("Буферы DDP", "DDP buckets"), per_trainable(grad_bytes, 1),
+        T("копия градиентов в корзинах all-reduce (gradient_as_bucket_view=False)",
+          "a copy of the gradients in the all-reduce buckets (gradient_as_bucket_view=False)"),
+        MemoryPhase::OptimizerStep);
+  }
 
   // Activations and logits need the architecture.
-  const int64_t lora_rank = s.method == Method::Full ? 0 : s.lora_rank;
   std::optional<double> activations, logits;
   if (model.arch) {
-    activations = ActivationBytes(*model.arch, tokens, s.checkpointing, lora_rank);
-    logits = LogitsBytes(*model.arch, tokens);
+    activations = ActivationBytes(*model.arch, s);
+    logits = LogitsBytes(*model.arch, s);
   }
+  std::string how_ru = s.checkpointing ? fmt::format("{} токенов; checkpointing: вход каждого слоя + один слой при пересчёте", tokens)
+                                       : fmt::format("{} токенов, все слои", tokens);
+  std::string how_en = s.checkpointing ? fmt::format("{} tokens; checkpointing: each layer's input + one layer recomputed", tokens)
+                                       : fmt::format("{} tokens, all layers", tokens);
+  if (s.offload.activations) how_ru += "; offload: на GPU два слоя в пути", how_en += "; offload: two layers in flight on the GPU";
+  if (s.compile) how_ru += "; torch.compile", how_en += "; torch.compile";
   add("activations", T("Активации", "Activations"), activations,
-      s.checkpointing
-          ? T(fmt::format("{} токенов; checkpointing: вход каждого слоя + один слой при пересчёте", tokens),
-              fmt::format("{} tokens; checkpointing: each layer's input + one layer recomputed", tokens))
-          : T(fmt::format("{} токенов, все слои (SwiGLU, GQA, fused attention)", tokens),
-              fmt::format("{} tokens, all layers (SwiGLU, GQA, fused attention)", tokens)),
-      MemoryPhase::ForwardBackward);
-  add("logits", T("Логиты и loss", "Logits and loss"), logits,
-      T("14 байт × словарь на токен: BF16-логиты, FP32 log-softmax и его градиент",
-        "14 bytes × vocabulary per token: BF16 logits, FP32 log-softmax and its gradient"),
-      MemoryPhase::ForwardBackward);
+      T(how_ru + "; " + AttentionNote(s).ru, how_en + "; " + AttentionNote(s).en), MemoryPhase::ForwardBackward);
+  add("logits", T("Логиты и loss", "Logits and loss"), logits, LossNote(s.loss), MemoryPhase::ForwardBackward);
   if (s.method == Method::Qlora) {
     std::optional<double> buffer;
     if (counts) buffer = static_cast<double>(counts->largest_linear) * kBf16;
@@ -136,11 +216,16 @@ TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSet
         T("самая большая матрица слоя в BF16 на время умножения", "the largest layer matrix in BF16 during its matmul"),
         MemoryPhase::ForwardBackward);
   }
-  if (s.gpus > 1 && counts) {
+  if ((weight_shards > 1 || params_on_cpu) && counts) {
     const double layer_params = static_cast<double>(counts->attention + counts->mlp + counts->router) / model.arch->layers;
-    const double bytes = s.method == Method::Qlora ? k.nf4_bits / 8 : kBf16;  // gathered in the compute dtype
-    add("fsdp_gathered", T("Собранные слои FSDP", "FSDP gathered layers"), 2 * layer_params * bytes,
-        T("текущий и следующий слой целиком на время вычисления", "the current and the prefetched layer, unsharded"),
+    const double bytes = s.method == Method::Qlora ? k.nf4_bits / 8 : kBf16;  // gathered in the storage dtype
+    // The current and the prefetched layer unsharded; full fine-tuning adds the current layer's
+    // unsharded gradient before its reduce-scatter.
+    const double layers = s.method == Method::Full ? 3 : 2;
+    add("fsdp_gathered", T("Собранные слои FSDP", "FSDP gathered layers"), layers * layer_params * bytes,
+        s.method == Method::Full ? T("текущий и следующий слой целиком + градиент слоя до reduce-scatter",
+                                     "the current and the prefetched layer unsharded + the layer's gradient before reduce-scatter")
+                                 : T("текущий и следующий слой целиком на время вычисления", "the current and the prefetched layer, unsharded"),
         MemoryPhase::ForwardBackward);
   }
 
@@ -152,12 +237,13 @@ TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSet
       complete = false;
       continue;
     }
-    m.known_bytes += c.phase == MemoryPhase::Always ? *c.bytes : 0;
     if (c.phase == MemoryPhase::Always) always += *c.bytes;
     if (c.phase == MemoryPhase::ForwardBackward) forward += *c.bytes;
     if (c.phase == MemoryPhase::OptimizerStep) step += *c.bytes;
+    if (c.phase == MemoryPhase::Paged) m.paged_bytes += *c.bytes;
+    if (c.phase == MemoryPhase::Cpu) m.cpu_bytes += *c.bytes;
   }
-  m.known_bytes += std::max(forward, step);
+  m.known_bytes = always + std::max(forward, step);
   const double context = k.cuda_context_gib * kBytesPerGiB;
   if (complete) {
     const double peak = always + std::max(forward, step);
@@ -176,7 +262,7 @@ TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSet
 }
 
 nlohmann::json TrainingMemoryJson(const TrainingMemory& m) {
-  static const char* kPhases[] = {"always", "forward_backward", "optimizer_step", "outside_allocator"};
+  static const char* kPhases[] = {"always", "forward_backward", "optimizer_step", "outside_allocator", "paged", "cpu"};
   nlohmann::json components = nlohmann::json::array();
   for (const MemoryComponent& c : m.components) {
     nlohmann::json item = {{"id", c.id}, {"phase", kPhases[static_cast<int>(c.phase)]}};
@@ -188,6 +274,8 @@ nlohmann::json TrainingMemoryJson(const TrainingMemory& m) {
           {"trainable_params", m.trainable_known ? nlohmann::json(m.trainable_params) : nlohmann::json(nullptr)},
           {"peak_allocated", m.peak_allocated_bytes ? BytesJson(*m.peak_allocated_bytes) : nlohmann::json(nullptr)},
           {"peak_total", m.peak_total_bytes ? BytesJson(*m.peak_total_bytes) : nlohmann::json(nullptr)},
+          {"paged_outside_allocator", BytesJson(m.paged_bytes)},
+          {"cpu_offloaded", BytesJson(m.cpu_bytes)},
           {"known_lower_bound", BytesJson(m.known_bytes)}};
 }
 

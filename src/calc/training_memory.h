@@ -1,9 +1,12 @@
 // GPU memory of a training step, as a breakdown. The peak that PyTorch's allocator reaches is
-//   weights + optimizer states + max(activations + logits [+ QLoRA dequant buffer],
+//   weights + optimizer states + max(activations + logits [+ buffers],
 //                                    gradients + optimizer step buffer)
 // because with zero_grad(set_to_none=True) gradients appear while backward frees activations,
-// and the foreach AdamW step allocates one state-sized buffer. The CUDA context and the
-// allocator's cache come on top and are not in torch.cuda.max_memory_allocated().
+// and the foreach AdamW step allocates one state-sized buffer. With the optimizer applied in the
+// backward pass only the largest gradient exists at once, beside the activations. Paged optimizer
+// states live in CUDA unified memory (outside the allocator) and offloaded parts in CPU RAM: both
+// are listed, neither is in the peak. The CUDA context and the allocator's cache come on top and
+// are not in torch.cuda.max_memory_allocated().
 #pragma once
 #include <optional>
 #include <string>
@@ -23,6 +26,8 @@ enum class MemoryPhase {
   ForwardBackward,   // activations, logits: alive at the start of backward
   OptimizerStep,     // gradients and the step's temporary buffer
   OutsideAllocator,  // CUDA context, allocator cache
+  Paged,             // bitsandbytes paged optimizer states: unified memory, spill to CPU RAM
+  Cpu,               // offloaded to CPU RAM (FSDP/ZeRO offload)
 };
 
 struct MemoryComponent {
@@ -44,6 +49,8 @@ struct TrainingMemory {
   std::optional<double> peak_total_bytes;
   // Lower bound when the architecture is unknown: the parts that depend on size alone.
   double known_bytes = 0;
+  double paged_bytes = 0;  // paged optimizer states (unified memory)
+  double cpu_bytes = 0;    // offloaded to CPU RAM, per GPU's share
 
   const MemoryComponent* Find(const std::string& id) const;
 };

@@ -1,4 +1,7 @@
-// How a training run is set up: what the memory, cost and plan calculators take as input.
+// How a training run is set up: what the memory, cost and plan calculators take as input. Every
+// knob a real recipe turns (loss kernel, optimizer flavour, offload, sharding, LoRA targets,
+// attention kernel, packing, torch.compile) is a field here; training_options.h parses them and
+// records which defaults were taken.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -7,11 +10,43 @@
 namespace labcheck::calc {
 
 enum class Method { Full, Lora, Qlora };
-enum class Optimizer { AdamW, AdamW8bit, Sgd };
+// adamw: torch.optim.AdamW as PyTorch runs it on CUDA by default (foreach); adamw-fused: fused=True
+// (one kernel, no temporary); adamw8bit: bitsandbytes AdamW8bit; paged-adamw / paged-adamw8bit:
+// bitsandbytes' paged optimizers, states in CUDA unified memory outside PyTorch's allocator.
+enum class Optimizer { AdamW, AdamWFused, AdamW8bit, PagedAdamW, PagedAdamW8bit, Sgd };
 // bf16: weights, gradients and optimizer states all BF16 (what the lesson's "x 2 bytes x 4"
 // assumes). mixed: FP32 master weights, gradients and states with BF16 autocast (HF Trainer
 // with bf16=True on an FP32-loaded model).
 enum class Precision { Bf16, Mixed };
+// full: the whole logits tensor, upcast to FP32 (transformers' ForCausalLMLoss). chunked: logits
+// in chunks, each upcast on its own (torchtune CEWithChunkedOutputLoss). fused: the output layer
+// and the loss in one chunked kernel that never holds the logits (Liger, cut-cross-entropy,
+// Unsloth, torchtune LinearCrossEntropyLoss).
+enum class LossKind { Full, Chunked, Fused };
+// sdpa / flash: fused kernels that keep only q, k, v, the output and the log-sum-exp; eager:
+// the S x S score matrix is materialised and saved.
+enum class Attention { Sdpa, Flash, Eager };
+// ddp: every GPU holds everything (gradients in DDP's buckets too); zero1: optimizer states
+// sharded; zero2: + gradients; fsdp (= ZeRO-3): + weights; hybrid: fsdp within a group of
+// shard_size GPUs, replicated across groups.
+enum class Sharding { Ddp, Zero1, Zero2, Fsdp, Hybrid };
+// Which linear layers get adapters: all-linear = q, k, v, o, gate, up, down; attention = q, k, v, o;
+// qv = q and v; or any comma list of q, k, v, o, gate, up, down.
+struct LoraTargets {
+  bool q = true, k = true, v = true, o = true, gate = true, up = true, down = true;
+  bool mlp() const { return gate || up || down; }
+  bool operator==(const LoraTargets&) const = default;
+  static LoraTargets AllLinear() { return {}; }
+  static LoraTargets Attention() { return {true, true, true, true, false, false, false}; }
+  static LoraTargets Qv() { return {true, false, true, false, false, false, false}; }
+};
+
+struct Offload {
+  bool params = false;       // FSDP CPUOffload / ZeRO-3 offload_param: weights, gradients, states on the CPU
+  bool optimizer = false;    // ZeRO-Offload offload_optimizer: states on the CPU, the step there
+  bool activations = false;  // saved activations to CPU RAM (torchtune enable_activation_offloading)
+  bool any() const { return params || optimizer || activations; }
+};
 
 struct TrainingSettings {
   Method method = Method::Full;
@@ -19,16 +54,41 @@ struct TrainingSettings {
   int64_t batch = 1;  // micro-batch per GPU
   bool checkpointing = false;
   Optimizer optimizer = Optimizer::AdamW;
+  bool optimizer_in_backward = false;  // each gradient applied and freed as backward produces it
   Precision precision = Precision::Bf16;
+  LossKind loss = LossKind::Full;
+  Attention attention = Attention::Sdpa;
+  bool packing = false;   // rows packed with several documents (position_ids / block mask)
+  bool compile = false;   // torch.compile of the model: pointwise ops fused, recomputed in backward
+  Offload offload;
+  int gpus = 1;
+  Sharding sharding = Sharding::Ddp;
+  int shard_size = 0;     // hybrid: GPUs per sharding group; 0 = min(gpus, 8)
   int64_t lora_rank = 16;
-  int gpus = 1;  // > 1: weights, gradients and optimizer states sharded (FSDP full shard)
+  LoraTargets lora_targets = LoraTargets::AllLinear();
+  bool lora_experts = true;        // MoE: adapters on every expert's linear layers too
+  double adapter_bytes = 4;        // FP32 (PEFT's autocast_adapter_dtype) or BF16
+
+  // GPUs that weights, gradients and optimizer states are split over (1 when replicated).
+  int WeightShards() const;
+  int GradientShards() const;
+  int StateShards() const;
 };
 
 std::optional<Method> ParseMethod(const std::string& text);
 std::optional<Optimizer> ParseOptimizer(const std::string& text);
 std::optional<Precision> ParsePrecision(const std::string& text);
+std::optional<LossKind> ParseLoss(const std::string& text);
+std::optional<Attention> ParseAttention(const std::string& text);
+std::optional<Sharding> ParseSharding(const std::string& text);
+std::optional<LoraTargets> ParseLoraTargets(const std::string& text);
 const char* MethodName(Method method);
 const char* OptimizerName(Optimizer optimizer);
 const char* PrecisionName(Precision precision);
+const char* LossName(LossKind loss);
+const char* AttentionName(Attention attention);
+const char* ShardingName(Sharding sharding);
+std::string LoraTargetsName(const LoraTargets& targets);
+bool IsPaged(Optimizer optimizer);
 
 }  // namespace labcheck::calc

@@ -4,11 +4,13 @@
 
 #include <memory>
 
+#include "calc/bare_size_range.h"
 #include "calc/byte_units.h"
 #include "calc/gpu_fit.h"
 #include "calc/rule_of_thumb.h"
 #include "calc/subcommands.h"
 #include "calc/training_memory.h"
+#include "calc/training_options.h"
 #include "reference/gpu_catalog.h"
 
 namespace labcheck::calc {
@@ -16,14 +18,7 @@ namespace {
 
 struct VramOptions {
   std::string model;
-  std::string method = "full";
-  std::string optimizer = "adamw";
-  std::string precision = "bf16";
-  int64_t seq = 2048;
-  int64_t batch = 1;
-  bool checkpointing = false;
-  int64_t lora_rank = 16;
-  int gpus = 1;
+  TrainingOptions training;
   bool json = false;
 };
 
@@ -36,35 +31,38 @@ Text MethodTitle(Method method) {
   return {};
 }
 
-std::string SizeCell(const std::optional<double>& bytes, Lang lang) {
-  return bytes ? FormatGiBAndGB(*bytes) : T("нужна архитектура", "needs the architecture").In(lang);
+std::string SizeCell(const MemoryComponent& c, Lang lang) {
+  if (!c.bytes) return T("нужна архитектура", "needs the architecture").In(lang);
+  std::string cell = FormatGiBAndGB(*c.bytes);
+  if (c.phase == MemoryPhase::Paged) cell += T(" (paged, вне пика)", " (paged, not in the peak)").In(lang);
+  if (c.phase == MemoryPhase::Cpu) cell += T(" (в RAM)", " (CPU RAM)").In(lang);
+  return cell;
 }
 
 void Run(const VramOptions& o, const CommandContext& context) {
   const Lang lang = context.lang();
   auto model = ResolveOrFail(o.model, context);
   if (!model) return;
-  TrainingSettings s;
-  s.method = *ParseMethod(o.method);
-  s.optimizer = *ParseOptimizer(o.optimizer);
-  s.precision = *ParsePrecision(o.precision);
-  s.seq = o.seq;
-  s.batch = o.batch;
-  s.checkpointing = o.checkpointing;
-  s.lora_rank = o.lora_rank;
-  s.gpus = o.gpus;
+  const auto settings = SettingsOrFail(o.training, context);
+  if (!settings) return;
+  const TrainingSettings& s = *settings;
+  const std::vector<DefaultTaken> defaults = DefaultsTaken(o.training, s);
   const CalcConstants& k = CalcConstants::Builtin();
   const TrainingMemory memory = EstimateTrainingMemory(*model, s, k);
+  const std::optional<SizeRange> range = BareSizeRange(*model, s, ModelCatalog::Builtin(), k);
   // The lesson's rule is for one card; compare it with the one-card estimate.
   TrainingSettings one_gpu = s;
   one_gpu.gpus = 1;
   const RuleOfThumb rule = LessonRuleOfThumb(*model, one_gpu, EstimateTrainingMemory(*model, one_gpu, k), k);
-  // Need per card when split over n cards: the detailed peak when known, else the lesson's rule.
+  // Need per card when split over n cards (FSDP unless another sharding was asked for): the
+  // detailed peak when known, else the top of the bare size's range.
   auto need = [&](int n) {
     TrainingSettings split = s;
     split.gpus = n;
+    if (n > 1 && split.sharding == Sharding::Ddp && !o.training.given.at("sharding")->count()) split.sharding = Sharding::Fsdp;
     const TrainingMemory m = EstimateTrainingMemory(*model, split, k);
     if (m.peak_total_bytes) return *m.peak_total_bytes;
+    if (auto r = BareSizeRange(*model, split, ModelCatalog::Builtin(), k)) return r->high_bytes;
     return rule.bytes.value_or(m.known_bytes * n) / n + k.cuda_context_gib * kBytesPerGiB;
   };
   const std::vector<GpuFit> fits = FitOnGpus(reference::GpuCatalog::Builtin().gpus(), need);
@@ -76,31 +74,32 @@ void Run(const VramOptions& o, const CommandContext& context) {
                       {"count", f.count ? nlohmann::json(*f.count) : nlohmann::json(nullptr)},
                       {"per_gpu", BytesJson(f.per_gpu_bytes)}});
     }
-    PrintJson({{"command", "vram"},
-               {"model", ModelJson(*model)},
-               {"settings", {{"method", o.method}, {"optimizer", o.optimizer}, {"precision", o.precision},
-                             {"seq", o.seq}, {"batch", o.batch}, {"checkpointing", o.checkpointing},
-                             {"lora_rank", s.method == Method::Full ? nlohmann::json(nullptr) : nlohmann::json(o.lora_rank)},
-                             {"gpus", o.gpus}}},
-               {"memory", TrainingMemoryJson(memory)},
-               {"rule_of_thumb", RuleOfThumbJson(rule, lang)},
-               {"rent", gpus}},
-              context);
+    nlohmann::json j = {{"command", "vram"},
+                        {"model", ModelJson(*model)},
+                        {"settings", TrainingSettingsJson(s)},
+                        {"defaults_taken", DefaultsJson(defaults)},
+                        {"memory", TrainingMemoryJson(memory)},
+                        {"rule_of_thumb", RuleOfThumbJson(rule, Lang::En)},
+                        {"rent", gpus},
+                        {"rent_sharding", s.gpus > 1 || o.training.given.at("sharding")->count() ? ShardingName(s.sharding) : "fsdp"}};
+    if (range) {
+      j["size_range"] = {{"peak_allocated", {{"low", BytesJson(range->low_allocated)}, {"high", BytesJson(range->high_allocated)}}},
+                         {"peak_total", {{"low", BytesJson(range->low_bytes)}, {"high", BytesJson(range->high_bytes)}}},
+                         {"shapes", range->shapes},
+                         {"assumption", "the catalog's dense models of a similar size, each estimate scaled to this parameter count"}};
+    }
+    PrintJson(j, context);
     context.Succeed();
     return;
   }
 
   PrintLine(ModelLine(*model, lang), context);
-  PrintLine(fmt::format("{}, {}, {}, seq {} × batch {}{}{}", MethodTitle(s.method).In(lang), o.optimizer, o.precision, o.seq, o.batch,
-                        o.checkpointing ? ", gradient checkpointing" : "",
-                        o.gpus > 1 ? T(fmt::format(", {} GPU (FSDP: веса, градиенты и состояния поделены)", o.gpus),
-                                       fmt::format(", {} GPUs (FSDP: weights, gradients and states sharded)", o.gpus)).In(lang)
-                                   : ""),
-            context);
+  PrintLine(MethodTitle(s.method).In(lang) + ": " + SettingsLine(s), context);
+  if (!defaults.empty()) PrintLine(T("По умолчанию: ", "Defaults taken: ").In(lang) + DefaultsLine(defaults, lang), context);
   PrintLine("", context);
   Table table;
   table.columns = {T("Что", "Part"), T("На карту", "Per GPU"), T("Как считали", "How counted")};
-  for (const MemoryComponent& c : memory.components) table.AddRow({c.label, SizeCell(c.bytes, lang), c.note});
+  for (const MemoryComponent& c : memory.components) table.AddRow({c.label, SizeCell(c, lang), c.note});
   table.notes.push_back(T("Пик = веса + состояния оптимизатора + max(активации + логиты, градиенты + буфер шага): "
                           "градиенты появляются, пока backward освобождает активации.",
                           "Peak = weights + optimizer states + max(activations + logits, gradients + step buffer): "
@@ -112,9 +111,30 @@ void Run(const VramOptions& o, const CommandContext& context) {
                   FormatGiBAndGB(*memory.peak_allocated_bytes), context);
     PrintLine(T("Нужно на карту (с контекстом CUDA и кэшем): ", "Needed per GPU (with CUDA context and cache): ").In(lang) +
                   FormatGiBAndGB(*memory.peak_total_bytes), context);
+  } else if (range) {
+    PrintLine(T(fmt::format("Только размер: нужно на карту {} – {}, пик аллокатора {} – {}.", FormatGiBAndGB(range->low_bytes),
+                            FormatGiBAndGB(range->high_bytes), FormatGiBAndGB(range->low_allocated), FormatGiBAndGB(range->high_allocated)),
+                fmt::format("Size only: needed per GPU {} – {}, allocator peak {} – {}.", FormatGiBAndGB(range->low_bytes),
+                            FormatGiBAndGB(range->high_bytes), FormatGiBAndGB(range->low_allocated), FormatGiBAndGB(range->high_allocated))).In(lang),
+              context);
+    std::string shapes;
+    for (const std::string& name : range->shapes) shapes += (shapes.empty() ? "" : ", ") + name;
+    PrintLine(T(fmt::format("Допущение: модель устроена как {} (каталог), оценка каждой пересчитана на {}.", shapes, o.model),
+                fmt::format("Assumption: the model is shaped like {} (catalog), each estimate scaled to {}.", shapes, o.model)).In(lang),
+              context);
   } else {
     PrintLine(T("Без архитектуры известна только часть: не меньше ", "Without the architecture only part is known: at least ").In(lang) +
                   FormatGiBAndGB(memory.known_bytes), context);
+  }
+  if (memory.paged_bytes > 0) {
+    PrintLine(T(fmt::format("Paged-состояния оптимизатора: {} в unified memory, вне пика аллокатора; при нехватке они уходят в RAM (медленнее).",
+                            FormatGiBAndGB(memory.paged_bytes)),
+                fmt::format("Paged optimizer states: {} in unified memory, outside the allocator peak; under pressure they move to CPU RAM (slower).",
+                            FormatGiBAndGB(memory.paged_bytes))).In(lang), context);
+  }
+  if (memory.cpu_bytes > 0) {
+    PrintLine(T(fmt::format("Выгружено в RAM (offload): {} на каждый GPU.", FormatGiBAndGB(memory.cpu_bytes)),
+                fmt::format("Offloaded to CPU RAM: {} per GPU.", FormatGiBAndGB(memory.cpu_bytes))).In(lang), context);
   }
   PrintLine("", context);
   PrintLine(T("Правило урока: ", "The lesson's rule of thumb: ").In(lang) + rule.formula.In(lang), context);
@@ -128,6 +148,10 @@ void Run(const VramOptions& o, const CommandContext& context) {
                  f.count ? Text(std::to_string(*f.count)) : T("не влезает в 8", "not within 8"),
                  FormatGiBAndGB(f.per_gpu_bytes)});
   }
+  if (s.sharding == Sharding::Ddp && !o.training.given.at("sharding")->count()) {
+    rent.notes.push_back(T("На нескольких картах считаем FSDP (веса, градиенты и состояния поделены).",
+                           "Several cards are counted with FSDP (weights, gradients and states sharded)."));
+  }
   PrintTable(rent, context);
   context.Succeed();
 }
@@ -136,18 +160,10 @@ void Run(const VramOptions& o, const CommandContext& context) {
 
 void AddVramCommand(CLI::App& app, const CommandContext& context) {
   auto options = std::make_shared<VramOptions>();
-  CLI::App* sub = app.add_subcommand("vram", "GPU memory for training: full fine-tuning, LoRA, QLoRA");
-  sub->add_option("model", options->model, "catalog name, size (7B), config.json path or cached HF repo id")->required();
-  sub->add_option("--method", options->method, "full | lora | qlora")->check(CLI::IsMember({"full", "lora", "qlora"}));
-  sub->add_option("--seq", options->seq, "sequence length, tokens")->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
-  sub->add_option("--batch", options->batch, "micro-batch per GPU")->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
-  sub->add_flag("--checkpointing", options->checkpointing, "gradient checkpointing of every decoder layer");
-  sub->add_option("--optimizer", options->optimizer, "adamw | adamw8bit | sgd")->check(CLI::IsMember({"adamw", "adamw8bit", "sgd"}));
-  sub->add_option("--precision", options->precision, "bf16 (all BF16, as the lesson) | mixed (FP32 master weights)")
-      ->check(CLI::IsMember({"bf16", "mixed"}));
-  sub->add_option("--lora-rank", options->lora_rank, "LoRA rank")->check(CLI::Range(int64_t{1}, int64_t{4096}));
-  sub->add_option("--gpus", options->gpus, "GPUs the job is sharded over (FSDP)")->check(CLI::Range(1, 1024));
-  sub->add_flag("--json", options->json, "print JSON only");
+  CLI::App* sub = app.add_subcommand("vram", T("память GPU для обучения: полное дообучение, LoRA, QLoRA", "GPU memory for training: full fine-tuning, LoRA, QLoRA").In(context.lang()));
+  sub->add_option("model", options->model, T("имя из каталога, размер (7B), путь к config.json или id репозитория HF из локального кэша", "catalog name, size (7B), config.json path or cached HF repo id").In(context.lang()))->required();
+  AddTrainingOptions(sub, options->training, true, context.lang());
+  sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });
 }
 

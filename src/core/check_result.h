@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/spread.h"
 #include "core/table.h"
 #include "core/text.h"
 
@@ -31,6 +32,8 @@ struct Measurement {
   // A figure it should be compared with where one is derivable (theoretical peak), and its source.
   std::optional<double> reference;
   Text reference_label;
+  // Repetitions, median, min–max, CV and the trust word; empty for figures measured once (a count).
+  std::optional<Spread> spread;
 };
 
 struct CheckResult {

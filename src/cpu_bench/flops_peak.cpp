@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cpu_bench/rated_clock.h"
 #include "env/text_util.h"
 
 namespace labcheck::cpu_bench {
@@ -11,6 +12,17 @@ constexpr int kAmdZen = 0x17;   // Zen, Zen+ (models < 0x30), Zen 2
 constexpr int kAmdZen3 = 0x19;  // Zen 3 and Zen 4
 
 bool IsAmd(const env::CpuInfo& cpu) { return cpu.vendor == "AuthenticAMD"; }
+
+// Which clock the peak was built on, for its label.
+Text ClockWords(ClockSource clock) {
+  switch (clock) {
+    case ClockSource::CpufreqMax: return T("максимальная, cpufreq", "maximum, cpufreq");
+    case ClockSource::RatedBoost: return T("паспортная максимальная (турбо)", "rated boost");
+    case ClockSource::Nominal: return T("номинальная из названия модели — нижняя граница", "nominal, from the model name: a lower bound");
+    case ClockSource::Current: return T("текущая из /proc/cpuinfo — нижняя граница", "current, from /proc/cpuinfo: a lower bound");
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -62,14 +74,24 @@ Result<FlopsPeak> TheoreticalFp32Peak(const env::CpuInfo& cpu) {
   auto isa = DetectVectorIsa(cpu);
   if (!isa) return Status::Error("no x86 vector flags in /proc/cpuinfo: FLOP per cycle unknown");
   FlopsPeak peak;
+  const std::optional<double> nominal = BrandStringMhz(cpu.model);
   if (cpu.max_mhz) {
     peak.mhz = *cpu.max_mhz;
-    peak.max_clock = true;
+    peak.clock = ClockSource::CpufreqMax;
+  } else if (auto rated = RatedBoostClock(cpu.model)) {
+    peak.mhz = rated->mhz;
+    peak.clock = ClockSource::RatedBoost;
+    peak.clock_source = rated->source;
+  } else if (nominal && (!cpu.current_mhz || *nominal >= *cpu.current_mhz)) {
+    peak.mhz = *nominal;
+    peak.clock = ClockSource::Nominal;
   } else if (cpu.current_mhz) {
     peak.mhz = *cpu.current_mhz;
+    peak.clock = ClockSource::Current;
   } else {
     return Status::Error("no clock in /proc/cpuinfo or cpufreq");
   }
+  peak.max_clock = peak.clock == ClockSource::CpufreqMax || peak.clock == ClockSource::RatedBoost;
   peak.cores = cpu.cores;
   peak.isa = *isa;
   const int flop = isa->Fp32FlopPerCycle();
@@ -80,12 +102,36 @@ Result<FlopsPeak> TheoreticalFp32Peak(const env::CpuInfo& cpu) {
                                 : fmt::format("{}, separate multiply and add", isa->name);
   std::string how_ru = isa->fma ? fmt::format("{} FMA, {} блока", isa->name, isa->pipes)
                                 : fmt::format("{}, умножение и сложение раздельно", isa->name);
+  const Text clock = ClockWords(peak.clock);
   peak.label = T(fmt::format("{} {} × {} ГГц ({}) × {} FLOP/такт ({})", peak.cores,
-                             env::RuPlural(peak.cores, "ядро", "ядра", "ядер"), ghz,
-                             peak.max_clock ? "максимальная" : "текущая", flop, how_ru),
-                 fmt::format("{} cores × {} GHz ({}) × {} FLOP/cycle ({})", peak.cores, ghz,
-                             peak.max_clock ? "maximum" : "current", flop, how_en));
+                             env::RuPlural(peak.cores, "ядро", "ядра", "ядер"), ghz, clock.ru, flop, how_ru),
+                 fmt::format("{} cores × {} GHz ({}) × {} FLOP/cycle ({})", peak.cores, ghz, clock.en, flop, how_en));
   return peak;
+}
+
+Text FlopsPeak::LowerBoundWhy() const {
+  const std::string ghz = fmt::format("{:.2f}", mhz / 1000);
+  switch (clock) {
+    case ClockSource::Current:
+      return T("теория посчитана по частоте " + ghz + " ГГц из /proc/cpuinfo: это снимок (в виртуальной машине — "
+               "обычно номинал), а ядра под нагрузкой разгоняются выше, и модели процессора нет в "
+               "data/cpu_clocks.json; поэтому теория — нижняя граница",
+               "the theory uses the " + ghz + " GHz that /proc/cpuinfo shows: a snapshot (in a virtual machine "
+               "usually the nominal clock) while the cores boost higher under load, and the CPU model is "
+               "not in data/cpu_clocks.json; so the theory is a lower bound");
+    case ClockSource::Nominal:
+      return T("теория посчитана по номинальной частоте " + ghz + " ГГц из названия модели, а ядра "
+               "разгоняются выше (турбо); поэтому теория — нижняя граница",
+               "the theory uses the nominal " + ghz + " GHz from the model name while the cores boost "
+               "higher (turbo); so the theory is a lower bound");
+    case ClockSource::CpufreqMax:
+    case ClockSource::RatedBoost:
+      break;
+  }
+  return T("замер выше теории, посчитанной по максимальной частоте " + ghz + " ГГц: ядра работали быстрее "
+           "паспортной частоты или FLOP за такт больше, чем выводится из флагов; здесь теория — нижняя граница",
+           "the measurement exceeds the theory at the maximum " + ghz + " GHz: the cores ran above the rated "
+           "clock, or do more FLOP per cycle than the flags tell; here the theory is a lower bound");
 }
 
 Text WhyNoFp32Peak(const env::CpuInfo& cpu) {

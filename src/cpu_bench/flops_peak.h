@@ -30,13 +30,29 @@ std::optional<VectorIsa> DetectVectorIsa(const env::CpuInfo& cpu);
 // "SkylakeX" → 512); 0 when unknown. An older kernel on a newer CPU caps what SGEMM can reach.
 int OpenBlasKernelWidthBits(const std::string& corename);
 
+// Where the clock of the peak comes from, best first. The first two are what the cores can reach;
+// the other two are below it, so the peak built on them is a lower bound.
+enum class ClockSource {
+  CpufreqMax,  // the highest cpuinfo_max_freq in /sys (the boost clock the kernel was told)
+  RatedBoost,  // the model's rated boost from data/cpu_clocks.json (VMs hide cpufreq)
+  Nominal,     // "@ 3.00GHz" in the brand string: the base clock
+  Current,     // /proc/cpuinfo "cpu MHz": a snapshot, in a VM often the nominal or TSC rate
+};
+
 struct FlopsPeak {
   double gflops = 0;
   int cores = 0;
   double mhz = 0;
-  bool max_clock = false;  // cpufreq's maximum (boost) rather than /proc/cpuinfo's snapshot
+  ClockSource clock = ClockSource::Current;
+  bool max_clock = false;    // clock is CpufreqMax or RatedBoost
+  std::string clock_source;  // for RatedBoost: the vendor page the figure is from
   VectorIsa isa;
-  Text label;  // "2 cores × 2.10 GHz × 64 FLOP/cycle (AVX-512 FMA, 2 pipes)"
+  Text label;  // "2 cores × 2.10 GHz (current …) × 64 FLOP/cycle (AVX-512 FMA, 2 pipes)"
+
+  // The cores can run faster than the clock used: measured figures may exceed this peak.
+  bool lower_bound() const { return !max_clock; }
+  // Why this peak is a lower bound (or, for a max clock, why a measurement could still exceed it).
+  Text LowerBoundWhy() const;
 };
 
 // Result, with why not: a clock or vector ISA that cannot be read.

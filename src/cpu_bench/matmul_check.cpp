@@ -19,6 +19,16 @@ using nlohmann::json;
 // Well-fed SGEMM reaches 70–90% of the peak; under half, something holds the cores back.
 constexpr double kWarnRatio = 0.5;
 
+const char* ClockSourceKey(ClockSource clock) {
+  switch (clock) {
+    case ClockSource::CpufreqMax: return "cpufreq_max";
+    case ClockSource::RatedBoost: return "rated_boost";
+    case ClockSource::Nominal: return "nominal";
+    case ClockSource::Current: return "current";
+  }
+  return "";
+}
+
 Text Ratio(double measured, double reference) {
   return reference > 0 ? Text(Fixed(100 * measured / reference, 0) + "%") : Text("—");
 }
@@ -50,11 +60,19 @@ CheckResult AssessMatmul(const MatmulInputs& in) {
   // OpenBLAS's kernel family may be narrower than the CPU's vectors (0.3.21 runs its AVX2
   // "Haswell" kernels on AVX-512 Zen 5): then the verdict is judged against what those kernels
   // can reach, while the reference stays the CPU's own peak.
+  m.spread = SpreadOfValues(gflops, in.load.busy());
+
   std::optional<double> judged;
   std::optional<double> kernel_cap;
+  // A share above 100 % is never printed bare: it says the theory was a lower bound, and why.
+  const bool above_theory = in.peak && median > in.peak->gflops;
   if (in.peak) {
     m.reference = in.peak->gflops;
     m.reference_label = in.peak->label;
+    if (above_theory) {
+      m.reference_label = Text(m.reference_label.ru + "; замер выше: теория — нижняя граница",
+                               m.reference_label.en + "; measured above it: the theory is a lower bound");
+    }
     judged = in.peak->gflops;
     int kernel_bits = OpenBlasKernelWidthBits(run.corename);
     if (kernel_bits > 0 && kernel_bits < in.peak->isa.width_bits) {
@@ -70,7 +88,10 @@ CheckResult AssessMatmul(const MatmulInputs& in) {
                    T("Доля теории", "Share of theoretical")};
   table.AddRow({fmt::format("{0}×{0}×{0}", run.n), std::to_string(calls), Fixed(median), Fixed(Max(gflops)),
                 in.peak ? Text(Fixed(in.peak->gflops)) : Text("—"),
-                in.peak ? Ratio(median, in.peak->gflops) : Text("—")});
+                !in.peak ? Text("—")
+                : above_theory ? Text(Ratio(median, in.peak->gflops).ru + " (теория — нижняя граница)",
+                                      Ratio(median, in.peak->gflops).en + " (the theory is a lower bound)")
+                               : Ratio(median, in.peak->gflops)});
   table.notes.push_back(T(fmt::format("FLOP считаются как 2·N³ за вызов (умножение и сложение). {}; "
                                       "ядра «{}», потоков {}.", run.config, run.corename, run.threads),
                           fmt::format("FLOP are counted as 2·N³ per call (a multiply and an add). {}; "
@@ -81,6 +102,15 @@ CheckResult AssessMatmul(const MatmulInputs& in) {
                             "Theoretical: " + in.peak->label.en + ". Clocks under AVX load are usually "
                             "lower, and some CPUs have one FMA unit, not two."));
     if (!in.peak->isa.datapath_note.empty()) table.notes.push_back(in.peak->isa.datapath_note);
+    if (in.peak->clock == ClockSource::RatedBoost) {
+      table.notes.push_back(T("Частота — паспортная максимальная для этой модели (cpufreq не виден): " + in.peak->clock_source + ".",
+                              "The clock is the model's rated boost (cpufreq is not visible): " + in.peak->clock_source + "."));
+    }
+    if (above_theory) {
+      const Text why = in.peak->LowerBoundWhy();
+      table.notes.push_back(T(fmt::format("Замер выше теории ({:.0f}%): {}.", 100 * median / in.peak->gflops, why.ru),
+                              fmt::format("Measured above the theory ({:.0f}%): {}.", 100 * median / in.peak->gflops, why.en)));
+    }
   } else {
     table.notes.push_back(T("Теоретическую цифру вывести не удалось: " + in.peak_unavailable.ru + ".",
                             "The theoretical figure could not be derived: " + in.peak_unavailable.en + "."));
@@ -110,6 +140,8 @@ CheckResult AssessMatmul(const MatmulInputs& in) {
                                     {"cores", in.peak->cores},
                                     {"mhz", in.peak->mhz},
                                     {"clock", in.peak->max_clock ? "max" : "current"},
+                                    {"clock_source", ClockSourceKey(in.peak->clock)},
+                                    {"lower_bound", in.peak->lower_bound() || above_theory},
                                     {"isa", in.peak->isa.name},
                                     {"vector_bits", in.peak->isa.width_bits},
                                     {"flop_per_cycle", in.peak->isa.Fp32FlopPerCycle()},
@@ -123,9 +155,14 @@ CheckResult AssessMatmul(const MatmulInputs& in) {
                  {"theoretical", theoretical},
                  {"load_1min", in.load.load_1min ? json(*in.load.load_1min) : json(nullptr)}};
 
-  std::string share = in.peak ? fmt::format(" ({:.0f}%)", 100 * median / in.peak->gflops) : "";
-  result.summary = T(fmt::format("{:.1f} GFLOPS FP32{}, N = {}", median, share, run.n),
-                     fmt::format("{:.1f} GFLOPS FP32{}, N = {}", median, share, run.n));
+  std::string share_ru, share_en;
+  if (in.peak) {
+    const double percent = 100 * median / in.peak->gflops;
+    share_ru = above_theory ? fmt::format(" ({:.0f}% теории — она здесь нижняя граница)", percent) : fmt::format(" ({:.0f}%)", percent);
+    share_en = above_theory ? fmt::format(" ({:.0f}% of a theory that is a lower bound here)", percent) : fmt::format(" ({:.0f}%)", percent);
+  }
+  result.summary = T(fmt::format("{:.1f} GFLOPS FP32{}, N = {}", median, share_ru, run.n),
+                     fmt::format("{:.1f} GFLOPS FP32{}, N = {}", median, share_en, run.n));
   std::vector<Text> warnings, hints;
   if (judged && median < kWarnRatio * *judged) {
     warnings.push_back(T(fmt::format("{:.1f} GFLOPS — меньше половины достижимых {:.1f} GFLOPS.", median, *judged),

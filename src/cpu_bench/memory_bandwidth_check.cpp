@@ -56,6 +56,8 @@ CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
   Measurement triad_m{"cpu.mem_triad_gbps", T("Память: triad (STREAM)", "Memory: triad (STREAM)"),
                       Median(triad), "GB/s",
                       method(24, "2 чтения + 1 запись", "2 reads + 1 write"), {}, {}};
+  copy_m.spread = SpreadOfValues(copy, in.load.busy());
+  triad_m.spread = SpreadOfValues(triad, in.load.busy());
   if (in.peak) {
     for (Measurement* m : {&copy_m, &triad_m}) {
       m->reference = in.peak->gbps;

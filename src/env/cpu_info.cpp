@@ -121,8 +121,8 @@ void ApplyTopology(const std::vector<CpuPlace>& places, CpuInfo& info) {
   info.cores = static_cast<int>(cores.size());
 }
 
-Result<CpuInfo> ReadCpuInfo() {
-  auto text = ReadFile("/proc/cpuinfo");
+Result<CpuInfo> ReadCpuInfo(const std::string& root) {
+  auto text = ReadFile(root + "/proc/cpuinfo");
   if (!text.ok()) return text.status();
   auto parsed = ParseCpuInfo(*text);
   if (!parsed.ok()) return parsed.status();
@@ -131,9 +131,9 @@ Result<CpuInfo> ReadCpuInfo() {
   // cpuinfo on ARM has no topology lines; sysfs has it on every architecture.
   if (info.cores == info.threads && info.sockets == 1) {
     std::vector<CpuPlace> places;
-    for (const std::string& name : ListDirectory("/sys/devices/system/cpu")) {
+    for (const std::string& name : ListDirectory(root + "/sys/devices/system/cpu")) {
       if (name.size() < 4 || name.compare(0, 3, "cpu") != 0 || !ToLong(name.substr(3))) continue;
-      std::string dir = "/sys/devices/system/cpu/" + name + "/topology/";
+      std::string dir = root + "/sys/devices/system/cpu/" + name + "/topology/";
       auto package = ReadFirstLine(dir + "physical_package_id");
       auto core = ReadFirstLine(dir + "core_id");
       if (!package.ok() || !core.ok()) continue;
@@ -146,11 +146,17 @@ Result<CpuInfo> ReadCpuInfo() {
     if (static_cast<int>(places.size()) == info.threads) ApplyTopology(places, info);
   }
 
-  // cpuinfo_max_freq is in kHz; absent in most VMs and without a cpufreq driver.
-  if (auto khz = ReadFirstLine("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"); khz.ok()) {
-    if (auto value = ToLong(Trim(*khz)); value && *value > 0) info.max_mhz = *value / 1000.0;
+  // cpuinfo_max_freq is in kHz; absent in most VMs and without a cpufreq driver. The highest of
+  // all cores: on hybrid and "preferred core" CPUs, cpu0 need not be the one that boosts highest.
+  for (const std::string& name : ListDirectory(root + "/sys/devices/system/cpu")) {
+    if (name.size() < 4 || name.compare(0, 3, "cpu") != 0 || !ToLong(name.substr(3))) continue;
+    auto khz = ReadFirstLine(root + "/sys/devices/system/cpu/" + name + "/cpufreq/cpuinfo_max_freq");
+    if (!khz.ok()) continue;
+    if (auto value = ToLong(Trim(*khz)); value && *value > 0 && (!info.max_mhz || *value / 1000.0 > *info.max_mhz)) {
+      info.max_mhz = *value / 1000.0;
+    }
   }
-  if (auto nodes = ReadFirstLine("/sys/devices/system/node/online"); nodes.ok()) {
+  if (auto nodes = ReadFirstLine(root + "/sys/devices/system/node/online"); nodes.ok()) {
     if (auto ids = ParseIdList(*nodes); ids.ok() && !ids->empty()) {
       info.numa_nodes = static_cast<int>(ids->size());
     }

@@ -21,7 +21,7 @@ struct CpuInfo {
   int threads = 0;   // "processor" entries: logical CPUs
   std::set<std::string> flags;              // x86 "flags" or ARM "Features"
   std::optional<double> current_mhz;        // highest "cpu MHz" (x86 only; a snapshot, not a limit)
-  std::optional<double> max_mhz;            // cpufreq's cpuinfo_max_freq, filled by ReadCpuInfo
+  std::optional<double> max_mhz;            // highest cpufreq cpuinfo_max_freq of any core, filled by ReadCpuInfo
   int numa_nodes = 1;                       // filled by ReadCpuInfo from /sys/devices/system/node
 
   bool Has(const std::string& flag) const { return flags.count(flag) > 0; }
@@ -44,7 +44,8 @@ struct CpuPlace {
 // Counts sockets and physical cores from sysfs topology entries (for cpuinfo without them).
 void ApplyTopology(const std::vector<CpuPlace>& places, CpuInfo& info);
 
-// Reads this machine: /proc/cpuinfo, then cpufreq and NUMA nodes from /sys.
-Result<CpuInfo> ReadCpuInfo();
+// Reads this machine: /proc/cpuinfo, then cpufreq and NUMA nodes from /sys. `root` is prefixed to
+// every path (tests pass a fake tree; empty: the real one).
+Result<CpuInfo> ReadCpuInfo(const std::string& root = "");
 
 }  // namespace labcheck::env

@@ -7,6 +7,7 @@
 
 #include "env/text_util.h"
 #include "probes/python_probe.h"
+#include "probes/unresponsive.h"
 
 namespace labcheck::env {
 namespace {
@@ -135,7 +136,15 @@ CheckResult RunPythonCheck(CheckContext& ctx) {
   spec.probe = "env_packages.py";
   spec.args = CoursePackages();
   spec.timeout_s = ctx.budget_s();
+  // The probe imports nothing heavy: an interpreter that has not started its code by then is
+  // stuck (a dead network mount, a hung site hook), and the later probes need not wait on it.
+  spec.startup_budget_s = kPythonStartupBudgetS * ctx.options().timeout_scale;
   probes::ProbeRun run = probes::RunProbe(spec, ctx.cancel());
+  if (auto unresponsive = probes::UnresponsiveIn(run, python)) {
+    CheckResult failed = Failed("env.python", unresponsive->Reason(), unresponsive->Hint(), run.process.Tail(15));
+    failed.data = {{probes::kUnresponsiveKey, unresponsive->ToJson()}};
+    return failed;
+  }
 
   Text hint = T("Проверьте, что интерпретатор запускается: " + python + " -c 'import sys; print(sys.version)'",
                 "Check that the interpreter starts: " + python + " -c 'import sys; print(sys.version)'");

@@ -15,6 +15,9 @@ struct PythonContext {
   bool nvidia_driver_present = false;  // /proc/driver/nvidia/version exists
 };
 
+// How long the interpreter may take to start the probe's code (before --timeout-scale).
+inline constexpr double kPythonStartupBudgetS = 30;
+
 CheckResult AssessPython(const PythonFacts& facts, const PythonContext& context);
 
 // The whole check: SKIP without a Python, FAIL when the probe crashes or prints garbage.

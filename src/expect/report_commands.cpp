@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "expect/compare.h"
+#include "expect/compare_html.h"
+#include "platform/files.h"
 #include "expect/journal.h"
 #include "expect/report_json.h"
 
@@ -41,6 +43,15 @@ int RunCompare(const CompareOptions& options, Lang lang, std::ostream& out, std:
   try {
     const Comparison c = Compare(*a, *b, options.a, options.b);
     out << (options.json ? CompareJson(c).dump(2) + "\n" : CompareMarkdown(c, lang));
+    if (!options.html.empty()) {
+      if (Status written = WriteFileAtomically(options.html, CompareHtml(c, *a, *b, lang)); !written.ok()) {
+        err << "lab_check compare: " << written.message()
+            << (lang == Lang::Ru ? ". Укажите другое место: --html ПУТЬ\n" : ". Choose another place: --html PATH\n");
+        return 3;
+      }
+      // stderr, so that --json output on stdout stays parseable.
+      err << (lang == Lang::Ru ? "Записано: " : "Written: ") << options.html << "\n";
+    }
   } catch (const std::exception& e) {
     err << "lab_check compare: " << options.a << ", " << options.b << ": " << e.what() << "\n";
     return 2;
@@ -50,9 +61,11 @@ int RunCompare(const CompareOptions& options, Lang lang, std::ostream& out, std:
 
 void AddReportSubcommands(CLI::App& app, const Lang* lang, int* exit_code) {
   auto journal_options = std::make_shared<JournalOptions>();
+  // *lang is the peeked --lang while the command line is built, so descriptions follow it too.
+  const bool ru = *lang == Lang::Ru;
   CLI::App* journal = app.add_subcommand(
-      "journal", "Дописать главные цифры отчёта и оба коэффициента в journal/lab.md / append the key figures "
-                 "and both factors to journal/lab.md");
+      "journal", ru ? "дописать главные цифры отчёта и оба коэффициента в journal/lab.md"
+                    : "append the report's key figures and both factors to journal/lab.md");
   journal->add_option("--report", journal_options->report, "lab-report.json")->capture_default_str();
   journal->add_option("--journal", journal_options->journal, "lab.md")->capture_default_str();
   journal->callback([journal_options, lang, exit_code] {
@@ -61,11 +74,17 @@ void AddReportSubcommands(CLI::App& app, const Lang* lang, int* exit_code) {
 
   auto compare_options = std::make_shared<CompareOptions>();
   CLI::App* compare = app.add_subcommand(
-      "compare", "Сравнить два отчёта: замеры, отношение B/A, изменения окружения / compare two reports");
+      "compare", ru ? "сравнить два отчёта: замеры, отношение B/A, изменения окружения"
+                    : "compare two reports: figures, the ratio B/A, changes of the environment");
   compare->add_option("a", compare_options->a, "A.json")->required();
   compare->add_option("b", compare_options->b, "B.json")->required();
-  compare->add_flag("--json", compare_options->json, "JSON only / только JSON");
-  compare->callback([compare_options, lang, exit_code] {
+  compare->add_flag("--json", compare_options->json, ru ? "напечатать только JSON" : "print JSON only");
+  CLI::Option* html = compare->add_option("--html", compare_options->html,
+                                          ru ? std::string("HTML с графиками рядом (по умолчанию ") + kDefaultCompareHtml + ")"
+                                             : std::string("side-by-side HTML with charts (default ") + kDefaultCompareHtml + ")")
+                          ->expected(0, 1);
+  compare->callback([compare_options, lang, exit_code, html] {
+    if (html->count() > 0 && compare_options->html.empty()) compare_options->html = kDefaultCompareHtml;
     *exit_code = RunCompare(*compare_options, *lang, std::cout, std::cerr);
   });
 }

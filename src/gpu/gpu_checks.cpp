@@ -19,6 +19,8 @@ void RegisterGpuChildJobs() {
     RegisterChildJob(gpu::kAllReduceJob, gpu::AllReduceJob);
     RegisterChildJob(gpu::kAllReduceRankJob, gpu::AllReduceRankJob);
     RegisterChildJob(gpu::kClusterGatherJob, gpu::ClusterGatherJob);
+    RegisterChildJob(gpu::kHealthJob, gpu::HealthJob);
+    RegisterChildJob(gpu::kBurnJob, gpu::BurnJob);
   });
 }
 
@@ -28,6 +30,10 @@ void RegisterGpuChecks(Registry& registry) {
   // by --timeout-scale. The full GPU section aims at under 60 s per GPU (docs/gpu-checks.md).
   registry.Add({"gpu.inventory", "gpu", T("Видеокарты и драйвер", "GPUs and driver"), QuickMode::Full, false, 60,
                 gpu::RunInventoryCheck});
+  // Right after the inventory: "clock events at idle" and the idle temperature mean something only
+  // before the benchmarks heat the cards.
+  registry.Add({"gpu.health", "gpu", T("Состояние GPU", "GPU health"), QuickMode::Shortened, false, 60,
+                gpu::RunHealthCheck});
   registry.Add({"gpu.matmul", "gpu", T("Умножение матриц (cuBLASLt)", "Matrix multiply (cuBLASLt)"), QuickMode::Shortened,
                 false, 300, gpu::RunMatmulCheck});
   registry.Add({"gpu.memory_bandwidth", "gpu", T("Пропускная способность памяти GPU", "GPU memory bandwidth"),

@@ -89,6 +89,10 @@ ProbeRun RunProbe(const ProbeSpec& spec, const CancelToken& cancel) {
   child.argv.insert(child.argv.end(), spec.args.begin(), spec.args.end());
   child.cwd = *dir;
   child.timeout_s = spec.timeout_s;
+  if (spec.startup_budget_s > 0) {
+    child.ready_marker = std::string(kAliveMarker);
+    child.ready_within_s = spec.startup_budget_s;
+  }
   child.set_env = {{"PYTHONDONTWRITEBYTECODE", "1"}, {"PYTHONUNBUFFERED", "1"}, {"PYTHONIOENCODING", "utf-8"}};
   child.set_env.insert(child.set_env.end(), spec.set_env.begin(), spec.set_env.end());
   run.process = RunChild(child, cancel);

@@ -16,6 +16,10 @@ namespace labcheck::probes {
 
 // The line prefix a probe prints before its JSON result (see py/_labcheck.py: emit()).
 inline constexpr std::string_view kResultMarker = "LABCHECK_RESULT ";
+// The handshake: a probe prints this line once its imports are done (py/_labcheck.py: alive()).
+inline constexpr std::string_view kAliveMarker = "LABCHECK_ALIVE";
+// What a probe is about to do that may hang ("LABCHECK_STAGE import torch"; _labcheck.stage()).
+inline constexpr std::string_view kStageMarker = "LABCHECK_STAGE ";
 
 // Picks the interpreter: `requested` (--python) when given, else $VIRTUAL_ENV/bin/python, else
 // $CONDA_PREFIX/bin/python, else python3 on PATH. Returns an absolute path, or why there is none.
@@ -37,6 +41,9 @@ struct ProbeSpec {
   std::string probe;   // file name under py/
   std::vector<std::string> args;
   double timeout_s = 60;
+  // When above 0: the probe must print its alive line within this many seconds, or it is killed
+  // then and the run counts as unresponsive (probes/unresponsive.h). 0: no handshake.
+  double startup_budget_s = 0;
   std::vector<std::pair<std::string, std::string>> set_env;
   // Run through another launcher instead of plain `python probe.py`, e.g. {"-m",
   // "torch.distributed.run", "--nproc-per-node=2"}: inserted between python and the script.

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <map>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "reference/pcie_link.h"
 #include "reference/reference_data.h"
 
 namespace labcheck::reference {
@@ -115,6 +117,10 @@ Result<GpuCatalog> GpuCatalog::Parse(const std::string& json_text) {
       l.gen = link.at("gen").get<int>();
       l.width = link.at("width").get<int>();
       l.limit_gbps = link.at("limit_gbps").get<double>();
+      // The table's limit is for the reader; the formula is the source, so they must agree.
+      if (std::fabs(l.limit_gbps - PcieLimitGbps(l.gen, l.width)) > 0.02)
+        return Status::Error(fmt::format("gpus.json: pcie: PCIe {}.0 x{} limit_gbps {} differs from the encoding formula ({:.2f})",
+                                         l.gen, l.width, l.limit_gbps, PcieLimitGbps(l.gen, l.width)));
       l.practice_gbps = Band{link.at("practice_gbps").at(0).get<double>(),
                              link.at("practice_gbps").at(1).get<double>()};
       l.source = ExpandSource(link.value("source", ""), sources);

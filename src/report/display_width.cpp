@@ -89,4 +89,79 @@ std::string TruncateToWidth(std::string_view utf8, size_t width) {
   return out + "…";
 }
 
+namespace {
+
+// Appends the characters of `word` to `line` (of `used` columns) one by one, starting a new line
+// in `lines` whenever the next character would not fit.
+void SplitLongWord(std::string_view word, size_t width, std::vector<std::string>& lines, std::string& line,
+                   size_t& used) {
+  for (size_t i = 0; i < word.size();) {
+    const size_t start = i;
+    if (SkipEscape(word, i)) {
+      line.append(word.substr(start, i - start));
+      continue;
+    }
+    const size_t cols = static_cast<size_t>(Columns(Next(word, i)));
+    if (used + cols > width && used > 0) {
+      lines.push_back(std::move(line));
+      line.clear();
+      used = 0;
+    }
+    line.append(word.substr(start, i - start));
+    used += cols;
+  }
+}
+
+void WrapParagraph(std::string_view text, size_t width, std::vector<std::string>& lines) {
+  std::string line;
+  size_t used = 0;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && text[i] == ' ') ++i;
+    if (i >= text.size()) break;
+    size_t end = text.find(' ', i);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view word = text.substr(i, end - i);
+    const size_t cols = DisplayWidth(word);
+    i = end;
+    if (used > 0 && used + 1 + cols <= width) {
+      line += ' ';
+      line.append(word);
+      used += 1 + cols;
+      continue;
+    }
+    if (used > 0) {
+      lines.push_back(std::move(line));
+      line.clear();
+      used = 0;
+    }
+    if (cols <= width) {
+      line.append(word);
+      used = cols;
+    } else {
+      SplitLongWord(word, width, lines, line, used);
+    }
+  }
+  lines.push_back(std::move(line));
+}
+
+}  // namespace
+
+std::vector<std::string> WrapToWidth(std::string_view utf8, size_t width) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (true) {
+    const size_t end = utf8.find('\n', start);
+    const std::string_view paragraph = utf8.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    if (width == 0) {
+      lines.emplace_back(paragraph);
+    } else {
+      WrapParagraph(paragraph, width, lines);
+    }
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return lines;
+}
+
 }  // namespace labcheck

@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace labcheck {
 
@@ -12,5 +13,9 @@ std::string PadRight(std::string_view utf8, size_t width);
 std::string PadLeft(std::string_view utf8, size_t width);
 // Cuts to at most `width` columns on a character boundary, ending with "…" when cut.
 std::string TruncateToWidth(std::string_view utf8, size_t width);
+// Breaks text into lines of at most `width` columns: at spaces where it can, inside a word only
+// when the word alone is wider (a long path). Newlines in the text start a new line; an empty
+// text gives one empty line. `width` 0 means no limit.
+std::vector<std::string> WrapToWidth(std::string_view utf8, size_t width);
 
 }  // namespace labcheck

@@ -20,6 +20,28 @@ std::string FormatMeasurement(const Measurement& m) {
   return FormatNumber(m.value) + " " + m.unit;
 }
 
+Text FormatValueWithTrust(const Measurement& m) {
+  const std::string value = FormatMeasurement(m);
+  if (!m.spread) return Text(value);
+  const Text word = TrustWord(TrustOf(*m.spread));
+  return T(value + " (" + word.ru + ")", value + " (" + word.en + ")");
+}
+
+Text FormatSpread(const Measurement& m) {
+  if (!m.spread) return Text("—");
+  const Spread& s = *m.spread;
+  const int n = s.repeats;
+  // Russian plural of «повтор»: 1 повтор, 2–4 повтора, 5–20 повторов, 21 повтор…
+  const char* ru_word = (n % 10 == 1 && n % 100 != 11)                                   ? "повтор"
+                        : (n % 10 >= 2 && n % 10 <= 4 && (n % 100 < 12 || n % 100 > 14)) ? "повтора"
+                                                                                         : "повторов";
+  const std::string unit = m.unit.empty() ? "" : " " + m.unit;
+  const std::string range = FormatNumber(s.min) + "–" + FormatNumber(s.max) + unit;
+  const std::string cv = s.cv ? fmt::format(", CV {:.1f}%", 100 * *s.cv) : "";
+  return T(fmt::format("{} {}: медиана {}, {}{}", n, ru_word, FormatNumber(s.median), range, cv),
+           fmt::format("{} {}: median {}, {}{}", n, n == 1 ? "repeat" : "repeats", FormatNumber(s.median), range, cv));
+}
+
 std::string OutcomeLabel(Outcome outcome, Lang lang) {
   if (outcome == Outcome::NotRun) return lang == Lang::Ru ? "НЕ ЗАПУЩЕНО" : "NOT RUN";
   return OutcomeName(outcome);

@@ -15,6 +15,14 @@ nlohmann::json MeasurementToJson(const Measurement& m, Lang lang) {
   nlohmann::json j = {{"key", m.key},     {"label", m.label.In(lang)}, {"value", m.value},
                       {"unit", m.unit},   {"method", m.method.In(lang)}};
   if (m.reference) j["reference"] = {{"value", *m.reference}, {"label", m.reference_label.In(lang)}};
+  if (m.spread) {
+    const Spread& s = *m.spread;
+    const Trust trust = TrustOf(s);
+    j["spread"] = {{"repeats", s.repeats}, {"median", s.median}, {"min", s.min}, {"max", s.max},
+                   {"cv", s.cv ? nlohmann::json(*s.cv) : nlohmann::json(nullptr)},
+                   {"machine_busy", s.machine_busy}, {"trust", TrustId(trust)},
+                   {"trust_label", TrustWord(trust).In(lang)}};
+  }
   return j;
 }
 

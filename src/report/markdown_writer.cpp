@@ -19,10 +19,21 @@ std::string Cell(const std::string& text) {
   return out.empty() ? " " : out;
 }
 
-void AppendSection(std::string& md, const ReportSection& s, Lang lang) {
+// Image links to the section's charts; brackets in a title would end the alt text, so they become quotes.
+void AppendCharts(std::string& md, const std::vector<ChartLink>& charts, const std::string& section) {
+  for (const auto& c : charts) {
+    if (c.section != section) continue;
+    std::string alt;
+    for (char ch : c.title) alt += ch == '[' || ch == ']' ? '\'' : ch;
+    md += fmt::format("![{}]({})\n\n", alt, c.file);
+  }
+}
+
+void AppendSection(std::string& md, const ReportSection& s, Lang lang, const std::vector<ChartLink>& charts) {
   md += fmt::format("## {}\n\n", s.title.In(lang));
   for (const auto& p : s.paragraphs) md += p.In(lang) + "\n\n";
   for (const auto& t : s.tables) md += TableToMarkdown(t, lang);
+  AppendCharts(md, charts, s.id);
 }
 
 void AppendCheck(std::string& md, const CheckResult& c, Lang lang) {
@@ -60,7 +71,7 @@ std::string TableToMarkdown(const Table& table, Lang lang) {
   return md;
 }
 
-std::string ReportToMarkdown(const Report& report) {
+std::string ReportToMarkdown(const Report& report, const std::vector<ChartLink>& charts) {
   const Lang lang = report.lang;
   const bool ru = lang == Lang::Ru;
   std::string md = ru ? "# Отчёт lab_check\n\n" : "# lab_check report\n\n";
@@ -87,7 +98,7 @@ std::string ReportToMarkdown(const Report& report) {
   }
   md += TableToMarkdown(StatusTable(report), lang);
   for (const auto& s : report.sections) {
-    if (IsLeadingSection(s.id)) AppendSection(md, s, lang);
+    if (IsLeadingSection(s.id)) AppendSection(md, s, lang, charts);
   }
   std::vector<std::string> sections = SectionOrder();
   for (const auto& c : report.checks) {
@@ -101,9 +112,10 @@ std::string ReportToMarkdown(const Report& report) {
       any = true;
       AppendCheck(md, c, lang);
     }
+    if (any) AppendCharts(md, charts, section);
   }
   for (const auto& s : report.sections) {
-    if (!IsLeadingSection(s.id)) AppendSection(md, s, lang);
+    if (!IsLeadingSection(s.id)) AppendSection(md, s, lang, charts);
   }
   return md;
 }

@@ -32,7 +32,7 @@ Table MeasurementTable(const CheckResult& check) {
   Table t;
   if (check.measurements.empty()) return t;
   t.columns = {T("Показатель", "Figure"), T("Значение", "Value"), T("Ориентир", "Reference"),
-               T("Как считали", "How counted")};
+               T("Как считали", "How counted"), T("Разброс", "Spread")};
   for (const auto& m : check.measurements) {
     Text reference("—");
     if (m.reference) {
@@ -41,7 +41,7 @@ Table MeasurementTable(const CheckResult& check) {
       reference = Text(value + ratio + (m.reference_label.ru.empty() ? "" : ", " + m.reference_label.ru),
                        value + ratio + (m.reference_label.en.empty() ? "" : ", " + m.reference_label.en));
     }
-    t.AddRow({m.label.empty() ? Text(m.key) : m.label, Text(FormatMeasurement(m)), reference, m.method});
+    t.AddRow({m.label.empty() ? Text(m.key) : m.label, FormatValueWithTrust(m), reference, m.method, FormatSpread(m)});
   }
   return t;
 }

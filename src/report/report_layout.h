@@ -13,7 +13,8 @@ const std::vector<std::string>& SectionOrder();
 bool IsLeadingSection(const std::string& section_id);
 // The summary table: section, check, status, time, one-line result.
 Table StatusTable(const Report& report);
-// A check's measurements as a table: figure, value, reference, how counted. Empty when none.
+// A check's measurements as a table: figure, value (with the trust word), reference, how counted,
+// spread. Empty when none.
 Table MeasurementTable(const CheckResult& check);
 // "PASS 12 · WARN 1 · FAIL 0 · SKIP 5"
 std::string CountsLine(const Report& report);

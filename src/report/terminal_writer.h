@@ -1,16 +1,33 @@
 // What the terminal shows after the checks: the status table, each check's figures and tables,
-// the expectations table and the recommendations. Colour only where TerminalStyle allows it.
+// the expectations table and the recommendations. Colour only where TerminalStyle allows it; lines
+// never wider than TerminalStyle::width (long cells wrap inside their column, and when the columns
+// cannot all fit, the rightmost ones fold into indented lines under their row).
 #pragma once
+#include <cstddef>
 #include <string>
 
 #include "report/report.h"
 
 namespace labcheck {
 
+// Width used when the output is not a terminal and COLUMNS is not set: wide enough for the status
+// table's result column, narrow enough for a log viewer or an e-mail.
+inline constexpr size_t kPipedWidth = 100;
+// Below this the tables cannot be laid out sensibly; narrower terminals get this and wrap.
+inline constexpr size_t kMinWidth = 40;
+
+// Screen columns for output on `fd`: $COLUMNS when it holds a number, else the terminal's size
+// (ioctl TIOCGWINSZ on `fd`, then on stderr, which is still the screen under `lab_check | tee`),
+// else kPipedWidth. Never below kMinWidth.
+size_t TerminalWidth(int fd);
+
 struct TerminalStyle {
   bool color = false;
+  // Columns a line may take; 0: no limit, and cells are cut at 60 columns instead (the layout the
+  // calculators' golden files were written with).
+  size_t width = 0;
   // Decided once (hyperfine): no colour when the stream is not a terminal, NO_COLOR is set, or
-  // TERM is "dumb".
+  // TERM is "dumb". The width is TerminalWidth(fd).
   static TerminalStyle ForStream(int fd);
 };
 

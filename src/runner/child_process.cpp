@@ -81,6 +81,7 @@ const char* SignalDescription(int sig) {
 
 std::string ChildOutcome::Describe() const {
   if (!started) return "could not start: " + start_error;
+  if (not_ready) return fmt::format("did not answer within {:.0f} s and was killed", duration_s);
   if (timed_out) return fmt::format("timed out after {:.0f} s and was killed", duration_s);
   if (cancelled) return "stopped by the user (interrupted)";
   if (term_signal != 0) {
@@ -175,6 +176,8 @@ ChildOutcome RunChild(const ChildSpec& spec, const CancelToken& cancel) {
   int status = 0;
   bool reaped = false;
   char buffer[65536];
+  const bool handshake = !spec.ready_marker.empty() && spec.ready_within_s > 0;
+  bool ready = !handshake;
 
   while (!reaped || out_open || err_open) {
     std::vector<pollfd> fds;
@@ -207,6 +210,7 @@ ChildOutcome RunChild(const ChildSpec& spec, const CancelToken& cancel) {
       size_t room = spec.max_output_bytes > sink.size() ? spec.max_output_bytes - sink.size() : 0;
       sink.append(buffer, std::min(room, static_cast<size_t>(n)));
       if (static_cast<size_t>(n) > room) truncated = true;
+      if (!ready && is_out && outcome.out.find(spec.ready_marker) != std::string::npos) ready = true;
     }
     if (fds.empty() && !reaped) usleep(20000);
 
@@ -218,6 +222,7 @@ ChildOutcome RunChild(const ChildSpec& spec, const CancelToken& cancel) {
     if (!reaped && !killing) {
       if (cancel.cancelled()) outcome.cancelled = true;
       else if (elapsed > spec.timeout_s) outcome.timed_out = true;
+      else if (!ready && elapsed > spec.ready_within_s) outcome.timed_out = outcome.not_ready = true;
       if (outcome.cancelled || outcome.timed_out) {
         kill(-pid, SIGTERM);
         killing = true;

@@ -17,12 +17,18 @@ struct ChildSpec {
   std::string stdin_data; // written to the child's stdin, then closed
   double timeout_s = 60;
   size_t max_output_bytes = 8 << 20;  // per stream; the rest is dropped (and said so)
+  // A handshake: when both are set, the child must print `ready_marker` on stdout within
+  // `ready_within_s` seconds, or it is killed then (a dead interpreter costs its start-up budget,
+  // not its whole timeout).
+  std::string ready_marker;
+  double ready_within_s = 0;
 };
 
 struct ChildOutcome {
   bool started = false;
   std::string start_error;  // why it could not start (not found, not executable)
-  bool timed_out = false;   // killed at its timeout
+  bool timed_out = false;   // killed at its timeout (or at the handshake's: then not_ready too)
+  bool not_ready = false;   // killed because ChildSpec::ready_marker did not come in time
   bool cancelled = false;   // killed because the run was interrupted
   int exit_code = -1;       // when it exited normally
   int term_signal = 0;      // when a signal ended it (SIGSEGV, SIGKILL…)

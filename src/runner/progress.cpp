@@ -1,10 +1,13 @@
 #include "runner/progress.h"
 
+#include <unistd.h>
+
 #include <chrono>
 
 #include <fmt/format.h>
 
 #include "report/display_width.h"
+#include "report/terminal_writer.h"
 
 namespace labcheck {
 namespace {
@@ -66,6 +69,12 @@ void StderrProgress::End(const CheckResult& result) {
                                  PadRight(colored, 7 + (color_ ? 9 : 0)), title_, result.duration_s);
   const std::string& summary = result.summary.In(lang_);
   if (!summary.empty()) line += " — " + summary;
+  if (live_) {
+    // On a terminal the line stays on screen: it wraps within the screen's width, indented.
+    const auto lines = WrapToWidth(line, TerminalWidth(STDERR_FILENO) - 4);
+    line.clear();
+    for (size_t i = 0; i < lines.size(); ++i) line += (i == 0 ? "" : "\n    ") + lines[i];
+  }
   std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);
 }
@@ -77,7 +86,8 @@ void StderrProgress::Redraw() {
   if (fraction_ >= 0) line += fmt::format(" {:3.0f}%", fraction_ * 100);
   if (!what_.empty()) line += " · " + what_;
   line += fmt::format(" · {:.0f} s", elapsed);
-  std::fprintf(stderr, "\r\x1b[K%s", TruncateToWidth(line, 100).c_str());
+  // One screen line less one column: a line that wrapped could not be redrawn in place.
+  std::fprintf(stderr, "\r\x1b[K%s", TruncateToWidth(line, TerminalWidth(STDERR_FILENO) - 1).c_str());
   std::fflush(stderr);
 }
 

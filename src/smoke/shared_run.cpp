@@ -36,6 +36,7 @@ probes::ProbeSpec SpecFor(const SharedRunRequest& request, const std::vector<con
   spec.probe = "smoke_run.py";
   spec.args = {"--tests", Join(names, ","), "--defer", Join(deferred, ","), "--budgets", Join(budgets, ",")};
   spec.timeout_s = timeout_s;
+  spec.startup_budget_s = request.startup_budget_s * request.timeout_scale;
   spec.set_env = request.set_env;
   return spec;
 }
@@ -74,6 +75,16 @@ SharedRunResult RunSharedTests(const SharedRunRequest& request, const CancelToke
       }
     }
     if (missing.empty()) break;
+
+    // No alive line within the start-up budget: the interpreter (or `import torch`) hangs, and a
+    // fresh one would hang the same way.
+    if (auto unresponsive = probes::UnresponsiveIn(probe, request.python)) {
+      run.unresponsive = unresponsive;
+      for (const SmokeTest* test : missing) {
+        run.outcomes[test->name] = TestOutcome::Lost(unresponsive->Reason(), probe.process.Tail(30));
+      }
+      break;
+    }
 
     // A test that began and never reported took the interpreter down (or hung past the
     // timeout): it FAILs, and the ones after it get a fresh interpreter. Anything else (no start,

@@ -3,6 +3,7 @@
 // the timeout could end), that test FAILs and the tests after it continue in a fresh one.
 #pragma once
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -10,19 +11,25 @@
 
 #include <nlohmann/json.hpp>
 
+#include "probes/unresponsive.h"
 #include "runner/cancel.h"
 #include "smoke/smoke_catalog.h"
 #include "smoke/test_outcome.h"
 
 namespace labcheck::smoke {
 
+// How long `import torch` may take before the interpreter counts as stuck (before --timeout-scale):
+// tens of seconds on a cold disk or a busy machine, never minutes.
+inline constexpr double kTorchStartupBudgetS = 90;
+
 struct SharedRunRequest {
   std::string python;
   std::vector<const SmokeTest*> tests;  // in the order they run
   std::set<std::string> deferred;       // only prechecked: {"status": "defer"} if they can run
   double timeout_scale = 1;
-  // `import torch` and its CUDA start-up, before any test's own budget starts.
-  double startup_budget_s = 90;
+  // `import torch` and its CUDA start-up, before any test's own budget starts; also the handshake:
+  // a probe not alive by then is killed and the interpreter counts as unresponsive.
+  double startup_budget_s = kTorchStartupBudgetS;
   std::vector<std::pair<std::string, std::string>> set_env;
 };
 
@@ -30,6 +37,7 @@ struct SharedRunResult {
   std::map<std::string, TestOutcome> outcomes;  // one per requested test
   nlohmann::json facts = nlohmann::json::object();  // torch and GPU facts (smoke_common.torch_facts)
   int interpreters = 0;                             // how many processes it took
+  std::optional<probes::Unresponsive> unresponsive;   // the handshake was missed: nothing ran
 };
 
 SharedRunResult RunSharedTests(const SharedRunRequest& request, const CancelToken& cancel);

@@ -1,5 +1,6 @@
 #include "smoke/smoke_checks.h"
 
+#include "probes/unresponsive.h"
 #include "smoke/verdict.h"
 
 namespace labcheck {
@@ -13,7 +14,23 @@ CheckResult RunSmokeCheck(const SmokeTest& test, SmokeSession& session, CheckCon
                    T("укажите интерпретатор с PyTorch: lab_check --python ~/venvs/ai/bin/python",
                      "name an interpreter with PyTorch: lab_check --python ~/venvs/ai/bin/python"));
   }
+  // An interpreter known not to answer costs one timeout, not one per test.
+  std::optional<probes::Unresponsive> known = session.unresponsive();
+  if (const CheckResult* env = ctx.Earlier("env.python"); !known && env && env->data.contains(probes::kUnresponsiveKey)) {
+    known = probes::Unresponsive::FromJson(env->data[probes::kUnresponsiveKey]);
+  }
+  if (known) {
+    CheckResult skipped = Skipped(test.check_id, known->Reason(), known->Hint());
+    skipped.data = {{probes::kUnresponsiveKey, known->ToJson()}};
+    return skipped;
+  }
   const TestOutcome outcome = session.Outcome(test, ctx);
+  if (const auto& found = session.unresponsive(); found && !outcome.result) {
+    // This test's probe is the one that found it: a FAIL, with the same reason and hint.
+    CheckResult failed = Failed(test.check_id, found->Reason(), found->Hint(), outcome.lost_error);
+    failed.data = {{probes::kUnresponsiveKey, found->ToJson()}};
+    return failed;
+  }
   return JudgeOutcome(test, outcome, session.facts(), python);
 }
 

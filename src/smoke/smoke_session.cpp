@@ -21,14 +21,18 @@ void SmokeSession::RunSharedGroup(CheckContext& ctx) {
     request.tests.push_back(&test);
     if (test.launch == Launch::Isolated) request.deferred.insert(test.name);
   }
-  ctx.Progress(-1, "smoke tests: one Python interpreter for the single-process tests");
+  ctx.Progress(-1, T("смоук-тесты: один интерпретатор Python на все однопроцессные тесты",
+                     "smoke tests: one Python interpreter for the single-process tests").In(ctx.options().lang));
   shared_ = RunSharedTests(request, ctx.cancel());
+  if (shared_->unresponsive) unresponsive_ = shared_->unresponsive;
 }
 
 TestOutcome SmokeSession::Outcome(const SmokeTest& test, CheckContext& ctx) {
   if (test.launch == Launch::Torchrun) {
     ctx.Progress(-1, "torch.distributed.run: " + test.name);
-    return RunDistributedTest({ctx.options().python, test.name, ctx.budget_s(), Env()}, ctx.cancel());
+    DistRunRequest request{ctx.options().python, test.name, ctx.budget_s(), Env(),
+                           kTorchStartupBudgetS * ctx.options().timeout_scale};
+    return RunDistributedTest(request, ctx.cancel(), &unresponsive_);
   }
   if (!shared_) RunSharedGroup(ctx);
   auto found = shared_->outcomes.find(test.name);
@@ -38,13 +42,15 @@ TestOutcome SmokeSession::Outcome(const SmokeTest& test, CheckContext& ctx) {
   if (test.launch != Launch::Isolated || found->second.status() != "defer") return found->second;
 
   // Its package is there and nothing stops it: now it runs alone, in a fresh interpreter.
-  ctx.Progress(-1, "smoke test in its own interpreter: " + test.name);
+  ctx.Progress(-1, T("смоук-тест в отдельном интерпретаторе: ", "smoke test in its own interpreter: ")
+                       .In(ctx.options().lang) + test.name);
   SharedRunRequest alone;
   alone.python = ctx.options().python;
   alone.timeout_scale = ctx.options().timeout_scale;
   alone.set_env = Env();
   alone.tests = {&test};
   SharedRunResult run = RunSharedTests(alone, ctx.cancel());
+  if (run.unresponsive) unresponsive_ = run.unresponsive;
   if (!run.facts.empty()) shared_->facts = run.facts;
   found->second = run.outcomes[test.name];
   return found->second;

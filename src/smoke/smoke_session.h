@@ -26,6 +26,8 @@ class SmokeSession {
   const nlohmann::json& facts() const { return shared_ ? shared_->facts : empty_facts_; }
   // How many interpreters the shared group took (0 until it has run).
   int shared_interpreters() const { return shared_ ? shared_->interpreters : 0; }
+  // Set once a probe under this interpreter missed its handshake: the later tests are SKIPs.
+  const std::optional<probes::Unresponsive>& unresponsive() const { return unresponsive_; }
 
  private:
   void RunSharedGroup(CheckContext& ctx);
@@ -33,6 +35,7 @@ class SmokeSession {
 
   std::vector<std::pair<std::string, std::string>> extra_env_;
   std::optional<SharedRunResult> shared_;
+  std::optional<probes::Unresponsive> unresponsive_;
   nlohmann::json empty_facts_ = nlohmann::json::object();
 };
 

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "calc_cli.h"
 
 namespace labcheck::calc {
@@ -78,6 +80,75 @@ TEST(CalcCliTest, KvOfABareSizeExplainsThatItNeedsTheArchitecture) {
   const testing::CliRun run = testing::RunCalc({"kv", "7B", "--context", "4096"}, Lang::Ru);
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("архитектура"), std::string::npos) << run.err;
+}
+
+TEST(CalcCliTest, KvRefusesATensorParallelDegreeVllmRefuses) {
+  // Llama 3.1 70B: 64 heads, 8 KV heads. tp 3 divides neither.
+  const testing::CliRun run = testing::RunCalc({"kv", "llama-3.1-70b", "--context", "8192", "--tp", "3"}, Lang::En);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_NE(run.err.find("tensor parallel 3"), std::string::npos) << run.err;
+  // tp 16 replicates each KV head on 2 GPUs, as vLLM does, and says so.
+  const testing::CliRun wide = testing::RunCalc({"kv", "llama-3.1-70b", "--context", "8192", "--tp", "16"}, Lang::En);
+  EXPECT_EQ(wide.exit_code, 0) << wide.err;
+  EXPECT_NE(wide.out.find("replicated on 2 GPUs"), std::string::npos) << wide.out;
+}
+
+TEST(CalcCliTest, JsonIsTheSameInEitherLanguage) {
+  const std::vector<std::vector<std::string>> commands = {
+      {"vram", "qwen3-8b", "--method", "qlora", "--json"},
+      {"vram", "7B", "--method", "qlora", "--json"},
+      {"kv", "gemma-3-27b", "--context", "32768", "--json"},
+      {"serve", "qwen3-32b", "--json"},
+      {"serve", "llama-3.1-8b", "--gpus", "1", "--gpu-mem", "24", "--json"},
+      {"cost", "--model", "qwen3-8b", "--tokens", "1e9", "--json"},
+      {"plan", "qwen3-8b", "--json"},
+  };
+  const std::vector<LiveGpu> gpus = {{"NVIDIA GeForce RTX 4090", 23.99}};
+  for (const auto& args : commands) {
+    for (const auto& live : {std::vector<LiveGpu>{}, gpus}) {
+      const testing::CliRun ru = testing::RunCalc(args, Lang::Ru, live);
+      const testing::CliRun en = testing::RunCalc(args, Lang::En, live);
+      EXPECT_EQ(ru.exit_code, 0) << args[0] << " " << ru.err;
+      EXPECT_EQ(ru.out, en.out) << args[0] << " " << args[1];
+    }
+  }
+}
+
+TEST(CalcCliTest, BareSizeGivesARangeWithItsAssumptions) {
+  const testing::CliRun run = testing::RunCalc({"vram", "7B", "--method", "qlora"}, Lang::En);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("Size only: needed per GPU"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("Assumption: the model is shaped like"), std::string::npos) << run.out;
+  const testing::CliRun json = testing::RunCalc({"vram", "7B", "--method", "qlora", "--json"}, Lang::En);
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  const double low = j.at("size_range").at("peak_total").at("low").at("bytes").get<double>();
+  const double high = j.at("size_range").at("peak_total").at("high").at("bytes").get<double>();
+  EXPECT_GT(low, 4e9);   // NF4 weights of 7B alone are 3.6 GB
+  EXPECT_LE(low, high);
+  EXPECT_LT(high, 20e9);
+  EXPECT_GE(j.at("size_range").at("shapes").size(), 2u);
+}
+
+TEST(CalcCliTest, DefaultsTakenAreListedWithTheirTool) {
+  const testing::CliRun run = testing::RunCalc({"vram", "qwen3-8b", "--method", "lora", "--loss", "chunked", "--json"}, Lang::En);
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  bool attention = false, loss = false;
+  for (const nlohmann::json& d : j.at("defaults_taken")) {
+    attention |= d.at("knob") == "attention" && d.at("value") == "sdpa";
+    loss |= d.at("knob") == "loss";
+  }
+  EXPECT_TRUE(attention);
+  EXPECT_FALSE(loss);  // given on the command line
+}
+
+TEST(CalcCliTest, IncompatibleKnobsAreBadInput) {
+  const testing::CliRun run = testing::RunCalc({"vram", "qwen3-8b", "--gpus", "4", "--offload", "params"}, Lang::En);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--sharding fsdp"), std::string::npos) << run.err;
+  const testing::CliRun targets = testing::RunCalc({"vram", "qwen3-8b", "--method", "lora", "--lora-targets", "q,x"}, Lang::En);
+  EXPECT_EQ(targets.exit_code, 2);
+  EXPECT_NE(targets.err.find("--lora-targets"), std::string::npos) << targets.err;
 }
 
 TEST(CalcCliTest, CostFromReportWithoutReportIsBadInput) {

@@ -52,6 +52,7 @@ std::optional<int> CardsOfMemory(const std::string& model_name, double memory_gi
   TrainingSettings s;
   s.method = Method::Qlora;
   s.checkpointing = true;
+  s.sharding = Sharding::Fsdp;  // the lesson's "2x A6000" splits the weights over the cards
   reference::GpuSpec card;
   card.id = "test";
   card.memory_gib = memory_gib;

@@ -1,6 +1,8 @@
 // vLLM serving arithmetic.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "calc/byte_units.h"
 #include "calc/serving.h"
 
@@ -33,8 +35,14 @@ TEST(ServingTest, KvRoomIsBudgetMinusWeightsActivationsAndNonTorch) {
   EXPECT_DOUBLE_EQ(o.budget_per_gpu, 0.9 * 80 * kBytesPerGiB);
   EXPECT_DOUBLE_EQ(o.weights_per_gpu, 2 * 8'030'261'248.0);
   EXPECT_DOUBLE_EQ(o.kv_room_per_gpu, o.budget_per_gpu - o.weights_per_gpu - *o.activation_peak_per_gpu - o.non_torch_per_gpu);
-  // 131,072 bytes per token (see KvCacheTest).
-  EXPECT_EQ(*o.kv_tokens, static_cast<int64_t>(o.kv_room_per_gpu / 131'072));
+  // 131,072 bytes per token (see KvCacheTest), rounded down to whole 16-token blocks.
+  EXPECT_EQ(*o.kv_tokens, static_cast<int64_t>(o.kv_room_per_gpu / 131'072) / 16 * 16);
+  EXPECT_EQ(*o.kv_tokens % 16, 0);
+  // An 80 GiB card gets vLLM's large batch defaults; the sampler pass over 1024 rows is the peak:
+  // 39 bytes x 128,256 x 1024.
+  EXPECT_EQ(plan.max_num_seqs, 1024);
+  EXPECT_EQ(plan.max_num_batched_tokens, 8192);
+  EXPECT_DOUBLE_EQ(*o.activation_peak_per_gpu, 39.0 * 128256 * 1024);
   EXPECT_NE(plan.vllm_command.find("vllm serve meta-llama/Llama-3.1-8B"), std::string::npos);
   EXPECT_NE(plan.vllm_command.find("--max-model-len 131072"), std::string::npos);
 }
@@ -43,6 +51,37 @@ TEST(ServingTest, QuantisedWeightsKeepEmbeddingsInBf16) {
   // Llama 3.1 8B int4: 6,979,321,856 linear weights * 4.15625 / 8 + 1,050,939,392 other * 2 bytes.
   const double expected = 6'979'321'856.0 * 4.15625 / 8 + 1'050'939'392.0 * 2;
   EXPECT_DOUBLE_EQ(ServingWeightBytes(Model("llama-3.1-8b"), ServeQuant::Int4, CalcConstants::Builtin()), expected);
+}
+
+TEST(ServingTest, SmallCardsAndA100sGetTheSmallBatchDefaults) {
+  const CalcConstants& k = CalcConstants::Builtin();
+  EXPECT_EQ(VllmBatchDefaults(32, "", k).max_num_seqs, 256);
+  EXPECT_EQ(VllmBatchDefaults(80, "NVIDIA A100-SXM4-80GB", k).max_num_batched_tokens, 2048);
+  EXPECT_EQ(VllmBatchDefaults(80, "NVIDIA H100 80GB HBM3", k).max_num_batched_tokens, 8192);
+}
+
+TEST(ServingTest, WhenTheLengthDoesNotFitTheLongestThatDoesIsSuggested) {
+  // Llama 3.1 8B on one 24 GiB card at its 131072 tokens: 16 GiB of KV needed, about 4 left.
+  ServeSettings s;
+  s.gpus = 1;
+  s.gpu_memory_gib = 24;
+  const ServePlan plan = PlanServing(Model("llama-3.1-8b"), s, CalcConstants::Builtin());
+  ASSERT_FALSE(plan.chosen_tp.has_value());
+  ASSERT_TRUE(plan.suggested_max_model_len.has_value());
+  const TpOption& o = plan.options[0];
+  EXPECT_EQ(*plan.suggested_max_model_len % 16, 0);
+  EXPECT_LE(*plan.suggested_max_model_len * 131'072.0, o.kv_room_per_gpu);
+  EXPECT_GT((*plan.suggested_max_model_len + 16) * 131'072.0, o.kv_room_per_gpu);
+  EXPECT_EQ(plan.vllm_command.find("--max-model-len 131072"), std::string::npos);
+  EXPECT_NE(plan.vllm_command.find(fmt::format("--max-model-len {}", *plan.suggested_max_model_len)), std::string::npos);
+}
+
+TEST(ServingTest, TensorParallelMustSplitOrReplicateTheKvHeads) {
+  const Architecture& llama = ModelCatalog::Builtin().Find("llama-3.1-8b")->arch;  // 32 heads, 8 KV heads
+  EXPECT_FALSE(CheckTensorParallel(llama, 3, Lang::En).ok());
+  EXPECT_TRUE(CheckTensorParallel(llama, 4, Lang::En).ok());
+  EXPECT_TRUE(CheckTensorParallel(llama, 16, Lang::En).ok());  // 2 GPUs per KV head
+  EXPECT_FALSE(CheckTensorParallel(llama, 64, Lang::En).ok()); // 64 does not divide 32 heads
 }
 
 }  // namespace

@@ -10,6 +10,14 @@ namespace {
 
 const Architecture& Llama8b() { return ModelCatalog::Builtin().Find("llama-3.1-8b")->arch; }
 
+TrainingSettings Tokens(int64_t seq, bool checkpointing = false, Method method = Method::Full) {
+  TrainingSettings s;
+  s.seq = seq;
+  s.checkpointing = checkpointing;
+  s.method = method;
+  return s;
+}
+
 ModelInput Catalog(const std::string& name) {
   auto model = ResolveModel(name, ModelCatalog::Builtin(), [](const std::string&) { return std::nullopt; });
   return model.value();
@@ -18,34 +26,71 @@ ModelInput Catalog(const std::string& name) {
 double Bytes(const TrainingMemory& m, const std::string& id) { return m.Find(id)->bytes.value(); }
 
 TEST(ActivationMemoryTest, Llama8bLayerByHand) {
-  // h = 4096, q = 4096, kv = 1024, MLP 14336, 32 heads, no q/k norms, 2 RMSNorms.
+  // h = 4096, q = 4096, kv = 1024, MLP 14336, 32 heads, no q/k norms, 2 RMSNorms, SDPA.
   // norms 2 * (4 + 2) * 4096 = 49,152
-  // attention: input 2*4096 = 8,192; RoPE 2*2*(4096+1024) = 20,480; q,k,v 2*(4096+2048) = 12,288;
-  //            output 2*4096 = 8,192; log-sum-exp 4*32 = 128 -> 49,280
+  // attention: input 2*4096 = 8,192; RoPE saves only cos/sin: 0; q,k,v 2*(4096+2048) = 12,288;
+  //            log-sum-exp 4*32 = 128; SDPA output 2*4096 = 8,192; o_proj input copy 8,192 -> 36,992
   // MLP: input 8,192 + 4 tensors * 2 bytes * 14336 = 114,688 -> 122,880
-  const LayerActivationBytes layer = LayerActivationsPerToken(Llama8b(), 0);
+  const LayerActivationBytes layer = LayerActivationsPerToken(Llama8b(), Tokens(2048));
   EXPECT_DOUBLE_EQ(layer.norms, 49'152);
-  EXPECT_DOUBLE_EQ(layer.attention, 49'280);
+  EXPECT_DOUBLE_EQ(layer.attention, 36'992);
   EXPECT_DOUBLE_EQ(layer.mlp, 122'880);
   EXPECT_DOUBLE_EQ(layer.lora, 0);
-  EXPECT_DOUBLE_EQ(layer.total(), 221'312);
+  EXPECT_DOUBLE_EQ(layer.total(), 209'024);
+}
+
+TEST(ActivationMemoryTest, CompileKeepsTheBf16InputOfEachNorm) {
+  // norms 2 * 2 * 4096 = 16,384; the MLP keeps its matmul inputs and outputs as in eager.
+  TrainingSettings s = Tokens(2048);
+  s.compile = true;
+  const LayerActivationBytes layer = LayerActivationsPerToken(Llama8b(), s);
+  EXPECT_DOUBLE_EQ(layer.norms, 16'384);
+  EXPECT_DOUBLE_EQ(layer.mlp, 122'880);
+  // The compiled loss recomputes the log-softmax in backward: 4V less.
+  EXPECT_DOUBLE_EQ(LogitsBytes(Llama8b(), s), 10.0 * 128256 * 2048);
+  s.loss = LossKind::Chunked;
+  EXPECT_DOUBLE_EQ(LogitsBytes(Llama8b(), s), 2.0 * 128256 * 2048);
+}
+
+TEST(ActivationMemoryTest, EagerAttentionSavesTheScores) {
+  // Eager: q and k, v repeated to 32 heads 3 * 2 * 4096 = 24,576 and 6 bytes * 32 heads * 2048
+  // = 393,216 of scores, instead of SDPA's 12,288 + 128.
+  TrainingSettings s = Tokens(2048);
+  s.attention = Attention::Eager;
+  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(Llama8b(), s).attention, 36'992 - 12'288 - 128 + 24'576 + 393'216);
 }
 
 TEST(ActivationMemoryTest, CheckpointingKeepsLayerInputsAndOneLayer) {
-  // Without: (32 * 221,312 + final norm 6*4096 + lm_head input 2*4096) * 2048 = 7,114,752 * 2048.
-  EXPECT_DOUBLE_EQ(ActivationBytes(Llama8b(), 2048, false, 0), 7'114'752.0 * 2048);
-  // With: (32 layer inputs * 2*4096 + one layer 221,312 + 32,768) * 2048 = 516,224 * 2048.
-  EXPECT_DOUBLE_EQ(ActivationBytes(Llama8b(), 2048, true, 0), 516'224.0 * 2048);
+  // Without: (32 * 209,024 + final norm 6*4096 + lm_head input 2*4096) * 2048 = 6,721,536 * 2048.
+  EXPECT_DOUBLE_EQ(ActivationBytes(Llama8b(), Tokens(2048)), 6'721'536.0 * 2048);
+  // With: (32 layer inputs * 2*4096 + one layer 209,024 + 32,768) * 2048 = 503,936 * 2048.
+  EXPECT_DOUBLE_EQ(ActivationBytes(Llama8b(), Tokens(2048, true)), 503'936.0 * 2048);
+}
+
+TEST(ActivationMemoryTest, OffloadKeepsTwoLayersOnTheGpu) {
+  // Checkpointing + offload: 2 layer inputs 2 * 8,192 + one recomputed layer 209,024 + head 32,768.
+  TrainingSettings s = Tokens(2048, true);
+  s.offload.activations = true;
+  EXPECT_DOUBLE_EQ(ActivationBytes(Llama8b(), s), (16'384.0 + 209'024 + 32'768) * 2048);
 }
 
 TEST(ActivationMemoryTest, LoraAddsFp32InputCopies) {
   // q, k, v read h, o reads q, gate and up read h, down reads 14336: 4 * (3*4096 + 4096 + 2*4096 + 14336)
   // = 4 * 38,912 = 155,648; plus FP32 rank-16 outputs of 7 adapters 4*16*7 = 448.
-  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(Llama8b(), 16).lora, 156'096);
+  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(Llama8b(), Tokens(2048, false, Method::Lora)).lora, 156'096);
+  // BF16 adapters reuse the inputs: only the rank-wide outputs, 2*16*7 = 224.
+  TrainingSettings bf16 = Tokens(2048, false, Method::Lora);
+  bf16.adapter_bytes = 2;
+  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(Llama8b(), bf16).lora, 224);
 }
 
-TEST(ActivationMemoryTest, LogitsAre14BytesPerVocabularyEntry) {
-  EXPECT_DOUBLE_EQ(LogitsBytes(Llama8b(), 2048), 14.0 * 128256 * 2048);
+TEST(ActivationMemoryTest, LossKernels) {
+  TrainingSettings s = Tokens(2048);
+  EXPECT_DOUBLE_EQ(LogitsBytes(Llama8b(), s), 14.0 * 128256 * 2048);
+  s.loss = LossKind::Chunked;
+  EXPECT_DOUBLE_EQ(LogitsBytes(Llama8b(), s), 6.0 * 128256 * 2048);
+  s.loss = LossKind::Fused;
+  EXPECT_DOUBLE_EQ(LogitsBytes(Llama8b(), s), 10.0 * 4096 * 2048);
 }
 
 TEST(TrainingMemoryTest, FullFineTuningBf16ByHand) {
@@ -94,6 +139,7 @@ TEST(TrainingMemoryTest, LoraTrainsOnlyTheAdaptersInFp32) {
 TEST(TrainingMemoryTest, ShardingDividesStatesButNotActivations) {
   TrainingSettings one, four;
   four.gpus = 4;
+  four.sharding = Sharding::Fsdp;
   const ModelInput model = Catalog("qwen3-8b");
   const TrainingMemory a = EstimateTrainingMemory(model, one, CalcConstants::Builtin());
   const TrainingMemory b = EstimateTrainingMemory(model, four, CalcConstants::Builtin());
@@ -101,6 +147,65 @@ TEST(TrainingMemoryTest, ShardingDividesStatesButNotActivations) {
   EXPECT_DOUBLE_EQ(Bytes(b, "optimizer_states"), Bytes(a, "optimizer_states") / 4);
   EXPECT_DOUBLE_EQ(Bytes(b, "activations"), Bytes(a, "activations"));
   EXPECT_NE(b.Find("fsdp_gathered"), nullptr);
+}
+
+TEST(TrainingMemoryTest, DdpReplicatesAndZeroStagesShardInTurn) {
+  const ModelInput model = Catalog("qwen3-8b");
+  TrainingSettings one, s;
+  s.gpus = 4;
+  const TrainingMemory a = EstimateTrainingMemory(model, one, CalcConstants::Builtin());
+  const TrainingMemory ddp = EstimateTrainingMemory(model, s, CalcConstants::Builtin());
+  EXPECT_DOUBLE_EQ(Bytes(ddp, "weights"), Bytes(a, "weights"));
+  EXPECT_DOUBLE_EQ(Bytes(ddp, "ddp_buckets"), Bytes(a, "gradients"));
+  s.sharding = Sharding::Zero1;
+  const TrainingMemory z1 = EstimateTrainingMemory(model, s, CalcConstants::Builtin());
+  EXPECT_DOUBLE_EQ(Bytes(z1, "optimizer_states"), Bytes(a, "optimizer_states") / 4);
+  EXPECT_DOUBLE_EQ(Bytes(z1, "gradients"), Bytes(a, "gradients"));
+  s.sharding = Sharding::Zero2;
+  const TrainingMemory z2 = EstimateTrainingMemory(model, s, CalcConstants::Builtin());
+  EXPECT_DOUBLE_EQ(Bytes(z2, "gradients"), Bytes(a, "gradients") / 4);
+  EXPECT_DOUBLE_EQ(Bytes(z2, "weights"), Bytes(a, "weights"));
+  s.gpus = 16;
+  s.sharding = Sharding::Hybrid;  // groups of 8: shards like FSDP on 8
+  const TrainingMemory hybrid = EstimateTrainingMemory(model, s, CalcConstants::Builtin());
+  EXPECT_DOUBLE_EQ(Bytes(hybrid, "weights"), Bytes(a, "weights") / 8);
+}
+
+TEST(TrainingMemoryTest, PagedAndOffloadedStatesLeaveTheAllocatorPeak) {
+  const ModelInput model = Catalog("llama-3.1-8b");
+  TrainingSettings s;
+  s.optimizer = Optimizer::PagedAdamW8bit;
+  const TrainingMemory paged = EstimateTrainingMemory(model, s, CalcConstants::Builtin());
+  EXPECT_EQ(paged.Find("optimizer_states")->phase, MemoryPhase::Paged);
+  EXPECT_DOUBLE_EQ(paged.paged_bytes, 2 * 8'030'261'248.0);
+  s.optimizer = Optimizer::AdamW8bit;
+  const TrainingMemory resident = EstimateTrainingMemory(model, s, CalcConstants::Builtin());
+  EXPECT_NEAR(*resident.peak_allocated_bytes - *paged.peak_allocated_bytes, 2 * 8'030'261'248.0, 1);
+  s.offload.optimizer = true;
+  const TrainingMemory offloaded = EstimateTrainingMemory(model, s, CalcConstants::Builtin());
+  EXPECT_EQ(offloaded.Find("optimizer_states")->phase, MemoryPhase::Cpu);
+  EXPECT_GT(offloaded.cpu_bytes, 0);
+}
+
+TEST(TrainingMemoryTest, OptimizerInBackwardKeepsOneGradient) {
+  // Full fine-tuning of Llama 3.1 8B: the largest tensor is the embedding, 128256 x 4096, BF16.
+  TrainingSettings s;
+  s.optimizer_in_backward = true;
+  s.optimizer = Optimizer::AdamWFused;
+  const TrainingMemory m = EstimateTrainingMemory(Catalog("llama-3.1-8b"), s, CalcConstants::Builtin());
+  EXPECT_DOUBLE_EQ(Bytes(m, "gradients"), 128256.0 * 4096 * 2);
+  EXPECT_EQ(m.Find("optimizer_step_buffer"), nullptr);
+}
+
+TEST(TrainingMemoryTest, LoraTargetsAndExperts) {
+  const Architecture& moe = ModelCatalog::Builtin().Find("qwen3-30b-a3b")->arch;
+  const int64_t all = LoraParams(moe, 16, LoraTargets::AllLinear(), true);
+  const int64_t no_experts = LoraParams(moe, 16, LoraTargets::AllLinear(), false);
+  const int64_t attention = LoraParams(moe, 16, LoraTargets::Attention(), true);
+  EXPECT_EQ(no_experts, attention);  // Qwen3-MoE has no shared expert: all-linear minus experts = attention
+  EXPECT_GT(all, 20 * no_experts);   // 128 experts x 3 matrices dwarf q, k, v, o
+  // q,v on Llama 3.1 8B: 32 layers x 16 x ((4096 + 4096) + (4096 + 1024)) = 6,815,744.
+  EXPECT_EQ(LoraParams(Llama8b(), 16, LoraTargets::Qv()), 6'815'744);
 }
 
 TEST(TrainingMemoryTest, BareSizeLeavesArchitecturePartsUnknown) {

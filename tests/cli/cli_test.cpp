@@ -55,8 +55,12 @@ TEST_F(Cli, VersionAndHelp) {
 }
 
 TEST_F(Cli, QuickRunWritesBothReportsWhereAsked) {
-  ChildOutcome o = Run({"--quick", "--out", "sub/dir/lab.md"});
+  ChildOutcome o = Run({"--quick", "--out", "sub/dir/lab.md", "--html", "web/lab.html"});
   ASSERT_TRUE(o.exit_code == 0 || o.exit_code == 1) << o.Describe() << o.err;
+  auto html = ReadFile(dir_ + "/web/lab.html");
+  ASSERT_TRUE(html.ok());
+  EXPECT_EQ(html->rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_FALSE(ReadFile(dir_ + "/sub/dir/lab.html").ok());
   auto md = ReadFile(dir_ + "/sub/dir/lab.md");
   ASSERT_TRUE(md.ok());
   EXPECT_NE(md->find("# Отчёт lab_check"), std::string::npos);
@@ -76,6 +80,12 @@ TEST_F(Cli, DefaultReportGoesToJournal) {
   ASSERT_TRUE(md.ok());
   EXPECT_NE(md->find("# lab_check report"), std::string::npos);
   EXPECT_TRUE(ReadFile(dir_ + "/journal/lab-report.json").ok());
+  // The HTML beside it, and the CPU chart as an SVG file the Markdown links.
+  auto html = ReadFile(dir_ + "/journal/lab-report.html");
+  ASSERT_TRUE(html.ok());
+  EXPECT_NE(html->find("<svg"), std::string::npos);
+  EXPECT_TRUE(ReadFile(dir_ + "/journal/lab-report-cpu-gb-s.svg").ok());
+  EXPECT_NE(md->find("](lab-report-cpu-gb-s.svg)"), std::string::npos);
 }
 
 TEST_F(Cli, JsonOnlyPrintsNothingButJson) {
@@ -84,12 +94,25 @@ TEST_F(Cli, JsonOnlyPrintsNothingButJson) {
   nlohmann::json j = nlohmann::json::parse(o.out);  // throws on anything but one JSON document
   EXPECT_EQ(j["schema_version"], 1);
   EXPECT_FALSE(ReadFile(dir_ + "/journal/lab-report.md").ok());
+  EXPECT_FALSE(ReadFile(dir_ + "/journal/lab-report.html").ok());
 }
 
 TEST_F(Cli, UnwritableReportIsAnErrorAndTheJsonStillComes) {
   ChildOutcome o = Run({"--quick", "--out", "/proc/lab.md"});
   EXPECT_EQ(o.exit_code, 3);
   EXPECT_NE(o.err.find("/proc/lab.md"), std::string::npos);
+  // One message per file, each on a line of its own (they used to run together).
+  std::vector<std::string> messages;
+  for (size_t start = 0, end; (end = o.err.find('\n', start)) != std::string::npos; start = end + 1) {
+    const std::string line = o.err.substr(start, end - start);
+    if (line.find("lab_check:") == std::string::npos) continue;
+    EXPECT_EQ(line.rfind("lab_check:", 0), 0u) << "a message starts mid-line: " << line;
+    EXPECT_EQ(line.find("lab_check:", 1), std::string::npos) << "two messages ran together: " << line;
+    messages.push_back(line);
+  }
+  ASSERT_EQ(messages.size(), 2u) << o.err;
+  EXPECT_NE(messages[0].find("/proc/lab.md"), std::string::npos);
+  EXPECT_NE(messages[1].find("/proc/lab.json"), std::string::npos);
   const size_t brace = o.out.find('{');
   ASSERT_NE(brace, std::string::npos);
   nlohmann::json j = nlohmann::json::parse(o.out.substr(brace, o.out.rfind('}') - brace + 1));

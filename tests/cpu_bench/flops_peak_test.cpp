@@ -56,8 +56,11 @@ TEST(TheoreticalFp32Peak, DevelopmentVmFromItsCpuinfo) {
   ASSERT_TRUE(peak.ok()) << peak.status().message();
   EXPECT_NEAR(peak->gflops, 2 * 2.096001 * 64, 1e-6);  // 2 cores × 2.096 GHz × 16 lanes × 2 × 2
   EXPECT_FALSE(peak->max_clock);
-  EXPECT_EQ(peak->label.en, "2 cores × 2.10 GHz (current) × 64 FLOP/cycle (AVX-512 FMA, 2 pipes)");
-  EXPECT_EQ(peak->label.ru, "2 ядра × 2.10 ГГц (текущая) × 64 FLOP/такт (AVX-512 FMA, 2 блока)");
+  EXPECT_TRUE(peak->lower_bound());  // "AMD EPYC" names no model: no rated clock to use
+  EXPECT_EQ(peak->label.en,
+            "2 cores × 2.10 GHz (current, from /proc/cpuinfo: a lower bound) × 64 FLOP/cycle (AVX-512 FMA, 2 pipes)");
+  EXPECT_EQ(peak->label.ru,
+            "2 ядра × 2.10 ГГц (текущая из /proc/cpuinfo — нижняя граница) × 64 FLOP/такт (AVX-512 FMA, 2 блока)");
 }
 
 TEST(TheoreticalFp32Peak, PrefersTheMaximumClockAndCountsPhysicalCores) {

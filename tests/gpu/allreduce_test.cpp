@@ -11,7 +11,7 @@
 
 #include "gpu/collective/allreduce_attempts.h"
 #include "gpu/collective/allreduce_math.h"
-#include "test_support.h"
+#include "../platform/temp_tree.h"
 
 namespace labcheck::gpu {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu/collective/preflight.h"
-#include "test_support.h"
+#include "../platform/temp_tree.h"
 
 namespace labcheck::gpu {
 namespace {

@@ -1,4 +1,4 @@
-// PCIe limits and the seed's slow-link rule, the topology matrix, statistics, job arguments, PCI
+// The seed's slow-link rule, the topology matrix, statistics, job arguments, PCI
 // bus ids and clock event names.
 #include <gtest/gtest.h>
 
@@ -10,15 +10,6 @@
 
 namespace labcheck::gpu {
 namespace {
-
-TEST(Pcie, LimitsPerGenerationAndWidth) {
-  EXPECT_NEAR(PcieLimitGbps(3, 16), 15.75, 0.01);
-  EXPECT_NEAR(PcieLimitGbps(4, 16), 31.51, 0.01);  // the seed's "about 32"
-  EXPECT_NEAR(PcieLimitGbps(5, 16), 63.02, 0.01);
-  EXPECT_NEAR(PcieLimitGbps(4, 8), PcieLimitGbps(3, 16), 0.01);
-  EXPECT_EQ(PcieLimitGbps(0, 16), 0);
-  EXPECT_EQ(PcieLimitGbps(4, 0), 0);
-}
 
 TEST(Pcie, SeedsRuleTwelveGigabytesOnAGen4SlotLooksLikeGen3OrX8) {
   PcieAssessment slow = AssessPcie(12.5, 4, 16, std::nullopt, std::nullopt);

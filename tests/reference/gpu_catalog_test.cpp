@@ -1,6 +1,7 @@
 // The compiled-in GPU catalog: it parses, every entry carries a source, and real driver names
 // (as nvidia-smi / NVML print them) find the right entry.
 #include "reference/gpu_catalog.h"
+#include "reference/pcie_link.h"
 
 #include <fstream>
 #include <sstream>
@@ -162,6 +163,27 @@ TEST(GpuCatalog, PcieTableHasTheCourseFigures) {
   EXPECT_NEAR(gen5x16->practice_gbps.low / gen4x16->practice_gbps.low, 2.0, 0.01);
   EXPECT_FALSE(c.Pcie(4, 2).has_value());
   for (const PcieLink& l : c.pcie_links()) EXPECT_NE(l.source.find("pcisig.com"), std::string::npos);
+}
+
+TEST(PcieLink, LimitsPerGenerationAndWidth) {
+  EXPECT_NEAR(PcieLimitGbps(3, 16), 15.75, 0.01);
+  EXPECT_NEAR(PcieLimitGbps(4, 16), 31.51, 0.01);  // the seed's "about 32"
+  EXPECT_NEAR(PcieLimitGbps(5, 16), 63.02, 0.01);
+  EXPECT_NEAR(PcieLimitGbps(4, 8), PcieLimitGbps(3, 16), 0.01);
+  EXPECT_EQ(PcieLimitGbps(0, 16), 0);
+  EXPECT_EQ(PcieLimitGbps(4, 0), 0);
+}
+
+TEST(PcieLink, TheCatalogTableAgreesWithTheFormula) {
+  for (const PcieLink& l : GpuCatalog::Builtin().pcie_links())
+    EXPECT_NEAR(l.limit_gbps, PcieLimitGbps(l.gen, l.width), 0.02) << l.gen << " x" << l.width;
+  const std::string text = R"({"sources": {}, "realistic_share": {"matmul": {"low": 0.7, "high": 0.85},
+    "memory_copy": {"low": 0.8, "high": 0.9}},
+    "pcie": {"links": [{"gen": 4, "width": 16, "limit_gbps": 32.0, "practice_gbps": [20, 26], "source": "x"}]},
+    "gpus": []})";
+  Result<GpuCatalog> wrong = GpuCatalog::Parse(text);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("limit_gbps"), std::string::npos) << wrong.status().message();
 }
 
 TEST(GpuCatalog, ParseRejectsAGpuWithoutSource) {

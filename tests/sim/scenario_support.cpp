@@ -61,6 +61,25 @@ SimRun RunLabCheck(const SimOptions& options) {
   return run;
 }
 
+nlohmann::json RunChildJob(const std::string& machine, const std::string& job) {
+  char pattern[] = "/tmp/labcheck_sim_XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const fs::path binary = LAB_CHECK_BINARY;
+  const std::string command = "env -u CUDA_VISIBLE_DEVICES LD_LIBRARY_PATH=" + Quote((binary.parent_path() / "sim-nvidia").string()) +
+                              " LABCHECK_SIM_MACHINE=" +
+                              Quote((fs::path(LAB_CHECK_SOURCE_DIR) / "tests/sim/machines" / machine).string()) + " " +
+                              Quote(binary.string()) + " internal-child " + Quote(job) + " >" +
+                              Quote((dir / "stdout").string()) + " 2>/dev/null";
+  (void)std::system(command.c_str());
+  const std::string text = ReadAll(dir / "stdout");
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+  constexpr std::string_view kMarker = "LABCHECK_CHILD_RESULT ";
+  const size_t at = text.find(kMarker);
+  if (at == std::string::npos) return nullptr;
+  return nlohmann::json::parse(text.substr(at + kMarker.size()), nullptr, false);
+}
+
 const nlohmann::json* Check(const SimRun& run, const std::string& id) {
   if (!run.report.is_object() || !run.report.contains("checks")) return nullptr;
   for (const nlohmann::json& c : run.report["checks"])

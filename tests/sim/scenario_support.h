@@ -28,6 +28,10 @@ struct SimOptions {
 // written into a fresh temp folder.
 SimRun RunLabCheck(const SimOptions& options);
 
+// One child job (`lab_check internal-child JOB`, e.g. "gpu-inventory") on a simulated machine:
+// its result envelope, null when it printed none.
+nlohmann::json RunChildJob(const std::string& machine, const std::string& job);
+
 const nlohmann::json* Check(const SimRun& run, const std::string& id);
 std::string Verdict(const SimRun& run, const std::string& id);
 // A measurement's value by key, from any check.

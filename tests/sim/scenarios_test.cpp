@@ -121,31 +121,37 @@ TEST(SimScenario, HotCardIsFlagged) {
   EXPECT_TRUE(HasHint(run, "matmul_slow")) << Dump(run);
 }
 
-// «all-reduce … зависает»: hangs with P2P, works with NCCL_P2P_DISABLE=1.
+// «all-reduce … зависает»: hangs with P2P, works with NCCL_P2P_DISABLE=1. Timeouts scaled down
+// (each attempt gets half of 480 s × 0.15) so the hang costs seconds, not minutes.
 TEST(SimScenario, NcclHangRetriedWithoutP2p) {
-  SimRun run = RunLabCheck({"course-nccl-hang-p2p.json", {"--quick", "--timeout-scale", "0.06"}});
+  SimRun run = RunLabCheck({"course-nccl-hang-p2p.json", {"--quick", "--timeout-scale", "0.15"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ(Verdict(run, "interconnect.allreduce"), "WARN") << Dump(run);
   const json& data = (*Check(run, "interconnect.allreduce"))["data"];
   EXPECT_TRUE(data.value("hung", false)) << data.dump();
   ASSERT_TRUE(data["p2p_disable_retry"].is_object());
   EXPECT_FALSE(data["p2p_disable_retry"].value("hung", true));
+  EXPECT_TRUE(data["p2p_disable_retry"].value("p2p_disabled", false));
   EXPECT_NE(CheckText(run, "interconnect.allreduce").find("export NCCL_P2P_DISABLE=1"), std::string::npos);
-  for (const char* id : {"gpu.inventory", "gpu.matmul", "gpu.memory_bandwidth", "gpu.host_device_copy", "gpu.p2p"})
-    EXPECT_EQ(Verdict(run, id), "PASS") << id;
+  ExpectNear(run, "nccl.allreduce_busbw_gbps", 14.2);  // the retry's figures
+  for (const char* id : kGpuChecks) EXPECT_NE(Verdict(run, id), "NOT RUN") << id;
 }
 
-// Hangs both ways: FAIL with the NCCL_DEBUG / IOMMU / ACS advice, report written, run bounded.
+// Hangs both ways: FAIL with the NCCL_DEBUG / IOMMU / ACS advice, report written, the check
+// bounded by its timeouts (two attempts of half its budget each).
 TEST(SimScenario, NcclHangAlwaysFails) {
-  SimRun run = RunLabCheck({"course-nccl-hang-always.json", {"--quick", "--timeout-scale", "0.06"}});
+  SimRun run = RunLabCheck({"course-nccl-hang-always.json", {"--quick", "--timeout-scale", "0.15"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ(Verdict(run, "interconnect.allreduce"), "FAIL") << Dump(run);
   EXPECT_EQ(run.exit_code, 1);
+  const json& check = *Check(run, "interconnect.allreduce");
+  EXPECT_TRUE(check["data"].value("hung", false));
+  EXPECT_TRUE(check["data"]["p2p_disable_retry"].value("hung", false));
   const std::string text = CheckText(run, "interconnect.allreduce");
   for (const char* word : {"NCCL_DEBUG=INFO", "IOMMU", "ACS"}) EXPECT_NE(text.find(word), std::string::npos) << word;
   EXPECT_TRUE(HasHint(run, "nccl_hang")) << Dump(run);
   EXPECT_FALSE(run.markdown.empty());
-  EXPECT_LT(run.wall_s, 480 * 0.06 + 60) << "the two attempts are bounded by the timeouts";
+  EXPECT_LT(check.value("duration_s", 1e9), 480 * 0.15 + 15);
 }
 
 // «all-reduce вернул неверную сумму».
@@ -164,12 +170,24 @@ TEST(SimScenario, HgxH100IsJudgedAgainstNvlink) {
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   for (const char* id : kGpuChecks) EXPECT_EQ(Verdict(run, id), "PASS") << Dump(run);
   EXPECT_EQ(InventoryGpus(run).size(), 8u);
-  EXPECT_TRUE((*Check(run, "gpu.inventory"))["data"]["topology"].value("nvlink", false))
-      << (*Check(run, "gpu.inventory"))["data"]["topology"].dump();
+  const json& access = (*Check(run, "gpu.p2p"))["data"]["can_access"];
+  EXPECT_TRUE(access[0][7].get<bool>());
   ExpectNear(run, "p2p.0-7.copy_gbps", 370);
   ExpectNear(run, "nccl.allreduce_busbw_gbps", 365);
+  ExpectNear(run, "gpu0.h2d_pinned_gbps", 53);
   EXPECT_FALSE(HasHint(run, "pcie_gen3"));
   EXPECT_FALSE(HasHint(run, "nccl_hang"));
+}
+
+// Every link of an HGX board ends at an NVSwitch: the topology must still say NVLink.
+// FAILS until the gpufix branch lands issue 11's NVSwitch finding (jobs/inventory_job.cpp counts
+// a link only when its far end is a local GPU).
+TEST(SimScenario, HgxH100NvlinkThroughNvswitchIsFound) {
+  const json inventory = RunChildJob("hgx-8xh100-nvswitch.json", "gpu-inventory");
+  ASSERT_TRUE(inventory.is_object());
+  const json& topology = inventory["topology"];
+  EXPECT_TRUE(topology.value("nvlink", false)) << topology.dump();
+  EXPECT_NE(topology["matrix"][0][1].dump().find("NV"), std::string::npos) << topology.dump();
 }
 
 // One H200: all-reduce SKIP with its reason, everything else normal.
@@ -177,7 +195,7 @@ TEST(SimScenario, SingleH200SkipsAllReduce) {
   SimRun run = RunLabCheck({"single-h200.json"});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ(Verdict(run, "interconnect.allreduce"), "SKIP") << Dump(run);
-  EXPECT_NE(CheckText(run, "interconnect.allreduce").find("GPU"), std::string::npos);
+  EXPECT_NE(CheckText(run, "interconnect.allreduce").find("bus bandwidth"), std::string::npos);
   EXPECT_EQ(Verdict(run, "gpu.p2p"), "SKIP");
   for (const char* id : {"gpu.inventory", "gpu.matmul", "gpu.memory_bandwidth", "gpu.host_device_copy"})
     EXPECT_EQ(Verdict(run, id), "PASS") << Dump(run);
@@ -195,7 +213,7 @@ TEST(SimScenario, CuInitErrorsAreCleanVerdicts) {
     const char* words;
   };
   for (const Case& c : {Case{100, "SKIP", "CUDA_VISIBLE_DEVICES"}, Case{35, "FAIL", "CUDA_ERROR_INSUFFICIENT_DRIVER"},
-                        Case{804, "FAIL", "kernel driver"}, Case{999, "FAIL", "CUDA_ERROR_UNKNOWN"}}) {
+                        Case{804, "FAIL", "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"}, Case{999, "FAIL", "CUDA_ERROR_UNKNOWN"}}) {
     const std::string name = "/tmp/nvsim-cuinit-" + std::to_string(c.code) + "-" + std::to_string(getpid()) + ".json";
     {
       std::ofstream out(name);  // removed below: one temporary profile per code

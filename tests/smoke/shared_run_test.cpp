@@ -28,7 +28,7 @@ class FakeInterpreter : public ::testing::Test {
                         << "echo \"$tests\" >> " << dir_ << "/calls\n"
                         << "begin() { echo \"LABCHECK_SMOKE_BEGIN $1\"; }\n"
                         << "done_() { echo \"LABCHECK_SMOKE_TEST {\\\"test\\\": \\\"$1\\\", \\\"status\\\": \\\"skip\\\", \\\"reason\\\": \\\"no_gpu\\\"}\"; }\n"
-                        << "begin _torch_import; echo 'LABCHECK_SMOKE_FACTS {\"devices\": []}'\n"
+                        << "begin _torch_import; echo 'LABCHECK_SMOKE_FACTS {\"devices\": []}'; echo LABCHECK_ALIVE\n"
                         << "case \"$tests\" in\n" << cases << "\nesac\n";
     chmod(path.c_str(), 0755);
     return path;
@@ -96,6 +96,28 @@ TEST_F(FakeInterpreter, ACrashWhileImportingTorchIsNotRetried) {
     ASSERT_FALSE(run.outcomes[name].result) << name;
     EXPECT_NE(run.outcomes[name].lost_reason.en.find("importing torch"), std::string::npos);
     EXPECT_NE(run.outcomes[name].lost_error.find("libcudart"), std::string::npos);
+  }
+}
+
+TEST_F(FakeInterpreter, AMissedHandshakeIsOneUnresponsiveInterpreterNotOneTimeoutPerTest) {
+  // `import torch` never returns: no alive line within the start-up budget, long before the
+  // process timeout (start-up plus every test's budget).
+  const std::string python = dir_ + "/python";
+  std::ofstream(python) << "#!/bin/sh\necho x >> " << dir_ << "/calls\necho 'LABCHECK_SMOKE_BEGIN _torch_import'\n"
+                        << "echo 'LABCHECK_STAGE import torch'\nexec sleep 60\n";
+  chmod(python.c_str(), 0755);
+  SharedRunRequest request = Request(python, /*budget_s=*/30);
+  request.startup_budget_s = 1;
+  SharedRunResult run = RunSharedTests(request, CancelToken::Never());
+  EXPECT_EQ(run.interpreters, 1);
+  ASSERT_TRUE(run.unresponsive);
+  EXPECT_EQ(run.unresponsive->stage, "import torch");
+  EXPECT_EQ(run.unresponsive->python, python);
+  EXPECT_LT(run.unresponsive->waited_s, 10);
+  for (const char* name : {"a", "b", "c"}) {
+    ASSERT_FALSE(run.outcomes[name].result) << name;
+    EXPECT_NE(run.outcomes[name].lost_reason.en.find("`import torch` hangs"), std::string::npos)
+        << run.outcomes[name].lost_reason.en;
   }
 }
 

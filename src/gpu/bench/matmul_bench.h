@@ -52,6 +52,14 @@ class MatmulBench {
   ~MatmulBench();
   Result<MatmulFigure> Run(const Nvml* nvml, nvml::nvmlDevice_t device);
 
+  // Sustained load for the burn test: `calls` back-to-back calls with the heuristic's first
+  // algorithm; returns the sum of their CUDA-event times in ms (device time, not host time).
+  Result<double> RunCalls(int calls);
+  // The spot check of the product now in D (the last call's).
+  Result<SpotCheck> CheckLast(uint64_t seed) { return Check(plan_.spot_samples, seed); }
+  double flops_per_call() const { return 2.0 * n_ * n_ * static_cast<double>(n_); }
+  int size() const { return n_; }
+
  private:
   MatmulBench(const CublasLt& lt, const DeviceContext& context) : lt_(lt), context_(context) {}
   Status Enqueue(const cublaslt::cublasLtMatmulAlgo_t& algo);

@@ -1,6 +1,8 @@
 #include "gpu/bench/stats.h"
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 
 namespace labcheck::gpu {
 
@@ -13,6 +15,12 @@ Sampled Summarise(std::vector<double> values) {
   s.min = values.front();
   s.max = values.back();
   s.median = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  if (n >= 2) {
+    const double mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(n);
+    double sum_sq = 0;
+    for (double v : values) sum_sq += (v - mean) * (v - mean);
+    if (mean > 0) s.cv = std::sqrt(sum_sq / static_cast<double>(n - 1)) / mean;
+  }
   return s;
 }
 

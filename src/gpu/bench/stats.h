@@ -10,6 +10,8 @@ struct Sampled {
   double min = 0;
   double max = 0;
   int count = 0;
+  // Coefficient of variation (sample standard deviation / mean); 0 for fewer than two values.
+  double cv = 0;
 };
 
 Sampled Summarise(std::vector<double> values);  // empty input gives count 0

@@ -12,25 +12,13 @@
 #include "gpu/collective/preflight.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
+#include "reference/hints.h"
 
 namespace labcheck::gpu {
 
 namespace {
 
 constexpr const char* kId = "interconnect.allreduce";
-
-const Text kHangHint = T(
-    "если с NCCL_P2P_DISABLE=1 работает, добавьте export NCCL_P2P_DISABLE=1 в ~/.bashrc; если нет — запустите "
-    "ddp_check.py с NCCL_DEBUG=INFO и посмотрите, на чём останавливается NCCL. На машинах с EPYC частая причина — "
-    "IOMMU и ACS (раздел Troubleshooting в документации NCCL)",
-    "if it works with NCCL_P2P_DISABLE=1, add export NCCL_P2P_DISABLE=1 to ~/.bashrc; if not, run ddp_check.py with "
-    "NCCL_DEBUG=INFO and see where NCCL stops. On EPYC machines IOMMU and ACS are a common cause (Troubleshooting in "
-    "NCCL's documentation)");
-const Text kWrongSumHint = T(
-    "данные портятся при обмене между картами, и обучение будет ломаться без ошибок. Запустите с "
-    "NCCL_P2P_DISABLE=1 и проверьте настройки IOMMU",
-    "data is corrupted between the cards, and training will break silently. Run with NCCL_P2P_DISABLE=1 and check "
-    "the IOMMU settings");
 
 std::string MakeLogDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "lab_check_nccl_XXXXXX").string();
@@ -141,13 +129,13 @@ CheckResult RunAllReduceCheck(CheckContext& context) {
     result.outcome = Outcome::Warn;
     result.reason = T("all-reduce работает только с NCCL_P2P_DISABLE=1 (" + Describe(run.first).ru + " без него)",
                       "all-reduce works only with NCCL_P2P_DISABLE=1 (" + Describe(run.first).en + " without)");
-    result.hint = kHangHint;
+    result.hint = hint::Action(hint::kNcclHang);
   } else {
     result.outcome = Outcome::Fail;
     const bool wrong = run.first.wrong_sum || (run.retry && run.retry->wrong_sum);
     result.reason = wrong ? T("all-reduce вернул неверную сумму", "all-reduce returned a wrong sum")
                           : Text("all-reduce: " + Describe(run.first).ru, "all-reduce: " + Describe(run.first).en);
-    result.hint = wrong ? kWrongSumHint : kHangHint;
+    result.hint = hint::Action(wrong ? hint::kWrongSum : hint::kNcclHang);
     result.error = run.first.process_error.empty() ? run.first.log.last_line : run.first.process_error;
   }
   return result;

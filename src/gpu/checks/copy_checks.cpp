@@ -8,6 +8,7 @@
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
 #include "gpu/pcie.h"
+#include "reference/pcie_link.h"
 
 namespace labcheck::gpu {
 
@@ -39,11 +40,9 @@ std::pair<int, int> MaxLink(const CheckContext& context, int index) {
 
 CheckResult RunMemoryBandwidthCheck(CheckContext& context) {
   constexpr const char* kId = "gpu.memory_bandwidth";
-  if (auto skip = SkipWithoutGpus(context, kId)) return *skip;
-  context.Progress(-1, "cuMemcpyDtoD");
-  ChildJobOutcome outcome = RunGpuJob(context, kMemoryJob);
-  if (std::optional<CheckResult> problem = EnvelopeProblem(kId, outcome)) return *problem;
-  const nlohmann::json& j = outcome.result.value();
+  GpuJobReply reply = RunGpuJobFor(context, kId, kMemoryJob, "cuMemcpyDtoD");
+  if (reply.ending) return *reply.ending;
+  const nlohmann::json& j = reply.payload;
   CheckResult result;
   result.outcome = Outcome::Pass;
   Table table{T("Память GPU: копирование внутри карты, ГБ/с", "GPU memory: copy within the card, GB/s"),
@@ -67,6 +66,7 @@ CheckResult RunMemoryBandwidthCheck(CheckContext& context) {
                 gbps, "GB/s",
                 Text(fmt::format("device-to-device copy of {} MiB, bytes read + bytes written, median of {}",
                                  g.value("bytes", 0ull) >> 20, g.value("repeats", 0)))});
+    result.measurements.back().spread = TimingSpread(gbps, g);
     const std::string concurrent = static_cast<size_t>(i) < together.size() ? Figure(together[i]) : "—";
     table.AddRow({Text(std::to_string(i)), Text(Figure(gbps)), Text(concurrent), Text(std::to_string(g.value("bytes", 0ull) >> 20))});
   }
@@ -84,11 +84,9 @@ CheckResult RunMemoryBandwidthCheck(CheckContext& context) {
 
 CheckResult RunHostDeviceCopyCheck(CheckContext& context) {
   constexpr const char* kId = "gpu.host_device_copy";
-  if (auto skip = SkipWithoutGpus(context, kId)) return *skip;
-  context.Progress(-1, "CPU↔GPU");
-  ChildJobOutcome outcome = RunGpuJob(context, kHostCopyJob);
-  if (std::optional<CheckResult> problem = EnvelopeProblem(kId, outcome)) return *problem;
-  const nlohmann::json& j = outcome.result.value();
+  GpuJobReply reply = RunGpuJobFor(context, kId, kHostCopyJob, "CPU↔GPU");
+  if (reply.ending) return *reply.ending;
+  const nlohmann::json& j = reply.payload;
   CheckResult result;
   result.outcome = Outcome::Pass;
   struct Variant {
@@ -115,11 +113,12 @@ CheckResult RunHostDeviceCopyCheck(CheckContext& context) {
       const double gbps = figure.value("gbps", 0.0);
       Measurement& m = result.Add({fmt::format("gpu{}.{}_gbps", i, v.key), T(fmt::format("GPU{}: ", i) + v.label.ru, fmt::format("GPU{}: ", i) + v.label.en),
                                    gbps, "GB/s", Text("256 MiB per copy, bytes copied, median")});
+      m.spread = TimingSpread(gbps, figure);
       row.push_back(Text(Figure(gbps)));
       if (std::string(v.key) != "h2d_pinned") continue;
       h2d.push_back(gbps);
       const auto [max_gen, max_width] = MaxLink(context, i);
-      const double limit = PcieLimitGbps(max_gen, max_width);
+      const double limit = reference::PcieLimitGbps(max_gen, max_width);
       if (limit > 0) {
         m.reference = limit;
         m.reference_label = Text(fmt::format("PCIe {}.0 x{}", max_gen, max_width));
@@ -133,7 +132,7 @@ CheckResult RunHostDeviceCopyCheck(CheckContext& context) {
       }
     }
     const auto [max_gen, max_width] = MaxLink(context, i);
-    const double limit = PcieLimitGbps(max_gen, max_width);
+    const double limit = reference::PcieLimitGbps(max_gen, max_width);
     row.push_back(Text(limit > 0 ? Figure(limit) : "—"));
     table.AddRow(row);
   }

@@ -11,5 +11,6 @@ CheckResult RunMemoryBandwidthCheck(CheckContext& context);
 CheckResult RunHostDeviceCopyCheck(CheckContext& context);
 CheckResult RunPeerCheck(CheckContext& context);
 CheckResult RunAllReduceCheck(CheckContext& context);
+CheckResult RunHealthCheck(CheckContext& context);  // health_check.cpp
 
 }  // namespace labcheck::gpu

@@ -4,7 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "gpu/loader/python_site_packages.h"
+#include "gpu/job_envelope.h"
+#include "platform/python_site_packages.h"
 
 namespace labcheck::gpu {
 
@@ -19,6 +20,17 @@ ChildJobOutcome RunGpuJob(const CheckContext& context, const std::string& job, s
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   return RunChildJob(context.options().self_exe, job, args, timeout_s > 0 ? timeout_s : context.budget_s(),
                      context.cancel(), std::move(env));
+}
+
+GpuJobReply RunGpuJobFor(CheckContext& context, const std::string& check_id, const std::string& job,
+                         const std::string& progress) {
+  GpuJobReply reply;
+  if ((reply.ending = SkipWithoutGpus(context, check_id))) return reply;
+  context.Progress(-1, progress);
+  ChildJobOutcome outcome = RunGpuJob(context, job);
+  if ((reply.ending = EnvelopeProblem(check_id, outcome))) return reply;
+  reply.payload = std::move(outcome.result).value();
+  return reply;
 }
 
 std::optional<CheckResult> SkipWithoutGpus(const CheckContext& context, const std::string& check_id) {
@@ -37,6 +49,14 @@ const nlohmann::json* InventoryGpu(const CheckContext& context, int index) {
   const nlohmann::json& gpus = inventory->data["gpus"];
   if (!gpus.is_array() || index < 0 || index >= static_cast<int>(gpus.size())) return nullptr;
   return &gpus[index];
+}
+
+std::optional<Spread> TimingSpread(double rate, const nlohmann::json& figure) {
+  if (!figure.is_object() || !figure.contains("repeats") || !figure["repeats"].is_number()) return std::nullopt;
+  auto number = [&](const char* key) { return figure.contains(key) && figure[key].is_number() ? figure[key].get<double>() : 0.0; };
+  std::optional<double> cv;
+  if (figure.contains("cv") && figure["cv"].is_number()) cv = figure["cv"].get<double>();
+  return SpreadOfRate(rate, number("median_ms"), number("min_ms"), number("max_ms"), figure["repeats"].get<int>(), cv);
 }
 
 std::string Figure(double value) {

@@ -16,11 +16,24 @@ namespace labcheck::gpu {
 ChildJobOutcome RunGpuJob(const CheckContext& context, const std::string& job, std::vector<std::string> extra_args = {},
                           std::vector<std::pair<std::string, std::string>> env = {}, double timeout_s = 0);
 
+// The prologue every GPU check shares: SKIP when gpu.inventory found no usable GPU, the progress
+// line, the child job, and what its envelope says (SKIP, FAIL, a crash, a timeout, Ctrl-C).
+struct GpuJobReply {
+  std::optional<CheckResult> ending;  // set: the check's result, return it as is
+  nlohmann::json payload;             // otherwise: the child's "ok" JSON
+};
+GpuJobReply RunGpuJobFor(CheckContext& context, const std::string& check_id, const std::string& job,
+                         const std::string& progress);
+
 // SKIP (with the inventory's own reason) when gpu.inventory ran and found no usable GPU.
 std::optional<CheckResult> SkipWithoutGpus(const CheckContext& context, const std::string& check_id);
 
 // The GPU count and each GPU's inventory entry, from gpu.inventory's data (empty if it did not run).
 const nlohmann::json* InventoryGpu(const CheckContext& context, int index);
+
+// The spread of a rate measured from repeated timings: a figure's {median_ms, min_ms, max_ms,
+// repeats, cv} (SampledJson); nullopt when the figure carries no repeats.
+std::optional<Spread> TimingSpread(double rate, const nlohmann::json& figure);
 
 // "12.3" with the precision a figure deserves in a table.
 std::string Figure(double value);

@@ -28,10 +28,9 @@ Text PcieCell(const nlohmann::json& gen, const nlohmann::json& width) {
 }  // namespace
 
 CheckResult RunInventoryCheck(CheckContext& context) {
-  context.Progress(-1, "NVIDIA driver, NVML");
-  ChildJobOutcome outcome = RunGpuJob(context, kInventoryJob);
-  if (std::optional<CheckResult> problem = EnvelopeProblem(kId, outcome)) return *problem;
-  const nlohmann::json& j = outcome.result.value();
+  GpuJobReply reply = RunGpuJobFor(context, kId, kInventoryJob, "NVIDIA driver, NVML");
+  if (reply.ending) return *reply.ending;
+  const nlohmann::json& j = reply.payload;
 
   CheckResult result;
   result.outcome = Outcome::Pass;

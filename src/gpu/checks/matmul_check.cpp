@@ -9,6 +9,7 @@
 #include "gpu/checks/gpu_check_support.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
+#include "reference/hints.h"
 
 namespace labcheck::gpu {
 
@@ -17,12 +18,6 @@ namespace {
 constexpr const char* kId = "gpu.matmul";
 constexpr double kSpreadWarn = 0.10;  // cards of one model differ by a few percent; 10% is a finding
 
-const Text kThrottleHint = T(
-    "карта упирается в лимит мощности или перегревается: nvidia-smi -q -d PERFORMANCE покажет причину снижения "
-    "частот, nvidia-smi -q -d POWER — лимит",
-    "the card hits its power limit or overheats: nvidia-smi -q -d PERFORMANCE shows why clocks drop, nvidia-smi -q "
-    "-d POWER the limit");
-
 bool IsSlowdown(const std::string& reason) {
   return reason == "thermal" || reason == "hw_thermal" || reason == "hw_slowdown" || reason == "hw_power_brake";
 }
@@ -30,11 +25,9 @@ bool IsSlowdown(const std::string& reason) {
 }  // namespace
 
 CheckResult RunMatmulCheck(CheckContext& context) {
-  if (auto skip = SkipWithoutGpus(context, kId)) return *skip;
-  context.Progress(-1, "cuBLASLt 8192³");
-  ChildJobOutcome outcome = RunGpuJob(context, kMatmulJob);
-  if (std::optional<CheckResult> problem = EnvelopeProblem(kId, outcome)) return *problem;
-  const nlohmann::json& j = outcome.result.value();
+  GpuJobReply reply = RunGpuJobFor(context, kId, kMatmulJob, "cuBLASLt 8192³");
+  if (reply.ending) return *reply.ending;
+  const nlohmann::json& j = reply.payload;
 
   CheckResult result;
   result.outcome = Outcome::Pass;
@@ -69,6 +62,7 @@ CheckResult RunMatmulCheck(CheckContext& context) {
                   tflops, "TFLOPS",
                   Text(fmt::format("cuBLASLt {0}×{0}×{0} TN, FP32 accumulate, 2·M·N·K per call, median of {1}",
                                    figure.value("size", 0), figure.value("repeats", 0)))});
+      result.measurements.back().spread = TimingSpread(tflops, figure);
       row.push_back(Text(Figure(tflops)));
       if (!figure["check"].value("ok", false)) {
         all_ok = false;
@@ -118,12 +112,12 @@ CheckResult RunMatmulCheck(CheckContext& context) {
   } else if (!slowdowns.empty()) {
     result.outcome = Outcome::Warn;
     result.reason = T("во время замера частоты снижались: " + slowdowns.front(), "clocks were reduced during the run: " + slowdowns.front());
-    result.hint = kThrottleHint;
+    result.hint = hint::Action(hint::kMatmulSlow);
   } else if (std::max(spread_alone, spread_together) > kSpreadWarn) {
     result.outcome = Outcome::Warn;
     result.reason = T(fmt::format("карты различаются на {:.0f}% (BF16)", 100 * std::max(spread_alone, spread_together)),
                       fmt::format("the cards differ by {:.0f}% (BF16)", 100 * std::max(spread_alone, spread_together)));
-    result.hint = kThrottleHint;
+    result.hint = hint::Action(hint::kMatmulSlow);
   } else if (!errors.empty()) {
     result.outcome = Outcome::Warn;
     result.reason = T("часть замеров не удалась", "some measurements failed");

@@ -10,16 +10,14 @@ namespace labcheck::gpu {
 
 CheckResult RunPeerCheck(CheckContext& context) {
   constexpr const char* kId = "gpu.p2p";
-  if (auto skip = SkipWithoutGpus(context, kId)) return *skip;
   if (const CheckResult* inventory = context.Earlier("gpu.inventory")) {
     const nlohmann::json& gpus = inventory->data.value("gpus", nlohmann::json::array());
     if (gpus.is_array() && gpus.size() == 1)
       return Skipped(kId, T("одна видеокарта: обмениваться не с кем", "one GPU: there is no pair to measure"));
   }
-  context.Progress(-1, "cuMemcpyPeer");
-  ChildJobOutcome outcome = RunGpuJob(context, kPeerJob);
-  if (std::optional<CheckResult> problem = EnvelopeProblem(kId, outcome)) return *problem;
-  const nlohmann::json& j = outcome.result.value();
+  GpuJobReply reply = RunGpuJobFor(context, kId, kPeerJob, "cuMemcpyPeer");
+  if (reply.ending) return *reply.ending;
+  const nlohmann::json& j = reply.payload;
   const int count = j.value("count", 0);
   if (count < 2) return Skipped(kId, T("одна видеокарта: обмениваться не с кем", "one GPU: there is no pair to measure"));
 
@@ -68,6 +66,7 @@ CheckResult RunPeerCheck(CheckContext& context) {
       result.Add({fmt::format("p2p.{}-{}.copy_gbps", src, dst), T(fmt::format("GPU{}→GPU{}", src, dst), fmt::format("GPU{}→GPU{}", src, dst)),
                   *reported, "GB/s", Text(with ? "cuMemcpyPeerAsync, peer access on, bytes copied, median"
                                                : "cuMemcpyPeerAsync, no peer access (staged via host), bytes copied, median")});
+      result.measurements.back().spread = TimingSpread(*reported, pair[with ? "with_peer" : "without_peer"]);
     }
     copies.AddRow({Text(fmt::format("{} → {}", src, dst)), Text(with ? Figure(*with) : "—"), Text(without ? Figure(*without) : "—")});
   }

@@ -5,7 +5,7 @@
 namespace labcheck::gpu {
 
 nlohmann::json SampledJson(const Sampled& s) {
-  return {{"median_ms", s.median}, {"min_ms", s.min}, {"max_ms", s.max}, {"repeats", s.count}};
+  return {{"median_ms", s.median}, {"min_ms", s.min}, {"max_ms", s.max}, {"repeats", s.count}, {"cv", s.cv}};
 }
 
 nlohmann::json NvmlSamplesJson(const NvmlSamples& s) {

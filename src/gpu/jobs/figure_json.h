@@ -9,7 +9,7 @@
 
 namespace labcheck::gpu {
 
-nlohmann::json SampledJson(const Sampled& s);        // {median_ms, min_ms, max_ms, repeats}
+nlohmann::json SampledJson(const Sampled& s);        // {median_ms, min_ms, max_ms, repeats, cv}
 nlohmann::json NvmlSamplesJson(const NvmlSamples& s);  // {clock_event_reasons, min_sm_clock_mhz, …}
 nlohmann::json MatmulFigureJson(const MatmulFigure& f);
 nlohmann::json CopyFigureJson(const CopyFigure& f);

@@ -23,6 +23,8 @@ inline constexpr const char* kClusterGatherJob = "gpu-cluster-gather";
 // The block each rank hands to rank 0 in the gather: its JSON must fit (it has no NCCL log or
 // library list, only figures and facts, a few KiB).
 inline constexpr size_t kClusterBlockBytes = 32 * 1024;
+inline constexpr const char* kHealthJob = "gpu-health";
+inline constexpr const char* kBurnJob = "gpu-burn";
 
 Result<nlohmann::json> InventoryJob(const std::vector<std::string>& args);
 Result<nlohmann::json> MatmulJob(const std::vector<std::string>& args);
@@ -32,6 +34,8 @@ Result<nlohmann::json> PeerJob(const std::vector<std::string>& args);
 Result<nlohmann::json> AllReduceJob(const std::vector<std::string>& args);
 Result<nlohmann::json> AllReduceRankJob(const std::vector<std::string>& args);
 Result<nlohmann::json> ClusterGatherJob(const std::vector<std::string>& args);
+Result<nlohmann::json> HealthJob(const std::vector<std::string>& args);  // health_job.cpp
+Result<nlohmann::json> BurnJob(const std::vector<std::string>& args);    // burn_job.cpp
 
 // Registers all of the above with the child-job table (idempotent).
 void RegisterGpuChildJobs();

@@ -1,6 +1,7 @@
 #include "gpu/jobs/gpu_runtime.h"
 
 #include "gpu/job_envelope.h"
+#include "gpu/nvidia/nvidia_search_paths.h"
 
 namespace labcheck::gpu {
 
@@ -41,7 +42,7 @@ std::vector<std::string> JobArgsToArgv(const JobArgs& args) {
 
 std::unique_ptr<GpuRuntime> GpuRuntime::Open(const JobArgs& args, nlohmann::json* envelope) {
   std::unique_ptr<GpuRuntime> runtime(new GpuRuntime());
-  runtime->paths_ = LibrarySearchPaths::FromEnvironment(args.site_packages);
+  runtime->paths_ = NvidiaSearchPaths(args.site_packages);
   DriverProblem problem;
   runtime->driver_ = CudaDriver::Load(runtime->paths_, &problem);
   if (!runtime->driver_) {

@@ -9,10 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpu/loader/library_search.h"
 #include "gpu/nvidia/cublaslt_library.h"
 #include "gpu/nvidia/cuda_driver.h"
 #include "gpu/nvidia/nvml_library.h"
+#include "platform/library_search.h"
 
 namespace labcheck::gpu {
 

@@ -6,8 +6,8 @@
 
 #include "core/status.h"
 #include "core/text.h"
-#include "gpu/loader/library_search.h"
 #include "gpu/nvidia/cuda_api.h"
+#include "platform/library_search.h"
 
 namespace labcheck::gpu {
 

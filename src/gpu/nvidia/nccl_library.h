@@ -5,8 +5,8 @@
 #include <string>
 
 #include "core/status.h"
-#include "gpu/loader/library_search.h"
 #include "gpu/nvidia/nccl_api.h"
+#include "platform/library_search.h"
 
 namespace labcheck::gpu {
 

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "core/status.h"
-#include "gpu/loader/library_search.h"
 #include "gpu/nvidia/nvml_api.h"
+#include "platform/library_search.h"
 
 namespace labcheck::gpu {
 

@@ -8,6 +8,8 @@ import json
 import sys
 
 MARKER = "LABCHECK_RESULT "
+ALIVE = "LABCHECK_ALIVE"
+STAGE = "LABCHECK_STAGE "
 
 
 def emit(result):
@@ -15,6 +17,19 @@ def emit(result):
     if not isinstance(result, dict):
         raise TypeError("probe result must be a dict")
     sys.stdout.write("\n" + MARKER + json.dumps(result, default=str, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def alive():
+    """The handshake: this interpreter runs and the probe's imports are done. lab_check kills a
+    probe that has not said so within its start-up budget and skips the later ones."""
+    sys.stdout.write(ALIVE + "\n")
+    sys.stdout.flush()
+
+
+def stage(what):
+    """Say what comes next that may hang ("import torch"), so a missed handshake can name it."""
+    sys.stdout.write(STAGE + what + "\n")
     sys.stdout.flush()
 
 

@@ -13,7 +13,7 @@ import re
 import site
 import sys
 
-from _labcheck import emit
+from _labcheck import alive, emit
 
 # Other distribution names a package ships under (nightly and ROCm builds of Triton).
 ALIASES = {"triton": ["pytorch-triton", "pytorch-triton-rocm"]}
@@ -93,6 +93,7 @@ def site_packages():
 
 
 def main(wanted):
+    alive()  # nothing heavy is imported: an interpreter that gets here answers
     versions, error = installed_versions()
     packages = {}
     for name in wanted:

@@ -29,6 +29,7 @@ import tempfile
 import threading
 import time
 
+from _labcheck import alive, stage
 from smoke_common import (at_least, dist_version, json_safe, module_present, ran, skip,
                           torch_too_old)
 
@@ -141,9 +142,12 @@ def describe_failures(exc):
 
 
 def launch(test, watchdog_s, nodes=None):
+    stage("import torch")
     import torch
     import torch.distributed as dist
     from torch.distributed import run as torchrun
+
+    alive()
 
     if not dist.is_available():
         return skip("no_distributed", have=torch.__version__)

@@ -18,6 +18,7 @@ import os
 import signal
 import time
 
+from _labcheck import alive, stage
 from smoke_common import (BEGIN_MARKER, FACTS_MARKER, TEST_MARKER, error_result, json_safe,
                           print_marker, skip, test_switch, torch_facts)
 
@@ -124,7 +125,9 @@ def main():
     signal.signal(signal.SIGALRM, on_alarm)
 
     print_marker(BEGIN_MARKER, "_torch_import")
+    stage("import torch")
     facts, torch_error = import_torch()
+    alive()
     print_marker(FACTS_MARKER, facts if facts else {"torch_version": None,
                                                     "torch_error": torch_error})
     for name in tests:

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/heat.h"
 #include "core/device_memory.h"
 #include "core/devices.h"
 #include "core/export.h"
@@ -313,9 +314,10 @@ NVSIM_EXPORT(cublasStatus_t, cublasLtMatmul,
   nvsim::WriteLazy(od, static_cast<size_t>(d_layout->ld) * n * ElementBytes(d_layout->type),
                    std::make_shared<MatmulProducer>(oa, ob, oc, *d_layout, k, alpha_value, beta_value,
                                                     g.Flag("faults/matmul_wrong", false)));
-  const double tflops = g.Number(PrecisionKey(a_layout->type, desc->compute), 0);
+  const double tflops = g.Number(PrecisionKey(a_layout->type, desc->compute), 0) * nvsim::HeatFactor(g);
   if (tflops <= 0) return kNotSupported;  // the profile says this GPU cannot do this type
   const double seconds = g.Number("perf/latency_us", 5) * 1e-6 + 2.0 * m * n * k / (tflops * 1e12) * nvsim::Noise();
+  nvsim::AddWork(g.index, seconds);  // core/heat.h: sustained load heats a card with "heat"
   nvsim::Enqueue(*s, seconds, nvsim::Work::Matmul, started);
   return kSuccess;
 }

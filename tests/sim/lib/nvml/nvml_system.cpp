@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/heat.h"
 #include "nvml/nvml_internal.h"
 
 namespace nvmlsim {
@@ -43,7 +44,10 @@ nvmlReturn_t CopyString(const std::string& text, char* buffer, unsigned length) 
   return kSuccess;
 }
 
-const char* LoadState(const nvsim::Gpu& g) { return nvsim::UnderLoad(g.index) ? "load" : "idle"; }
+const char* LoadState(const nvsim::Gpu& g) {
+  if (!nvsim::UnderLoad(g.index)) return "idle";
+  return nvsim::Hot(g) ? "hot" : "load";  // core/heat.h: the profile then gives "…/hot" values
+}
 
 void FillPciInfo(const std::string& bus_id, unsigned pci_device_id, nvmlPciInfo_t* pci) {
   unsigned domain = 0, bus = 0, device = 0, function = 0;

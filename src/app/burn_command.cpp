@@ -1,0 +1,163 @@
+#include "app/burn_command.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "app/check_command.h"
+#include "gpu/burn/burn_verdicts.h"
+#include "gpu/gpu_checks.h"
+#include "gpu/job_envelope.h"
+#include "gpu/jobs/gpu_jobs.h"
+#include "platform/python_site_packages.h"
+#include "platform/files.h"
+#include "probes/python_probe.h"
+#include "report/anonymize.h"
+#include "report/json_writer.h"
+#include "report/markdown_writer.h"
+#include "report/terminal_writer.h"
+#include "runner/child_job.h"
+
+namespace labcheck {
+namespace {
+
+struct BurnOptions {
+  double minutes = 2;
+  bool quick = false;
+  std::string gpus;
+  bool json = false;
+  std::string out = "journal/burn-report.md";
+  std::string python;
+};
+
+constexpr double kQuickSeconds = 20;
+constexpr double kIntervalS = 1.0;
+
+int Run(const BurnOptions& o, Lang lang, const std::string& self_exe) {
+  const bool ru = lang == Lang::Ru;
+  if (!(o.minutes > 0) || o.minutes > 24 * 60) {
+    std::fprintf(stderr, ru ? "lab_check burn: --minutes %g: нужно число минут больше 0 и не больше 1440, например --minutes 5\n"
+                            : "lab_check burn: --minutes %g: give minutes above 0 and at most 1440, e.g. --minutes 5\n",
+                 o.minutes);
+    return kExitUsage;
+  }
+  if (!o.gpus.empty() && o.gpus != "all" && !std::regex_match(o.gpus, std::regex(R"(\d+(,\d+)*)"))) {
+    std::fprintf(stderr, ru ? "lab_check burn: --gpus «%s»: нужен список номеров через запятую, например --gpus 0,2\n"
+                            : "lab_check burn: --gpus \"%s\": give GPU numbers separated by commas, e.g. --gpus 0,2\n",
+                 o.gpus.c_str());
+    return kExitUsage;
+  }
+  const double seconds = o.quick ? kQuickSeconds : o.minutes * 60;
+  RegisterGpuChildJobs();
+  const CancelToken cancel = InstallInterruptHandlers();
+
+  std::vector<std::string> args;
+  const Result<std::string> python = probes::ResolvePython(o.python);
+  if (python.ok())
+    for (const std::string& folder : PythonSitePackages(*python, cancel)) args.insert(args.end(), {"--site-packages", folder});
+  Result<std::string> dir = MakePrivateTempDir("lab_burn");
+  if (!dir.ok()) {
+    std::fprintf(stderr, "lab_check burn: %s\n", dir.status().message().c_str());
+    return kExitReportNotWritten;
+  }
+  const std::string timeline_path = *dir + "/timeline.jsonl";
+  args.insert(args.end(), {"--seconds", fmt::format("{}", seconds), "--interval", fmt::format("{}", kIntervalS),
+                           "--timeline", timeline_path});
+  if (!o.gpus.empty()) args.insert(args.end(), {"--gpus", o.gpus});
+  if (!o.json)
+    std::fprintf(stderr, ru ? "Нагрузочный тест: %.0f с работы GPU, Ctrl-C — остановить и сохранить то, что измерено\n"
+                            : "Burn test: %.0f s of GPU time, Ctrl-C stops it and keeps what was measured\n",
+                 seconds);
+
+  Report report;
+  report.lang = lang;
+  report.meta.tool_version = LAB_CHECK_VERSION;
+  report.meta.started_at = UtcTimestamp();
+  report.meta.quick = o.quick;
+  report.meta.python = python.ok() ? *python : "";
+  const auto start = std::chrono::steady_clock::now();
+  // Wall-clock backstop only: the run itself ends on device time (docs/gpu-checks.md).
+  ChildJobOutcome outcome = RunChildJob(self_exe, gpu::kBurnJob, args, 3 * seconds + 120, cancel);
+  const bool interrupted = cancel.cancelled();
+  Result<std::string> text = ReadFile(timeline_path);
+  RemoveTree(*dir);
+  gpu::burn::Timeline timeline = gpu::burn::ReadTimeline(text.ok() ? *text : "", kIntervalS);
+  bool any_sample = false;
+  for (const auto& g : timeline.gpus) any_sample = any_sample || !g.samples.empty();
+
+  CheckResult result;
+  std::optional<CheckResult> problem = gpu::EnvelopeProblem("gpu.burn", outcome);
+  if (!any_sample && (problem || interrupted)) {
+    result = problem ? *problem : CheckResult{};
+    if (interrupted) result.outcome = Outcome::NotRun;
+  } else {
+    result = gpu::burn::JudgeBurn(timeline, interrupted || (problem && problem->outcome != Outcome::Skip));
+    if (problem && !interrupted && result.outcome != Outcome::Fail) {  // a crash or a timeout after some samples
+      result.outcome = Outcome::Fail;
+      result.reason = problem->reason;
+      result.hint = problem->hint;
+      result.error = problem->error;
+    }
+  }
+  result.id = "gpu.burn";
+  result.section = "gpu";
+  result.title = T("Нагрузочный тест GPU", "GPU burn test");
+  result.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.checks.push_back(result);
+  report.meta.duration_s = result.duration_s;
+  report.meta.finished_at = UtcTimestamp();
+  report.meta.interrupted = interrupted;
+
+  const Identity who = Identity::OfThisProcess();
+  AnonymizeReport(report, who);
+  const std::string json_text = AnonymizeJson(ReportToJson(report), who).dump(2) + "\n";
+  bool written = true;
+  for (const auto& [path, content] : {std::pair{o.out, Anonymize(ReportToMarkdown(report), who)},
+                                      std::pair{JsonPathBeside(o.out), json_text}}) {
+    Status s = WriteFileAtomically(path, content);
+    if (!s.ok()) {
+      written = false;
+      std::fprintf(stderr, ru ? "lab_check burn: не удалось записать отчёт: %s. Укажите другое место: --out ПУТЬ\n"
+                              : "lab_check burn: cannot write the report: %s. Choose another place with --out PATH\n",
+                   Anonymize(s.message(), who).c_str());
+    }
+  }
+  if (o.json) {
+    std::fwrite(json_text.data(), 1, json_text.size(), stdout);
+  } else {
+    std::cout << Anonymize(ReportToTerminal(report, TerminalStyle::ForStream(STDOUT_FILENO)), who);
+    if (written) std::cout << (ru ? "Отчёт: " : "Report: ") << Anonymize(o.out, who) << ", " << Anonymize(JsonPathBeside(o.out), who) << "\n";
+  }
+  std::cout.flush();
+  if (interrupted) return kExitInterrupted;
+  if (result.outcome == Outcome::Fail) return kExitCheckFailed;
+  if (!written) return kExitReportNotWritten;
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddBurnSubcommand(CLI::App& app, const Lang* lang, int* exit_code, std::string self_exe) {
+  const bool ru = *lang == Lang::Ru;
+  auto options = std::make_shared<BurnOptions>();
+  CLI::App* burn = app.add_subcommand(
+      "burn", ru ? "нагрузочный тест: все выбранные GPU под матмулом N минут, замер каждую секунду, вердикты"
+                 : "burn test: all selected GPUs under a matmul for N minutes, a sample every second, verdicts");
+  burn->add_option("--minutes", options->minutes, ru ? "сколько минут работы GPU" : "minutes of GPU work")->capture_default_str();
+  burn->add_flag("--quick", options->quick, ru ? "20 секунд вместо --minutes" : "20 seconds instead of --minutes");
+  burn->add_option("--gpus", options->gpus, ru ? "номера GPU через запятую (по умолчанию все)" : "GPU numbers, comma-separated (default: all)");
+  burn->add_flag("--json", options->json, ru ? "только JSON на stdout" : "only the JSON on stdout");
+  burn->add_option("--out", options->out, ru ? "путь Markdown-отчёта; JSON ляжет рядом" : "Markdown report path; the JSON goes beside it")
+      ->capture_default_str();
+  burn->add_option("--python", options->python,
+                   ru ? "интерпретатор, в site-packages которого искать cuBLAS" : "interpreter whose site-packages may hold cuBLAS");
+  burn->callback([options, lang, exit_code, self_exe] { *exit_code = Run(*options, *lang, self_exe); });
+}
+
+}  // namespace labcheck

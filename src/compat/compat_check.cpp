@@ -1,0 +1,64 @@
+#include "compat/compat_check.h"
+
+#include "compat/compat_rules.h"
+#include "probes/python_probe.h"
+
+namespace labcheck {
+
+namespace compat {
+
+CheckResult RunCompatCheck(CheckContext& context) {
+  CompatFacts facts;
+  if (const CheckResult* inventory = context.Earlier("gpu.inventory");
+      inventory != nullptr && (inventory->outcome == Outcome::Pass || inventory->outcome == Outcome::Warn))
+    facts.driver = DriverFromInventory(inventory->data);
+
+  const std::string& python = context.options().python;
+  if (python.empty()) {
+    facts.python_problem = "no Python found (--python)";
+  } else {
+    context.Progress(-1, "env_compat.py: import torch");
+    probes::ProbeSpec spec;
+    spec.python = python;
+    spec.probe = "env_compat.py";
+    spec.args = CompatPackages();
+    spec.timeout_s = context.budget_s();
+    probes::ProbeRun run = probes::RunProbe(spec, context.cancel());
+    if (!run.result.ok()) {
+      facts.python_problem = run.result.status().message();
+    } else if (Result<PythonSide> side = ParseCompatProbe(*run.result); side.ok()) {
+      facts.python = *side;
+    } else {
+      facts.python_problem = side.status().message();
+    }
+  }
+  CheckResult result = AssessCompat(facts, EmbeddedCompatData());
+  if (!facts.python && !facts.driver) {
+    return Skipped("env.compat", T("нет ни Python с torch, ни драйвера NVIDIA: сравнивать нечего",
+                                   "neither a Python with torch nor an NVIDIA driver: nothing to compare"));
+  }
+  // torch installed (its metadata is there) but `import torch` fails: every rule above is moot.
+  const bool torch_installed = facts.python && facts.python->packages.count("torch") > 0 && facts.python->packages.at("torch").has_value();
+  if (torch_installed && !facts.python->torch_import_error.empty() && result.outcome == Outcome::Pass) {
+    result.outcome = Outcome::Warn;
+    result.reason = T("torch не импортируется: " + facts.python->torch_import_error, "torch does not import: " + facts.python->torch_import_error);
+    result.hint = T("pip install --force-reinstall torch", "pip install --force-reinstall torch");
+  }
+  return result;
+}
+
+}  // namespace compat
+
+void RegisterCompatChecks(Registry& registry) {
+  registry.Add(Check{
+      .id = "env.compat",
+      .section = "environment",
+      .title = T("Совместимость: драйвер, torch, карты, расширения", "Compatibility: driver, torch, cards, extensions"),
+      .quick = QuickMode::Full,
+      // `import torch` plus bitsandbytes and flash-attn: seconds warm, tens of seconds from a cold disk.
+      .budget_s = 120,
+      .run = compat::RunCompatCheck,
+  });
+}
+
+}  // namespace labcheck

@@ -1,0 +1,206 @@
+#include "gpu/health/health_facts.h"
+
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "gpu/nvidia/nvml_library.h"
+
+namespace labcheck::gpu::health {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string Why(nvml::nvmlReturn_t result) {
+  switch (result) {
+    case nvml::kErrorNotSupported: return "not supported by this GPU or driver (NVML_ERROR_NOT_SUPPORTED)";
+    case nvml::kErrorNoPermission: return "needs root (NVML_ERROR_NO_PERMISSION)";
+    case nvml::kErrorFunctionNotFound: return "this driver's NVML lacks it (NVML_ERROR_FUNCTION_NOT_FOUND)";
+    case nvml::kErrorNoData: return "no data yet (NVML_ERROR_NO_DATA)";
+    case nvml::kErrorGpuIsLost: return "the GPU is lost (NVML_ERROR_GPU_IS_LOST)";
+    default: return fmt::format("NVML error {}", result);
+  }
+}
+
+const char* ComputeModeName(int mode) {
+  switch (mode) {
+    case nvml::kComputeModeDefault: return "default";
+    case nvml::kComputeModeExclusiveThread: return "exclusive_thread";
+    case nvml::kComputeModeProhibited: return "prohibited";
+    case nvml::kComputeModeExclusiveProcess: return "exclusive_process";
+    default: return "unknown";
+  }
+}
+
+// Calls `query` when `fn` is bound; its result becomes the field or {"na"}.
+template <typename Fn, typename Query>
+json Field(Fn* fn, const char* name, Query query) {
+  if (fn == nullptr) return MissingFunction(name);
+  json value;
+  nvml::nvmlReturn_t result = query(value);
+  return result == nvml::kSuccess ? value : NotAvailable(name, result);
+}
+
+json EccCount(const nvml::NvmlHealthApi& h, nvml::nvmlDevice_t device, int type, int counter) {
+  return Field(h.nvmlDeviceGetTotalEccErrors, "nvmlDeviceGetTotalEccErrors", [&](json& out) {
+    unsigned long long count = 0;
+    nvml::nvmlReturn_t r = h.nvmlDeviceGetTotalEccErrors(device, type, counter, &count);
+    out = count;
+    return r;
+  });
+}
+
+json RetiredPages(const nvml::NvmlHealthApi& h, nvml::nvmlDevice_t device, int cause) {
+  return Field(h.nvmlDeviceGetRetiredPages, "nvmlDeviceGetRetiredPages", [&](json& out) {
+    unsigned count = 0;  // a null address array asks only for the count
+    nvml::nvmlReturn_t r = h.nvmlDeviceGetRetiredPages(device, cause, &count, nullptr);
+    if (r == nvml::kErrorInsufficientSize) r = nvml::kSuccess;  // some drivers insist on a buffer
+    out = count;
+    return r;
+  });
+}
+
+json UnsignedField(nvml::nvmlReturn_t (*fn)(nvml::nvmlDevice_t, unsigned*), const char* name, nvml::nvmlDevice_t device,
+                   double scale = 1) {
+  return Field(fn, name, [&](json& out) {
+    unsigned value = 0;
+    nvml::nvmlReturn_t r = fn(device, &value);
+    if (scale == 1) out = value;
+    else out = value / scale;
+    return r;
+  });
+}
+
+json Processes(const nvml::NvmlHealthApi& h, nvml::nvmlDevice_t device, unsigned own_pid) {
+  return Field(h.nvmlDeviceGetComputeRunningProcesses, "nvmlDeviceGetComputeRunningProcesses_v3", [&](json& out) {
+    std::vector<nvml::nvmlProcessInfo_t> infos(64);
+    unsigned count = static_cast<unsigned>(infos.size());
+    nvml::nvmlReturn_t r = h.nvmlDeviceGetComputeRunningProcesses(device, &count, infos.data());
+    if (r == nvml::kErrorInsufficientSize) {  // processes came and went: one retry with room
+      infos.resize(count + 16);
+      count = static_cast<unsigned>(infos.size());
+      r = h.nvmlDeviceGetComputeRunningProcesses(device, &count, infos.data());
+    }
+    out = json::array();
+    if (r != nvml::kSuccess) return r;
+    for (unsigned i = 0; i < count && i < infos.size(); ++i) {
+      const nvml::nvmlProcessInfo_t& p = infos[i];
+      if (p.pid == own_pid) continue;
+      std::string name = ProcessName(p.pid);
+      out.push_back({{"pid", p.pid},
+                     {"used_gib", p.usedGpuMemory == nvml::kValueNotAvailable ? json(nullptr) : json(p.usedGpuMemory / kGiB)},
+                     {"name", name.empty() ? json(nullptr) : json(name)}});
+    }
+    return r;
+  });
+}
+
+}  // namespace
+
+json NotAvailable(const std::string& function, nvml::nvmlReturn_t result) {
+  return {{"na", Why(result)}, {"function", function}};
+}
+
+json MissingFunction(const std::string& function) {
+  return {{"na", "this driver's NVML has no " + function}, {"function", function}};
+}
+
+bool IsNotAvailable(const json& field) { return field.is_object() && field.contains("na"); }
+
+std::string ProcessName(unsigned pid, const std::string& proc_root) {
+  std::ifstream in(proc_root + "/" + std::to_string(pid) + "/comm");
+  std::string name;
+  if (!in || !std::getline(in, name)) return "";
+  return name;
+}
+
+std::vector<std::string> IdleReasonNames(unsigned long long reasons) {
+  std::vector<std::string> names;
+  if (reasons & nvml::kClockEventGpuIdle) names.emplace_back("idle");
+  for (const std::string& n : ClockEventReasonNames(reasons)) names.push_back(n);
+  return names;
+}
+
+json ReadIdleFacts(const NvmlTables& nvml, nvml::nvmlDevice_t device, unsigned own_pid) {
+  static const nvml::NvmlHealthApi kNone{};
+  const nvml::NvmlApi& b = *nvml.base;
+  const nvml::NvmlHealthApi& h = nvml.health != nullptr ? *nvml.health : kNone;
+  json f = json::object();
+
+  f["ecc_mode"] = Field(b.nvmlDeviceGetEccMode, "nvmlDeviceGetEccMode", [&](json& out) {
+    nvml::nvmlEnableState_t current = 0, pending = 0;
+    nvml::nvmlReturn_t r = b.nvmlDeviceGetEccMode(device, &current, &pending);
+    out = current == nvml::kFeatureEnabled;
+    return r;
+  });
+  f["ecc_uncorrected_volatile"] = EccCount(h, device, nvml::kMemoryErrorUncorrected, nvml::kVolatileEcc);
+  f["ecc_uncorrected_aggregate"] = EccCount(h, device, nvml::kMemoryErrorUncorrected, nvml::kAggregateEcc);
+  f["ecc_corrected_volatile"] = EccCount(h, device, nvml::kMemoryErrorCorrected, nvml::kVolatileEcc);
+  f["ecc_corrected_aggregate"] = EccCount(h, device, nvml::kMemoryErrorCorrected, nvml::kAggregateEcc);
+  f["retired_pages_single_bit"] = RetiredPages(h, device, nvml::kPageRetirementMultipleSingleBit);
+  f["retired_pages_double_bit"] = RetiredPages(h, device, nvml::kPageRetirementDoubleBit);
+  f["retired_pages_pending"] = Field(h.nvmlDeviceGetRetiredPagesPendingStatus, "nvmlDeviceGetRetiredPagesPendingStatus",
+                                     [&](json& out) {
+                                       nvml::nvmlEnableState_t pending = 0;
+                                       nvml::nvmlReturn_t r = h.nvmlDeviceGetRetiredPagesPendingStatus(device, &pending);
+                                       out = pending == nvml::kFeatureEnabled;
+                                       return r;
+                                     });
+  f["remapped_rows"] = Field(h.nvmlDeviceGetRemappedRows, "nvmlDeviceGetRemappedRows", [&](json& out) {
+    unsigned corrected = 0, uncorrected = 0, pending = 0, failed = 0;
+    nvml::nvmlReturn_t r = h.nvmlDeviceGetRemappedRows(device, &corrected, &uncorrected, &pending, &failed);
+    out = {{"corrected", corrected}, {"uncorrected", uncorrected}, {"pending", pending != 0}, {"failed", failed != 0}};
+    return r;
+  });
+  f["pcie_replay_count"] = UnsignedField(h.nvmlDeviceGetPcieReplayCounter, "nvmlDeviceGetPcieReplayCounter", device);
+  f["pcie_gen_max"] = UnsignedField(b.nvmlDeviceGetMaxPcieLinkGeneration, "nvmlDeviceGetMaxPcieLinkGeneration", device);
+  f["pcie_width_max"] = UnsignedField(b.nvmlDeviceGetMaxPcieLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth", device);
+  f["persistence_mode"] = Field(b.nvmlDeviceGetPersistenceMode, "nvmlDeviceGetPersistenceMode", [&](json& out) {
+    nvml::nvmlEnableState_t mode = 0;
+    nvml::nvmlReturn_t r = b.nvmlDeviceGetPersistenceMode(device, &mode);
+    out = mode == nvml::kFeatureEnabled;
+    return r;
+  });
+  f["power_limit_w"] = UnsignedField(b.nvmlDeviceGetEnforcedPowerLimit, "nvmlDeviceGetEnforcedPowerLimit", device, 1000.0);
+  f["power_default_limit_w"] = UnsignedField(h.nvmlDeviceGetPowerManagementDefaultLimit,
+                                             "nvmlDeviceGetPowerManagementDefaultLimit", device, 1000.0);
+  f["compute_mode"] = Field(h.nvmlDeviceGetComputeMode, "nvmlDeviceGetComputeMode", [&](json& out) {
+    int mode = 0;
+    nvml::nvmlReturn_t r = h.nvmlDeviceGetComputeMode(device, &mode);
+    out = ComputeModeName(mode);
+    return r;
+  });
+  f["mig_mode"] = Field(h.nvmlDeviceGetMigMode, "nvmlDeviceGetMigMode", [&](json& out) {
+    unsigned current = 0, pending = 0;
+    nvml::nvmlReturn_t r = h.nvmlDeviceGetMigMode(device, &current, &pending);
+    out = {{"current", current == nvml::kMigEnabled}, {"pending", pending == nvml::kMigEnabled}};
+    return r;
+  });
+  f["other_processes"] = Processes(h, device, own_pid);
+  f["clock_event_reasons_idle"] =
+      Field(b.nvmlDeviceGetCurrentClocksEventReasons, "nvmlDeviceGetCurrentClocksEventReasons", [&](json& out) {
+        unsigned long long reasons = 0;
+        nvml::nvmlReturn_t r = b.nvmlDeviceGetCurrentClocksEventReasons(device, &reasons);
+        out = IdleReasonNames(reasons);
+        return r;
+      });
+  f["temperature_c"] = Field(b.nvmlDeviceGetTemperature, "nvmlDeviceGetTemperature", [&](json& out) {
+    unsigned celsius = 0;
+    nvml::nvmlReturn_t r = b.nvmlDeviceGetTemperature(device, nvml::kTemperatureGpu, &celsius);
+    out = celsius;
+    return r;
+  });
+  f["temperature_slowdown_c"] =
+      Field(h.nvmlDeviceGetTemperatureThreshold, "nvmlDeviceGetTemperatureThreshold", [&](json& out) {
+        unsigned celsius = 0;
+        nvml::nvmlReturn_t r = h.nvmlDeviceGetTemperatureThreshold(device, nvml::kTemperatureThresholdSlowdown, &celsius);
+        out = celsius;
+        return r;
+      });
+  return f;
+}
+
+}  // namespace labcheck::gpu::health

@@ -1,0 +1,164 @@
+// Child job "gpu-burn": every selected GPU runs the BF16 cuBLASLt GEMM back to back for
+// `--seconds` of device time. Time is CUDA-event time, summed call by call: an interval ends when
+// the calls in it add up to `--interval` seconds, and the run ends when the intervals add up to
+// `--seconds`. So "2 minutes" is two minutes of GPU work, and on the simulated machine of the
+// tests (whose events report modelled time) a two-minute burn takes seconds. After each interval:
+// one NVML sample; every `kCheckEvery` intervals and at the end: the spot check of the product.
+// Everything goes to the `--timeline` file as it happens (burn/burn_timeline.h).
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "gpu/bench/concurrent.h"
+#include "gpu/bench/matmul_bench.h"
+#include "gpu/burn/burn_timeline.h"
+#include "gpu/health/xid_watch.h"
+#include "gpu/job_envelope.h"
+#include "gpu/jobs/gpu_jobs.h"
+#include "gpu/jobs/gpu_runtime.h"
+#include "gpu/nvidia/nvml_health_library.h"
+
+namespace labcheck::gpu {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kCheckEvery = 10;
+
+std::vector<int> ParseGpuList(const std::string& text, int count) {
+  std::vector<int> out;
+  if (text.empty() || text == "all") {
+    for (int i = 0; i < count; ++i) out.push_back(i);
+    return out;
+  }
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(std::stoi(item));
+  return out;
+}
+
+struct BurnPlan {
+  double seconds = 120;
+  double interval_s = 1;
+};
+
+Result<int> BurnOne(GpuRuntime& runtime, const CublasLt& lt, const NvmlHealth* health, int ordinal, const BurnPlan& plan,
+                    burn::TimelineWriter& out, const std::function<void()>& ready) {
+  Result<std::shared_ptr<DeviceContext>> context = DeviceContext::Open(runtime.driver(), ordinal);
+  if (!context.ok()) return context.status();
+  MatmulPlan matmul;
+  Result<std::unique_ptr<MatmulBench>> bench =
+      MatmulBench::Prepare(lt, **context, MatmulPrecision::BF16, matmul, 0xB0B + static_cast<uint64_t>(ordinal));
+  if (!bench.ok()) return bench.status();
+  const nvml::nvmlDevice_t device = runtime.NvmlDevice(ordinal);
+  const nvml::NvmlApi* base = runtime.nvml() != nullptr ? &runtime.nvml()->api() : nullptr;
+  const nvml::NvmlHealthApi* fan = health != nullptr ? &health->api() : nullptr;
+  // One call first: it sizes the batches (a batch is about a tenth of an interval).
+  Result<double> first = (*bench)->RunCalls(1);
+  if (!first.ok()) return first.status();
+  double per_call_ms = std::max(*first, 1e-3);
+  ready();
+
+  const double interval_ms = plan.interval_s * 1000;
+  double device_ms = 0;
+  int intervals = 0;
+  auto spot_check = [&](double t_s) -> Status {
+    Result<SpotCheck> check = (*bench)->CheckLast(0x5EED ^ static_cast<uint64_t>(ordinal * 131 + intervals));
+    if (!check.ok()) return check.status();
+    out.Write({{"gpu", ordinal},
+               {"check", {{"t_s", t_s}, {"ok", check->ok()}, {"samples", check->samples}, {"failures", check->failures}}}});
+    return Status::Ok();
+  };
+  while (device_ms < plan.seconds * 1000 - 1e-6) {
+    double slice_ms = 0;
+    long long calls = 0;
+    const double wanted_ms = std::min(interval_ms, plan.seconds * 1000 - device_ms);
+    while (slice_ms < wanted_ms) {
+      const int batch = std::clamp(static_cast<int>(std::ceil((wanted_ms - slice_ms) / per_call_ms / 4)), 1, 2000);
+      Result<double> ms = (*bench)->RunCalls(batch);
+      if (!ms.ok()) return ms.status();
+      slice_ms += *ms;
+      calls += batch;
+      per_call_ms = std::max(*ms / batch, 1e-3);
+    }
+    device_ms += slice_ms;
+    ++intervals;
+    json sample = burn::ReadNvmlSample(base, fan, device);
+    sample["t_s"] = device_ms / 1000;
+    sample["tflops"] = (*bench)->flops_per_call() * static_cast<double>(calls) / (slice_ms * 1e-3) / 1e12;
+    out.Write({{"gpu", ordinal}, {"sample", sample}});
+    if (intervals % kCheckEvery == 0) {
+      Status checked = spot_check(device_ms / 1000);
+      if (!checked.ok()) return checked;
+    }
+  }
+  if (intervals % kCheckEvery != 0) {
+    Status checked = spot_check(device_ms / 1000);
+    if (!checked.ok()) return checked;
+  }
+  return intervals;
+}
+
+}  // namespace
+
+Result<json> BurnJob(const std::vector<std::string>& raw_args) {
+  JobArgs args = ParseJobArgs(raw_args);
+  json envelope;
+  std::unique_ptr<GpuRuntime> runtime = GpuRuntime::Open(args, &envelope);
+  if (!runtime) return envelope;
+  Result<const CublasLt*> lt = runtime->cublaslt();
+  if (!lt.ok()) {
+    json skip = SkipEnvelope(T("нет подходящей cuBLASLt: нагрузочный тест не запустить", "no usable cuBLASLt: the burn test cannot run"),
+                             T("pip install torch (его колёса приносят cuBLAS)", "pip install torch (its wheels bring cuBLAS)"),
+                             lt.status().message());
+    skip["libraries"] = runtime->LibrariesJson();
+    return skip;
+  }
+  BurnPlan plan;
+  plan.seconds = std::stod(args.Option("seconds", "120"));
+  plan.interval_s = std::stod(args.Option("interval", "1"));
+  std::vector<int> selected = ParseGpuList(args.Option("gpus"), runtime->device_count());
+  for (int i : selected)
+    if (i < 0 || i >= runtime->device_count())
+      return FailEnvelope(T("нет GPU с номером " + std::to_string(i), "there is no GPU " + std::to_string(i)),
+                          T("номера GPU: 0…" + std::to_string(runtime->device_count() - 1),
+                            "GPU numbers: 0…" + std::to_string(runtime->device_count() - 1)));
+  Result<std::unique_ptr<burn::TimelineWriter>> out = burn::TimelineWriter::Open(args.Option("timeline", "/dev/null"));
+  if (!out.ok()) return out.status();
+  std::unique_ptr<NvmlHealth> health;
+  if (runtime->nvml() != nullptr) {
+    Result<std::unique_ptr<NvmlHealth>> bound = NvmlHealth::Bind(*runtime->nvml());
+    if (bound.ok()) health = std::move(bound).value();
+  }
+  std::vector<nvml::nvmlDevice_t> devices;
+  for (int i : selected) {
+    devices.push_back(runtime->NvmlDevice(i));
+    char name[nvml::kDeviceNameBufferSize] = {};
+    std::string shown;
+    if (devices.back() != nullptr && runtime->nvml()->api().nvmlDeviceGetName != nullptr &&
+        runtime->nvml()->api().nvmlDeviceGetName(devices.back(), name, sizeof name) == nvml::kSuccess)
+      shown = name;
+    (*out)->Write({{"gpu", i}, {"name", shown}});
+  }
+  static const nvml::NvmlHealthApi kNone{};
+  health::XidWatch xids(health ? health->api() : kNone, devices);
+  std::vector<Result<int>> done = RunOnEveryDevice<int>(
+      static_cast<int>(selected.size()), [&](int slot, const std::function<void()>& ready) {
+        return BurnOne(*runtime, **lt, health.get(), selected[slot], plan, **out, ready);
+      });
+  std::vector<json> seen = xids.Stop();
+  json result = OkEnvelope();
+  result["gpus"] = json::array();
+  for (size_t slot = 0; slot < selected.size(); ++slot) {
+    if (!done[slot].ok()) (*out)->Write({{"gpu", selected[slot]}, {"error", done[slot].status().message()}});
+    if (seen[slot].is_array()) (*out)->Write({{"gpu", selected[slot]}, {"xids", seen[slot]}});
+    result["gpus"].push_back({{"index", selected[slot]}, {"intervals", done[slot].ok() ? *done[slot] : 0}});
+  }
+  (*out)->Write({{"done", true}});
+  result["libraries"] = runtime->LibrariesJson();
+  return result;
+}
+
+}  // namespace labcheck::gpu

@@ -1,0 +1,139 @@
+// Child job "gpu-health": NVML's health facts per GPU (health/health_facts.h), then a short load
+// window on every GPU at once (pinned host→device copies, timed with CUDA events) during which it
+// watches for XID events and samples the PCIe link, and after which it reads the replay counter
+// again; last, the kernel log's XID lines since boot where /dev/kmsg is readable.
+#include <unistd.h>
+
+#include "gpu/bench/concurrent.h"
+#include "gpu/bench/device_resources.h"
+#include "gpu/bench/nvml_sampler.h"
+#include "gpu/health/health_facts.h"
+#include "gpu/health/xid_watch.h"
+#include "gpu/job_envelope.h"
+#include "gpu/jobs/gpu_jobs.h"
+#include "gpu/jobs/gpu_runtime.h"
+#include "gpu/nvidia/nvml_health_library.h"
+
+namespace labcheck::gpu {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kLoadBytes = 64u << 20;
+
+// Host→device copies for `target_ms` of device time (CUDA events), the link sampled meanwhile.
+Result<NvmlSamples> LoadWindow(GpuRuntime& runtime, int ordinal, double target_ms, const std::function<void()>& ready) {
+  const CudaDriver& driver = runtime.driver();
+  Result<std::shared_ptr<DeviceContext>> context = DeviceContext::Open(driver, ordinal);
+  if (!context.ok()) return context.status();
+  Status status = (*context)->MakeCurrent();
+  if (!status.ok()) return status;
+  Result<DeviceBuffer> device = DeviceBuffer::Allocate(driver, kLoadBytes);
+  if (!device.ok()) return device.status();
+  Result<PinnedBuffer> host = PinnedBuffer::Allocate(driver, kLoadBytes);
+  if (!host.ok()) return host.status();
+  Result<Stream> stream = Stream::Create(driver);
+  if (!stream.ok()) return stream.status();
+  Result<EventTimer> timer = EventTimer::Create(driver);
+  if (!timer.ok()) return timer.status();
+  ready();
+  NvmlSampler sampler(runtime.nvml(), runtime.NvmlDevice(ordinal), 10);
+  double elapsed_ms = 0;
+  for (int i = 0; i < 1000 && elapsed_ms < target_ms; ++i) {
+    status = timer->Start(*stream);
+    if (status.ok())
+      status = driver.Check(driver.api().cuMemcpyHtoDAsync(device->get(), host->get(), kLoadBytes, stream->get()),
+                            "cuMemcpyHtoDAsync");
+    if (status.ok()) status = timer->Stop(*stream);
+    if (!status.ok()) return status;
+    Result<double> ms = timer->ElapsedMs();
+    if (!ms.ok()) return ms.status();
+    elapsed_ms += *ms;
+  }
+  return sampler.Stop();
+}
+
+}  // namespace
+
+Result<json> HealthJob(const std::vector<std::string>& raw_args) {
+  JobArgs args = ParseJobArgs(raw_args);
+  json envelope;
+  std::unique_ptr<GpuRuntime> runtime = GpuRuntime::Open(args, &envelope);
+  if (!runtime) return envelope;
+  if (runtime->nvml() == nullptr) {
+    json skip = SkipEnvelope(T("NVML (libnvidia-ml.so.1) не загрузилась: состояние карт не прочитать",
+                               "NVML (libnvidia-ml.so.1) did not load: the cards' health cannot be read"),
+                             T("переустановите драйвер NVIDIA: NVML входит в него", "reinstall the NVIDIA driver: NVML is part of it"),
+                             runtime->nvml_error());
+    skip["libraries"] = runtime->LibrariesJson();
+    return skip;
+  }
+  Result<std::unique_ptr<NvmlHealth>> bound = NvmlHealth::Bind(*runtime->nvml());
+  static const nvml::NvmlHealthApi kNone{};
+  const nvml::NvmlHealthApi& api = bound.ok() ? (*bound)->api() : kNone;
+  const health::NvmlTables tables{&runtime->nvml()->api(), &api};
+
+  const int count = runtime->device_count();
+  std::vector<nvml::nvmlDevice_t> devices;
+  json gpus = json::array();
+  for (int i = 0; i < count; ++i) {
+    devices.push_back(runtime->NvmlDevice(i));
+    json gpu = {{"index", i}, {"pci_bus_id", runtime->PciBusId(i)}};
+    char name[nvml::kDeviceNameBufferSize] = {};
+    if (devices.back() != nullptr && runtime->nvml()->api().nvmlDeviceGetName != nullptr &&
+        runtime->nvml()->api().nvmlDeviceGetName(devices.back(), name, sizeof name) == nvml::kSuccess)
+      gpu["name"] = name;
+    gpu["facts"] = devices.back() != nullptr
+                       ? health::ReadIdleFacts(tables, devices.back(), static_cast<unsigned>(getpid()))
+                       : json::object();
+    gpus.push_back(gpu);
+  }
+
+  health::XidWatch xids(api, devices);
+  const double window_ms = args.quick ? 500 : 1500;
+  std::vector<Result<NvmlSamples>> load = RunOnEveryDevice<NvmlSamples>(
+      count, [&](int i, const std::function<void()>& ready) { return LoadWindow(*runtime, i, window_ms, ready); });
+  std::vector<json> seen = xids.Stop();
+
+  for (int i = 0; i < count; ++i) {
+    json& facts = gpus[i]["facts"];
+    if (devices[i] == nullptr) {
+      gpus[i]["error"] = "NVML does not know this GPU (no handle for its PCI bus id)";
+      continue;
+    }
+    facts["xid_during_run"] = seen[i];
+    if (!load[i].ok()) {
+      facts["pcie_gen_under_load"] = {{"na", "the load window failed: " + load[i].status().message()}};
+    } else {
+      const NvmlSamples& s = *load[i];
+      facts["pcie_gen_under_load"] = s.pcie_gen_under_load ? json(*s.pcie_gen_under_load) : json{{"na", "not sampled"}};
+      facts["pcie_width_under_load"] = s.pcie_width_under_load ? json(*s.pcie_width_under_load) : json{{"na", "not sampled"}};
+    }
+    unsigned replays = 0;
+    if (facts["pcie_replay_count"].is_number() && api.nvmlDeviceGetPcieReplayCounter != nullptr &&
+        api.nvmlDeviceGetPcieReplayCounter(devices[i], &replays) == nvml::kSuccess) {
+      const unsigned before = facts["pcie_replay_count"].get<unsigned>();
+      facts["pcie_replay_growth"] = replays >= before ? replays - before : 0;
+    }
+  }
+
+  json out = OkEnvelope();
+  out["method"] = "NVML queries at idle; then pinned host-to-device copies on all GPUs at once for " +
+                  std::to_string(static_cast<int>(window_ms)) +
+                  " ms of CUDA-event time while NVML's XID event set is watched and the PCIe link sampled; the replay "
+                  "counter read before and after";
+  out["gpus"] = gpus;
+  Result<std::vector<health::KernelXid>> kernel = health::ReadKernelXids();
+  if (kernel.ok()) {
+    out["xid_kernel_log"] = json::array();
+    for (const health::KernelXid& x : *kernel) out["xid_kernel_log"].push_back({{"pci", x.pci}, {"xid", x.xid}, {"line", x.line}});
+  } else {
+    out["xid_kernel_log"] = {{"na", kernel.status().message()}};
+  }
+  if (!bound.ok()) out["nvml_health_error"] = bound.status().message();
+  out["libraries"] = runtime->LibrariesJson();
+  return out;
+}
+
+}  // namespace labcheck::gpu

@@ -1,0 +1,100 @@
+// Our declarations of the NVML functions behind gpu.health and the burn test's samples: ECC
+// counters, retired pages, row remapping, XID events, PCIe replays, power/compute/MIG modes, the
+// processes holding GPU memory, temperature thresholds, fan and memory clock. Only what is used,
+// bound from the same libnvidia-ml.so.1 as nvml_api.h (every entry optional: an old driver lacks
+// some, and a missing one makes that field "n/a", never a failure).
+//
+// Values and layouts from NVIDIA's NVML API reference (checked 2026-12-03):
+//   https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html        (queries)
+//   https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html              (event types)
+//   https://docs.nvidia.com/deploy/nvml-api/group__nvmlEventsMethods.html       (event sets)
+//   https://docs.nvidia.com/deploy/nvml-api/api/structnvmlEventData__t.html     (event data)
+//   https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceEnumvs.html        (enums)
+//   https://docs.nvidia.com/deploy/nvml-api/structnvmlProcessInfo__t.html       (process info)
+// tests/gpu/nvml_health_abi_test.cpp compares every one with nvml.h where that header is found.
+#pragma once
+
+#include "gpu/nvidia/nvml_api.h"
+
+namespace labcheck::gpu::nvml {
+
+struct nvmlEventSet_st;
+using nvmlEventSet_t = nvmlEventSet_st*;
+
+inline constexpr nvmlReturn_t kErrorInsufficientSize = 7;    // NVML_ERROR_INSUFFICIENT_SIZE
+inline constexpr nvmlReturn_t kErrorTimeout = 10;            // NVML_ERROR_TIMEOUT (event wait: nothing came)
+inline constexpr nvmlReturn_t kErrorFunctionNotFound = 13;   // NVML_ERROR_FUNCTION_NOT_FOUND
+inline constexpr nvmlReturn_t kErrorNoData = 21;             // NVML_ERROR_NO_DATA
+
+// nvmlMemoryErrorType_t and nvmlEccCounterType_t (nvmlDeviceGetTotalEccErrors).
+inline constexpr int kMemoryErrorCorrected = 0;    // NVML_MEMORY_ERROR_TYPE_CORRECTED
+inline constexpr int kMemoryErrorUncorrected = 1;  // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
+inline constexpr int kVolatileEcc = 0;             // NVML_VOLATILE_ECC: since the last driver load
+inline constexpr int kAggregateEcc = 1;            // NVML_AGGREGATE_ECC: over the card's life (InfoROM)
+
+// nvmlPageRetirementCause_t (nvmlDeviceGetRetiredPages).
+inline constexpr int kPageRetirementMultipleSingleBit = 0;  // NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS
+inline constexpr int kPageRetirementDoubleBit = 1;          // NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR
+
+// nvmlComputeMode_t.
+inline constexpr int kComputeModeDefault = 0;           // NVML_COMPUTEMODE_DEFAULT
+inline constexpr int kComputeModeExclusiveThread = 1;   // NVML_COMPUTEMODE_EXCLUSIVE_THREAD (deprecated)
+inline constexpr int kComputeModeProhibited = 2;        // NVML_COMPUTEMODE_PROHIBITED
+inline constexpr int kComputeModeExclusiveProcess = 3;  // NVML_COMPUTEMODE_EXCLUSIVE_PROCESS
+
+inline constexpr unsigned kMigDisabled = 0;  // NVML_DEVICE_MIG_DISABLE
+inline constexpr unsigned kMigEnabled = 1;   // NVML_DEVICE_MIG_ENABLE
+
+// nvmlTemperatureThresholds_t.
+inline constexpr int kTemperatureThresholdShutdown = 0;  // NVML_TEMPERATURE_THRESHOLD_SHUTDOWN
+inline constexpr int kTemperatureThresholdSlowdown = 1;  // NVML_TEMPERATURE_THRESHOLD_SLOWDOWN
+
+// nvmlClockType_t (kClockSm = 1 is in nvml_api.h).
+inline constexpr int kClockMem = 2;  // NVML_CLOCK_MEM
+
+// Event types (nvmlEventType*), a bit mask.
+inline constexpr unsigned long long kEventTypeXidCriticalError = 0x0000000000000008ULL;  // nvmlEventTypeXidCriticalError
+
+// usedGpuMemory when the driver cannot say (Windows WDDM, some containers): NVML_VALUE_NOT_AVAILABLE.
+inline constexpr unsigned long long kValueNotAvailable = ~0ULL;
+
+struct nvmlEventData_t {
+  nvmlDevice_t device;
+  unsigned long long eventType;
+  unsigned long long eventData;  // the XID number for nvmlEventTypeXidCriticalError
+  unsigned gpuInstanceId;
+  unsigned computeInstanceId;
+};
+
+// The layout nvmlDeviceGetComputeRunningProcesses_v3 fills (nvmlProcessInfo_t since CUDA 11.x).
+struct nvmlProcessInfo_t {
+  unsigned pid;
+  unsigned long long usedGpuMemory;  // bytes, or kValueNotAvailable
+  unsigned gpuInstanceId;
+  unsigned computeInstanceId;
+};
+
+struct NvmlHealthApi {
+  nvmlReturn_t (*nvmlDeviceGetTotalEccErrors)(nvmlDevice_t device, int error_type, int counter_type,
+                                              unsigned long long* count) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetRetiredPages)(nvmlDevice_t device, int cause, unsigned* page_count,
+                                            unsigned long long* addresses) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetRetiredPagesPendingStatus)(nvmlDevice_t device, nvmlEnableState_t* pending) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetRemappedRows)(nvmlDevice_t device, unsigned* corrected, unsigned* uncorrected,
+                                            unsigned* pending, unsigned* failure_occurred) = nullptr;
+  nvmlReturn_t (*nvmlEventSetCreate)(nvmlEventSet_t* set) = nullptr;
+  nvmlReturn_t (*nvmlDeviceRegisterEvents)(nvmlDevice_t device, unsigned long long event_types,
+                                           nvmlEventSet_t set) = nullptr;
+  nvmlReturn_t (*nvmlEventSetWait)(nvmlEventSet_t set, nvmlEventData_t* data, unsigned timeout_ms) = nullptr;  // _v2
+  nvmlReturn_t (*nvmlEventSetFree)(nvmlEventSet_t set) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetPcieReplayCounter)(nvmlDevice_t device, unsigned* value) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetPowerManagementDefaultLimit)(nvmlDevice_t device, unsigned* milliwatts) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetComputeMode)(nvmlDevice_t device, int* mode) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetMigMode)(nvmlDevice_t device, unsigned* current, unsigned* pending) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetComputeRunningProcesses)(nvmlDevice_t device, unsigned* count,
+                                                       nvmlProcessInfo_t* infos) = nullptr;  // _v3
+  nvmlReturn_t (*nvmlDeviceGetTemperatureThreshold)(nvmlDevice_t device, int threshold, unsigned* celsius) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetFanSpeed)(nvmlDevice_t device, unsigned* percent) = nullptr;
+};
+
+}  // namespace labcheck::gpu::nvml

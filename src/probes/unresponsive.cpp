@@ -1,0 +1,65 @@
+#include "probes/unresponsive.h"
+
+#include <fmt/format.h>
+
+namespace labcheck::probes {
+
+Text Unresponsive::Reason() const {
+  if (stage.empty()) {
+    return T(fmt::format("интерпретатор {} не ответил за {:.0f} с: завис сам интерпретатор, ещё до кода проверки",
+                         python, waited_s),
+             fmt::format("the interpreter {} did not answer within {:.0f} s: the interpreter itself hangs, "
+                         "before any of the check's code ran",
+                         python, waited_s));
+  }
+  return T(fmt::format("интерпретатор {} не ответил за {:.0f} с: завис `{}`", python, waited_s, stage),
+           fmt::format("the interpreter {} did not answer within {:.0f} s: `{}` hangs", python, waited_s, stage));
+}
+
+Text Unresponsive::Hint() const {
+  if (stage.empty()) {
+    const std::string command = fmt::format("timeout 30 {} -c \"print('ok')\"", python);
+    return T("Проверьте вручную: " + command +
+                 ". Если и это молчит, интерпретатор или его окружение лежат на недоступном диске "
+                 "(сетевая домашняя папка?); укажите другой: --python /путь/к/python",
+             "Check it by hand: " + command +
+                 ". If that hangs too, the interpreter or its environment is on a disk that does not "
+                 "answer (a network home directory?); name another one: --python /path/to/python");
+  }
+  const std::string command = fmt::format("timeout 30 {} -c \"{}\"", python, stage);
+  return T("Проверьте вручную: " + command +
+               ". Частые причины: драйвер NVIDIA в плохом состоянии (зависает ли nvidia-smi?), "
+               "пакет на недоступном сетевом диске; после исправления запустите lab_check снова",
+           "Check it by hand: " + command +
+               ". Common causes: the NVIDIA driver is in a bad state (does nvidia-smi hang too?), a "
+               "package on a network disk that does not answer; run lab_check again once it is fixed");
+}
+
+nlohmann::json Unresponsive::ToJson() const {
+  return {{"python", python}, {"stage", stage}, {"waited_s", waited_s}};
+}
+
+std::optional<Unresponsive> Unresponsive::FromJson(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("python") || !j["python"].is_string()) return std::nullopt;
+  Unresponsive u;
+  u.python = j["python"].get<std::string>();
+  u.stage = j.value("stage", "");
+  u.waited_s = j.value("waited_s", 0.0);
+  return u;
+}
+
+std::optional<Unresponsive> UnresponsiveIn(const ProbeRun& run, const std::string& python) {
+  if (!run.process.not_ready) return std::nullopt;
+  Unresponsive u;
+  u.python = python;
+  u.waited_s = run.process.duration_s;
+  const std::string& out = run.process.out;
+  if (size_t at = out.rfind(kStageMarker); at != std::string::npos) {
+    const size_t start = at + kStageMarker.size();
+    const size_t end = out.find('\n', start);
+    u.stage = out.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  }
+  return u;
+}
+
+}  // namespace labcheck::probes

@@ -1,0 +1,85 @@
+// The terminal report in a real terminal of 80 and 120 columns (tmux): no line wider than the
+// screen, and the wider screen is used. tmux joins the lines it wrapped (capture-pane -J), so a
+// line we printed too wide shows up as one long line.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+#include "platform/files.h"
+#include "report/display_width.h"
+#include "runner/child_process.h"
+
+namespace labcheck {
+namespace {
+
+bool HaveTmux() {
+  ChildSpec spec;
+  spec.argv = {"tmux", "-V"};
+  spec.timeout_s = 10;
+  return RunChild(spec, CancelToken::Never()).exited_ok();
+}
+
+class TmuxTerminal : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    if (!HaveTmux()) GTEST_SKIP() << "tmux is not installed (scripts/install-deps.sh --with-tests installs it)";
+    dir_ = *MakePrivateTempDir("lab_check_tmux_");
+    socket_ = "lab_check_test_" + std::to_string(getpid()) + "_" + std::to_string(GetParam());
+    (void)WriteFileAtomically(dir_ + "/tmux.conf", "set -g history-limit 50000\n");
+  }
+  void TearDown() override {
+    if (dir_.empty()) return;
+    Tmux({"kill-server"});
+    RemoveTree(dir_);
+  }
+  ChildOutcome Tmux(std::vector<std::string> args) {
+    ChildSpec spec;
+    spec.argv = {"tmux", "-L", socket_, "-f", dir_ + "/tmux.conf"};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.unset_env = {"TMUX", "COLUMNS", "LINES"};  // the pane's own size must decide
+    spec.set_env = {{"TERM", "xterm-256color"}};
+    spec.timeout_s = 20;
+    return RunChild(spec, CancelToken::Never());
+  }
+  std::string dir_, socket_;
+};
+
+TEST_P(TmuxTerminal, NoLineWiderThanThePane) {
+  const int width = GetParam();
+  const std::string command = std::string("cd '") + dir_ + "' && '" + LAB_CHECK_BINARY +
+                              "' --quick --lang en; echo LAB_CHECK_DONE; sleep 600";
+  ChildOutcome started = Tmux({"new-session", "-d", "-s", "lab", "-x", std::to_string(width), "-y", "50", command});
+  ASSERT_TRUE(started.exited_ok()) << started.Describe() << started.err;
+
+  std::string screen;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    ChildOutcome captured = Tmux({"capture-pane", "-p", "-J", "-S", "-", "-t", "lab"});
+    screen = captured.out;
+    if (screen.find("LAB_CHECK_DONE") != std::string::npos) break;
+  }
+  ASSERT_NE(screen.find("LAB_CHECK_DONE"), std::string::npos) << "the run did not end in time:\n" << screen;
+  ASSERT_NE(screen.find("Checks"), std::string::npos) << screen;  // the status table was shown
+
+  size_t widest = 0;
+  std::istringstream in(screen);
+  for (std::string line; std::getline(in, line);) {
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    if (line.find(LAB_CHECK_BINARY) != std::string::npos) continue;  // the shell's echo of our command
+    widest = std::max(widest, DisplayWidth(line));
+    EXPECT_LE(DisplayWidth(line), static_cast<size_t>(width)) << "at " << width << " columns: " << line;
+  }
+  // The wider terminal is used, not a fixed 80 columns.
+  if (width > 100) {
+    EXPECT_GT(widest, 80u) << screen;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Widths, TmuxTerminal, ::testing::Values(80, 120));
+
+}  // namespace
+}  // namespace labcheck

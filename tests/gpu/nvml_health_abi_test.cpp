@@ -1,0 +1,53 @@
+// The health NVML declarations (src/gpu/nvidia/nvml_health_api.h) against NVIDIA's nvml.h, where
+// CMake finds it (part of the gpu_abi_tests target with abi_test.cpp).
+#include <gtest/gtest.h>
+
+#include <cstddef>
+
+#include "gpu/nvidia/nvml_health_api.h"
+
+#if __has_include(<nvml.h>)
+#include <nvml.h>
+#define LAB_HAVE_NVML_H 1
+#endif
+
+namespace labcheck::gpu {
+namespace {
+
+#ifdef LAB_HAVE_NVML_H
+TEST(Abi, NvmlHealthTypesAndConstants) {
+  static_assert(sizeof(nvml::nvmlEventData_t) == sizeof(::nvmlEventData_t));
+  static_assert(offsetof(nvml::nvmlEventData_t, eventType) == offsetof(::nvmlEventData_t, eventType));
+  static_assert(offsetof(nvml::nvmlEventData_t, eventData) == offsetof(::nvmlEventData_t, eventData));
+  static_assert(offsetof(nvml::nvmlEventData_t, gpuInstanceId) == offsetof(::nvmlEventData_t, gpuInstanceId));
+  static_assert(sizeof(nvml::nvmlProcessInfo_t) == sizeof(::nvmlProcessInfo_t));
+  static_assert(offsetof(nvml::nvmlProcessInfo_t, usedGpuMemory) == offsetof(::nvmlProcessInfo_t, usedGpuMemory));
+  static_assert(offsetof(nvml::nvmlProcessInfo_t, computeInstanceId) == offsetof(::nvmlProcessInfo_t, computeInstanceId));
+  EXPECT_EQ(nvml::kErrorInsufficientSize, NVML_ERROR_INSUFFICIENT_SIZE);
+  EXPECT_EQ(nvml::kErrorTimeout, NVML_ERROR_TIMEOUT);
+  EXPECT_EQ(nvml::kErrorFunctionNotFound, NVML_ERROR_FUNCTION_NOT_FOUND);
+  EXPECT_EQ(nvml::kErrorNoData, NVML_ERROR_NO_DATA);
+  EXPECT_EQ(nvml::kMemoryErrorCorrected, NVML_MEMORY_ERROR_TYPE_CORRECTED);
+  EXPECT_EQ(nvml::kMemoryErrorUncorrected, NVML_MEMORY_ERROR_TYPE_UNCORRECTED);
+  EXPECT_EQ(nvml::kVolatileEcc, NVML_VOLATILE_ECC);
+  EXPECT_EQ(nvml::kAggregateEcc, NVML_AGGREGATE_ECC);
+  EXPECT_EQ(nvml::kPageRetirementMultipleSingleBit, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS);
+  EXPECT_EQ(nvml::kPageRetirementDoubleBit, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
+  EXPECT_EQ(nvml::kComputeModeDefault, NVML_COMPUTEMODE_DEFAULT);
+  EXPECT_EQ(nvml::kComputeModeExclusiveThread, NVML_COMPUTEMODE_EXCLUSIVE_THREAD);
+  EXPECT_EQ(nvml::kComputeModeProhibited, NVML_COMPUTEMODE_PROHIBITED);
+  EXPECT_EQ(nvml::kComputeModeExclusiveProcess, NVML_COMPUTEMODE_EXCLUSIVE_PROCESS);
+  EXPECT_EQ(nvml::kMigDisabled, static_cast<unsigned>(NVML_DEVICE_MIG_DISABLE));
+  EXPECT_EQ(nvml::kMigEnabled, static_cast<unsigned>(NVML_DEVICE_MIG_ENABLE));
+  EXPECT_EQ(nvml::kTemperatureThresholdShutdown, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN);
+  EXPECT_EQ(nvml::kTemperatureThresholdSlowdown, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN);
+  EXPECT_EQ(nvml::kClockMem, NVML_CLOCK_MEM);
+  EXPECT_EQ(nvml::kEventTypeXidCriticalError, static_cast<unsigned long long>(nvmlEventTypeXidCriticalError));
+  EXPECT_EQ(nvml::kValueNotAvailable, static_cast<unsigned long long>(NVML_VALUE_NOT_AVAILABLE));
+}
+#else
+TEST(Abi, NvmlHealthTypesAndConstants) { GTEST_SKIP() << "nvml.h is not installed here (cuda-nvml-dev)"; }
+#endif
+
+}  // namespace
+}  // namespace labcheck::gpu

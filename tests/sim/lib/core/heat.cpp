@@ -1,0 +1,37 @@
+#include "core/heat.h"
+
+#include <map>
+#include <mutex>
+
+namespace nvsim {
+
+namespace {
+std::mutex& HeatLock() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::map<int, double>& Work() {
+  static std::map<int, double> work;
+  return work;
+}
+}  // namespace
+
+void AddWork(int device, double seconds) {
+  std::lock_guard<std::mutex> lock(HeatLock());
+  Work()[device] += seconds;
+}
+
+double WorkSeconds(int device) {
+  std::lock_guard<std::mutex> lock(HeatLock());
+  auto it = Work().find(device);
+  return it == Work().end() ? 0 : it->second;
+}
+
+bool Hot(const Gpu& g) {
+  if (g.At("heat") == nullptr) return false;
+  return WorkSeconds(g.index) >= g.Number("heat/after_s", 1e30);
+}
+
+double HeatFactor(const Gpu& g) { return Hot(g) ? g.Number("heat/tflops_factor", 1) : 1; }
+
+}  // namespace nvsim

@@ -1,0 +1,227 @@
+// libnvidia-ml.so.1 sim: the health group (gpu.health, the burn test's fan reading). Profile keys
+// under each GPU's "health" (tests/sim/README.md); a key that is absent makes the call return
+// NVML_ERROR_NOT_SUPPORTED, as a GeForce card does for ECC, remapping and MIG. Prototypes and
+// values after NVIDIA's NVML API Reference, Device Queries and Event Handling Methods
+// (https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html,
+//  https://docs.nvidia.com/deploy/nvml-api/group__nvmlEventsMethods.html).
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/heat.h"
+#include "nvml/nvml_internal.h"
+
+using namespace nvmlsim;
+
+namespace {
+
+constexpr nvmlReturn_t kTimeout = 10;
+constexpr unsigned long long kXidEvent = 0x8;  // nvmlEventTypeXidCriticalError
+
+struct EventData {
+  nvmlDevice_t device;
+  unsigned long long eventType;
+  unsigned long long eventData;
+  unsigned gpuInstanceId;
+  unsigned computeInstanceId;
+};
+
+struct ProcessInfo {
+  unsigned pid;
+  unsigned long long usedGpuMemory;
+  unsigned gpuInstanceId;
+  unsigned computeInstanceId;
+};
+
+// An event set: the XIDs still to deliver, in order.
+struct EventSet {
+  std::vector<std::pair<nvmlDevice_t, unsigned long long>> pending;
+};
+
+std::mutex& EventLock() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+nvmlReturn_t Number(nvmlDevice_t device, const char* path, unsigned long long* out) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  if (out == nullptr) return kInvalidArgument;
+  const double v = g->Number(path, -1);
+  if (v < 0) return kNotSupported;
+  *out = static_cast<unsigned long long>(v);
+  return kSuccess;
+}
+
+// Reads of the replay counter while the card is under load, per GPU: the counter grows by
+// "health/pcie_replay/grows_by" on each such read (a bad riser errs while data flows).
+std::map<int, unsigned long long>& ReplayReads() {
+  static std::map<int, unsigned long long> reads;
+  return reads;
+}
+
+}  // namespace
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetTotalEccErrors,
+             (nvmlDevice_t device, int error_type, int counter_type, unsigned long long* count)) {
+  const nvsim::Gpu* g = Check(device);
+  if (g != nullptr && !g->Flag("ecc/enabled", false)) return kNotSupported;
+  const std::string path = std::string("health/ecc/") + (error_type == 1 ? "uncorrected" : "corrected") +
+                           (counter_type == 1 ? "_aggregate" : "_volatile");
+  nvmlReturn_t r = Number(device, path.c_str(), count);
+  if (r == kNotSupported && g != nullptr) {  // ECC on, no errors listed: zero
+    *count = 0;
+    return kSuccess;
+  }
+  return r;
+}
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetRetiredPages,
+             (nvmlDevice_t device, int cause, unsigned* page_count, unsigned long long* addresses)) {
+  unsigned long long n = 0;
+  nvmlReturn_t r = Number(device, cause == 1 ? "health/retired_pages/double_bit" : "health/retired_pages/single_bit", &n);
+  if (r != kSuccess) return r;
+  if (page_count == nullptr) return kInvalidArgument;
+  if (addresses != nullptr)
+    for (unsigned i = 0; i < n && i < *page_count; ++i) addresses[i] = 0x100000ull * (i + 1);
+  else if (n > 0 && *page_count < n) {
+    *page_count = static_cast<unsigned>(n);
+    return kInsufficientSize;
+  }
+  *page_count = static_cast<unsigned>(n);
+  return kSuccess;
+}
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetRetiredPagesPendingStatus, (nvmlDevice_t device, int* pending)) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  if (g->At("health/retired_pages") == nullptr) return kNotSupported;
+  *pending = g->Flag("health/retired_pages/pending", false) ? 1 : 0;
+  return kSuccess;
+}
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetRemappedRows,
+             (nvmlDevice_t device, unsigned* corrected, unsigned* uncorrected, unsigned* pending, unsigned* failed)) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  if (g->At("health/remapped_rows") == nullptr) return kNotSupported;  // before Ampere, and GeForce
+  *corrected = static_cast<unsigned>(g->Number("health/remapped_rows/corrected", 0));
+  *uncorrected = static_cast<unsigned>(g->Number("health/remapped_rows/uncorrected", 0));
+  *pending = g->Flag("health/remapped_rows/pending", false) ? 1 : 0;
+  *failed = g->Flag("health/remapped_rows/failed", false) ? 1 : 0;
+  return kSuccess;
+}
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetPcieReplayCounter, (nvmlDevice_t device, unsigned* value)) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  unsigned long long reads = 0;
+  {
+    std::lock_guard<std::mutex> lock(EventLock());
+    if (nvsim::UnderLoad(g->index)) ++ReplayReads()[g->index];
+    reads = ReplayReads()[g->index];
+  }
+  *value = static_cast<unsigned>(g->Number("health/pcie_replay/start", 0) + reads * g->Number("health/pcie_replay/grows_by", 0));
+  return kSuccess;
+}
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetComputeMode, (nvmlDevice_t device, int* mode)) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  const std::string m = g->spec.contains("health") && g->spec["health"].contains("compute_mode")
+                            ? g->spec["health"]["compute_mode"].get<std::string>()
+                            : "default";
+  *mode = m == "exclusive_process" ? 3 : m == "prohibited" ? 2 : m == "exclusive_thread" ? 1 : 0;
+  return kSuccess;
+}
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetMigMode, (nvmlDevice_t device, unsigned* current, unsigned* pending)) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  if (g->At("health/mig") == nullptr) return kNotSupported;
+  *current = g->Flag("health/mig/current", false) ? 1 : 0;
+  *pending = g->Flag("health/mig/pending", false) ? 1 : 0;
+  return kSuccess;
+}
+
+// Other processes: "health/processes" [{pid, used_gib}], else one process holding
+// "memory_used_by_others_gib" (the key cuMemGetInfo already honours).
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetComputeRunningProcesses_v3, (nvmlDevice_t device, unsigned* count, ProcessInfo* infos)) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  if (count == nullptr) return kInvalidArgument;
+  std::vector<ProcessInfo> list;
+  if (const nvsim::json* procs = g->At("health/processes"); procs != nullptr && procs->is_array()) {
+    for (const nvsim::json& p : *procs)
+      list.push_back({p.value("pid", 4242u), static_cast<unsigned long long>(p.value("used_gib", 0.0) * (1ull << 30)), 0xFFFFFFFF, 0xFFFFFFFF});
+  } else if (double gib = g->Number("memory_used_by_others_gib", 0); gib > 0) {
+    list.push_back({4242u, static_cast<unsigned long long>(gib * (1ull << 30)), 0xFFFFFFFF, 0xFFFFFFFF});
+  }
+  if (*count < list.size()) {
+    *count = static_cast<unsigned>(list.size());
+    return kInsufficientSize;
+  }
+  for (size_t i = 0; i < list.size(); ++i) infos[i] = list[i];
+  *count = static_cast<unsigned>(list.size());
+  return kSuccess;
+}
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetTemperatureThreshold, (nvmlDevice_t device, int threshold, unsigned* celsius)) {
+  unsigned long long v = 0;
+  nvmlReturn_t r = Number(device, threshold == 1 ? "health/temperature_slowdown_c" : "health/temperature_shutdown_c", &v);
+  if (r == kSuccess) *celsius = static_cast<unsigned>(v);
+  return r;
+}
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetFanSpeed, (nvmlDevice_t device, unsigned* percent)) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  const double v = g->Number((std::string("fan_percent/") + LoadState(*g)).c_str(), -1);
+  if (v < 0) return kNotSupported;
+  *percent = static_cast<unsigned>(v);
+  return kSuccess;
+}
+
+// XIDs: "health/xid_events" [numbers] are delivered once to the first event set that registers
+// this GPU for nvmlEventTypeXidCriticalError.
+NVSIM_EXPORT(nvmlReturn_t, nvmlEventSetCreate, (EventSet** set)) {
+  if (!Initialised()) return kUninitialized;
+  if (set == nullptr) return kInvalidArgument;
+  *set = new EventSet();
+  return kSuccess;
+}
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceRegisterEvents, (nvmlDevice_t device, unsigned long long types, EventSet* set)) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr || set == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  if ((types & kXidEvent) == 0) return kNotSupported;
+  static std::set<int> delivered;
+  std::lock_guard<std::mutex> lock(EventLock());
+  if (const nvsim::json* xids = g->At("health/xid_events"); xids != nullptr && delivered.insert(g->index).second)
+    for (const nvsim::json& x : *xids) set->pending.push_back({device, x.get<unsigned long long>()});
+  return kSuccess;
+}
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlEventSetWait_v2, (EventSet* set, EventData* data, unsigned timeout_ms)) {
+  if (set == nullptr || data == nullptr) return kInvalidArgument;
+  {
+    std::lock_guard<std::mutex> lock(EventLock());
+    if (!set->pending.empty()) {
+      *data = {set->pending.front().first, kXidEvent, set->pending.front().second, 0xFFFFFFFF, 0xFFFFFFFF};
+      set->pending.erase(set->pending.begin());
+      return kSuccess;
+    }
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(std::min(timeout_ms, 100u)));
+  return kTimeout;
+}
+
+NVSIM_EXPORT(nvmlReturn_t, nvmlEventSetFree, (EventSet* set)) {
+  delete set;
+  return kSuccess;
+}
