@@ -3,8 +3,9 @@
 # Usage: scripts/install-deps.sh [--with-tests]
 #   --with-tests also installs GoogleTest, Debian's python3-torch (a real, CPU-only PyTorch
 #   that the Python smoke tests run against in CI), tmux (a real terminal of a chosen width for
-#   the terminal-layout test), and chromium, xmllint and zlib for the tests of the HTML report,
-#   and unpacks NVML's header (below).
+#   the terminal-layout test), chromium, xmllint and zlib for the tests of the HTML report, and
+#   Open MPI's mpirun (openmpi-bin: the multi-node all-reduce tests start two ranks with it,
+#   docs/multi-node.md), and unpacks NVML's header (below).
 set -euo pipefail
 
 # nvml.h for the ABI test (tests/gpu/abi_test.cpp): the CUDA toolkit here has none, and Debian
@@ -17,13 +18,16 @@ nvml_header_dir=/opt/lab_check/nvml
 unpack_nvml_header() {
   [[ -f "$nvml_header_dir/usr/include/nvml.h" ]] && return 0
   local codename tmp
+  local mirror
   codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-  [[ -n "$codename" && -f /usr/share/keyrings/debian-archive-keyring.gpg ]] || {
+  # The machine's own Debian mirror, as its apt sources name it (deb822 or one-line format).
+  mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null |
+           grep -oE '^(URIs:|deb( \[[^]]*\])?) +[a-z]+://[^ ]+' | grep -v -- '-security' | head -n 1 | awk '{print $NF}')
+  [[ -n "$codename" && -n "$mirror" && -f /usr/share/keyrings/debian-archive-keyring.gpg ]] || {
     echo "install-deps: not Debian, nvml.h not unpacked (the NVML ABI test will skip)"; return 0; }
   tmp=$(mktemp -d)
   chmod 755 "$tmp"  # apt downloads as _apt
-  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $codename non-free" \
-    >"$tmp/non-free.list"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $codename non-free" >"$tmp/non-free.list"
   local apt=(-o Dir::Etc::sourcelist="$tmp/non-free.list" -o Dir::Etc::sourceparts=- -o Dir::State::Lists="$tmp/lists"
              -o APT::Get::List-Cleanup=0)
   mkdir -p "$tmp/lists/partial"
@@ -40,8 +44,9 @@ unpack_nvml_header() {
 packages=(g++ cmake make pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libopenblas-dev python3)
 if [[ "${1:-}" == "--with-tests" ]]; then
   # tmux gives the terminal-layout test a real terminal of a chosen width; chromium renders the HTML
-  # report in the browser tests; xmllint validates its SVGs; zlib reads the screenshot.
-  packages+=(googletest libgtest-dev libgmock-dev python3-torch python3-numpy tmux chromium libxml2-utils zlib1g-dev)
+  # report in the browser tests; xmllint validates its SVGs; zlib reads the screenshot; openmpi-bin
+  # starts the two ranks of the multi-node tests.
+  packages+=(googletest libgtest-dev libgmock-dev python3-torch python3-numpy tmux chromium libxml2-utils zlib1g-dev openmpi-bin)
 fi
 
 missing=()

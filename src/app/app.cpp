@@ -14,6 +14,8 @@
 #include "app/check_command.h"
 #include "app/cli_language.h"
 #include "calc/calc_commands.h"
+#include "cluster/cluster_command.h"
+#include "cluster/dist_smoke_command.h"
 #include "expect/report_commands.h"
 #include "gpu/live_gpus.h"
 #include "gpu/gpu_checks.h"
@@ -98,6 +100,8 @@ int RunApp(int argc, char** argv) {
   };
   calc::AddCalcSubcommands(app, calc_env, &subcommand_exit);
   expect::AddReportSubcommands(app, &parsed_lang, &subcommand_exit);
+  cluster::AddClusterSubcommand(app, &parsed_lang, self_exe, &subcommand_exit);
+  cluster::AddDistSmokeSubcommand(app, &parsed_lang, &subcommand_exit);
   AddBurnSubcommand(app, &parsed_lang, &subcommand_exit, self_exe);
   FinishLocalizingCli(app, peeked);
 

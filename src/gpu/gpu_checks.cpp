@@ -17,6 +17,8 @@ void RegisterGpuChildJobs() {
     RegisterChildJob(gpu::kHostCopyJob, gpu::HostCopyJob);
     RegisterChildJob(gpu::kPeerJob, gpu::PeerJob);
     RegisterChildJob(gpu::kAllReduceJob, gpu::AllReduceJob);
+    RegisterChildJob(gpu::kAllReduceRankJob, gpu::AllReduceRankJob);
+    RegisterChildJob(gpu::kClusterGatherJob, gpu::ClusterGatherJob);
     RegisterChildJob(gpu::kHealthJob, gpu::HealthJob);
     RegisterChildJob(gpu::kBurnJob, gpu::BurnJob);
   });

@@ -17,6 +17,7 @@ TestOutcome RunDistributedTest(const DistRunRequest& request, const CancelToken&
   spec.python = request.python;
   spec.probe = "smoke_dist_launch.py";
   spec.args = {"--test", request.test, "--watchdog-s", fmt::format("{:g}", WatchdogFor(request.budget_s))};
+  spec.args.insert(spec.args.end(), request.launch_args.begin(), request.launch_args.end());
   spec.timeout_s = request.budget_s;
   spec.startup_budget_s = std::min(request.startup_budget_s, request.budget_s);
   spec.set_env = request.set_env;

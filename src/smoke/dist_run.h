@@ -19,6 +19,8 @@ struct DistRunRequest {
   std::string test;       // "ddp" or "fsdp2"
   double budget_s = 180;  // already scaled by --timeout-scale
   std::vector<std::pair<std::string, std::string>> set_env;
+  // Across nodes (docs/multi-node.md): "--nnodes", "2", "--rdzv-endpoint", "node01:29400", …
+  std::vector<std::string> launch_args;
   double startup_budget_s = 90;  // the launcher's `import torch` (the handshake), already scaled
 };
 

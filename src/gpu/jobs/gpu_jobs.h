@@ -1,6 +1,7 @@
 // The child jobs behind the GPU checks, run as `lab_check internal-child JOB ARGS`. Each loads
 // NVIDIA's libraries itself, so a crash in a driver ends only that child.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,12 @@ inline constexpr const char* kMemoryJob = "gpu-memory";
 inline constexpr const char* kHostCopyJob = "gpu-host-copy";
 inline constexpr const char* kPeerJob = "gpu-p2p";
 inline constexpr const char* kAllReduceJob = "gpu-allreduce";
+// One rank per process, under a cluster launcher (docs/multi-node.md).
+inline constexpr const char* kAllReduceRankJob = "gpu-allreduce-rank";
+inline constexpr const char* kClusterGatherJob = "gpu-cluster-gather";
+// The block each rank hands to rank 0 in the gather: its JSON must fit (it has no NCCL log or
+// library list, only figures and facts, a few KiB).
+inline constexpr size_t kClusterBlockBytes = 32 * 1024;
 inline constexpr const char* kHealthJob = "gpu-health";
 inline constexpr const char* kBurnJob = "gpu-burn";
 
@@ -25,6 +32,8 @@ Result<nlohmann::json> MemoryJob(const std::vector<std::string>& args);
 Result<nlohmann::json> HostCopyJob(const std::vector<std::string>& args);
 Result<nlohmann::json> PeerJob(const std::vector<std::string>& args);
 Result<nlohmann::json> AllReduceJob(const std::vector<std::string>& args);
+Result<nlohmann::json> AllReduceRankJob(const std::vector<std::string>& args);
+Result<nlohmann::json> ClusterGatherJob(const std::vector<std::string>& args);
 Result<nlohmann::json> HealthJob(const std::vector<std::string>& args);  // health_job.cpp
 Result<nlohmann::json> BurnJob(const std::vector<std::string>& args);    // burn_job.cpp
 

@@ -18,6 +18,7 @@ struct ncclUniqueId {
 
 inline constexpr ncclResult_t kSuccess = 0;
 inline constexpr ncclResult_t kInProgress = 7;
+inline constexpr ncclDataType_t kInt8 = 0;  // ncclInt8 (ncclChar)
 inline constexpr ncclDataType_t kFloat32 = 7;
 inline constexpr ncclRedOp_t kSum = 0;
 
@@ -36,6 +37,10 @@ struct NcclApi {
   ncclResult_t (*ncclCommUserRank)(ncclComm_t comm, int* rank) = nullptr;
   ncclResult_t (*ncclAllReduce)(const void* send, void* recv, size_t count, ncclDataType_t type, ncclRedOp_t op,
                                 ncclComm_t comm, cuda::CUstream stream) = nullptr;
+  // Optional here (every NCCL 2.x has it): the multi-node run gathers node keys, ids and the
+  // per-rank report blocks with it (src/gpu/jobs/rank_comm.h).
+  ncclResult_t (*ncclAllGather)(const void* send, void* recv, size_t send_count, ncclDataType_t type, ncclComm_t comm,
+                                cuda::CUstream stream) = nullptr;
   ncclResult_t (*ncclGroupStart)() = nullptr;
   ncclResult_t (*ncclGroupEnd)() = nullptr;
 };

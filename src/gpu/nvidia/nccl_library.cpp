@@ -18,6 +18,7 @@ std::vector<SymbolBinding> NcclSymbols(nccl::NcclApi& a) {
       Required(a.ncclCommCount, {"ncclCommCount"}),
       Required(a.ncclCommUserRank, {"ncclCommUserRank"}),
       Required(a.ncclAllReduce, {"ncclAllReduce"}),
+      Optional(a.ncclAllGather, {"ncclAllGather"}),
       Required(a.ncclGroupStart, {"ncclGroupStart"}),
       Required(a.ncclGroupEnd, {"ncclGroupEnd"}),
   };

@@ -1,6 +1,7 @@
 """Launches the `ddp` or `fsdp2` smoke test through PyTorch's own launcher and reports one result.
 
     python smoke_dist_launch.py --test ddp|fsdp2 --watchdog-s 90
+    python smoke_dist_launch.py --test ddp --nnodes 2 --rdzv-endpoint node01:29400   (on every node)
 
 It calls torch.distributed.run.main() (the code behind `torchrun`) in this process, so torch is
 imported once here and once per rank, with:
@@ -11,6 +12,11 @@ imported once here and once per rank, with:
     every process below this one, so a hang becomes a FAIL that names the stuck ranks.
 lab_check's own timeout on this process, a little longer than the watchdog, covers the rest; the
 ranks die with their parent (smoke_common.die_with_parent).
+
+With --nnodes N > 1 (docs/multi-node.md) the same ranks join across nodes through torchrun's c10d
+rendezvous at --rdzv-endpoint (`torchrun --nnodes N --rdzv-backend c10d`), --nproc-per-node ranks
+here (default: as on one node). Whichever node holds global rank 0 writes the comparison; the
+others report that their ranks finished ("elsewhere": true).
 """
 import argparse
 import json
@@ -70,7 +76,13 @@ def read_json(path):
 
 
 def rank_statuses(run_dir, world):
-    return {rank: read_json(os.path.join(run_dir, "rank%d.json" % rank)) for rank in range(world)}
+    """Status of ranks 0..world-1 (None: not started), plus any other rank*.json here: across
+    nodes this node's ranks have global numbers that need not start at 0."""
+    statuses = {rank: None for rank in range(world)}
+    for name in os.listdir(run_dir):
+        if name.startswith("rank") and name.endswith(".json") and name[4:-5].isdigit():
+            statuses[int(name[4:-5])] = read_json(os.path.join(run_dir, name))
+    return statuses
 
 
 class Watchdog(threading.Thread):
@@ -129,7 +141,7 @@ def describe_failures(exc):
     return failures
 
 
-def launch(test, watchdog_s):
+def launch(test, watchdog_s, nodes=None):
     stage("import torch")
     import torch
     import torch.distributed as dist
@@ -140,6 +152,8 @@ def launch(test, watchdog_s):
     if not dist.is_available():
         return skip("no_distributed", have=torch.__version__)
     backend, world, device, cpu_because = choose_layout(torch)
+    if nodes and nodes.nproc_per_node:
+        world = nodes.nproc_per_node
     if backend == "nccl" and not dist.is_nccl_available():
         return failure_result("no_nccl", error="this PyTorch build has no NCCL")
 
@@ -148,17 +162,23 @@ def launch(test, watchdog_s):
                       LABCHECK_DIST_DEVICE=device, LABCHECK_DIST_BACKEND=backend,
                       LABCHECK_DIST_TIMEOUT_S=str(watchdog_s + 60))
     port = free_port()
-    argv = ["--nnodes=1", "--nproc_per_node=%d" % world, "--master_addr=127.0.0.1",
-            "--master_port=%d" % port, "--max_restarts=0", "--monitor_interval=0.1",
+    if nodes and nodes.nnodes > 1:
+        # Underscore spellings: torch 1.13 knows no others.
+        where = ["--nnodes=%d" % nodes.nnodes, "--rdzv_backend=c10d",
+                 "--rdzv_endpoint=" + nodes.rdzv_endpoint, "--rdzv_id=" + nodes.rdzv_id]
+    else:
+        where = ["--nnodes=1", "--master_addr=127.0.0.1", "--master_port=%d" % port]
+    argv = where + ["--nproc_per_node=%d" % world, "--max_restarts=0", "--monitor_interval=0.1",
             # Ranks' stderr to a log file and to ours. Not the default "0": torch 1.13 on
             # Python 3.11 cannot parse it (its Std flag's zero member is not iterable there),
             # which breaks every plain `torchrun` with Debian's python3-torch 1.13.
             "--redirects=2", "--tee=2", "--log_dir=" + os.path.join(run_dir, "logs"),
             os.path.join(HERE, "smoke_dist_worker.py")]
-    layout = dict(backend=backend, world_size=world, device=device, cpu_because=cpu_because,
+    layout = dict(backend=backend, world_size=world * (nodes.nnodes if nodes else 1), device=device,
+                  cpu_because=cpu_because, nnodes=nodes.nnodes if nodes else 1, local_ranks=world,
                   torch=torch.__version__, port=port, launcher="torch.distributed.run",
                   watchdog_s=watchdog_s)
-    watchdog = Watchdog(watchdog_s, run_dir, world)
+    watchdog = Watchdog(watchdog_s, run_dir, world if layout["nnodes"] == 1 else 0)
     watchdog.start()
     started = time.perf_counter()
     launch_error = None
@@ -194,7 +214,7 @@ def judge_run(watchdog, launch_error, run_dir, world, layout):
         return failure_result("hang", stuck_ranks=stuck, stages=stages,
                               error="ranks %s not done after %g s" % (stuck, layout["watchdog_s"]),
                               **layout)
-    statuses = rank_statuses(run_dir, world)
+    statuses = rank_statuses(run_dir, world if layout.get("nnodes", 1) == 1 else 0)
     if launch_error is not None:
         errors = {str(r): {k: s[k] for k in ("failed_stage", "error_type", "error", "traceback")
                            if k in s}
@@ -208,6 +228,10 @@ def judge_run(watchdog, launch_error, run_dir, world, layout):
                               error="%s: %s" % (type(launch_error).__name__, launch_error),
                               **layout)
     result = read_json(os.path.join(run_dir, "result.json"))
+    if result is None and layout.get("nnodes", 1) > 1:
+        # Rank 0 ran on another node: its launcher reports the comparison.
+        if statuses and all(s and s.get("stage") == "done" for s in statuses.values()):
+            return ran(elsewhere=True, local_global_ranks=sorted(statuses), **layout)
     if result is None:
         return failure_result("no_result", error="the ranks ended without rank 0's result",
                               **layout)
@@ -219,10 +243,14 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--test", choices=["ddp", "fsdp2"], required=True)
     parser.add_argument("--watchdog-s", type=float, default=120)
+    parser.add_argument("--nnodes", type=int, default=1)
+    parser.add_argument("--rdzv-endpoint", default="")
+    parser.add_argument("--rdzv-id", default="lab_check")
+    parser.add_argument("--nproc-per-node", type=int, default=0)
     args = parser.parse_args()
     result = precheck(args.test)
     if result is None:
-        result = launch(args.test, args.watchdog_s)
+        result = launch(args.test, args.watchdog_s, args)
     result["test"] = args.test
     sys.stdout.flush()
     from _labcheck import emit

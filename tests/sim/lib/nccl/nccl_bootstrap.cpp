@@ -10,11 +10,13 @@
 // others fail ncclCommInitRank, or set ncclRemoteError as their asynchronous error, after
 // "allreduce/rendezvous_timeout_s" (default 30): they report, they do not hang forever.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -37,13 +39,41 @@ struct Header {
   std::atomic<int> arrived[kMaxRanks];
   std::atomic<uint64_t> posted[kMaxRanks];  // collectives whose data is in the slot
   std::atomic<uint64_t> read[kMaxRanks];    // collectives whose slots this rank has summed
+  // The world size the first rank brought, and the other size when a rank disagrees: NCCL's root
+  // fails every rank then ("Bootstrap Root : mismatch in rank count from procs").
+  std::atomic<int> world;
+  std::atomic<int> mismatch;
+  // Rank 0's process. The segment's name comes from the id, and NCCL_COMM_ID ids repeat from run to
+  // run: a segment left by a run whose rank 0 died (killed, or aborted without ncclCommDestroy)
+  // still holds its counters, so rank 0 starts it afresh and the others wait for a live rank 0.
+  std::atomic<int> root_pid;
 };
+
+bool Alive(int pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+
+// Rank 0 of a new run: forget whatever a dead run left in the segment.
+void ClaimSegment(Header* h) {
+  const int old = h->root_pid.load();
+  if (old != getpid() && !Alive(old)) {
+    for (int r = 0; r < kMaxRanks; ++r) {
+      h->arrived[r].store(0);
+      h->posted[r].store(0);
+      h->read[r].store(0);
+    }
+    h->world.store(0);
+    h->mismatch.store(0);
+  }
+  h->root_pid.store(getpid());
+}
 
 size_t SlotBytes() {
   return static_cast<size_t>(nvsim::Profile().Number("allreduce/shm_slot_mib", 64)) << 20;
 }
 
 double RendezvousTimeout() { return nvsim::Profile().Number("allreduce/rendezvous_timeout_s", 30); }
+// How long ncclCommInitRank waits for the others: NCCL's root waits for ranks that start late, so a
+// profile may let init wait longer than a collective ("allreduce/init_timeout_s").
+double InitTimeout() { return nvsim::Profile().Number("allreduce/init_timeout_s", RendezvousTimeout()); }
 
 std::string SegmentName(const ncclUniqueId& id) {
   const size_t hash = std::hash<std::string>()(std::string(id.internal, strnlen(id.internal, sizeof id.internal)));
@@ -52,8 +82,8 @@ std::string SegmentName(const ncclUniqueId& id) {
 
 // Waits until `ready()` or the rendezvous timeout; false on timeout.
 template <typename Ready>
-bool WaitFor(Ready ready) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(RendezvousTimeout());
+bool WaitFor(Ready ready, double timeout_s = RendezvousTimeout()) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   while (!ready()) {
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -170,14 +200,33 @@ NVSIM_EXPORT(ncclResult_t, ncclCommInitRank, (Comm * *comm, int ranks, ncclUniqu
     rv->header = static_cast<Header*>(p);  // zero-filled by ftruncate: counters start at 0
     rv->slots = static_cast<char*>(p) + sizeof(Header);
     rv->header->magic.store(kMagic);
+    if (rank == 0) {
+      ClaimSegment(rv->header);
+    } else if (!WaitFor([&] { return Alive(rv->header->root_pid.load()); }, InitTimeout())) {
+      c->last_error = "rank 0 never called ncclCommInitRank (rendezvous timeout)";
+      LeaveRendezvous(rv, rank);
+      return kRemoteError;
+    }
+    int first_world = 0;
+    if (!rv->header->world.compare_exchange_strong(first_world, ranks) && first_world != ranks)
+      rv->header->mismatch.store(ranks);
     rv->header->arrived[rank].store(1);
-    const bool all = WaitFor([&] {
-      for (int r = 0; r < ranks; ++r)
-        if (rv->header->arrived[r].load() == 0) return false;
-      return true;
-    });
+    const bool all = WaitFor(
+        [&] {
+          if (rv->header->mismatch.load() != 0) return true;
+          for (int r = 0; r < ranks; ++r)
+            if (rv->header->arrived[r].load() == 0) return false;
+          return true;
+        },
+        InitTimeout());
     clique->rendezvous = rv;
     clique->world = ranks;
+    if (const int other = rv->header->mismatch.load(); other != 0) {
+      c->last_error = "mismatch in rank count: " + std::to_string(rv->header->world.load()) + " and " + std::to_string(other);
+      LeaveRendezvous(rv, rank);
+      clique->rendezvous = nullptr;
+      return kInvalidUsage;
+    }
     if (!all) {
       c->last_error = "not every rank called ncclCommInitRank (rendezvous timeout)";
       LeaveRendezvous(rv, rank);

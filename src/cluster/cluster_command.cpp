@@ -1,0 +1,153 @@
+#include "cluster/cluster_command.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cluster/cluster_merge.h"
+#include "cluster/rank_run.h"
+#include "platform/files.h"
+#include "report/anonymize.h"
+#include "report/json_writer.h"
+#include "report/markdown_writer.h"
+#include "report/report.h"
+#include "report/terminal_writer.h"
+#include "runner/cancel.h"
+
+namespace labcheck::cluster {
+
+namespace {
+
+constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitNotWritten = 3, kExitInterrupted = 130;
+
+}  // namespace
+
+std::string JsonBesideMarkdown(const std::string& md) {
+  return md.size() > 3 && md.compare(md.size() - 3, 3, ".md") == 0 ? md.substr(0, md.size() - 3) + ".json" : md + ".json";
+}
+
+int RunClusterAllReduce(const ClusterOptions& options, Lang lang, const std::string& self_exe) {
+  const bool ru = lang == Lang::Ru;
+  const EnvLookup env = ProcessEnvironment();
+  Result<LaunchEnv> launch = ReadLaunchEnv(env);
+  if (!launch.ok()) {
+    std::fprintf(stderr, "lab_check allreduce: %s\n", launch.status().message().c_str());
+    return kExitUsage;
+  }
+  Result<Rendezvous> rendezvous = ChooseRendezvous(*launch, env, options.port);
+  if (!rendezvous.ok()) {
+    std::fprintf(stderr, "lab_check allreduce: %s\n", rendezvous.status().message().c_str());
+    return kExitUsage;
+  }
+  const bool leader = launch->rank == 0;
+  if (leader) {
+    if (launch->launcher == Launcher::None)
+      std::fprintf(stderr, ru ? "lab_check allreduce: лаунчер не найден — один ранг на GPU 0. Все GPU одной машины проверяет "
+                                "lab_check; кластер — srun, mpirun или torchrun (README, «Cluster»)\n"
+                              : "lab_check allreduce: no launcher found, so one rank on GPU 0. lab_check checks all GPUs of one "
+                                "machine; for a cluster use srun, mpirun or torchrun (README, \"Cluster\")\n");
+    std::fprintf(stderr, "lab_check allreduce: %d ranks (%s), NCCL_COMM_ID %s (%s)\n", launch->world_size,
+                 LauncherName(launch->launcher), rendezvous->CommId(kSweepPortOffset).c_str(), rendezvous->source.c_str());
+  }
+  const char* sys_root = std::getenv("LABCHECK_SYS_ROOT");  // tests: a fake /sys
+  const RankFacts facts = ReadRankFacts(*launch, env, sys_root ? sys_root : "/sys");
+  Result<std::string> work_dir = MakePrivateTempDir("lab_check_cluster");
+  if (!work_dir.ok()) {
+    std::fprintf(stderr, "lab_check allreduce: %s\n", work_dir.status().message().c_str());
+    return kExitNotWritten;
+  }
+  RankRunOptions run;
+  run.self_exe = self_exe;
+  run.quick = options.quick;
+  run.sweep_timeout_s = options.timeout_s;
+  run.stall_s = options.stall_s;
+  if (options.max_mib) run.max_bytes = *options.max_mib << 20;
+  run.work_dir = *work_dir;
+
+  Report report;
+  report.lang = lang;
+  report.meta.tool_version = LAB_CHECK_VERSION;
+  report.meta.started_at = UtcTimestamp();
+  report.meta.quick = options.quick;
+  const CancelToken cancel = InstallInterruptHandlers();
+  const auto started = std::chrono::steady_clock::now();
+  RankRunResult mine = RunRank(*launch, facts, *rendezvous, run, cancel);
+  RemoveTree(*work_dir);
+  const Identity who = Identity::OfThisProcess();
+
+  if (options.rank_reports) {
+    const std::string path = fmt::format("journal/cluster-rank{}.json", launch->rank);
+    Status s = WriteFileAtomically(path, AnonymizeJson(mine.mine, who).dump(2) + "\n");
+    if (!s.ok()) std::fprintf(stderr, "lab_check allreduce: rank %d: %s\n", launch->rank, s.message().c_str());
+  }
+  // The other ranks are done: rank 0 has their blocks. They exit 0 whatever happened, because a
+  // launcher that sees a rank fail (torchrun, mpirun) kills the rest, rank 0 too, before it writes.
+  if (!leader) return cancel.cancelled() ? kExitInterrupted : kExitOk;
+
+  MergeInput merge;
+  merge.world_size = launch->world_size;
+  if (mine.gathered) {
+    for (const nlohmann::json& b : *mine.gathered) merge.blocks.push_back(b);
+  } else {
+    merge.blocks.push_back(mine.mine);
+    merge.gather_error = mine.gather_error;
+  }
+  CheckResult result = MergeClusterRun(merge);
+  result.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.data["launcher"] = LauncherName(launch->launcher);
+  result.data["rendezvous"] = rendezvous->source;
+  report.checks.push_back(result);
+  report.meta.duration_s = result.duration_s;
+  report.meta.finished_at = UtcTimestamp();
+  report.meta.interrupted = cancel.cancelled();
+  AnonymizeReport(report, who);
+
+  const std::string json_text = AnonymizeJson(ReportToJson(report), who).dump(2) + "\n";
+  bool written = true;
+  auto write = [&](const std::string& path, const std::string& content) {
+    Status s = WriteFileAtomically(path, content);
+    if (!s.ok()) {
+      written = false;
+      std::fprintf(stderr, ru ? "lab_check allreduce: не удалось записать отчёт: %s. Укажите другое место: --out ПУТЬ\n"
+                              : "lab_check allreduce: cannot write the report: %s. Choose another place with --out PATH\n",
+                   Anonymize(s.message(), who).c_str());
+    }
+  };
+  write(options.out, Anonymize(ReportToMarkdown(report), who));
+  write(JsonBesideMarkdown(options.out), json_text);
+  if (options.json) {
+    std::fwrite(json_text.data(), 1, json_text.size(), stdout);
+  } else {
+    std::cout << Anonymize(ReportToTerminal(report, TerminalStyle::ForStream(STDOUT_FILENO)), who);
+    if (written) std::cout << (ru ? "Отчёт: " : "Report: ") << Anonymize(options.out, who) << ", " << Anonymize(JsonBesideMarkdown(options.out), who) << "\n";
+  }
+  std::cout.flush();
+  if (report.meta.interrupted) return kExitInterrupted;
+  if (!written) return kExitNotWritten;
+  return result.outcome == Outcome::Fail ? kExitFailed : kExitOk;
+}
+
+void AddClusterSubcommand(CLI::App& app, const Lang* lang, const std::string& self_exe, int* exit_code) {
+  auto options = std::make_shared<ClusterOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "allreduce", "NCCL all-reduce по всем узлам: один процесс на GPU под srun, mpirun или torchrun; ранг 0 пишет общий отчёт / "
+                   "NCCL all-reduce across nodes: one process per GPU under srun, mpirun or torchrun; rank 0 writes one report");
+  cmd->add_flag("--json", options->json, "JSON only on stdout (rank 0) / только JSON");
+  cmd->add_flag("--quick", options->quick, "1, 16, 256 MiB only / только 1, 16, 256 МиБ");
+  cmd->add_option("--out", options->out, "Markdown report of rank 0; the JSON goes beside it")->capture_default_str();
+  cmd->add_option("--port", options->port, "NCCL bootstrap port (the gather uses the next one)")->check(CLI::Range(1, 65534));
+  cmd->add_option("--timeout", options->timeout_s, "seconds for a rank's sweep; a rank still running then counts as hung")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--stall-s", options->stall_s, "seconds one collective may make no progress")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--max-mib", options->max_mib, "largest size of the sweep, MiB")->check(CLI::Range(1, 1 << 20));
+  cmd->add_flag("--rank-reports", options->rank_reports, "every rank also writes journal/cluster-rank<R>.json");
+  cmd->callback([options, lang, self_exe, exit_code] { *exit_code = RunClusterAllReduce(*options, *lang, self_exe); });
+}
+
+}  // namespace labcheck::cluster
