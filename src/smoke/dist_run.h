@@ -19,9 +19,9 @@ struct DistRunRequest {
   std::string test;       // "ddp" or "fsdp2"
   double budget_s = 180;  // already scaled by --timeout-scale
   std::vector<std::pair<std::string, std::string>> set_env;
+  double startup_budget_s = 90;  // the launcher's `import torch` (the handshake), already scaled
   // Across nodes (docs/multi-node.md): "--nnodes", "2", "--rdzv-endpoint", "node01:29400", …
   std::vector<std::string> launch_args;
-  double startup_budget_s = 90;  // the launcher's `import torch` (the handshake), already scaled
 };
 
 // The launcher's watchdog for a budget: what remains after it must cover killing the ranks and
