@@ -59,6 +59,7 @@ TEST(SimHtml, CourseMachineHasTheBusbwChartAndOneChartPerGpuFigure) {
   SimHtml sim = RunWithHtml("course-4x4080.json", {"--quick"});
   ASSERT_TRUE(sim.run.report.is_object()) << sim.run.stderr_text;
   ASSERT_FALSE(sim.html.empty());
+  EXPECT_NE(sim.html.find("Симулированная машина (LABCHECK_SIM_MACHINE)"), std::string::npos);
   // The course profile's first attempt works, so NCCL_P2P_DISABLE is never retried: one line.
   EXPECT_NE(sim.html.find("<figure id=\"chart-busbw\""), std::string::npos);
   EXPECT_NE(sim.html.find("без NCCL_P2P_DISABLE"), std::string::npos);
