@@ -46,7 +46,9 @@ std::string FailureWord(const json& attempt, bool ru) {
 
 void AddBusbwChart(const Report& report, std::vector<ReportChart>& charts) {
   const CheckResult* check = report.FindCheck("interconnect.allreduce");
-  if (check == nullptr || !check->data.is_object() || check->data.value("ranks", 0) < 2) return;
+  // One GPU has no busbw. 0 ranks means no attempt got far enough to say: still drawn when one
+  // failed, so that "hung" is in the chart and not only in the table.
+  if (check == nullptr || !check->data.is_object() || check->data.value("ranks", 0) == 1) return;
   const bool ru = report.lang == Lang::Ru;
   const json& data = check->data;
   LineChart chart;

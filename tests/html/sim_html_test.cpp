@@ -1,0 +1,89 @@
+// The HTML of the real binary on the simulated course machine (tests/sim): the busbw chart with
+// its runs and the link ceiling, and a measured-vs-expected chart for every GPU figure of the
+// main table. The simulator's figures are test data, never a real card's.
+#include <filesystem>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "platform/files.h"
+#include "report/json_reader.h"
+#include "report/report_charts.h"
+#include "sim/scenario_support.h"
+
+namespace labcheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool SimBuilt() { return fs::exists(fs::path(LAB_CHECK_BINARY).parent_path() / "sim-nvidia" / "libcuda.so.1"); }
+
+struct SimHtml {
+  sim::SimRun run;
+  std::string html;
+};
+
+SimHtml RunWithHtml(const std::string& machine, std::vector<std::string> args) {
+  const fs::path dir = fs::temp_directory_path() / ("labcheck-sim-html-" + std::to_string(::getpid()) + "-" + machine);
+  fs::create_directories(dir);
+  args.push_back("--html");
+  args.push_back((dir / "report.html").string());
+  SimHtml out;
+  out.run = sim::RunLabCheck({machine, args});
+  Result<std::string> html = ReadFile((dir / "report.html").string());
+  if (html.ok()) out.html = *html;
+  fs::remove_all(dir);
+  return out;
+}
+
+// The GPU figures of «Ожидалось в курсе → у вас»: rows with a numeric reading (not P2P yes/no).
+std::vector<std::string> GpuFigureRows(const nlohmann::json& report) {
+  std::vector<std::string> rows;
+  for (const nlohmann::json& s : report["sections"]) {
+    if (s.value("id", "") != "expectations") continue;
+    for (const nlohmann::json& row : s["data"]["rows"]) {
+      bool figure = false;
+      for (const nlohmann::json& r : row["readings"]) {
+        const std::string key = r.value("key", "");
+        figure = figure || (key.find(".access") == std::string::npos && key.find("_ok") == std::string::npos);
+      }
+      if (figure) rows.push_back(row.value("id", ""));
+    }
+  }
+  return rows;
+}
+
+TEST(SimHtml, CourseMachineHasTheBusbwChartAndOneChartPerGpuFigure) {
+  if (!SimBuilt()) GTEST_SKIP() << "the simulated NVIDIA libraries are not built (cmake --build build --target sim_nvidia)";
+  SimHtml sim = RunWithHtml("course-4x4080.json", {"--quick"});
+  ASSERT_TRUE(sim.run.report.is_object()) << sim.run.stderr_text;
+  ASSERT_FALSE(sim.html.empty());
+  EXPECT_NE(sim.html.find("Симулированная машина (LABCHECK_SIM_MACHINE)"), std::string::npos);
+  // The course profile's first attempt works, so NCCL_P2P_DISABLE is never retried: one line.
+  EXPECT_NE(sim.html.find("<figure id=\"chart-busbw\""), std::string::npos);
+  EXPECT_NE(sim.html.find("без NCCL_P2P_DISABLE"), std::string::npos);
+  EXPECT_NE(sim.html.find("предел канала PCIe 4.0 x16: 31.5 GB/s"), std::string::npos);
+  const std::vector<std::string> rows = GpuFigureRows(sim.run.report);
+  EXPECT_GE(rows.size(), 6u);  // matmul BF16/FP16, memory, CPU→GPU, GPU→CPU, GPU→GPU, all-reduce
+  for (const std::string& row : rows) {
+    EXPECT_NE(sim.html.find("<figure id=\"chart-expected-" + row), std::string::npos) << row;
+  }
+  // Every chart the saved JSON yields is in the page.
+  for (const ReportChart& c : BuildReportCharts(ReportFromJson(sim.run.report))) {
+    EXPECT_NE(sim.html.find("<figure id=\"chart-" + c.id + "\""), std::string::npos) << c.id;
+  }
+}
+
+TEST(SimHtml, ARetryWithoutP2pIsTheSecondLine) {
+  if (!SimBuilt()) GTEST_SKIP() << "the simulated NVIDIA libraries are not built (cmake --build build --target sim_nvidia)";
+  SimHtml sim = RunWithHtml("course-nccl-hang-p2p.json", {"--quick", "--timeout-scale", "0.06"});
+  ASSERT_FALSE(sim.html.empty()) << sim.run.stderr_text;
+  EXPECT_NE(sim.html.find("без NCCL_P2P_DISABLE — завис"), std::string::npos);
+  // The retry's line; on a loaded machine the retry may time out as well and is then named so.
+  EXPECT_NE(sim.html.find("NCCL_P2P_DISABLE=1 (повтор)"), std::string::npos);
+  EXPECT_NE(sim.html.find("предел канала PCIe 4.0 x16"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace labcheck
