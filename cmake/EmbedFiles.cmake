@@ -9,11 +9,16 @@ function(embed_files)
   set(out "${CMAKE_CURRENT_BINARY_DIR}/${stem}_embedded.cpp")
   # A list would be split into several arguments on the way; "|" survives.
   string(REPLACE ";" "|" inputs "${E_FILES}")
+  # The list of files is an input too: a file added to FILES must regenerate the source even when
+  # the old output is newer than every file (else the declared N and the defined array disagree).
+  # file(CONFIGURE) rewrites the list only when it changes, so unchanged lists rebuild nothing.
+  set(list_file "${CMAKE_CURRENT_BINARY_DIR}/${stem}_embedded.list")
+  file(CONFIGURE OUTPUT "${list_file}" CONTENT "${inputs}\n")
   add_custom_command(
     OUTPUT "${out}"
     COMMAND ${CMAKE_COMMAND} "-DOUT=${out}" "-DNAMESPACE=${E_NAMESPACE}" "-DINPUTS=${inputs}"
             "-DBASE=${E_BASE}" -P "${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake"
-    DEPENDS ${E_FILES} "${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake"
+    DEPENDS ${E_FILES} "${list_file}" "${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake"
     COMMENT "Embedding ${E_NAMESPACE} files"
     VERBATIM)
   target_sources(${E_TARGET} PRIVATE "${out}")

@@ -100,8 +100,8 @@ int RunApp(int argc, char** argv) {
   };
   calc::AddCalcSubcommands(app, calc_env, &subcommand_exit);
   expect::AddReportSubcommands(app, &parsed_lang, &subcommand_exit);
-  cluster::AddClusterSubcommand(app, &parsed_lang, self_exe, &subcommand_exit);
-  cluster::AddDistSmokeSubcommand(app, &parsed_lang, &subcommand_exit);
+  cluster::AddClusterSubcommand(app, &parsed_lang, peeked, self_exe, &subcommand_exit);
+  cluster::AddDistSmokeSubcommand(app, &parsed_lang, peeked, &subcommand_exit);
   AddBurnSubcommand(app, &parsed_lang, &subcommand_exit, self_exe);
   FinishLocalizingCli(app, peeked);
 

@@ -132,21 +132,22 @@ int RunClusterAllReduce(const ClusterOptions& options, Lang lang, const std::str
   return result.outcome == Outcome::Fail ? kExitFailed : kExitOk;
 }
 
-void AddClusterSubcommand(CLI::App& app, const Lang* lang, const std::string& self_exe, int* exit_code) {
+void AddClusterSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, const std::string& self_exe, int* exit_code) {
   auto options = std::make_shared<ClusterOptions>();
+  auto h = [help_lang](const char* ru, const char* en) { return T(ru, en).In(help_lang); };
   CLI::App* cmd = app.add_subcommand(
-      "allreduce", "NCCL all-reduce по всем узлам: один процесс на GPU под srun, mpirun или torchrun; ранг 0 пишет общий отчёт / "
-                   "NCCL all-reduce across nodes: one process per GPU under srun, mpirun or torchrun; rank 0 writes one report");
-  cmd->add_flag("--json", options->json, "JSON only on stdout (rank 0) / только JSON");
-  cmd->add_flag("--quick", options->quick, "1, 16, 256 MiB only / только 1, 16, 256 МиБ");
-  cmd->add_option("--out", options->out, "Markdown report of rank 0; the JSON goes beside it")->capture_default_str();
-  cmd->add_option("--port", options->port, "NCCL bootstrap port (the gather uses the next one)")->check(CLI::Range(1, 65534));
-  cmd->add_option("--timeout", options->timeout_s, "seconds for a rank's sweep; a rank still running then counts as hung")
+      "allreduce", h("NCCL all-reduce по всем узлам: один процесс на GPU под srun, mpirun или torchrun; ранг 0 пишет общий отчёт",
+                     "NCCL all-reduce across nodes: one process per GPU under srun, mpirun or torchrun; rank 0 writes one report"));
+  cmd->add_flag("--json", options->json, h("только JSON в stdout (ранг 0)", "JSON only on stdout (rank 0)"));
+  cmd->add_flag("--quick", options->quick, h("только 1, 16, 256 МиБ", "1, 16, 256 MiB only"));
+  cmd->add_option("--out", options->out, h("Markdown-отчёт ранга 0; JSON ляжет рядом", "Markdown report of rank 0; the JSON goes beside it"))->capture_default_str();
+  cmd->add_option("--port", options->port, h("порт бутстрапа NCCL (сбор результатов идёт через следующий)", "NCCL bootstrap port (the gather uses the next one)"))->check(CLI::Range(1, 65534));
+  cmd->add_option("--timeout", options->timeout_s, h("секунд на прогон одного ранга; ранг, который ещё идёт, считается зависшим", "seconds for a rank's sweep; a rank still running then counts as hung"))
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_option("--stall-s", options->stall_s, "seconds one collective may make no progress")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--max-mib", options->max_mib, "largest size of the sweep, MiB")->check(CLI::Range(1, 1 << 20));
-  cmd->add_flag("--rank-reports", options->rank_reports, "every rank also writes journal/cluster-rank<R>.json");
+  cmd->add_option("--stall-s", options->stall_s, h("секунд, которые одна коллективная операция может стоять без прогресса", "seconds one collective may make no progress"))->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--max-mib", options->max_mib, h("самый большой размер прогона, МиБ", "largest size of the sweep, MiB"))->check(CLI::Range(1, 1 << 20));
+  cmd->add_flag("--rank-reports", options->rank_reports, h("каждый ранг пишет ещё и journal/cluster-rank<R>.json", "every rank also writes journal/cluster-rank<R>.json"));
   cmd->callback([options, lang, self_exe, exit_code] { *exit_code = RunClusterAllReduce(*options, *lang, self_exe); });
 }
 

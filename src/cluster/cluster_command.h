@@ -27,6 +27,7 @@ std::string JsonBesideMarkdown(const std::string& markdown_path);
 
 int RunClusterAllReduce(const ClusterOptions& options, Lang lang, const std::string& self_exe);
 
-void AddClusterSubcommand(CLI::App& app, const Lang* lang, const std::string& self_exe, int* exit_code);
+// Help texts in `help_lang` (the --lang peeked before parsing); `lang` is the parsed one.
+void AddClusterSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, const std::string& self_exe, int* exit_code);
 
 }  // namespace labcheck::cluster

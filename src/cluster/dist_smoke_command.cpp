@@ -92,19 +92,20 @@ int RunDistSmoke(const DistSmokeOptions& options, Lang lang) {
   return result.outcome == Outcome::Fail ? 1 : 0;
 }
 
-void AddDistSmokeSubcommand(CLI::App& app, const Lang* lang, int* exit_code) {
+void AddDistSmokeSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, int* exit_code) {
   auto options = std::make_shared<DistSmokeOptions>();
-  CLI::App* cmd = app.add_subcommand("smoke-dist", "DDP/FSDP2 смоук-тест между узлами (запустить на каждом узле) / "
-                                                   "the DDP/FSDP2 smoke test across nodes (run it on every node)");
-  cmd->add_option("--test", options->test, "ddp or fsdp2")->check(CLI::IsMember({"ddp", "fsdp2"}))->capture_default_str();
-  cmd->add_option("--nnodes", options->nnodes, "number of nodes")->check(CLI::Range(1, 4096))->capture_default_str();
-  cmd->add_option("--rdzv-endpoint", options->rdzv_endpoint, "HOST:PORT of torchrun's c10d rendezvous, the same on every node");
-  cmd->add_option("--rdzv-id", options->rdzv_id, "rendezvous id, the same on every node")->capture_default_str();
-  cmd->add_option("--nproc-per-node", options->nproc_per_node, "ranks on this node (default: one per GPU, or 2 on CPU)");
-  cmd->add_option("--python", options->python, "interpreter with PyTorch");
-  cmd->add_option("--timeout", options->timeout_s, "seconds for the whole test")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--out", options->out, "Markdown report (default journal/cluster-<test>.md)");
-  cmd->add_flag("--json", options->json, "JSON only");
+  auto h = [help_lang](const char* ru, const char* en) { return T(ru, en).In(help_lang); };
+  CLI::App* cmd = app.add_subcommand("smoke-dist", h("DDP/FSDP2 смоук-тест между узлами (запустить на каждом узле)",
+                                                     "the DDP/FSDP2 smoke test across nodes (run it on every node)"));
+  cmd->add_option("--test", options->test, h("ddp или fsdp2", "ddp or fsdp2"))->check(CLI::IsMember({"ddp", "fsdp2"}))->capture_default_str();
+  cmd->add_option("--nnodes", options->nnodes, h("число узлов", "number of nodes"))->check(CLI::Range(1, 4096))->capture_default_str();
+  cmd->add_option("--rdzv-endpoint", options->rdzv_endpoint, h("HOST:PORT рандеву c10d для torchrun, одинаковый на всех узлах", "HOST:PORT of torchrun's c10d rendezvous, the same on every node"));
+  cmd->add_option("--rdzv-id", options->rdzv_id, h("id рандеву, одинаковый на всех узлах", "rendezvous id, the same on every node"))->capture_default_str();
+  cmd->add_option("--nproc-per-node", options->nproc_per_node, h("рангов на этом узле (по умолчанию: по одному на GPU, или 2 на CPU)", "ranks on this node (default: one per GPU, or 2 on CPU)"));
+  cmd->add_option("--python", options->python, h("интерпретатор с PyTorch", "interpreter with PyTorch"));
+  cmd->add_option("--timeout", options->timeout_s, h("секунд на весь тест", "seconds for the whole test"))->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--out", options->out, h("Markdown-отчёт (по умолчанию journal/cluster-<test>.md)", "Markdown report (default journal/cluster-<test>.md)"));
+  cmd->add_flag("--json", options->json, h("только JSON", "JSON only"));
   cmd->callback([options, lang, exit_code] { *exit_code = RunDistSmoke(*options, *lang); });
 }
 

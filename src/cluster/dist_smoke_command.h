@@ -26,6 +26,7 @@ struct DistSmokeOptions {
 
 int RunDistSmoke(const DistSmokeOptions& options, Lang lang);
 
-void AddDistSmokeSubcommand(CLI::App& app, const Lang* lang, int* exit_code);
+// Help texts in `help_lang` (the --lang peeked before parsing).
+void AddDistSmokeSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, int* exit_code);
 
 }  // namespace labcheck::cluster

@@ -81,10 +81,11 @@ TEST(InventoryCheck, StubDriverSkipsTheCheckAndTheOthersFollowWithoutRunning) {
   ScopedEnv env("LD_LIBRARY_PATH", kStubFolder);
   Registry registry;
   RegisterGpuChecks(registry);
-  ASSERT_EQ(registry.checks().size(), 6u);
+  ASSERT_EQ(registry.checks().size(), 7u);
   EXPECT_EQ(registry.checks()[0].id, "gpu.inventory");
-  EXPECT_EQ(registry.checks()[5].id, "interconnect.allreduce");
-  EXPECT_TRUE(registry.checks()[5].distributed);
+  EXPECT_EQ(registry.checks()[1].id, "gpu.health");  // right after the inventory, before the load
+  EXPECT_EQ(registry.checks()[6].id, "interconnect.allreduce");
+  EXPECT_TRUE(registry.checks()[6].distributed);
 
   RunOptions options;
   options.self_exe = LAB_CHECK_BINARY;
@@ -96,7 +97,7 @@ TEST(InventoryCheck, StubDriverSkipsTheCheckAndTheOthersFollowWithoutRunning) {
   EXPECT_NE(inventory.hint.en.find("stubs"), std::string::npos);
   inventory.id = "gpu.inventory";
   earlier.push_back(inventory);
-  CheckContext matmul_context(options, earlier, cancel, registry.checks()[1], nullptr);
+  CheckContext matmul_context(options, earlier, cancel, registry.checks()[2], nullptr);
   CheckResult matmul = RunMatmulCheck(matmul_context);
   EXPECT_EQ(matmul.outcome, Outcome::Skip);
   EXPECT_EQ(matmul.reason.en, inventory.reason.en);
