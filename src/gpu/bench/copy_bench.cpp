@@ -89,8 +89,8 @@ Result<CopyFigure> MeasureDeviceCopy(const DeviceContext& context, const CopyPla
 }
 
 Result<CopyFigure> MeasureHostCopy(const DeviceContext& context, HostMemory memory, CopyDirection direction,
-                                   const CopyPlan& plan, const Nvml* nvml, nvml::nvmlDevice_t device,
-                                   const ReadyFn& ready) {
+                                   const CopyPlan& plan, HostBufferPool& host_buffers, const Nvml* nvml,
+                                   nvml::nvmlDevice_t device, const ReadyFn& ready) {
   const CudaDriver& driver = context.driver();
   const auto& api = driver.api();
   Status status = context.MakeCurrent();
@@ -99,20 +99,9 @@ Result<CopyFigure> MeasureHostCopy(const DeviceContext& context, HostMemory memo
   if (!device_buffer.ok()) return device_buffer.status();
   const bool to_device = direction == CopyDirection::HostToDevice;
   const bool pinned = memory == HostMemory::Pinned;
-
-  PinnedBuffer pinned_host;
-  std::unique_ptr<char[]> pageable_host;
-  void* host = nullptr;
-  if (pinned) {
-    Result<PinnedBuffer> allocated = PinnedBuffer::Allocate(driver, plan.bytes);
-    if (!allocated.ok()) return allocated.status();
-    pinned_host = std::move(allocated).value();
-    host = pinned_host.get();
-  } else {
-    pageable_host.reset(new char[plan.bytes]);
-    host = pageable_host.get();
-  }
-  std::memset(host, 0x5A, plan.bytes);  // touch every page before timing
+  Result<HostBufferPool::Lease> lease = host_buffers.Take(memory, plan.bytes);
+  if (!lease.ok()) return lease.status();
+  void* host = lease->get();
   Result<Stream> stream = Stream::Create(driver);
   if (!stream.ok()) return stream.status();
   // Pageable memory goes through the same async calls on the same stream (as PyTorch's .to()

@@ -6,6 +6,7 @@
 
 #include "core/status.h"
 #include "gpu/bench/device_resources.h"
+#include "gpu/bench/host_buffers.h"
 #include "gpu/bench/nvml_sampler.h"
 #include "gpu/bench/stats.h"
 
@@ -35,14 +36,14 @@ struct CopyFigure {
 Result<CopyFigure> MeasureDeviceCopy(const DeviceContext& context, const CopyPlan& plan, const Nvml* nvml,
                                      nvml::nvmlDevice_t device, const ReadyFn& ready = {});
 
-enum class HostMemory { Pinned, Pageable };
 enum class CopyDirection { HostToDevice, DeviceToHost };
 
 // Host↔device, counted as the bytes copied. Pinned and pageable (malloc'd: the driver stages it
 // through its own pinned buffers) alike: cuMemcpy*Async on one stream, CUDA events around each copy.
+// The host buffer is leased from `host_buffers`, so a job pins and touches it once.
 Result<CopyFigure> MeasureHostCopy(const DeviceContext& context, HostMemory memory, CopyDirection direction,
-                                   const CopyPlan& plan, const Nvml* nvml, nvml::nvmlDevice_t device,
-                                   const ReadyFn& ready = {});
+                                   const CopyPlan& plan, HostBufferPool& host_buffers, const Nvml* nvml,
+                                   nvml::nvmlDevice_t device, const ReadyFn& ready = {});
 
 // GPU→GPU with cuMemcpyPeerAsync, counted as the bytes copied. With `peer_access` the two
 // contexts are given direct access to each other first (and it is taken back afterwards);

@@ -123,11 +123,13 @@ nlohmann::json HostCopyJobOn(GpuRuntime& runtime, const JobArgs& args) {
   nlohmann::json out = OkEnvelope();
   out["gpus"] = nlohmann::json::array();
   for (int i = 0; i < runtime.device_count(); ++i) out["gpus"].push_back({{"index", i}});
+  HostBufferPool host_buffers(runtime.driver());
   for (const Variant& v : variants) {
     nlohmann::json together;
     const bool concurrent = !args.quick && v.memory == HostMemory::Pinned;
     nlohmann::json per_gpu = PerGpuAndTogether(runtime, [&](const DeviceContext& context, int i, const ReadyFn& ready) {
-      return MeasureHostCopy(context, v.memory, v.direction, plan, runtime.nvml(), runtime.NvmlDevice(i), ready);
+      return MeasureHostCopy(context, v.memory, v.direction, plan, host_buffers, runtime.nvml(), runtime.NvmlDevice(i),
+                             ready);
     }, concurrent ? &together : nullptr);
     for (size_t i = 0; i < per_gpu.size(); ++i) out["gpus"][i][v.key] = per_gpu[i];
     if (!together.is_null()) out["concurrent"][v.key] = together;
