@@ -159,15 +159,38 @@ TEST(CopyBench, PageableCopiesAreTimedOnTheDeviceNotByTheReturnOfTheCall) {
   CopyRig rig;
   // The fake returns from every copy at once, as pageable H2D may before its DMA ends: only
   // timing on the stream gives the modelled 12 and 10 GB/s.
+  HostBufferPool buffers(*rig.driver);
   for (auto [direction, want] : {std::pair{CopyDirection::HostToDevice, 12.0}, std::pair{CopyDirection::DeviceToHost, 10.0}}) {
-    Result<CopyFigure> figure = MeasureHostCopy(*rig.context, HostMemory::Pageable, direction, {8 * kMiB, 1, 3}, nullptr, nullptr);
+    Result<CopyFigure> figure =
+        MeasureHostCopy(*rig.context, HostMemory::Pageable, direction, {8 * kMiB, 1, 3}, buffers, nullptr, nullptr);
     ASSERT_TRUE(figure.ok()) << figure.status().message();
     EXPECT_NEAR(figure->gbps, want, want * 0.01);
   }
   Result<CopyFigure> pinned =
-      MeasureHostCopy(*rig.context, HostMemory::Pinned, CopyDirection::HostToDevice, {8 * kMiB, 1, 3}, nullptr, nullptr);
+      MeasureHostCopy(*rig.context, HostMemory::Pinned, CopyDirection::HostToDevice, {8 * kMiB, 1, 3}, buffers, nullptr, nullptr);
   ASSERT_TRUE(pinned.ok());
   EXPECT_NEAR(pinned->gbps, 25.0, 0.25);
+}
+
+TEST(CopyBench, HostBuffersArePinnedOncePerJobAndLentOneToEachThread) {
+  FakeMachine& m = FakeMachine::Reset(1);
+  CopyRig rig;
+  HostBufferPool buffers(*rig.driver);
+  for (CopyDirection direction : {CopyDirection::HostToDevice, CopyDirection::DeviceToHost, CopyDirection::HostToDevice})
+    ASSERT_TRUE(MeasureHostCopy(*rig.context, HostMemory::Pinned, direction, {4 * kMiB, 1, 1}, buffers, nullptr, nullptr).ok());
+  EXPECT_EQ(m.Count("cuMemHostAlloc"), 1);
+  EXPECT_EQ(buffers.allocations(), 1u);
+  // Two leases at once (two GPUs' threads) get two buffers; a third after they end reuses one.
+  {
+    Result<HostBufferPool::Lease> first = buffers.Take(HostMemory::Pinned, 4 * kMiB);
+    Result<HostBufferPool::Lease> second = buffers.Take(HostMemory::Pinned, 4 * kMiB);
+    ASSERT_TRUE(first.ok() && second.ok());
+    EXPECT_NE(first->get(), second->get());
+  }
+  ASSERT_TRUE(buffers.Take(HostMemory::Pinned, 4 * kMiB).ok());
+  ASSERT_TRUE(buffers.Take(HostMemory::Pageable, 4 * kMiB).ok());  // another kind: its own buffer
+  EXPECT_EQ(buffers.allocations(), 3u);
+  EXPECT_EQ(m.Count("cuMemHostAlloc"), 2);
 }
 
 TEST(CopyBench, TheLinkUnderLoadIsReadWhileTheCopiesRun) {
@@ -175,8 +198,9 @@ TEST(CopyBench, TheLinkUnderLoadIsReadWhileTheCopiesRun) {
   CopyRig rig;
   CopyPlan plan{4 * kMiB, 1, 1};
   plan.nvml_period_ms = 60000;  // no timed samples: only the one taken while the copy is queued
+  HostBufferPool buffers(*rig.driver);
   Result<CopyFigure> figure = MeasureHostCopy(*rig.context, HostMemory::Pinned, CopyDirection::HostToDevice, plan,
-                                              rig.nvml.get(), fake::FakeNvmlDevice(0));
+                                              buffers, rig.nvml.get(), fake::FakeNvmlDevice(0));
   ASSERT_TRUE(figure.ok()) << figure.status().message();
   EXPECT_GE(figure->nvml.count, 1);
   EXPECT_EQ(figure->nvml.pcie_gen_under_load, std::optional<unsigned>(4));
@@ -282,7 +306,8 @@ TEST(MatmulBench, AFailedAttributeCallStopsThePlan) {
   std::shared_ptr<DeviceContext> context = *DeviceContext::Open(*driver, 0);
   MatmulPlan plan;
   plan.size = 64;
-  Result<std::unique_ptr<MatmulBench>> bench = MatmulBench::Prepare(*lt, *context, MatmulPrecision::BF16, plan, 1);
+  MatmulInputCache inputs(1);
+  Result<std::unique_ptr<MatmulBench>> bench = MatmulBench::Prepare(*lt, *context, MatmulPrecision::BF16, plan, inputs);
   ASSERT_FALSE(bench.ok());
   EXPECT_NE(bench.status().message().find("cublasLtMatmulDescSetAttribute"), std::string::npos) << bench.status().message();
 }
@@ -294,7 +319,8 @@ TEST(MatmulBench, AllAtOnceMeetsAfterTheWarmUp) {
   std::shared_ptr<DeviceContext> context = *DeviceContext::Open(*driver, 0);
   MatmulPlan plan = MatmulPlan::Quick();
   plan.size = 64;
-  Result<std::unique_ptr<MatmulBench>> bench = MatmulBench::Prepare(*lt, *context, MatmulPrecision::BF16, plan, 1);
+  MatmulInputCache inputs(1);
+  Result<std::unique_ptr<MatmulBench>> bench = MatmulBench::Prepare(*lt, *context, MatmulPrecision::BF16, plan, inputs);
   ASSERT_TRUE(bench.ok()) << bench.status().message();
   EXPECT_GT(m.Last("cuCtxSynchronize"), m.Last("cuMemcpyHtoD"));  // inputs in place before the stream runs
   int met_at = -1;

@@ -5,20 +5,6 @@
 
 namespace labcheck::gpu {
 
-uint64_t FastRandom::Next() {
-  state_ ^= state_ >> 12;
-  state_ ^= state_ << 25;
-  state_ ^= state_ >> 27;
-  return state_ * 0x2545F4914F6CDD1Dull;
-}
-
-float FastRandom::NonZeroUnit() {
-  // 24 random bits → [1/16, 1), then a random sign.
-  uint64_t bits = Next();
-  float magnitude = 0.0625f + 0.9375f * static_cast<float>(bits >> 40) / static_cast<float>(1 << 24);
-  return (bits & 1) != 0 ? -magnitude : magnitude;
-}
-
 uint16_t FloatToBf16(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof bits);
@@ -95,6 +81,29 @@ ErrorModel ErrorModelFor(MatmulPrecision precision) {
   return {0, 0, 0};
 }
 
+double SampleErrorRatio(const float* row, const float* column, int k_size, double gpu_value, const ErrorModel& model) {
+  double exact = 0, sum_abs = 0, sum_squares = 0;
+  for (int k = 0; k < k_size; ++k) {
+    double product = static_cast<double>(row[k]) * column[k];
+    exact += product;
+    sum_abs += std::fabs(product);
+    sum_squares += product * product;
+  }
+  // Input rounding errors are independent, so they add like a random walk (6 sigma of it);
+  // accumulation is bounded by the sum of magnitudes.
+  double tolerance = model.output_eps * std::fabs(exact) + 6 * model.input_eps * std::sqrt(sum_squares) +
+                     model.accumulate_eps * sum_abs + 1e-30;
+  double error = std::fabs(gpu_value - exact);
+  if (std::isnan(gpu_value)) error = INFINITY;
+  return error / tolerance;
+}
+
+void CountSample(double ratio, SpotCheck* check) {
+  ++check->samples;
+  if (!(ratio < 1)) ++check->failures;
+  if (ratio > check->worst_error_over_tolerance || std::isinf(ratio)) check->worst_error_over_tolerance = ratio;
+}
+
 SpotCheck CheckSamples(const std::vector<float>& a, const std::vector<float>& b, int m_size, int k_size,
                        const std::vector<std::pair<int, int>>& positions, const std::vector<double>& gpu_values,
                        const ErrorModel& model) {
@@ -102,25 +111,9 @@ SpotCheck CheckSamples(const std::vector<float>& a, const std::vector<float>& b,
   SpotCheck check;
   for (size_t i = 0; i < positions.size() && i < gpu_values.size(); ++i) {
     auto [m, n] = positions[i];
-    const float* row = &a[static_cast<size_t>(m) * k_size];
-    const float* column = &b[static_cast<size_t>(n) * k_size];
-    double exact = 0, sum_abs = 0, sum_squares = 0;
-    for (int k = 0; k < k_size; ++k) {
-      double product = static_cast<double>(row[k]) * column[k];
-      exact += product;
-      sum_abs += std::fabs(product);
-      sum_squares += product * product;
-    }
-    // Input rounding errors are independent, so they add like a random walk (6 sigma of it);
-    // accumulation is bounded by the sum of magnitudes.
-    double tolerance = model.output_eps * std::fabs(exact) + 6 * model.input_eps * std::sqrt(sum_squares) +
-                       model.accumulate_eps * sum_abs + 1e-30;
-    double error = std::fabs(gpu_values[i] - exact);
-    if (std::isnan(gpu_values[i])) error = INFINITY;
-    double ratio = error / tolerance;
-    ++check.samples;
-    if (!(ratio < 1)) ++check.failures;
-    if (ratio > check.worst_error_over_tolerance || std::isinf(ratio)) check.worst_error_over_tolerance = ratio;
+    CountSample(SampleErrorRatio(&a[static_cast<size_t>(m) * k_size], &b[static_cast<size_t>(n) * k_size], k_size,
+                                 gpu_values[i], model),
+                &check);
   }
   return check;
 }

@@ -30,42 +30,6 @@ Formats FormatsFor(MatmulPrecision precision) {
 
 constexpr size_t kWorkspaceBytes = 32u << 20;  // what cuBLAS recommends for Hopper
 
-// Fills `values` (as the GPU will see them) and the device-format bytes.
-std::vector<uint8_t> RandomMatrix(MatmulPrecision precision, size_t count, uint64_t seed, std::vector<float>* values) {
-  FastRandom random(seed);
-  values->resize(count);
-  std::vector<uint8_t> bytes(count * FormatsFor(precision).input_bytes);
-  for (size_t i = 0; i < count; ++i) {
-    switch (precision) {
-      case MatmulPrecision::BF16: {
-        uint16_t h = FloatToBf16(random.NonZeroUnit());
-        std::memcpy(&bytes[2 * i], &h, 2);
-        (*values)[i] = Bf16ToFloat(h);
-        break;
-      }
-      case MatmulPrecision::FP16: {
-        uint16_t h = FloatToHalf(random.NonZeroUnit());
-        std::memcpy(&bytes[2 * i], &h, 2);
-        (*values)[i] = HalfToFloat(h);
-        break;
-      }
-      case MatmulPrecision::TF32: {
-        float f = random.NonZeroUnit();
-        std::memcpy(&bytes[4 * i], &f, 4);
-        (*values)[i] = f;
-        break;
-      }
-      case MatmulPrecision::FP8: {
-        uint8_t q = RandomE4m3(random);
-        bytes[i] = q;
-        (*values)[i] = E4m3ToFloat(q);
-        break;
-      }
-    }
-  }
-  return bytes;
-}
-
 double OutputToDouble(MatmulPrecision precision, const uint8_t* raw) {
   uint16_t h;
   float f;
@@ -90,7 +54,7 @@ bool PrecisionSupported(MatmulPrecision precision, int cc) {
 
 Result<std::unique_ptr<MatmulBench>> MatmulBench::Prepare(const CublasLt& lt, const DeviceContext& context,
                                                            MatmulPrecision precision, const MatmulPlan& plan,
-                                                           uint64_t seed) {
+                                                           MatmulInputCache& inputs) {
   std::unique_ptr<MatmulBench> bench(new MatmulBench(lt, context));
   const CudaDriver& driver = context.driver();
   const Formats formats = FormatsFor(precision);
@@ -109,8 +73,8 @@ Result<std::unique_ptr<MatmulBench>> MatmulBench::Prepare(const CublasLt& lt, co
   bench->n_ = n;
   const size_t elements = static_cast<size_t>(n) * n;
 
-  std::vector<uint8_t> a_bytes = RandomMatrix(precision, elements, seed, &bench->host_a_);
-  std::vector<uint8_t> b_bytes = RandomMatrix(precision, elements, seed ^ 0xB5297A4D3F84D5B5ull, &bench->host_b_);
+  bench->inputs_ = inputs.Get(precision, n);
+  const MatmulInputs& host = *bench->inputs_;
   for (auto [buffer, bytes] : {std::pair{&bench->a_, elements * formats.input_bytes},
                                std::pair{&bench->b_, elements * formats.input_bytes},
                                std::pair{&bench->d_, elements * formats.output_bytes},
@@ -119,9 +83,9 @@ Result<std::unique_ptr<MatmulBench>> MatmulBench::Prepare(const CublasLt& lt, co
     if (!allocated.ok()) return allocated.status();
     *buffer = std::move(allocated).value();
   }
-  status = driver.Check(driver.api().cuMemcpyHtoD(bench->a_.get(), a_bytes.data(), a_bytes.size()), "cuMemcpyHtoD");
+  status = driver.Check(driver.api().cuMemcpyHtoD(bench->a_.get(), host.a(), host.matrix_bytes()), "cuMemcpyHtoD");
   if (status.ok())
-    status = driver.Check(driver.api().cuMemcpyHtoD(bench->b_.get(), b_bytes.data(), b_bytes.size()), "cuMemcpyHtoD");
+    status = driver.Check(driver.api().cuMemcpyHtoD(bench->b_.get(), host.b(), host.matrix_bytes()), "cuMemcpyHtoD");
   // Pageable copies on the default stream may return before their DMA ends, and the GEMMs run
   // on a non-blocking stream that does not wait for it.
   if (status.ok()) status = WaitForSetup(driver);
@@ -275,8 +239,8 @@ Result<SpotCheck> MatmulBench::Check(int samples, uint64_t seed) {
   Status status = stream_.Synchronize();
   if (!status.ok()) return status;
   FastRandom random(seed);
-  std::vector<std::pair<int, int>> positions;
-  std::vector<double> values;
+  SpotCheck check;
+  const ErrorModel model = ErrorModelFor(precision_);
   const size_t out_bytes = FormatsFor(precision_).output_bytes;
   for (int i = 0; i < samples; ++i) {
     int m = static_cast<int>(random.Next() % n_), n = static_cast<int>(random.Next() % n_);
@@ -284,10 +248,10 @@ Result<SpotCheck> MatmulBench::Check(int samples, uint64_t seed) {
     size_t offset = (static_cast<size_t>(n) * n_ + m) * out_bytes;  // D is column-major, ld = M
     status = driver.Check(driver.api().cuMemcpyDtoH(raw, d_.get() + offset, out_bytes), "cuMemcpyDtoH");
     if (!status.ok()) return status;
-    positions.emplace_back(m, n);
-    values.push_back(OutputToDouble(precision_, raw));
+    const std::vector<float> row = inputs_->ColumnOfA(m), column = inputs_->ColumnOfB(n);
+    CountSample(SampleErrorRatio(row.data(), column.data(), n_, OutputToDouble(precision_, raw), model), &check);
   }
-  return CheckSamples(host_a_, host_b_, n_, n_, positions, values, ErrorModelFor(precision_));
+  return check;
 }
 
 }  // namespace labcheck::gpu

@@ -11,6 +11,7 @@
 #include "core/status.h"
 #include "gpu/bench/device_resources.h"
 #include "gpu/bench/host_numbers.h"
+#include "gpu/bench/matmul_inputs.h"
 #include "gpu/bench/nvml_sampler.h"
 #include "gpu/bench/stats.h"
 #include "gpu/nvidia/cublaslt_library.h"
@@ -45,11 +46,11 @@ bool PrecisionSupported(MatmulPrecision precision, int cc);
 
 class MatmulBench {
  public:
-  // Generates random inputs on the host (seeded per GPU), copies them in, plans the GEMM.
-  // The caller made `context` current on this thread.
+  // Takes the random inputs for its size from `inputs` (made once, shared by every GPU of the
+  // job), copies them in, plans the GEMM. The caller made `context` current on this thread.
   static Result<std::unique_ptr<MatmulBench>> Prepare(const CublasLt& lt, const DeviceContext& context,
                                                       MatmulPrecision precision, const MatmulPlan& plan,
-                                                      uint64_t seed);
+                                                      MatmulInputCache& inputs);
   ~MatmulBench();
   // `ready` (optional) is called after the warm-up and the choice of algorithm, right before the
   // timed series: where the threads of an "all GPUs at once" run meet.
@@ -75,7 +76,7 @@ class MatmulBench {
   MatmulPrecision precision_ = MatmulPrecision::BF16;
   MatmulPlan plan_;
   int n_ = 0;
-  std::vector<float> host_a_, host_b_;  // inputs as the GPU sees them, for the spot check
+  std::shared_ptr<const MatmulInputs> inputs_;  // as the GPU sees them, for the spot check
   DeviceBuffer a_, b_, d_, workspace_;
   Stream stream_;
   cublaslt::cublasLtHandle_t handle_ = nullptr;

@@ -45,12 +45,12 @@ struct BurnPlan {
 };
 
 Result<int> BurnOne(GpuRuntime& runtime, const CublasLt& lt, const NvmlHealth* health, int ordinal, const BurnPlan& plan,
-                    burn::TimelineWriter& out, const std::function<void()>& ready) {
+                    MatmulInputCache& inputs, burn::TimelineWriter& out, const std::function<void()>& ready) {
   Result<std::shared_ptr<DeviceContext>> context = DeviceContext::Open(runtime.driver(), ordinal);
   if (!context.ok()) return context.status();
   MatmulPlan matmul;
   Result<std::unique_ptr<MatmulBench>> bench =
-      MatmulBench::Prepare(lt, **context, MatmulPrecision::BF16, matmul, 0xB0B + static_cast<uint64_t>(ordinal));
+      MatmulBench::Prepare(lt, **context, MatmulPrecision::BF16, matmul, inputs);
   if (!bench.ok()) return bench.status();
   const nvml::nvmlDevice_t device = runtime.NvmlDevice(ordinal);
   const nvml::NvmlApi* base = runtime.nvml() != nullptr ? &runtime.nvml()->api() : nullptr;
@@ -144,9 +144,10 @@ Result<json> BurnJob(const std::vector<std::string>& raw_args) {
   }
   static const nvml::NvmlHealthApi kNone{};
   health::XidWatch xids(health ? health->api() : kNone, devices);
+  MatmulInputCache inputs(0xB0B);  // one set of inputs for every card: the first thread makes it
   std::vector<Result<int>> done = RunOnEveryDevice<int>(
       static_cast<int>(selected.size()), [&](int slot, const std::function<void()>& ready) {
-        return BurnOne(*runtime, **lt, health.get(), selected[slot], plan, **out, ready);
+        return BurnOne(*runtime, **lt, health.get(), selected[slot], plan, inputs, **out, ready);
       });
   std::vector<json> seen = xids.Stop();
   json result = OkEnvelope();

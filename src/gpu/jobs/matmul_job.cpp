@@ -1,5 +1,6 @@
 // Child job "gpu-matmul": cuBLASLt GEMMs on every GPU one by one (BF16, FP16, TF32, FP8 where the
-// GPU has it), then BF16 on all GPUs at once. `--quick`: BF16 only, short.
+// GPU has it), BF16 also on all GPUs at once. `--quick`: BF16 only, short. Precision by
+// precision, so that each precision's inputs are made once and shared by every GPU.
 #include "gpu/bench/concurrent.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/figure_json.h"
@@ -12,11 +13,10 @@ namespace labcheck::gpu {
 namespace {
 
 Result<MatmulFigure> RunOne(GpuRuntime& runtime, const CublasLt& lt, int ordinal, MatmulPrecision precision,
-                            const MatmulPlan& plan, const std::function<void()>& ready) {
+                            const MatmulPlan& plan, MatmulInputCache& inputs, const std::function<void()>& ready) {
   Result<std::shared_ptr<DeviceContext>> context = runtime.Context(ordinal);
   if (!context.ok()) return context.status();
-  Result<std::unique_ptr<MatmulBench>> bench =
-      MatmulBench::Prepare(lt, **context, precision, plan, 0xC0FFEE + static_cast<uint64_t>(ordinal));
+  Result<std::unique_ptr<MatmulBench>> bench = MatmulBench::Prepare(lt, **context, precision, plan, inputs);
   if (!bench.ok()) return bench.status();
   return (*bench)->Run(runtime.nvml(), runtime.NvmlDevice(ordinal), ready);
 }
@@ -50,48 +50,52 @@ nlohmann::json MatmulJobOn(GpuRuntime& runtime, const CublasLt& lt, const JobArg
   nlohmann::json out = OkEnvelope();
   out["method"] = "cuBLASLt D = A^T*B (TN), M=N=K=size, FP32 accumulation (TF32 for fp32 inputs), "
                   "2*M*N*K FLOPs per call, CUDA events around each call of a back-to-back series, median";
-  out["gpus"] = nlohmann::json::array();
+  const int count = runtime.device_count();
+  std::vector<nlohmann::json> gpus(count);
+  std::vector<std::vector<std::string>> reasons(count);
+  for (int i = 0; i < count; ++i) gpus[i] = {{"index", i}, {"figures", nlohmann::json::object()}};
+  MatmulInputCache inputs(0xC0FFEE);
   bool all_correct = true;
-  for (int i = 0; i < runtime.device_count(); ++i) {
-    const int cc = runtime.ComputeCapability(i);
-    nlohmann::json gpu = {{"index", i}, {"figures", nlohmann::json::object()}};
-    std::vector<std::string> reasons;
-    for (MatmulPrecision precision : precisions) {
-      const char* key = PrecisionKey(precision);
+  for (MatmulPrecision precision : precisions) {
+    const char* key = PrecisionKey(precision);
+    for (int i = 0; i < count; ++i) {
+      const int cc = runtime.ComputeCapability(i);
       if (!PrecisionSupported(precision, cc)) {
-        gpu["figures"][key] = {{"skipped", "not supported by compute capability " + std::to_string(cc / 10) + "." +
-                                               std::to_string(cc % 10)}};
+        gpus[i]["figures"][key] = {{"skipped", "not supported by compute capability " + std::to_string(cc / 10) + "." +
+                                                   std::to_string(cc % 10)}};
         continue;
       }
-      Result<MatmulFigure> figure = RunOne(runtime, lt, i, precision, plan, {});
+      Result<MatmulFigure> figure = RunOne(runtime, lt, i, precision, plan, inputs, {});
       if (!figure.ok()) {
-        gpu["figures"][key] = {{"error", figure.status().message()}};
+        gpus[i]["figures"][key] = {{"error", figure.status().message()}};
         continue;
       }
-      gpu["figures"][key] = MatmulFigureJson(*figure);
+      gpus[i]["figures"][key] = MatmulFigureJson(*figure);
       all_correct = all_correct && figure->check.ok();
       for (const std::string& r : figure->nvml.ReasonNames())
-        if (std::find(reasons.begin(), reasons.end(), r) == reasons.end()) reasons.push_back(r);
+        if (std::find(reasons[i].begin(), reasons[i].end(), r) == reasons[i].end()) reasons[i].push_back(r);
     }
-    gpu["clock_event_reasons"] = reasons;
-    out["gpus"].push_back(gpu);
+    // All GPUs at once in BF16, while its inputs are still at hand.
+    if (precision == MatmulPrecision::BF16 && count > 1) {
+      std::vector<Result<MatmulFigure>> all =
+          RunOnEveryDevice<MatmulFigure>(count, [&](int i, const std::function<void()>& ready) {
+            return RunOne(runtime, lt, i, MatmulPrecision::BF16, plan, inputs, ready);
+          });
+      nlohmann::json together = nlohmann::json::array();
+      for (size_t i = 0; i < all.size(); ++i) {
+        if (all[i].ok()) together.push_back({{"index", i}, {"tflops", all[i]->tflops},
+                                             {"clock_event_reasons", all[i]->nvml.ReasonNames()}});
+        else together.push_back({{"index", i}, {"error", all[i].status().message()}});
+      }
+      out["concurrent"] = {{"precision", "bf16"}, {"gpus", together}};
+    }
+  }
+  out["gpus"] = nlohmann::json::array();
+  for (int i = 0; i < count; ++i) {
+    gpus[i]["clock_event_reasons"] = reasons[i];
+    out["gpus"].push_back(gpus[i]);
   }
   out["all_correct"] = all_correct;
-
-  if (runtime.device_count() > 1) {
-    const MatmulPlan concurrent_plan = args.quick ? MatmulPlan::Quick() : MatmulPlan{};
-    std::vector<Result<MatmulFigure>> all = RunOnEveryDevice<MatmulFigure>(
-        runtime.device_count(), [&](int i, const std::function<void()>& ready) {
-          return RunOne(runtime, lt, i, MatmulPrecision::BF16, concurrent_plan, ready);
-        });
-    nlohmann::json together = nlohmann::json::array();
-    for (size_t i = 0; i < all.size(); ++i) {
-      if (all[i].ok()) together.push_back({{"index", i}, {"tflops", all[i]->tflops},
-                                           {"clock_event_reasons", all[i]->nvml.ReasonNames()}});
-      else together.push_back({{"index", i}, {"error", all[i].status().message()}});
-    }
-    out["concurrent"] = {{"precision", "bf16"}, {"gpus", together}};
-  }
   out["libraries"] = runtime.LibrariesJson();
   return out;
 }
