@@ -66,6 +66,18 @@ TEST(AllReduceMath, ExpectedSumIsExactInAnyOrder) {
   EXPECT_GT(differing, 50);
 }
 
+TEST(AllReduceMath, PatternRepeatsOnlyAtItsPrimePeriod) {
+  // The host makes one period of inputs and expected sums: element i and i + period must agree.
+  for (size_t i : {size_t{0}, size_t{77}, kAllReducePeriod - 1})
+    for (int r = 0; r < 4; ++r) EXPECT_EQ(AllReduceInput(r, i), AllReduceInput(r, i + 3 * kAllReducePeriod));
+  // A piece moved by a power of two (how NCCL splits buffers) must not match itself there.
+  for (size_t shift = 1u << 10; shift <= (1u << 28); shift <<= 3) {
+    int same = 0;
+    for (size_t i = 0; i < 2000; ++i) same += AllReduceInput(2, i * 977) == AllReduceInput(2, i * 977 + shift);
+    EXPECT_LT(same, 400) << "shift " << shift;  // small integers from 17 values: about 1 in 17 by chance
+  }
+}
+
 // A stand-in for `lab_check internal-child gpu-allreduce`: it hangs like a broken P2P path unless
 // NCCL_P2P_DISABLE=1, then answers as the real job does. It writes an NCCL-style log either way.
 constexpr const char* kFakeChild = R"(#!/bin/sh

@@ -61,14 +61,14 @@ Wait WaitAll(const CudaDriver& driver, const Nccl& nccl, RankGroup& group, doubl
   }
 }
 
-// Compares every element of every local rank's result with the exact sum, in chunks so that the
-// expected values are computed once per chunk and host memory stays small.
+// Compares every element of every local rank's result with the exact sum, one period of the
+// input pattern at a time: the expected values are made once, and host memory stays small.
 bool CheckSum(const CudaDriver& driver, RankGroup& group, size_t count) {
-  constexpr size_t kChunk = 4u << 20;  // elements
-  std::vector<float> want(std::min(count, kChunk)), got(std::min(count, kChunk));
-  for (size_t first = 0; first < count; first += kChunk) {
-    const size_t n = std::min(kChunk, count - first);
-    for (size_t i = 0; i < n; ++i) want[i] = AllReduceExpected(group.world_size, first + i);
+  const size_t chunk = std::min(count, kAllReducePeriod);
+  std::vector<float> want(chunk), got(chunk);
+  for (size_t i = 0; i < chunk; ++i) want[i] = AllReduceExpected(group.world_size, i);
+  for (size_t first = 0; first < count; first += chunk) {
+    const size_t n = std::min(chunk, count - first);
     for (LocalRank& rank : group.local) {
       (void)rank.context->MakeCurrent();
       if (driver.api().cuMemcpyDtoH(got.data(), rank.receive.get() + first * sizeof(float), n * sizeof(float)) !=
@@ -102,9 +102,15 @@ Status PrepareRanks(const CudaDriver& driver, RankGroup& group, size_t max_bytes
     Result<Stream> stream = Stream::Create(driver);
     if (!stream.ok()) return stream.status();
     rank.stream = std::move(stream).value();
-    std::vector<float> input(count);
-    for (size_t i = 0; i < count; ++i) input[i] = AllReduceInput(rank.rank, i);
-    status = driver.Check(driver.api().cuMemcpyHtoD(rank.send.get(), input.data(), max_bytes), "cuMemcpyHtoD");
+    // One period of the pattern, copied in as often as the buffer holds it.
+    std::vector<float> period(std::min(count, kAllReducePeriod));
+    for (size_t i = 0; i < period.size(); ++i) period[i] = AllReduceInput(rank.rank, i);
+    for (size_t first = 0; status.ok() && first < count; first += period.size()) {
+      const size_t n = std::min(period.size(), count - first);
+      status = driver.Check(
+          driver.api().cuMemcpyHtoD(rank.send.get() + first * sizeof(float), period.data(), n * sizeof(float)),
+          "cuMemcpyHtoD");
+    }
     // The copy runs on the default stream; NCCL's work goes on rank.stream (non-blocking).
     if (status.ok()) status = WaitForSetup(driver);
     if (!status.ok()) return status;

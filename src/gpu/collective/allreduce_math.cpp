@@ -20,6 +20,7 @@ std::vector<size_t> AllReduceSizes(size_t min_bytes, size_t max_bytes) {
 }
 
 float AllReduceInput(int rank, size_t index) {
+  index %= kAllReducePeriod;
   uint64_t mixed = (static_cast<uint64_t>(index) * 2654435761u) ^ (static_cast<uint64_t>(rank + 1) * 40503u);
   return static_cast<float>(static_cast<int>((mixed >> 7) % 17) - 8);
 }

@@ -20,6 +20,12 @@ std::vector<size_t> AllReduceSizes(size_t min_bytes, size_t max_bytes);
 
 // Rank r's input element i: a small integer (−8 … 8) as float32. Sums of up to 2^20 of them are
 // exact in float32 whatever order NCCL adds them in, so the check can be bit-exact.
+// The pattern repeats every kAllReducePeriod elements, so the host makes one period of inputs per
+// rank and one of expected sums instead of computing every element of a 1 GiB sweep (half a
+// billion values, seconds of host time per run). The period is prime: NCCL's chunks and
+// channels split buffers at powers of two, so a piece written to the wrong place does not land
+// on an identical copy of itself.
+inline constexpr size_t kAllReducePeriod = 1048573;
 float AllReduceInput(int rank, size_t index);
 float AllReduceExpected(int world_size, size_t index);
 
