@@ -4,6 +4,7 @@
 // again; last, the kernel log's XID lines since boot where /dev/kmsg is readable.
 #include <unistd.h>
 
+#include <chrono>
 #include <optional>
 
 #include "gpu/bench/concurrent.h"
@@ -29,7 +30,10 @@ struct Window {
   std::optional<unsigned> replays_after;  // read while the link is still busy
 };
 
-// Host→device copies for `target_ms` of device time (CUDA events), the link sampled meanwhile.
+// Host→device copies for `target_ms` of wall-clock time, the link sampled meanwhile. The window
+// is a span of load, not a figure: it is counted on the host's clock, so it lasts as long on a
+// simulated machine (whose copies cost real memmoves) as on a card. A copy is awaited before the
+// next, so the link never idles for longer than one call's overhead.
 Result<Window> LoadWindow(GpuRuntime& runtime, const nvml::NvmlHealthApi& api, int ordinal, double target_ms,
                           const std::function<void()>& ready) {
   const CudaDriver& driver = runtime.driver();
@@ -42,24 +46,19 @@ Result<Window> LoadWindow(GpuRuntime& runtime, const nvml::NvmlHealthApi& api, i
   if (!host.ok()) return host.status();
   Result<Stream> stream = Stream::Create(driver);
   if (!stream.ok()) return stream.status();
-  Result<EventTimer> timer = EventTimer::Create(driver);
-  if (!timer.ok()) return timer.status();
   ready();
   NvmlSampler sampler(runtime.nvml(), runtime.NvmlDevice(ordinal), 10);
-  double elapsed_ms = 0;
-  for (int i = 0; i < 1000 && elapsed_ms < target_ms; ++i) {
-    status = timer->Start(*stream);
-    if (status.ok())
-      status = driver.Check(driver.api().cuMemcpyHtoDAsync(device->get(), host->get(), kLoadBytes, stream->get()),
-                            "cuMemcpyHtoDAsync");
-    if (status.ok()) status = timer->Stop(*stream);
+  const auto started = std::chrono::steady_clock::now();
+  const auto end = started + std::chrono::duration<double, std::milli>(target_ms);
+  for (int i = 0; i < 1000 && (i == 0 || std::chrono::steady_clock::now() < end); ++i) {
+    status = driver.Check(driver.api().cuMemcpyHtoDAsync(device->get(), host->get(), kLoadBytes, stream->get()),
+                          "cuMemcpyHtoDAsync");
     if (!status.ok()) return status;
     // Samples count only while copies run (bench/nvml_sampler.h); the first is taken right now.
     sampler.SetBusy(true);
     if (i == 0) sampler.SampleNow();
-    Result<double> ms = timer->ElapsedMs();
-    if (!ms.ok()) return ms.status();
-    elapsed_ms += *ms;
+    status = stream->Synchronize();
+    if (!status.ok()) return status;
   }
   Window window;
   unsigned replays = 0;
@@ -137,7 +136,7 @@ Result<json> HealthJob(const std::vector<std::string>& raw_args) {
   json out = OkEnvelope();
   out["method"] = "NVML queries at idle; then pinned host-to-device copies on all GPUs at once for " +
                   std::to_string(static_cast<int>(window_ms)) +
-                  " ms of CUDA-event time while NVML's XID event set is watched and the PCIe link sampled; the replay "
+                  " ms of wall-clock time while NVML's XID event set is watched and the PCIe link sampled; the replay "
                   "counter read before and after";
   out["gpus"] = gpus;
   Result<std::vector<health::KernelXid>> kernel = health::ReadKernelXids();
