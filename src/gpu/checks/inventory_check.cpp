@@ -99,6 +99,10 @@ CheckResult RunInventoryCheck(CheckContext& context) {
   const std::string cuda = j.value("cuda_driver_version", std::string());
   result.summary = T(fmt::format("{}; драйвер {}, CUDA {}", names, driver.empty() ? "?" : driver, cuda),
                      fmt::format("{}; driver {}, CUDA {}", names, driver.empty() ? "?" : driver, cuda));
+  // The terminal shows only this line; it must not pass the simulator's cards off as real ones.
+  if (result.data["simulated"].get<bool>())
+    result.summary = T("СИМУЛЯЦИЯ (tests/sim), не настоящие карты: " + result.summary.ru,
+                       "SIMULATED (tests/sim), not real GPUs: " + result.summary.en);
   return result;
 }
 
