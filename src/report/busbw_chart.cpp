@@ -66,6 +66,13 @@ void AddBusbwChart(const Report& report, std::vector<ReportChart>& charts) {
     s.dashed = true;
     chart.series.push_back(std::move(s));
   }
+  const json comparison = data.value("p2p_disabled_comparison", json());
+  if (comparison.is_object()) {
+    LineSeries s = SweepSeries(comparison, (ru ? "NCCL_P2P_DISABLE=1 (для сравнения)" : "NCCL_P2P_DISABLE=1 (for comparison)") +
+                                               FailureWord(comparison, ru));
+    s.dashed = true;
+    chart.series.push_back(std::move(s));
+  }
   bool any_point = false;
   for (const LineSeries& s : chart.series) {
     for (const auto& p : s.points) any_point = any_point || p.second.has_value();

@@ -147,6 +147,31 @@ TEST(AllReduceRetry, AWrongSumIsRetriedAndAGoodRunIsNot) {
   EXPECT_EQ(launches, 1);
   EXPECT_TRUE(fine.first.ok());
   EXPECT_FALSE(fine.retry);
+  EXPECT_FALSE(fine.comparison);
+
+  // A full check compares with NCCL_P2P_DISABLE=1 after a good first attempt, and says so in the
+  // environment; not for one rank (nothing crosses a link) and not after a failure (that is the retry).
+  std::vector<EnvList> seen;
+  auto record = [&](const EnvList& env) { seen.push_back(env); return Answer(good); };
+  AllReduceRun compared = RunAllReduceWithRetry(record, tree.root().string(), record);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(std::count(seen[1].begin(), seen[1].end(), std::pair<std::string, std::string>{"NCCL_P2P_DISABLE", "1"}), 1);
+  EXPECT_EQ(std::count(seen[0].begin(), seen[0].end(), std::pair<std::string, std::string>{"NCCL_P2P_DISABLE", "1"}), 0);
+  ASSERT_TRUE(compared.comparison);
+  EXPECT_TRUE(compared.comparison->p2p_disabled);
+  EXPECT_FALSE(compared.retry);
+  launches = 0;
+  nlohmann::json one_rank = {{"outcome", "ok"}, {"ranks", 1}, {"sweep", {{"sizes", nlohmann::json::array()}}}};
+  auto single_rank = [&](const EnvList&) { ++launches; return Answer(one_rank); };
+  AllReduceRun single = RunAllReduceWithRetry(single_rank, tree.root().string(), single_rank);
+  EXPECT_EQ(launches, 1);
+  EXPECT_FALSE(single.comparison);
+  launches = 0;
+  auto failing = [&](const EnvList&) { ++launches; return Answer(wrong); };
+  AllReduceRun failed = RunAllReduceWithRetry(failing, tree.root().string(), failing);
+  EXPECT_EQ(launches, 2);
+  EXPECT_TRUE(failed.retry);
+  EXPECT_FALSE(failed.comparison);
 
   launches = 0;
   AllReduceRun skipped = RunAllReduceWithRetry([&](const EnvList&) { ++launches; return Answer({{"outcome", "skip"}}); },

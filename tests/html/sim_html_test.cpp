@@ -56,13 +56,15 @@ std::vector<std::string> GpuFigureRows(const nlohmann::json& report) {
 
 TEST(SimHtml, CourseMachineHasTheBusbwChartAndOneChartPerGpuFigure) {
   if (!SimBuilt()) GTEST_SKIP() << "the simulated NVIDIA libraries are not built (cmake --build build --target sim_nvidia)";
-  SimHtml sim = RunWithHtml("course-4x4080.json", {"--quick"});
+  // The full check (not --quick): it sweeps to 1 GiB and compares with NCCL_P2P_DISABLE=1.
+  SimHtml sim = RunWithHtml("course-4x4080.json", {});
   ASSERT_TRUE(sim.run.report.is_object()) << sim.run.stderr_text;
   ASSERT_FALSE(sim.html.empty());
   EXPECT_NE(sim.html.find("Симулированная машина (LABCHECK_SIM_MACHINE)"), std::string::npos);
-  // The course profile's first attempt works, so NCCL_P2P_DISABLE is never retried: one line.
+  // Both runs: the first attempt and the comparison with NCCL_P2P_DISABLE=1, and the ceiling.
   EXPECT_NE(sim.html.find("<figure id=\"chart-busbw\""), std::string::npos);
   EXPECT_NE(sim.html.find("без NCCL_P2P_DISABLE"), std::string::npos);
+  EXPECT_NE(sim.html.find("NCCL_P2P_DISABLE=1 (для сравнения)"), std::string::npos);
   EXPECT_NE(sim.html.find("предел канала PCIe 4.0 x16: 31.5 GB/s"), std::string::npos);
   const std::vector<std::string> rows = GpuFigureRows(sim.run.report);
   EXPECT_GE(rows.size(), 6u);  // matmul BF16/FP16, memory, CPU→GPU, GPU→CPU, GPU→GPU, all-reduce

@@ -137,6 +137,25 @@ TEST(SimScenario, NcclHangRetriedWithoutP2p) {
   for (const char* id : kGpuChecks) EXPECT_NE(Verdict(run, id), "NOT RUN") << id;
 }
 
+// P2P works but is slower than NCCL's shared-memory path: the full check measures both and says
+// that NCCL_P2P_DISABLE=1 is faster here (WARN with the export), keeping both sweeps.
+TEST(SimScenario, SlowerP2pPathIsComparedAndNamed) {
+  SimRun run = RunLabCheck({"course-p2p-slower.json", {}});
+  ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
+  EXPECT_EQ(Verdict(run, "interconnect.allreduce"), "WARN") << Dump(run);
+  const json& data = (*Check(run, "interconnect.allreduce"))["data"];
+  EXPECT_EQ(data.value("transport", ""), "P2P") << data.dump();
+  ASSERT_TRUE(data["p2p_disabled_comparison"].is_object()) << data.dump();
+  EXPECT_TRUE(data["p2p_disabled_comparison"].value("p2p_disabled", false));
+  EXPECT_EQ(data["p2p_disabled_comparison"].value("transport", ""), "SHM");
+  EXPECT_TRUE(data["p2p_disable_retry"].is_null());  // nothing failed: a comparison, not a retry
+  ExpectNear(run, "nccl.allreduce_busbw_gbps", 9.4);
+  ExpectNear(run, "nccl.allreduce_busbw_p2p_disabled_gbps", 14.2);  // at 256 MiB, where the comparison stops
+  const std::string text = CheckText(run, "interconnect.allreduce");
+  EXPECT_NE(text.find("export NCCL_P2P_DISABLE=1"), std::string::npos) << text;
+  EXPECT_NE(text.find("58%"), std::string::npos) << text;  // 14.2 / 9.0 at 256 MiB
+}
+
 // Hangs both ways: FAIL with the NCCL_DEBUG / IOMMU / ACS advice, report written, the check
 // bounded by its timeouts (two attempts of half its budget each).
 TEST(SimScenario, NcclHangAlwaysFails) {

@@ -1,7 +1,9 @@
 // interconnect.allreduce: NCCL all-reduce over every local GPU, as DDP does each step: the sweep
 // of sizes, busbw as nccl-tests counts it, the bit-exact sum, NCCL's transport from its own log,
 // the retry with NCCL_P2P_DISABLE=1, and the pre-flight findings that explain hangs.
+#include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -19,6 +21,7 @@ namespace labcheck::gpu {
 namespace {
 
 constexpr const char* kId = "interconnect.allreduce";
+constexpr uint64_t kComparisonMaxBytes = 256ull << 20;
 
 std::string MakeLogDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "lab_check_nccl_XXXXXX").string();
@@ -51,6 +54,46 @@ void AddPreflightNotes(const Preflight& p, Table& table) {
                             fmt::format("/dev/shm is only {:.2f} GiB: NCCL's SHM transport may fail (Docker: --shm-size=1g or --ipc=host)", *p.shm_gib)));
 }
 
+// Busbw at `bytes` in one attempt's sweep; nullopt when it has no figure there.
+std::optional<double> BusbwAt(const nlohmann::json& payload, uint64_t bytes) {
+  for (const nlohmann::json& s : payload.value("sweep", nlohmann::json::object()).value("sizes", nlohmann::json::array()))
+    if (s.value("bytes", 0ull) == bytes && s["busbw_gbps"].is_number()) return s["busbw_gbps"].get<double>();
+  return std::nullopt;
+}
+
+// The comparison sweep with NCCL_P2P_DISABLE=1: a note with both figures, and the ratio when the
+// path without P2P is clearly faster (by more than run-to-run noise), which the verdict reports.
+std::optional<double> AddComparison(const AllReduceRun& run, CheckResult& result, Table& table) {
+  if (!run.comparison) return std::nullopt;
+  const AllReduceAttempt& c = *run.comparison;
+  if (!c.ok()) {
+    table.notes.push_back(Text("Для сравнения с NCCL_P2P_DISABLE=1: " + Describe(c).ru,
+                               "For comparison, with NCCL_P2P_DISABLE=1: " + Describe(c).en));
+    return std::nullopt;
+  }
+  // The largest size both sweeps measured (the comparison stops at 256 MiB).
+  const nlohmann::json sizes = c.payload.value("sweep", nlohmann::json::object()).value("sizes", nlohmann::json::array());
+  std::optional<double> with, without;
+  uint64_t bytes = 0;
+  for (auto s = sizes.rbegin(); s != sizes.rend() && !with; ++s) {
+    bytes = s->value("bytes", 0ull);
+    with = BusbwAt(run.first.payload, bytes);
+    without = BusbwAt(c.payload, bytes);
+  }
+  if (!with || !without || *with <= 0) return std::nullopt;
+  result.Add({"nccl.allreduce_busbw_p2p_disabled_gbps",
+              T("all-reduce с NCCL_P2P_DISABLE=1, bus bandwidth", "all-reduce with NCCL_P2P_DISABLE=1, bus bandwidth"), *without,
+              "GB/s", Text(fmt::format("{} MiB, the same sweep with NCCL_P2P_DISABLE=1 ({})", bytes >> 20, TransportSummary(c.log)))});
+  const double ratio = *without / *with;
+  table.notes.push_back(T(fmt::format("Для сравнения с NCCL_P2P_DISABLE=1 ({}): busbw {} GB/s на {} МиБ, {:.2f}× от первой попытки",
+                                      TransportSummary(c.log), Figure(*without), bytes >> 20, ratio),
+                          fmt::format("For comparison, with NCCL_P2P_DISABLE=1 ({}): busbw {} GB/s at {} MiB, {:.2f}× the first attempt",
+                                      TransportSummary(c.log), Figure(*without), bytes >> 20, ratio)));
+  // 10 %: well above the few per cent two sweeps differ by on a quiet machine.
+  if (ratio > 1.10) return ratio;
+  return std::nullopt;
+}
+
 }  // namespace
 
 CheckResult RunAllReduceCheck(CheckContext& context) {
@@ -67,8 +110,20 @@ CheckResult RunAllReduceCheck(CheckContext& context) {
   context.Progress(-1, "NCCL all-reduce");
   // Half the budget each, so the retry still fits when the first attempt hangs to its timeout.
   const double attempt_timeout = context.budget_s() / 2;
+  // A full check also measures the NCCL_P2P_DISABLE=1 path when the first attempt works (unless the
+  // user chose it already): it is the one setting a user can change, and only a measurement says
+  // which way is faster on their board. Up to 256 MiB (the seed's ddp_check size, past DDP's 25 MiB
+  // buckets), so the comparison costs a quarter of the full sweep.
+  const char* user_p2p = std::getenv("NCCL_P2P_DISABLE");
+  const bool compare = !context.options().quick && (user_p2p == nullptr || std::string(user_p2p) != "1");
+  AllReduceLauncher compare_launch;
+  if (compare)
+    compare_launch = [&](const EnvList& env) {
+      return RunGpuJob(context, kAllReduceJob, {"--max-bytes", std::to_string(kComparisonMaxBytes)}, env, attempt_timeout);
+    };
   AllReduceRun run = RunAllReduceWithRetry(
-      [&](const EnvList& env) { return RunGpuJob(context, kAllReduceJob, {}, env, attempt_timeout); }, log_dir);
+      [&](const EnvList& env) { return RunGpuJob(context, kAllReduceJob, {}, env, attempt_timeout); }, log_dir,
+      compare_launch);
   std::error_code ignored;
   std::filesystem::remove_all(log_dir, ignored);
 
@@ -81,7 +136,8 @@ CheckResult RunAllReduceCheck(CheckContext& context) {
   result.data = run.first.ToJson();
   result.data["preflight"] = preflight.ToJson();
   result.data["p2p_disable_retry"] = run.retry ? run.retry->ToJson() : nlohmann::json(nullptr);
-  if (const char* user = std::getenv("NCCL_P2P_DISABLE")) result.data["user_nccl_p2p_disable"] = user;
+  result.data["p2p_disabled_comparison"] = run.comparison ? run.comparison->ToJson() : nlohmann::json(nullptr);
+  if (user_p2p != nullptr) result.data["user_nccl_p2p_disable"] = user_p2p;
   const AllReduceAttempt* good = run.first.ok() ? &run.first : (run.retry && run.retry->ok() ? &*run.retry : nullptr);
   const int ranks = (good ? good->payload : run.first.payload).value("ranks", 0);
   result.data["ranks"] = ranks;
@@ -115,6 +171,7 @@ CheckResult RunAllReduceCheck(CheckContext& context) {
   table.notes.push_back(Text("Первая попытка: " + Describe(run.first).ru, "First attempt: " + Describe(run.first).en));
   if (run.retry)
     table.notes.push_back(Text("С NCCL_P2P_DISABLE=1: " + Describe(*run.retry).ru, "With NCCL_P2P_DISABLE=1: " + Describe(*run.retry).en));
+  const std::optional<double> faster_without_p2p = AddComparison(run, result, table);
   AddPreflightNotes(preflight, table);
   result.tables.push_back(table);
   result.Add({"nccl.allreduce_ok", T("all-reduce: сумма верна", "all-reduce: the sum is right"), good != nullptr ? 1.0 : 0.0, "0/1",
@@ -125,6 +182,14 @@ CheckResult RunAllReduceCheck(CheckContext& context) {
     const Measurement* busbw = result.Find("nccl.allreduce_busbw_gbps");
     result.summary = busbw ? Text(fmt::format("busbw {} GB/s, {}", Figure(busbw->value), TransportSummary(good->log)))
                            : T("работает (одна карта)", "works (one GPU)");
+    if (faster_without_p2p) {
+      const int percent = static_cast<int>(std::lround((*faster_without_p2p - 1) * 100));
+      result.outcome = Outcome::Warn;
+      result.reason = T(fmt::format("с NCCL_P2P_DISABLE=1 all-reduce на {}% быстрее: путь P2P на этой плате медленнее, чем через память процессора", percent),
+                        fmt::format("all-reduce is {}% faster with NCCL_P2P_DISABLE=1: the P2P path on this board is slower than going through host memory", percent));
+      result.hint = T("export NCCL_P2P_DISABLE=1 перед обучением (в ~/.bashrc или в скрипте запуска); проверьте ACS и IOMMU (примечания к таблице)",
+                      "export NCCL_P2P_DISABLE=1 before training (in ~/.bashrc or the launch script); check ACS and the IOMMU (the table's notes)");
+    }
   } else if (good != nullptr) {
     result.outcome = Outcome::Warn;
     result.reason = T("all-reduce работает только с NCCL_P2P_DISABLE=1 (" + Describe(run.first).ru + " без него)",

@@ -74,12 +74,17 @@ nlohmann::json AllReduceAttempt::ToJson() const {
   return j;
 }
 
-AllReduceRun RunAllReduceWithRetry(const AllReduceLauncher& launch, const std::string& log_dir) {
+AllReduceRun RunAllReduceWithRetry(const AllReduceLauncher& launch, const std::string& log_dir,
+                                   const AllReduceLauncher& compare) {
   AllReduceRun run;
   run.first = Attempt(launch, log_dir + "/nccl-first.log", false, &run.skipped);
-  if (run.skipped || run.first.ok()) return run;
+  if (run.skipped) return run;
   std::optional<nlohmann::json> ignored;
-  run.retry = Attempt(launch, log_dir + "/nccl-retry.log", true, &ignored);
+  if (!run.first.ok()) {
+    run.retry = Attempt(launch, log_dir + "/nccl-retry.log", true, &ignored);
+  } else if (compare && run.first.payload.value("ranks", 0) > 1) {
+    run.comparison = Attempt(compare, log_dir + "/nccl-compare.log", true, &ignored);
+  }
   return run;
 }
 

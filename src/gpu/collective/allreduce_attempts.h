@@ -1,8 +1,10 @@
 // The all-reduce's watchdog and retry, as the seed's troubleshooting table asks: run the sweep in
 // a child with NCCL_DEBUG=INFO logging to a file; on a hang (the child's own stall detector or the
 // parent's timeout), a crash, an NCCL error or a wrong sum, run it once more with
-// NCCL_P2P_DISABLE=1, and keep both outcomes. How the child is started is a parameter, so tests
-// drive it with a child that really hangs.
+// NCCL_P2P_DISABLE=1, and keep both outcomes. When the first works, a full check may still run
+// the sweep once with NCCL_P2P_DISABLE=1 to compare: on some boards the P2P path is slower than
+// NCCL's host-memory (SHM) path, and the only way to know is to measure both. How the child is
+// started is a parameter, so tests drive it with a child that really hangs.
 #pragma once
 #include <functional>
 #include <optional>
@@ -37,12 +39,16 @@ struct AllReduceAttempt {
 
 struct AllReduceRun {
   AllReduceAttempt first;
-  std::optional<AllReduceAttempt> retry;  // only when the first failed
+  std::optional<AllReduceAttempt> retry;       // only when the first failed
+  std::optional<AllReduceAttempt> comparison;  // NCCL_P2P_DISABLE=1 after a first that worked, if asked
   // The child said "skip" (no NCCL, no GPU): nothing to retry.
   std::optional<nlohmann::json> skipped;
 };
 
-// `log_dir` receives nccl-first.log and nccl-retry.log (NCCL_DEBUG_FILE).
-AllReduceRun RunAllReduceWithRetry(const AllReduceLauncher& launch, const std::string& log_dir);
+// `log_dir` receives nccl-first.log, nccl-retry.log and nccl-compare.log (NCCL_DEBUG_FILE).
+// `compare` (empty: none) starts the comparison sweep after a first attempt that worked on more
+// than one rank; it may sweep fewer sizes than `launch`.
+AllReduceRun RunAllReduceWithRetry(const AllReduceLauncher& launch, const std::string& log_dir,
+                                   const AllReduceLauncher& compare = {});
 
 }  // namespace labcheck::gpu
