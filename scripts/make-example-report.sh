@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Regenerates the two example artefacts in docs/ from the simulated course machine (tests/sim):
+#   docs/example-report-course-machine.md   the full Markdown report, with a header saying it is simulated
+#   docs/images/course-report.png           a screenshot of its HTML report: summary, all-reduce chart,
+#                                           two measured-vs-expected charts (shown in README.md)
+# Needs a build with the simulator (scripts/build.sh) and, for the screenshot, Debian's chromium,
+# imagemagick and pngquant. Run it on an idle machine: the CPU figures in the report are real.
+#   scripts/make-example-report.sh [--python PATH]     (default: /usr/bin/python3, Debian's CPU torch)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python=/usr/bin/python3
+if [[ "${1:-}" == "--python" ]]; then python="$2"; fi
+for tool in chromium convert pngquant; do
+  command -v "$tool" >/dev/null || { echo "make-example-report: $tool is missing (apt-get install chromium imagemagick pngquant)" >&2; exit 2; }
+done
+[[ -x build/lab_check && -d build/sim-nvidia ]] || { echo "make-example-report: build first (scripts/build.sh)" >&2; exit 2; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+LD_LIBRARY_PATH=build/sim-nvidia LABCHECK_SIM_MACHINE=tests/sim/machines/course-4x4080.json \
+  build/lab_check --python "$python" --out "$work/lab-report.md" >"$work/terminal.txt" 2>&1 || true
+[[ -s "$work/lab-report.md" && -s "$work/lab-report.html" ]] || { cat "$work/terminal.txt" >&2; exit 1; }
+
+{
+  cat <<'EOF'
+<!--
+Example report (issue 11, item 5), made by scripts/make-example-report.sh on the simulated course
+machine; rerun that script to regenerate it after a change to the report.
+-->
+
+> **Пример отчёта с симулированной машины, а не с настоящих видеокарт.** Это полный отчёт
+> `lab_check` (по умолчанию, по-русски) для профиля машины курса — 4× RTX 4080 32 ГБ, PCIe 4.0 x16,
+> без P2P и NVLink (`tests/sim/machines/course-4x4080.json`). Все цифры GPU взяты из профиля
+> тестового симулятора (`tests/sim/README.md`): так выглядит отчёт, когда машина исправна.
+> Разделы «Система», «Python», процессор и смоук-тесты — настоящие, с машины разработки на 2 ядра,
+> где PyTorch собран только для CPU (отсюда «PyTorch не видит GPU» и смоук-тесты на CPU).
+>
+> *An example produced on the simulated machine of `tests/sim`, not on real GPUs: the GPU figures
+> come from the course-machine profile; CPU, Python and smoke-test figures are those of a 2-core
+> development machine with a CPU-only PyTorch.*
+
+EOF
+  cat "$work/lab-report.md"
+} >docs/example-report-course-machine.md
+
+# Where the pieces are: a copy of the page with a script that writes the boxes into the DOM (the
+# report itself has no script), read with --dump-dom at the screenshot's width.
+chrome=(chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-dev-shm-usage
+        --user-data-dir="$work/profile" --hide-scrollbars --window-size=1200,1600)
+ids='["summary","chart-busbw","chart-expected-matmul_bf16-rtx-4080-32gb","chart-expected-h2d"]'
+sed "s#</body>#<script>addEventListener('load',()=>{const o={};for(const id of $ids){const r=document.getElementById(id).getBoundingClientRect();o[id]=[Math.round(r.top+scrollY),Math.round(r.bottom+scrollY)]}const p=document.createElement('pre');p.id='boxes';p.textContent=JSON.stringify(o);document.body.append(p)})</script></body>#" \
+  "$work/lab-report.html" >"$work/measure.html"
+boxes=$(timeout 120 "${chrome[@]}" --dump-dom "file://$work/measure.html" 2>/dev/null | sed -n 's#.*<pre id="boxes">\([^<]*\)</pre>.*#\1#p')
+[[ -n "$boxes" ]] || { echo "make-example-report: could not measure the page" >&2; exit 1; }
+read -r summary_end busbw_top busbw_end bf16_top bf16_end h2d_top h2d_end < <(python3 -c '
+import json, sys
+b = json.loads(sys.argv[1])
+print(b["summary"][1], *b["chart-busbw"], *b["chart-expected-matmul_bf16-rtx-4080-32gb"], *b["chart-expected-h2d"])' "$boxes")
+height=$((busbw_end + 40))
+timeout 120 "${chrome[@]/--window-size=1200,1600/--window-size=1200,$height}" --screenshot="$work/page.png" \
+  "file://$work/lab-report.html" 2>/dev/null
+# Debian's ImageMagick policy caps images at 16K pixels a side; the page is taller.
+mkdir -p "$work/magick"
+sed 's/name="height" value="16KP"/name="height" value="64KP"/' /etc/ImageMagick-6/policy.xml >"$work/magick/policy.xml"
+export MAGICK_CONFIGURE_PATH="$work/magick"
+crop() { convert "$work/page.png" -crop "1200x$(($2 - $1 + 24))+0+$(($1 - 12))" +repage "$3"; }
+crop 0 "$summary_end" "$work/a.png"
+crop "$busbw_top" "$busbw_end" "$work/b.png"
+crop "$bf16_top" "$bf16_end" "$work/c.png"
+crop "$h2d_top" "$h2d_end" "$work/d.png"
+mkdir -p docs/images
+convert "$work/a.png" "$work/b.png" "$work/c.png" "$work/d.png" -append "$work/course-report.png"
+pngquant --force --quality 60-90 --output docs/images/course-report.png "$work/course-report.png"
+echo "wrote docs/example-report-course-machine.md and docs/images/course-report.png ($(stat -c %s docs/images/course-report.png) bytes)"
