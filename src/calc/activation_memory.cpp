@@ -10,6 +10,9 @@ constexpr double kFp32 = 4;
 // GPU-resident layers while activations stream to and from the CPU: the one computing and the one
 // being copied (torchtune's OffloadActivations overlaps one transfer with compute).
 constexpr double kLayersInFlight = 2;
+// torchtune's CEWithChunkedOutputLoss(num_output_chunks=8), the model's output in as many pieces
+// (torchtune/modules/loss/ce_chunked_output_loss.py).
+constexpr double kLossChunks = 8;
 
 // HF LlamaRMSNorm (and its Qwen/Mistral/Gemma copies, torchtune's RMSNorm) upcasts to FP32, so
 // backward keeps the FP32 input and the normalised BF16 tensor that multiplies the weight.
@@ -94,7 +97,7 @@ LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const Tr
   return bytes;
 }
 
-double ActivationBytes(const Architecture& arch, const TrainingSettings& s) {
+double SavedActivationBytes(const Architecture& arch, const TrainingSettings& s) {
   const double per_layer = LayerActivationsPerToken(arch, s).total();
   const double h = static_cast<double>(arch.hidden);
   // Final norm; lm_head keeps its input only when it is trained (full fine-tuning).
@@ -104,8 +107,20 @@ double ActivationBytes(const Architecture& arch, const TrainingSettings& s) {
   if (s.offload.activations) {
     stored_layers = std::min(stored_layers, kLayersInFlight * (s.checkpointing ? kBf16 * h : per_layer));
   }
-  const double recomputed = s.checkpointing ? per_layer : 0;
-  return (stored_layers + recomputed + head) * static_cast<double>(s.batch * s.seq);
+  return (stored_layers + head) * static_cast<double>(s.batch * s.seq);
+}
+
+double LayerBackwardBytes(const Architecture& arch, const TrainingSettings& s) {
+  const double recomputed = s.checkpointing ? LayerActivationsPerToken(arch, s).total() : 0;
+  // The gated MLP's backward at its widest: the gradient of the product (from down_proj) is still
+  // alive when those of the gate and up outputs are made (eager MulBackward, and compiled alike:
+  // one fused kernel reads the first and writes the other two), x k experts for MoE, with the
+  // residual stream's gradient in and out.
+  const double width = arch.moe.enabled()
+                           ? static_cast<double>(arch.moe.experts_per_token) * static_cast<double>(arch.moe.expert_intermediate)
+                           : static_cast<double>(arch.intermediate);
+  const double gradients = kBf16 * ((arch.gated_mlp ? 3 : 2) * width + 2 * static_cast<double>(arch.hidden));
+  return (recomputed + gradients) * static_cast<double>(s.batch * s.seq);
 }
 
 double LogitsBytes(const Architecture& arch, const TrainingSettings& s) {
@@ -118,9 +133,9 @@ double LogitsBytes(const Architecture& arch, const TrainingSettings& s) {
       per_token = (kBf16 + kFp32 + 2 * kFp32) * v;
       break;
     case LossKind::Chunked:
-      // Every chunk's BF16 logits and FP32 log-probs stay for backward (6V); the FP32 gradients
-      // exist for one chunk at a time.
-      per_token = (kBf16 + kFp32) * v;
+      // Every chunk's BF16 logits and FP32 log-probs stay for backward (6V); one chunk at a time
+      // has its gradients: FP32 of the upcast and its BF16 cast (6V / chunks).
+      per_token = (kBf16 + kFp32) * v + (kFp32 + kBf16) * v / kLossChunks;
       break;
     case LossKind::Fused:
       // Output layer and loss in one chunked kernel: the BF16 gradient of the hidden state is
@@ -130,8 +145,10 @@ double LogitsBytes(const Architecture& arch, const TrainingSettings& s) {
       break;
   }
   // torch.compile of the loss (torchtune compiles it with the model) fuses the upcast, the
-  // log-softmax and its backward: the FP32 log-probabilities are recomputed, not saved (4V less).
+  // log-softmax and its backward: the FP32 log-probabilities are recomputed, not saved (4V less),
+  // and a chunk's gradient comes out in BF16 (2V / chunks instead of 6V / chunks).
   if (s.compile && s.loss != LossKind::Fused) per_token -= kFp32 * v;
+  if (s.compile && s.loss == LossKind::Chunked) per_token -= kFp32 * v / kLossChunks;
   return per_token * static_cast<double>(s.batch * s.seq);
 }
 

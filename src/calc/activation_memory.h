@@ -25,13 +25,24 @@ struct LayerActivationBytes {
 
 LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const TrainingSettings& settings);
 
-// Activations of the whole model for batch x seq tokens: all layers, or with gradient
-// checkpointing each layer's input plus one layer recomputed during backward; with activation
-// offload only the layers in flight stay on the GPU. The final norm (and the lm_head input when
-// lm_head is trained) come on top.
-double ActivationBytes(const Architecture& arch, const TrainingSettings& settings);
+// Backward runs in stages, and what each keeps differs (docs/calculators.md, "Peak"):
+//   loss stage:  saved activations + the logits + the loss's own gradient transient;
+//   layer stage: saved activations + one layer recomputed (checkpointing) + that layer's
+//                activation gradients.
+// Autograd frees the logits once the loss and lm_head backward are done, before it reaches the
+// first decoder layer, so the two stages never overlap: the peak takes the larger of them.
 
-// The loss over the vocabulary at the start of backward, per the loss kernel (see LossKind).
+// Activations saved for the whole backward, for batch x seq tokens: all layers, or with gradient
+// checkpointing each layer's input; with activation offload only the layers in flight stay on the
+// GPU. The final norm (and the lm_head input when lm_head is trained) come on top.
+double SavedActivationBytes(const Architecture& arch, const TrainingSettings& settings);
+
+// The layer stage's own part: one layer's saved tensors recomputed (checkpointing only) and the
+// gradients of its widest activations while its backward runs.
+double LayerBackwardBytes(const Architecture& arch, const TrainingSettings& settings);
+
+// The loss stage's own part: the loss over the vocabulary at the start of backward, per the loss
+// kernel (see LossKind), with its gradient transient.
 double LogitsBytes(const Architecture& arch, const TrainingSettings& settings);
 
 }  // namespace labcheck::calc

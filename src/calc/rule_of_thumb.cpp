@@ -41,11 +41,11 @@ RuleOfThumb LessonRuleOfThumb(const ModelInput& model, const TrainingSettings& s
         fmt::format("Правило считает веса, градиенты и два состояния Adam по 2 байта. Оно не учитывает активации ({}) и логиты ({}) "
                     "при {} токенах в шаге, контекст CUDA и кэш аллокатора; зато градиенты и активации на деле не живут одновременно. "
                     "Подробная оценка {}.",
-                    Gb(Bytes(m, "activations")), Gb(Bytes(m, "logits")), s.batch * s.seq, differs.ru),
+                    Gb(Bytes(m, "activations") + Bytes(m, "layer_backward")), Gb(Bytes(m, "logits")), s.batch * s.seq, differs.ru),
         fmt::format("The rule counts weights, gradients and two Adam states at 2 bytes each. It leaves out activations ({}) and "
                     "logits ({}) at {} tokens per step, the CUDA context and the allocator cache; on the other hand gradients and "
                     "activations are not alive at the same time. The detailed estimate {}.",
-                    Gb(Bytes(m, "activations")), Gb(Bytes(m, "logits")), s.batch * s.seq, differs.en));
+                    Gb(Bytes(m, "activations") + Bytes(m, "layer_backward")), Gb(Bytes(m, "logits")), s.batch * s.seq, differs.en));
     if (!model.has_architecture()) {
       rule.comparison = T("Без архитектуры активации и логиты не посчитать: правило урока — единственная полная оценка.",
                           "Without the architecture activations and logits cannot be counted: the lesson's rule is the only full estimate.");

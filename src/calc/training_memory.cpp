@@ -195,26 +195,33 @@ TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSet
   }
 
   // Activations and logits need the architecture.
-  std::optional<double> activations, logits;
+  std::optional<double> activations, layer_backward, logits;
   if (model.arch) {
-    activations = ActivationBytes(*model.arch, s);
+    activations = SavedActivationBytes(*model.arch, s);
+    layer_backward = LayerBackwardBytes(*model.arch, s);
     logits = LogitsBytes(*model.arch, s);
   }
-  std::string how_ru = s.checkpointing ? fmt::format("{} токенов; checkpointing: вход каждого слоя + один слой при пересчёте", tokens)
+  std::string how_ru = s.checkpointing ? fmt::format("{} токенов; checkpointing: вход каждого слоя", tokens)
                                        : fmt::format("{} токенов, все слои", tokens);
-  std::string how_en = s.checkpointing ? fmt::format("{} tokens; checkpointing: each layer's input + one layer recomputed", tokens)
+  std::string how_en = s.checkpointing ? fmt::format("{} tokens; checkpointing: each layer's input", tokens)
                                        : fmt::format("{} tokens, all layers", tokens);
   if (s.offload.activations) how_ru += "; offload: на GPU два слоя в пути", how_en += "; offload: two layers in flight on the GPU";
   if (s.compile) how_ru += "; torch.compile", how_en += "; torch.compile";
   add("activations", T("Активации", "Activations"), activations,
       T(how_ru + "; " + AttentionNote(s).ru, how_en + "; " + AttentionNote(s).en), MemoryPhase::ForwardBackward);
-  add("logits", T("Логиты и loss", "Logits and loss"), logits, LossNote(s.loss), MemoryPhase::ForwardBackward);
+  add("layer_backward", T("Backward слоя", "A layer's backward"), layer_backward,
+      s.checkpointing ? T("один слой пересчитан + градиенты его активаций; логитов к этому времени уже нет",
+                          "one layer recomputed + its activation gradients; the logits are gone by then")
+                      : T("градиенты активаций одного слоя; логитов к этому времени уже нет",
+                          "one layer's activation gradients; the logits are gone by then"),
+      MemoryPhase::LayerBackward);
+  add("logits", T("Логиты и loss", "Logits and loss"), logits, LossNote(s.loss), MemoryPhase::LossBackward);
   if (s.method == Method::Qlora) {
     std::optional<double> buffer;
     if (counts) buffer = static_cast<double>(counts->largest_linear) * kBf16;
     add("dequant_buffer", T("Буфер деквантования", "Dequantisation buffer"), buffer,
         T("самая большая матрица слоя в BF16 на время умножения", "the largest layer matrix in BF16 during its matmul"),
-        MemoryPhase::ForwardBackward);
+        MemoryPhase::LayerBackward);
   }
   if ((weight_shards > 1 || params_on_cpu) && counts) {
     const double layer_params = static_cast<double>(counts->attention + counts->mlp + counts->router) / model.arch->layers;
@@ -230,7 +237,7 @@ TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSet
   }
 
   // Peak: see the header.
-  double always = 0, forward = 0, step = 0;
+  double always = 0, forward = 0, loss_stage = 0, layer_stage = 0, step = 0;
   bool complete = true;
   for (const MemoryComponent& c : m.components) {
     if (!c.bytes) {
@@ -239,10 +246,13 @@ TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSet
     }
     if (c.phase == MemoryPhase::Always) always += *c.bytes;
     if (c.phase == MemoryPhase::ForwardBackward) forward += *c.bytes;
+    if (c.phase == MemoryPhase::LossBackward) loss_stage += *c.bytes;
+    if (c.phase == MemoryPhase::LayerBackward) layer_stage += *c.bytes;
     if (c.phase == MemoryPhase::OptimizerStep) step += *c.bytes;
     if (c.phase == MemoryPhase::Paged) m.paged_bytes += *c.bytes;
     if (c.phase == MemoryPhase::Cpu) m.cpu_bytes += *c.bytes;
   }
+  forward += std::max(loss_stage, layer_stage);  // the two stages of backward never overlap
   m.known_bytes = always + std::max(forward, step);
   const double context = k.cuda_context_gib * kBytesPerGiB;
   if (complete) {
@@ -262,7 +272,8 @@ TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSet
 }
 
 nlohmann::json TrainingMemoryJson(const TrainingMemory& m) {
-  static const char* kPhases[] = {"always", "forward_backward", "optimizer_step", "outside_allocator", "paged", "cpu"};
+  static const char* kPhases[] = {"always",  "forward_backward", "optimizer_step", "outside_allocator",
+                                  "paged",   "cpu",              "loss_backward",  "layer_backward"};
   nlohmann::json components = nlohmann::json::array();
   for (const MemoryComponent& c : m.components) {
     nlohmann::json item = {{"id", c.id}, {"phase", kPhases[static_cast<int>(c.phase)]}};

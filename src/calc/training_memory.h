@@ -1,7 +1,9 @@
 // GPU memory of a training step, as a breakdown. The peak that PyTorch's allocator reaches is
-//   weights + optimizer states + max(activations + logits [+ buffers],
+//   weights + optimizer states + max(saved activations [+ buffers]
+//                                      + max(logits and loss gradient, a layer's backward),
 //                                    gradients + optimizer step buffer)
-// because with zero_grad(set_to_none=True) gradients appear while backward frees activations,
+// because autograd frees the logits before it reaches the decoder layers (the two stages of
+// backward never overlap), with zero_grad(set_to_none=True) gradients appear while backward frees activations,
 // and the foreach AdamW step allocates one state-sized buffer. With the optimizer applied in the
 // backward pass only the largest gradient exists at once, beside the activations. Paged optimizer
 // states live in CUDA unified memory (outside the allocator) and offloaded parts in CPU RAM: both
@@ -23,11 +25,13 @@ namespace labcheck::calc {
 
 enum class MemoryPhase {
   Always,            // weights, optimizer states
-  ForwardBackward,   // activations, logits: alive at the start of backward
+  ForwardBackward,   // saved activations: alive through the whole backward
   OptimizerStep,     // gradients and the step's temporary buffer
   OutsideAllocator,  // CUDA context, allocator cache
   Paged,             // bitsandbytes paged optimizer states: unified memory, spill to CPU RAM
   Cpu,               // offloaded to CPU RAM (FSDP/ZeRO offload)
+  LossBackward,      // logits and the loss's gradient: freed before backward reaches the layers
+  LayerBackward,     // one layer recomputed and its gradients, dequantisation: once the logits are gone
 };
 
 struct MemoryComponent {

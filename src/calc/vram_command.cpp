@@ -100,10 +100,10 @@ void Run(const VramOptions& o, const CommandContext& context) {
   Table table;
   table.columns = {T("Что", "Part"), T("На карту", "Per GPU"), T("Как считали", "How counted")};
   for (const MemoryComponent& c : memory.components) table.AddRow({c.label, SizeCell(c, lang), c.note});
-  table.notes.push_back(T("Пик = веса + состояния оптимизатора + max(активации + логиты, градиенты + буфер шага): "
-                          "градиенты появляются, пока backward освобождает активации.",
-                          "Peak = weights + optimizer states + max(activations + logits, gradients + step buffer): "
-                          "gradients appear while backward frees activations."));
+  table.notes.push_back(T("Пик = веса + состояния оптимизатора + max(активации + max(логиты, backward слоя), градиенты + буфер шага): "
+                          "логиты освобождаются раньше, чем backward доходит до слоёв, а градиенты появляются, пока он освобождает активации.",
+                          "Peak = weights + optimizer states + max(activations + max(logits, a layer's backward), gradients + step buffer): "
+                          "the logits are freed before backward reaches the layers, and gradients appear while it frees activations."));
   PrintTable(table, context);
   PrintLine("", context);
   if (memory.peak_allocated_bytes) {
