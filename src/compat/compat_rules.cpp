@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "compat/version_spec.h"
+#include "core/gpu_rows.h"
 
 namespace labcheck::compat {
 
@@ -295,9 +296,9 @@ CheckResult AssessCompat(const CompatFacts& facts, const CompatData& data) {
   nlohmann::json lines = nlohmann::json::array();
   std::vector<const CompatLine*> problems;
   const std::vector<CompatLine> judged = JudgeCompat(facts, data);
+  std::vector<GpuRow> rows;
   for (const CompatLine& line : judged) {
-    table.AddRow({line.subject, line.gpu ? Text(std::to_string(*line.gpu)) : Text("—"), Text(StatusName(line)), line.facts,
-                  line.breaks, line.fix});
+    rows.push_back({line.rule, line.gpu, {line.subject, Text(StatusName(line)), line.facts, line.breaks, line.fix}});
     nlohmann::json sources = nlohmann::json::array();
     if (const Rule* r = data.FindRule(line.rule))
       for (const Source& s : r->sources) sources.push_back({{"url", s.url}, {"checked", s.checked}});
@@ -305,10 +306,22 @@ CheckResult AssessCompat(const CompatFacts& facts, const CompatData& data) {
                      {"facts", line.facts.en}, {"breaks", line.breaks.en}, {"fix", line.fix.en}, {"sources", sources}});
     if (!line.na && line.status != Outcome::Pass) problems.push_back(&line);
   }
+  AddRowsMergedByGpu(rows, facts.driver ? static_cast<int>(facts.driver->gpus.size()) : 0, 1, table);
   if (!facts.python && !facts.python_problem.empty())
     table.notes.push_back(T("Python-часть не проверена: " + facts.python_problem, "Python side not checked: " + facts.python_problem));
   result.tables.push_back(table);
   result.data = {{"lines", lines}, {"python_problem", facts.python_problem}};
+  // Nothing judged (every line N/A: no driver, no torch with CUDA): a PASS would claim a
+  // compatibility nobody checked.
+  const bool any_judged = std::any_of(judged.begin(), judged.end(), [](const CompatLine& l) { return !l.na; });
+  if (!any_judged) {
+    result.outcome = Outcome::Skip;
+    const Text missing = !facts.python_problem.empty() ? Text(facts.python_problem)
+                                                       : T("нет ни драйвера NVIDIA, ни torch с CUDA", "neither an NVIDIA driver nor torch with CUDA");
+    result.reason = T("сравнивать нечего: " + missing.ru, "nothing to compare: " + missing.en);
+    result.summary = result.reason;
+    return result;
+  }
   int fails = 0, warns = 0;
   for (const CompatLine* p : problems) (p->status == Outcome::Fail ? fails : warns)++;
   result.summary = problems.empty() ? T("всё совместимо", "everything fits")

@@ -223,7 +223,9 @@ TEST(CompatRules, MissingSidesAreNotAvailable) {
   CompatFacts f;
   f.python_problem = "no Python found";
   CheckResult r = AssessCompat(f, Data());
-  EXPECT_EQ(r.outcome, Outcome::Pass);
+  // Every line N/A: a SKIP that says why, not a PASS for what nobody compared.
+  EXPECT_EQ(r.outcome, Outcome::Skip);
+  EXPECT_NE(r.reason.en.find("no Python found"), std::string::npos) << r.reason.en;
   ASSERT_FALSE(r.data["lines"].empty());
   EXPECT_EQ(r.data["lines"][0]["status"], "N/A");
 }

@@ -166,6 +166,35 @@ TEST(HealthVerdicts, CheckTakesTheWorstLineAndMatchesKernelXidsByBusId) {
   EXPECT_EQ(r.data["gpus"].size(), 2u);
 }
 
+TEST(HealthVerdicts, TheTableSaysALineOnceForTheCardsThatShareIt) {
+  // Four cards, the same but GPU 2's power limit: each item is one row for "all", and the power
+  // limit is two rows side by side, "0, 1, 3" and "2". The JSON keeps every card's line.
+  json gpus = json::array();
+  for (int i = 0; i < 4; ++i) {
+    json facts = Healthy();
+    if (i == 2) facts["power_limit_w"] = 450.0;
+    gpus.push_back({{"index", i}, {"facts", facts}});
+  }
+  CheckResult r = JudgeHealth({{"gpus", gpus}});
+  ASSERT_EQ(r.tables.size(), 1u);
+  const Table& t = r.tables[0];
+  const size_t per_card = JudgeGpu(0, Healthy()).size();
+  EXPECT_EQ(t.rows.size(), per_card + 1);
+  EXPECT_EQ(r.data["lines"].size(), 4 * per_card);
+  int power_rows = 0;
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const std::string gpu = t.rows[i][0].en;
+    if (t.rows[i][1].en == Line(JudgeGpu(0, Healthy()), "power_limit").label.en) {
+      ++power_rows;
+      EXPECT_TRUE(gpu == "0, 1, 3" || gpu == "2") << gpu;
+      if (gpu == "0, 1, 3") EXPECT_EQ(t.rows[i + 1][0].en, "2");  // the odd card right below
+    } else {
+      EXPECT_EQ(gpu, "all") << t.rows[i][1].en;
+    }
+  }
+  EXPECT_EQ(power_rows, 2);
+}
+
 TEST(HealthVerdicts, UnreadableKernelLogIsNotAvailableWithWhy) {
   json a = Healthy();
   a.erase("xid_kernel_log");

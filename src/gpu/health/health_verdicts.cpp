@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/gpu_rows.h"
 #include "gpu/health/health_facts.h"
 #include "gpu/health/xid_watch.h"
 #include "reference/hints.h"
@@ -334,6 +335,7 @@ CheckResult JudgeHealth(const json& payload) {
               {T("N/A — драйвер или карта этого не сообщают (у GeForce нет ECC и замены строк); это не ошибка.",
                  "N/A — the driver or card does not report it (GeForce cards have no ECC or row remapping); not a fault.")}};
   json lines = json::array();
+  std::vector<HealthLine> judged;
   std::optional<HealthLine> worst;  // the first FAIL, else the first WARN
   int warn = 0, fail = 0;
   for (const json& gpu : payload.value("gpus", json::array())) {
@@ -351,7 +353,7 @@ CheckResult JudgeHealth(const json& payload) {
       }
     }
     for (HealthLine& line : JudgeGpu(index, facts)) {
-      table.AddRow({Text(std::to_string(index)), line.label, Text(StatusName(line)), line.value, line.hint});
+      judged.push_back(line);
       lines.push_back({{"gpu", index}, {"item", line.item}, {"status", StatusName(line)}, {"value", line.value.en},
                        {"hint", line.hint.en}});
       if (!line.na && line.status == Outcome::Fail) ++fail;
@@ -362,6 +364,10 @@ CheckResult JudgeHealth(const json& payload) {
       }
     }
   }
+  std::vector<GpuRow> rows;
+  for (const HealthLine& line : judged)
+    rows.push_back({line.item, line.gpu, {line.label, Text(StatusName(line)), line.value, line.hint}});
+  AddRowsMergedByGpu(rows, static_cast<int>(payload.value("gpus", json::array()).size()), 0, table);
   result.tables.push_back(table);
   result.data = {{"gpus", payload.value("gpus", json::array())}, {"lines", lines}};
   if (payload.contains("xid_kernel_log")) result.data["xid_kernel_log"] = payload["xid_kernel_log"];
