@@ -140,7 +140,9 @@ CheckResult RunPythonCheck(CheckContext& ctx) {
   // stuck (a dead network mount, a hung site hook), and the later probes need not wait on it.
   spec.startup_budget_s = kPythonStartupBudgetS * ctx.options().timeout_scale;
   probes::ProbeRun run = probes::RunProbe(spec, ctx.cancel());
-  if (auto unresponsive = probes::UnresponsiveIn(run, python)) {
+  std::optional<probes::Unresponsive> unresponsive = probes::UnresponsiveIn(run, python);
+  if (!unresponsive) unresponsive = probes::EndedBeforeHandshake(run, python);
+  if (unresponsive) {
     CheckResult failed = Failed("env.python", unresponsive->Reason(), unresponsive->Hint(), run.process.Tail(15));
     failed.data = {{probes::kUnresponsiveKey, unresponsive->ToJson()}};
     return failed;

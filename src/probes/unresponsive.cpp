@@ -5,6 +5,10 @@
 namespace labcheck::probes {
 
 Text Unresponsive::Reason() const {
+  if (!ended.empty()) {
+    return T(fmt::format("интерпретатор {} не работает: {}, ещё до кода проверки", python, ended),
+             fmt::format("the interpreter {} does not work: {}, before any of the check's code ran", python, ended));
+  }
   if (stage.empty()) {
     return T(fmt::format("интерпретатор {} не ответил за {:.0f} с: завис сам интерпретатор, ещё до кода проверки",
                          python, waited_s),
@@ -17,6 +21,15 @@ Text Unresponsive::Reason() const {
 }
 
 Text Unresponsive::Hint() const {
+  if (!ended.empty()) {
+    const std::string command = fmt::format("{} -c \"import sys; print(sys.version)\"", python);
+    return T("Проверьте вручную: " + command +
+                 ". Частые причины: у virtualenv пропал базовый Python (пересоздайте окружение), путь ведёт не к "
+                 "Python; укажите рабочий: --python /путь/к/python",
+             "Check it by hand: " + command +
+                 ". Common causes: the virtualenv's base Python is gone (recreate the environment), the path is "
+                 "not a Python; name a working one: --python /path/to/python");
+  }
   if (stage.empty()) {
     const std::string command = fmt::format("timeout 30 {} -c \"print('ok')\"", python);
     return T("Проверьте вручную: " + command +
@@ -36,7 +49,9 @@ Text Unresponsive::Hint() const {
 }
 
 nlohmann::json Unresponsive::ToJson() const {
-  return {{"python", python}, {"stage", stage}, {"waited_s", waited_s}};
+  nlohmann::json j = {{"python", python}, {"stage", stage}, {"waited_s", waited_s}};
+  if (!ended.empty()) j["ended"] = ended;
+  return j;
 }
 
 std::optional<Unresponsive> Unresponsive::FromJson(const nlohmann::json& j) {
@@ -45,6 +60,7 @@ std::optional<Unresponsive> Unresponsive::FromJson(const nlohmann::json& j) {
   u.python = j["python"].get<std::string>();
   u.stage = j.value("stage", "");
   u.waited_s = j.value("waited_s", 0.0);
+  u.ended = j.value("ended", "");
   return u;
 }
 
@@ -59,6 +75,17 @@ std::optional<Unresponsive> UnresponsiveIn(const ProbeRun& run, const std::strin
     const size_t end = out.find('\n', start);
     u.stage = out.substr(start, end == std::string::npos ? std::string::npos : end - start);
   }
+  return u;
+}
+
+std::optional<Unresponsive> EndedBeforeHandshake(const ProbeRun& run, const std::string& python) {
+  const ChildOutcome& p = run.process;
+  if (p.timed_out || p.cancelled || p.not_ready || p.exited_ok() || run.result.ok()) return std::nullopt;
+  if (p.started && p.out.find(kAliveMarker) != std::string::npos) return std::nullopt;
+  Unresponsive u;
+  u.python = python;
+  u.waited_s = p.duration_s;
+  u.ended = p.Describe();  // "exit code 1", "could not start: …"
   return u;
 }
 

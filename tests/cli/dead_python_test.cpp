@@ -67,6 +67,31 @@ TEST_F(DeadPython, InterpreterThatSleepsForeverCostsOneStartUpBudget) {
   EXPECT_GE(smoke, 5);
 }
 
+// An interpreter that exits at once (a virtualenv whose base Python was removed, a wrapper that
+// fails): env.python says so once, and every smoke test is a SKIP with that reason, not a FAIL
+// each with an unrelated hint (gloo ports, pip install).
+TEST_F(DeadPython, InterpreterThatExitsAtOnceIsOneFailAndSkipsTheRest) {
+  const std::string python = dir_ + "/python";
+  WriteScript(python, "#!/bin/sh\necho 'error while loading shared libraries: libpython3.11.so.1.0' >&2\nexit 127\n");
+  double wall_s = 0;
+  const nlohmann::json report = FullRun(python, wall_s);
+  const nlohmann::json* env = FindCheck(report, "env.python");
+  ASSERT_NE(env, nullptr);
+  EXPECT_EQ((*env)["status"], "FAIL");
+  const std::string reason = (*env)["reason"];
+  EXPECT_NE(reason.find("does not work: exit code 127"), std::string::npos) << reason;
+  EXPECT_NE((*env)["hint"].get<std::string>().find(python + " -c"), std::string::npos);
+  int smoke = 0;
+  for (const auto& c : report["checks"]) {
+    const std::string id = c["id"];
+    if (id.rfind("smoke.", 0) != 0) continue;
+    ++smoke;
+    EXPECT_EQ(c["status"], "SKIP") << id << ": " << c.dump();
+    EXPECT_EQ(c["reason"], reason) << id;
+  }
+  EXPECT_GE(smoke, 5);
+}
+
 TEST_F(DeadPython, HangInImportTorchIsNamedAndCostsOneStartUpBudget) {
   // A real python3 whose `torch` package sleeps when imported, as on a stuck driver.
   ASSERT_EQ(mkdir((dir_ + "/fake").c_str(), 0755), 0);
