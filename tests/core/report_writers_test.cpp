@@ -80,6 +80,22 @@ TEST(MarkdownWriter, RendersSectionsFiguresAndEscapesTables) {
   EXPECT_NE(md.find("```\nTraceback\nline 2\n```"), std::string::npos);
 }
 
+TEST(MarkdownWriter, AYesNoFactReadsAsAWord) {
+  Report r = SampleReport(Lang::En);
+  Measurement sum;
+  sum.key = "nccl.allreduce_ok";
+  sum.label = Text("all-reduce: the sum is right");
+  sum.value = 1;
+  sum.unit = "0/1";
+  r.checks[0].Add(sum);
+  const std::string md = ReportToMarkdown(r);
+  EXPECT_NE(md.find("| all-reduce: the sum is right | yes |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("1 0/1"), std::string::npos);
+  r.lang = Lang::Ru;
+  r.checks[0].measurements.back().value = 0;
+  EXPECT_NE(ReportToMarkdown(r).find("| all-reduce: the sum is right | нет |"), std::string::npos);
+}
+
 TEST(MarkdownWriter, EnglishReport) {
   const std::string md = ReportToMarkdown(SampleReport(Lang::En));
   EXPECT_NE(md.find("# lab_check report"), std::string::npos);
