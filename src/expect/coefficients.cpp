@@ -74,11 +74,14 @@ Coefficient CommunicationTimeFactor(const Report& report, const ReportFacts& fac
   c.from_key = "nccl.allreduce_busbw_gbps";
   c.measured_unit = "GB/s";
   c.measured = MeasuredValue(report, c.from_key);
-  const int gpus = facts.usable_gpu_count();
+  // NCCL measured the cards through the driver, not through PyTorch: a CPU-only torch (to be
+  // reinstalled) does not change the busbw the cards will have once it is fixed, so the driver's
+  // count decides here, unlike for the training factor.
+  const int gpus = static_cast<int>(facts.gpus.size());
   const CheckResult* check = FindCheck(report, "interconnect.allreduce");
   const bool wrong_sum = AllreduceWrongSum(report);
-  if (auto why = NoUsableGpu(facts)) {
-    c.missing_reason = T(why->ru + ": обмена между картами нет", why->en + ": there is no communication between cards");
+  if (facts.gpus.empty()) {
+    c.missing_reason = T("нет GPU: обмена между картами нет", "no GPU: there is no communication between cards");
   } else if (gpus < 2) {
     c.missing_reason = T("одна GPU: обмена между картами нет, коэффициент не нужен",
                          "one GPU: there is no communication between cards, the factor does not apply");
