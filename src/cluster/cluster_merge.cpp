@@ -1,7 +1,9 @@
 #include "cluster/cluster_merge.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -45,7 +47,7 @@ const json* LastSize(const json& sweep) {
 
 struct Problem {
   int rank = 0;
-  std::string kind;  // died, hung, missing, wrong_sum, init_error, failed, stalled
+  std::string kind;  // died, hung, waiting, missing, wrong_sum, init_error, failed, stalled
   Text what;
   bool culprit = true;
 };
@@ -92,6 +94,49 @@ void CollectProblems(int rank, const json& block, const std::string& gather_erro
                         "waited for the other ranks (" + which + ", " + at + ")" + (error.empty() ? "" : ": " + error)),
                       false});
     }
+  }
+}
+
+// How far a rank got in its phase: two steps per finished size, one more once it entered the next
+// (the child writes running_bytes right before calling the collective). nullopt outside a sweep.
+std::optional<std::pair<std::string, int>> Position(const json& block) {
+  const json& child = Field(block, "child");
+  const std::string phase = child.value("phase", std::string());
+  if (phase != "sweep" && phase != "node_sweep") return std::nullopt;
+  const json& sizes = Field(Field(block, phase.c_str()), "sizes");
+  const int finished = sizes.is_array() ? static_cast<int>(sizes.size()) : 0;
+  return std::pair{phase, 2 * finished + (child.contains("running_bytes") ? 1 : 0)};
+}
+
+// A collective ends only when every rank has entered it, so when one rank stops short of it, the
+// ranks already inside hang with it: they are waiting, not the cause. Among the ranks that hung or
+// died in the same phase, the ones that got least far keep the blame; a hung rank that got further
+// is relabelled "waiting" on them. When all got equally far (a hang inside NCCL itself), all stay
+// hung: nothing tells them apart.
+void BlameTheLaggards(const std::vector<json>& blocks, const std::vector<int>& node_of, std::vector<Problem>* problems) {
+  std::map<int, std::pair<std::string, int>> at;
+  for (const Problem& p : *problems)
+    if (p.kind == "hung" || p.kind == "died")
+      if (auto pos = Position(blocks[p.rank])) at[p.rank] = *pos;
+  if (at.size() < 2) return;
+  const std::string phase = at.begin()->second.first;
+  int least = INT_MAX;
+  for (const auto& [rank, pos] : at) {
+    if (pos.first != phase) return;  // different phases: no common yardstick
+    least = std::min(least, pos.second);
+  }
+  std::string laggards;
+  for (const auto& [rank, pos] : at)
+    if (pos.second == least) laggards += (laggards.empty() ? "" : ", ") + fmt::format("{} (node {})", rank, node_of[rank]);
+  for (Problem& p : *problems) {
+    auto it = at.find(p.rank);
+    if (p.kind != "hung" || it == at.end() || it->second.second == least) continue;
+    const json& child = Field(blocks[p.rank], "child");
+    const std::string size = child.contains("running_bytes") ? MiB(child["running_bytes"].get<uint64_t>()) : "?";
+    p.kind = "waiting";
+    p.culprit = false;
+    p.what = T("ждал в all-reduce (" + size + ") ранг " + laggards + ": тот в эту операцию не вошёл",
+               "waited in the all-reduce (" + size + ") for rank " + laggards + ", which never entered it");
   }
 }
 
@@ -220,6 +265,7 @@ CheckResult MergeClusterRun(const MergeInput& input) {
   // Problems, per rank.
   std::vector<Problem> problems;
   for (int r = 0; r < world; ++r) CollectProblems(r, blocks[r], input.gather_error, &problems);
+  BlameTheLaggards(blocks, node_of, &problems);
   auto ranks_of = [&](const char* kind) {
     std::vector<int> list;
     for (const Problem& p : problems)
@@ -299,6 +345,7 @@ CheckResult MergeClusterRun(const MergeInput& input) {
                  {"missing_ranks", ranks_of("missing")},
                  {"wrong_sum_ranks", ranks_of("wrong_sum")},
                  {"stalled_ranks", ranks_of("stalled")},
+                 {"waiting_ranks", ranks_of("waiting")},
                  {"gather_error", input.gather_error}};
   json ranks = json::array();
   for (int r = 0; r < world; ++r) {

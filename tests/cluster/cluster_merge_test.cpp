@@ -82,6 +82,35 @@ TEST(ClusterMerge, DeadRankIsNamedAndTheSweepIsIncomplete) {
   EXPECT_EQ(r.reason.en.find("rank 0"), std::string::npos) << "the survivor is not to blame: " << r.reason.en;
 }
 
+// Both ranks killed at their timeout: rank 1 never entered the 4 MiB all-reduce, rank 0 did and
+// hung inside it waiting. Only rank 1 is "hung"; rank 0 is "waiting" on it and not in the verdict.
+TEST(ClusterMerge, TheRankThatNeverEnteredIsBlamedNotTheOnesWaitingForIt) {
+  MergeInput in;
+  in.world_size = 3;
+  json waiting0 = Block(0, 3, "a", 1), waiting2 = Block(2, 3, "c", 1), laggard = Block(1, 3, "b", 1);
+  for (json* b : {&waiting0, &waiting2, &laggard}) {
+    (*b)["sweep"]["sizes"].erase(2);
+    b->erase("node_sweep");
+  }
+  waiting0["child"] = {{"ended", "hung"}, {"describe", "no result after 10 s; stopped"}, {"phase", "sweep"}, {"running_bytes", 4194304}};
+  waiting2["child"] = waiting0["child"];
+  laggard["child"] = {{"ended", "hung"}, {"describe", "no result after 10 s; stopped"}, {"phase", "sweep"}};
+  in.blocks = {waiting0, laggard, waiting2};
+  CheckResult r = MergeClusterRun(in);
+  EXPECT_EQ(r.outcome, Outcome::Fail);
+  EXPECT_EQ(r.data["hung_ranks"], json::array({1}));
+  EXPECT_EQ(r.data["waiting_ranks"], json::array({0, 2}));
+  EXPECT_NE(r.reason.en.find("rank 1 (node 1): hung"), std::string::npos) << r.reason.en;
+  EXPECT_EQ(r.reason.en.find("rank 0"), std::string::npos) << r.reason.en;
+
+  // All equally far (a hang inside NCCL): nothing tells them apart, all stay hung.
+  laggard["child"]["running_bytes"] = 4194304;
+  in.blocks = {waiting0, laggard, waiting2};
+  CheckResult inside = MergeClusterRun(in);
+  EXPECT_EQ(inside.data["hung_ranks"], json::array({0, 1, 2}));
+  EXPECT_EQ(inside.data["waiting_ranks"], json::array());
+}
+
 TEST(ClusterMerge, MissingRankWhenTheGatherFailed) {
   MergeInput in;
   in.world_size = 3;

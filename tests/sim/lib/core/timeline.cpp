@@ -145,4 +145,12 @@ void MarkBusy(int device, RealClock::time_point until) {
   busy = std::max(busy, until);
 }
 
+void ReleaseHung(Stream& stream) {
+  std::lock_guard<std::mutex> lock(TimeLock());
+  if (!stream.hung) return;
+  stream.hung = false;
+  stream.real_done = RealClock::now();
+  BusyUntil()[stream.device] = stream.real_done;
+}
+
 }  // namespace nvsim

@@ -57,5 +57,8 @@ double Noise();
 // after (a real GPU keeps its clocks and PCIe link up for a moment after work ends).
 bool UnderLoad(int device);
 void MarkBusy(int device, RealClock::time_point until);  // caller holds TimeLock
+// The hung operation on `stream` is cancelled (ncclCommAbort): the stream runs again from now and
+// the card stops counting as under load. TimeLock not held by the caller.
+void ReleaseHung(Stream& stream);
 
 }  // namespace nvsim

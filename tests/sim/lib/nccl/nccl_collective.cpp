@@ -103,7 +103,10 @@ void Launch(const std::vector<Op>& ops, int world_size, bool data_done, bool stu
   seconds = seconds * nvsim::Noise() + m.Number("allreduce/latency_us", 20) * 1e-6;
 
   if (hangs) {
-    for (const Op& op : ops) LogLine(op.comm->device, "NCCL INFO simulated hang: this all-reduce never completes");
+    for (const Op& op : ops) {
+      LogLine(op.comm->device, "NCCL INFO simulated hang: this all-reduce never completes");
+      op.comm->hung_streams.push_back(op.stream);
+    }
   } else if (!data_done) {
     std::vector<nvsim::DevicePlace> sends;
     for (const Op& op : ops) sends.push_back(op.send);

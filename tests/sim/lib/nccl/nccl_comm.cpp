@@ -165,9 +165,14 @@ NVSIM_EXPORT(ncclResult_t, ncclCommDestroy, (Comm * comm)) {
   return kSuccess;
 }
 
+// nccl.h: "Frees resources associated with communicator object and aborts any operations that
+// might still be running on the device": a hung collective ends, its stream (and a later
+// cuCtxSynchronize) no longer waits for it.
 NVSIM_EXPORT(ncclResult_t, ncclCommAbort, (Comm * comm)) {
   if (comm == nullptr) return kInvalidArgument;
   comm->aborted = true;
+  for (nvsim::Stream* stream : comm->hung_streams) nvsim::ReleaseHung(*stream);
+  comm->hung_streams.clear();
   return kSuccess;
 }
 

@@ -28,6 +28,7 @@ struct Comm {
   bool aborted = false;
   ncclResult_t async_error = kSuccess;
   std::string last_error;
+  std::vector<nvsim::Stream*> hung_streams;  // streams its hung collectives block; ncclCommAbort frees them
 };
 
 // One all-reduce posted by one rank.
