@@ -154,6 +154,9 @@ TEST(SimScenario, SlowerP2pPathIsComparedAndNamed) {
   const std::string text = CheckText(run, "interconnect.allreduce");
   EXPECT_NE(text.find("export NCCL_P2P_DISABLE=1"), std::string::npos) << text;
   EXPECT_NE(text.find("58%"), std::string::npos) << text;  // 14.2 / 9.0 at 256 MiB
+  // The one-line summary (the terminal's table) carries the faster figure too.
+  const std::string summary = (*Check(run, "interconnect.allreduce")).value("summary", "");
+  EXPECT_NE(summary.find("NCCL_P2P_DISABLE=1 14"), std::string::npos) << summary;
 }
 
 // Hangs both ways: FAIL with the NCCL_DEBUG / IOMMU / ACS advice, report written, the check

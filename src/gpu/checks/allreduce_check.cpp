@@ -185,6 +185,9 @@ CheckResult RunAllReduceCheck(CheckContext& context) {
     if (faster_without_p2p) {
       const int percent = static_cast<int>(std::lround((*faster_without_p2p - 1) * 100));
       result.outcome = Outcome::Warn;
+      if (const Measurement* without = result.Find("nccl.allreduce_busbw_p2p_disabled_gbps"))
+        result.summary = T(result.summary.ru + fmt::format("; с NCCL_P2P_DISABLE=1 {} GB/s", Figure(without->value)),
+                           result.summary.en + fmt::format("; with NCCL_P2P_DISABLE=1 {} GB/s", Figure(without->value)));
       result.reason = T(fmt::format("с NCCL_P2P_DISABLE=1 all-reduce на {}% быстрее: путь P2P на этой плате медленнее, чем через память процессора", percent),
                         fmt::format("all-reduce is {}% faster with NCCL_P2P_DISABLE=1: the P2P path on this board is slower than going through host memory", percent));
       result.hint = T("export NCCL_P2P_DISABLE=1 перед обучением (в ~/.bashrc или в скрипте запуска); проверьте ACS и IOMMU (примечания к таблице)",
