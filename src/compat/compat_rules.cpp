@@ -171,6 +171,8 @@ void Features(Builder& b, const CompatFacts& f) {
       const bool relied_on = feature.id == "bf16" || (!package.empty() && Installed(f, package));
       CompatLine& line = b.Add(rule, g.index, relied_on ? Outcome::Warn : Outcome::Pass, subject, facts);
       if (!relied_on) {
+        // Not a PASS: nothing works here, it is only not needed. N/A reads as "not on this card".
+        line.na = true;
         line.facts = Text(line.facts.ru + " — на этой карте нет", line.facts.en + " — not on this card");
         continue;
       }

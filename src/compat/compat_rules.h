@@ -16,7 +16,7 @@ struct CompatLine {
   std::string rule;        // a rule id of compat.json
   std::optional<int> gpu;  // per-GPU rules
   Outcome status = Outcome::Pass;
-  bool na = false;  // the facts for it are missing: `facts` says which
+  bool na = false;  // the facts for it are missing, or a feature the card lacks that nothing needs: `facts` says which
   Text subject;     // "torch CUDA 12.8 / driver CUDA 12.4"
   Text facts;
   Text breaks;  // the rule's text, on a mismatch
