@@ -190,8 +190,14 @@ CheckResult RunAllReduceCheck(CheckContext& context) {
                            result.summary.en + fmt::format("; with NCCL_P2P_DISABLE=1 {} GB/s", Figure(without->value)));
       result.reason = T(fmt::format("с NCCL_P2P_DISABLE=1 all-reduce на {}% быстрее: путь P2P на этой плате медленнее, чем через память процессора", percent),
                         fmt::format("all-reduce is {}% faster with NCCL_P2P_DISABLE=1: the P2P path on this board is slower than going through host memory", percent));
-      result.hint = T("export NCCL_P2P_DISABLE=1 перед обучением (в ~/.bashrc или в скрипте запуска); проверьте ACS и IOMMU (примечания к таблице)",
-                      "export NCCL_P2P_DISABLE=1 before training (in ~/.bashrc or the launch script); check ACS and the IOMMU (the table's notes)");
+      // The pre-flight's notes say what it found; without findings, where P2P usually loses.
+      const bool noted = preflight.IommuRisk() || !preflight.acs_redirecting.empty();
+      result.hint = noted ? T("export NCCL_P2P_DISABLE=1 перед обучением (в ~/.bashrc или в скрипте запуска); причина — в примечаниях к таблице (IOMMU, ACS)",
+                              "export NCCL_P2P_DISABLE=1 before training (in ~/.bashrc or the launch script); the table's notes say why (IOMMU, ACS)")
+                          : T("export NCCL_P2P_DISABLE=1 перед обучением (в ~/.bashrc или в скрипте запуска); P2P обычно теряет на "
+                              "PCIe ACS (выключите в BIOS) и трансляции IOMMU (параметр ядра iommu=pt)",
+                              "export NCCL_P2P_DISABLE=1 before training (in ~/.bashrc or the launch script); P2P usually loses to "
+                              "PCIe ACS (turn it off in the BIOS) and IOMMU translation (kernel parameter iommu=pt)");
     }
   } else if (good != nullptr) {
     result.outcome = Outcome::Warn;
