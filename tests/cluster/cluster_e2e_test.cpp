@@ -138,6 +138,18 @@ TEST_F(ClusterRun, TwoTorchrunStyleRanks) {
   EXPECT_EQ((*check)["data"]["launcher"], "torchrun");
 }
 
+// Every exchange of blocks (node keys, unique ids, the per-rank report) goes through ncclAllGather
+// in the tests above; without it (an NCCL that lacks the symbol) through the all-reduce fallback.
+TEST_F(ClusterRun, WithoutAllGatherTheFallbackGathersTheSame) {
+  ChildSpec r0 = HandRank(0, 2, "g0", "cluster-node-old-nccl"), r1 = HandRank(1, 2, "g1", "cluster-node-old-nccl");
+  std::vector<ChildOutcome> out = testing::RunTogether({r0, r1});
+  ASSERT_TRUE(out[0].exited_ok()) << out[0].Describe() << "\n" << out[0].Tail(40);
+  const json report = ReportJson(out[0].out);
+  const json* check = ClusterCheck(report);
+  ASSERT_NE(check, nullptr) << out[0].out;
+  ExpectBothRanksFigures(*check);
+}
+
 // The real launcher: two torchrun agents with --nnodes 2 meet through c10d on 127.0.0.1 and each
 // starts one lab_check (--no_python); MASTER_ADDR/MASTER_PORT come from torchrun itself.
 TEST_F(ClusterRun, TorchrunLauncherAcrossTwoNodes) {

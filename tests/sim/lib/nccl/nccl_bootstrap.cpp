@@ -103,16 +103,23 @@ struct Rendezvous {
   std::string name;
 };
 
-bool CrossProcessAllReduce(const Op& op, Rendezvous& rv) {
-  const size_t bytes = op.count * 4;
+namespace {
+
+// One collective across processes: every rank puts `bytes` from `send` in its slot, waits until all
+// have, combines the slots into its result (`combine`, called with every slot in rank order), and
+// waits until all have read before the slots may be reused. False, with the comm's async error
+// set, when the slot is too small or a rank never comes.
+template <typename Combine>
+bool Exchange(Comm* comm, const nvsim::DevicePlace& send, size_t bytes, const char* what, Rendezvous& rv,
+              Combine combine) {
   if (bytes > rv.slot_bytes) {
-    op.comm->last_error = "the NCCL sim's shared-memory slot is smaller than this all-reduce (allreduce/shm_slot_mib)";
-    op.comm->async_error = kInvalidUsage;
+    comm->last_error = std::string("the NCCL sim's shared-memory slot is smaller than this ") + what + " (allreduce/shm_slot_mib)";
+    comm->async_error = kInvalidUsage;
     return false;
   }
-  const int me = op.comm->rank;
+  const int me = comm->rank;
   const uint64_t k = ++rv.sequence;
-  nvsim::ReadBytes(op.send, rv.slots + static_cast<size_t>(me) * rv.slot_bytes, bytes);
+  nvsim::ReadBytes(send, rv.slots + static_cast<size_t>(me) * rv.slot_bytes, bytes);
   rv.header->posted[me].store(k);
   auto everyone = [&](std::atomic<uint64_t>* counters) {
     return WaitFor([&] {
@@ -122,25 +129,45 @@ bool CrossProcessAllReduce(const Op& op, Rendezvous& rv) {
     });
   };
   if (!everyone(rv.header->posted)) {
-    op.comm->last_error = "a rank never posted this all-reduce (rendezvous timeout)";
-    op.comm->async_error = kRemoteError;
+    comm->last_error = std::string("a rank never posted this ") + what + " (rendezvous timeout)";
+    comm->async_error = kRemoteError;
     return false;
   }
-  std::vector<float> sum(op.count, 0.0f), part(op.count);
-  for (int r = 0; r < rv.ranks; ++r) {
-    std::memcpy(part.data(), rv.slots + static_cast<size_t>(r) * rv.slot_bytes, bytes);
-    for (size_t i = 0; i < op.count; ++i) sum[i] += part[i];
-  }
-  const int wrong_rank = static_cast<int>(nvsim::Profile().Number("allreduce/wrong_sum_rank", -1));
-  if (me == wrong_rank && op.count > 0) sum[op.count / 3] += 1.0f;
-  nvsim::WriteBytes(op.receive, sum.data(), bytes);
+  std::vector<const char*> slots;
+  for (int r = 0; r < rv.ranks; ++r) slots.push_back(rv.slots + static_cast<size_t>(r) * rv.slot_bytes);
+  combine(slots);
   rv.header->read[me].store(k);
   if (!everyone(rv.header->read)) {
-    op.comm->last_error = "a rank left during an all-reduce (rendezvous timeout)";
-    op.comm->async_error = kRemoteError;
+    comm->last_error = std::string("a rank left during an ") + what + " (rendezvous timeout)";
+    comm->async_error = kRemoteError;
     return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool CrossProcessAllReduce(const Op& op, Rendezvous& rv) {
+  const size_t bytes = op.count * 4;
+  return Exchange(op.comm, op.send, bytes, "all-reduce", rv, [&](const std::vector<const char*>& slots) {
+    std::vector<float> sum(op.count, 0.0f), part(op.count);
+    for (const char* slot : slots) {
+      std::memcpy(part.data(), slot, bytes);
+      for (size_t i = 0; i < op.count; ++i) sum[i] += part[i];
+    }
+    const int wrong_rank = static_cast<int>(nvsim::Profile().Number("allreduce/wrong_sum_rank", -1));
+    if (op.comm->rank == wrong_rank && op.count > 0) sum[op.count / 3] += 1.0f;
+    nvsim::WriteBytes(op.receive, sum.data(), bytes);
+  });
+}
+
+bool CrossProcessAllGather(Comm* comm, const nvsim::DevicePlace& send, const nvsim::DevicePlace& receive, size_t bytes,
+                           Rendezvous& rv) {
+  return Exchange(comm, send, bytes, "all-gather", rv, [&](const std::vector<const char*>& slots) {
+    std::vector<char> all(bytes * slots.size());
+    for (size_t r = 0; r < slots.size(); ++r) std::memcpy(all.data() + r * bytes, slots[r], bytes);
+    nvsim::WriteBytes(receive, all.data(), all.size());
+  });
 }
 
 void LeaveRendezvous(Rendezvous* rv, int rank) {

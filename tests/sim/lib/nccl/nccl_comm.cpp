@@ -208,6 +208,39 @@ NVSIM_EXPORT(ncclResult_t, ncclGroupEnd, ()) {
   return kSuccess;
 }
 
+// nccl.h: ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream): "each device
+// receives data from all ranks in recvbuff at offset rank * sendcount". Modelled across processes
+// (the NCCL_COMM_ID communicators of lab_check allreduce); int8 and float32, the types we use.
+NVSIM_EXPORT(ncclResult_t, ncclAllGather, (const void* send, void* receive, size_t count, int type, Comm* comm,
+                                           void* stream)) {
+  if (comm == nullptr || comm->aborted) return kInvalidUsage;
+  const size_t width = type == 0 ? 1 : type == 7 ? 4 : 0;  // ncclInt8, ncclFloat32
+  if (width == 0) {
+    comm->last_error = "the NCCL sim's all-gather implements int8 and float32 only";
+    return kInvalidArgument;
+  }
+  Clique& clique = *comm->clique;
+  if (clique.rendezvous == nullptr) {
+    comm->last_error = "the NCCL sim models ncclAllGather across processes only (ncclCommInitRank)";
+    return kInvalidUsage;
+  }
+  const size_t bytes = count * width;
+  const int world = clique.world > 0 ? clique.world : clique.ranks;
+  nvsim::DevicePlace from = nvsim::Find(reinterpret_cast<uintptr_t>(send), bytes);
+  nvsim::DevicePlace to = nvsim::Find(reinterpret_cast<uintptr_t>(receive), bytes * static_cast<size_t>(world));
+  if (!from.allocation || !to.allocation) {
+    comm->last_error = "send or receive buffer is not device memory";
+    return kInvalidArgument;
+  }
+  if (comm->async_error != kSuccess) return kSuccess;  // as ncclAllReduce: the error is asynchronous
+  const bool ok = CrossProcessAllGather(comm, from, to, bytes, *clique.rendezvous);
+  // Timed as an all-reduce of the gathered volume: a latency-bound exchange of small blocks here.
+  Op timed{comm, from, to, (bytes * static_cast<size_t>(world) + 3) / 4,
+           stream != nullptr ? static_cast<nvsim::Stream*>(stream) : &nvsim::DefaultStream(comm->device)};
+  Launch({timed}, world, /*data_done=*/true, /*hang=*/!ok);
+  return kSuccess;
+}
+
 NVSIM_EXPORT(ncclResult_t, ncclAllReduce, (const void* send, void* receive, size_t count, int type, int op, Comm* comm,
                                            void* stream)) {
   if (comm == nullptr || comm->aborted) return kInvalidUsage;

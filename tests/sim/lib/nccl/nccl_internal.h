@@ -57,6 +57,9 @@ void LogLine(int device, const std::string& text);
 bool P2pDisabled();
 // One rank per process (nccl_bootstrap.cpp): the data exchange with the other processes.
 bool CrossProcessAllReduce(const Op& op, Rendezvous& rendezvous);
+// Rank r's `bytes` land at r·bytes in every rank's `receive` (ncclAllGather's layout).
+bool CrossProcessAllGather(Comm* comm, const nvsim::DevicePlace& send, const nvsim::DevicePlace& receive, size_t bytes,
+                           Rendezvous& rendezvous);
 void LeaveRendezvous(Rendezvous* rendezvous, int rank);
 
 }  // namespace ncclsim
