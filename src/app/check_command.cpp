@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -81,7 +82,11 @@ int RunCheckCommand(const CheckCommandOptions& options, const std::string& self_
   };
   const std::string html_path = options.html.empty() ? HtmlPathBeside(options.out) : options.html;
   if (!options.json_only) {
-    for (const ReportFile& f : ReportFiles(report, options.out, html_path)) write(f.path, Anonymize(f.content, who));
+    const std::vector<ReportFile> files = ReportFiles(report, options.out, html_path);
+    for (const ReportFile& f : files) write(f.path, Anonymize(f.content, who));
+    std::error_code ignored;  // a chart that cannot be removed is only an old file
+    if (written)
+      for (const std::string& old : StaleChartFiles(options.out, files)) std::filesystem::remove(old, ignored);
   }
   write(json_path, json_text);
 

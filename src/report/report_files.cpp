@@ -1,8 +1,14 @@
 #include "report/report_files.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
 #include "report/html_writer.h"
 #include "report/markdown_writer.h"
 #include "report/report_charts.h"
+#include "report/svg_canvas.h"
 
 namespace labcheck {
 namespace {
@@ -45,6 +51,32 @@ std::vector<ReportFile> ReportFiles(const Report& report, const std::string& mar
   if (html_path.empty()) html_path = HtmlPathBeside(markdown_path);
   files.push_back({html_path, ReportToHtml(report, charts)});
   return files;
+}
+
+std::vector<std::string> StaleChartFiles(const std::string& markdown_path, const std::vector<ReportFile>& files) {
+  namespace fs = std::filesystem;
+  std::set<fs::path> written;
+  for (const ReportFile& f : files) written.insert(fs::path(f.path).lexically_normal());
+  const fs::path stem(Stem(markdown_path));
+  const fs::path dir = stem.has_parent_path() ? stem.parent_path() : fs::path(".");
+  const std::string prefix = stem.filename().string() + "-";
+  std::vector<std::string> stale;
+  std::error_code error;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, error)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() <= prefix.size() + 4 || name.compare(0, prefix.size(), prefix) != 0 ||
+        name.compare(name.size() - 4, 4, ".svg") != 0 || !e.is_regular_file(error))
+      continue;
+    const fs::path path = (dir / name).lexically_normal();
+    if (written.count(path)) continue;
+    std::ifstream in(e.path());
+    std::string head(256, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(in.gcount()));
+    if (head.find(kChartFileMarker) != std::string::npos) stale.push_back(path.string());
+  }
+  std::sort(stale.begin(), stale.end());
+  return stale;
 }
 
 }  // namespace labcheck

@@ -22,4 +22,10 @@ std::string SvgPathBeside(const std::string& markdown_path, const std::string& c
 // Markdown first, then the SVGs, then the HTML at html_path (empty: beside the Markdown).
 std::vector<ReportFile> ReportFiles(const Report& report, const std::string& markdown_path, std::string html_path);
 
+// Charts an earlier run wrote beside `markdown_path` (its "<stem>-*.svg" carrying kChartFileMarker)
+// that this run's `files` do not write again: a 1-GPU run after a 4-GPU one must not leave the
+// old per-GPU charts in journal/ for someone to send with the report. Files without the marker
+// are the user's and are never listed.
+std::vector<std::string> StaleChartFiles(const std::string& markdown_path, const std::vector<ReportFile>& files);
+
 }  // namespace labcheck

@@ -90,7 +90,9 @@ std::string Svg::Element() const {
                      N(width_), N(height_), XmlEscape(title_), body_);
 }
 
-std::string Svg::Document() const { return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + Element(); }
+std::string Svg::Document() const {
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + std::string(kChartFileMarker) + "\n" + Element();
+}
 
 double TextWidth(std::string_view utf8, double size) { return static_cast<double>(DisplayWidth(utf8)) * size * 0.58; }
 

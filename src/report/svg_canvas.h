@@ -9,6 +9,10 @@
 
 namespace labcheck {
 
+// The second line of every chart file: how a later run knows which SVGs beside the report are its
+// own (and may go when they are no longer drawn) and which are the user's.
+inline constexpr const char* kChartFileMarker = "<!-- a chart of a lab_check report -->";
+
 // & < > " ' as entities: safe in text and in attribute values.
 std::string XmlEscape(std::string_view text);
 
@@ -35,7 +39,7 @@ class Svg {
   void Text(double x, double y, std::string_view text, Anchor anchor = Anchor::Start, double size = 12,
             std::string_view fill = "#222", bool bold = false);
 
-  // With the XML declaration and the SVG namespace: a file of its own.
+  // With the XML declaration, kChartFileMarker and the SVG namespace: a file of its own.
   std::string Document() const;
   // The <svg> element for an HTML page (namespace kept: it is valid XML either way).
   std::string Element() const;

@@ -84,6 +84,21 @@ TEST(HtmlReport, ARunWritesMarkdownLinkingEverySvgAndTheHtml) {
   EXPECT_EQ(HtmlPathBeside("report"), "report.html");
 }
 
+// A run leaves no chart of an earlier run beside its report, and never touches the user's SVGs.
+TEST(HtmlReport, ChartsAnEarlierRunDrewAndThisOneDoesNotAreStale) {
+  Result<std::string> dir = MakePrivateTempDir("labcheck_stale_charts_");
+  ASSERT_TRUE(dir.ok());
+  const std::string md = *dir + "/lab-report.md";
+  const std::vector<ReportFile> files = ReportFiles(html_testing::FullCourseReport(Lang::En), md, "");
+  for (const ReportFile& f : files) ASSERT_TRUE(WriteFileAtomically(f.path, f.content).ok());
+  const std::string old_chart = *dir + "/lab-report-gpus-matmul_bf16_tflops-gpu7.svg";
+  ASSERT_TRUE(WriteFileAtomically(old_chart, files[1].content).ok());  // as an earlier 8-GPU run wrote it
+  ASSERT_TRUE(WriteFileAtomically(*dir + "/lab-report-my-notes.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"/>").ok());
+  ASSERT_TRUE(WriteFileAtomically(*dir + "/other-busbw.svg", files[1].content).ok());  // another report's
+  EXPECT_EQ(StaleChartFiles(md, files), std::vector<std::string>{old_chart});
+  RemoveTree(*dir);
+}
+
 TEST(HtmlReport, ASavedReportRendersTheSameCharts) {
   const Report report = html_testing::FullCourseReport();
   const Report back = ReportFromJson(ReportToJson(report));
