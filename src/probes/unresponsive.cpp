@@ -21,31 +21,29 @@ Text Unresponsive::Reason() const {
 }
 
 Text Unresponsive::Hint() const {
+  // What to run by hand, and what usually causes it, for each way an interpreter fails.
+  std::string command;
+  Text causes;
   if (!ended.empty()) {
-    const std::string command = fmt::format("{} -c \"import sys; print(sys.version)\"", python);
-    return T("Проверьте вручную: " + command +
-                 ". Частые причины: у virtualenv пропал базовый Python (пересоздайте окружение), путь ведёт не к "
-                 "Python; укажите рабочий: --python /путь/к/python",
-             "Check it by hand: " + command +
-                 ". Common causes: the virtualenv's base Python is gone (recreate the environment), the path is "
-                 "not a Python; name a working one: --python /path/to/python");
-  }
-  if (stage.empty()) {
-    const std::string command = fmt::format("timeout 30 {} -c \"print('ok')\"", python);
-    return T("Проверьте вручную: " + command +
-                 ". Если и это молчит, интерпретатор или его окружение лежат на недоступном диске "
-                 "(сетевая домашняя папка?); укажите другой: --python /путь/к/python",
-             "Check it by hand: " + command +
-                 ". If that hangs too, the interpreter or its environment is on a disk that does not "
-                 "answer (a network home directory?); name another one: --python /path/to/python");
-  }
-  const std::string command = fmt::format("timeout 30 {} -c \"{}\"", python, stage);
-  return T("Проверьте вручную: " + command +
-               ". Частые причины: драйвер NVIDIA в плохом состоянии (зависает ли nvidia-smi?), "
+    command = fmt::format("{} -c \"import sys; print(sys.version)\"", python);
+    causes = T("Частые причины: у virtualenv пропал базовый Python (пересоздайте окружение), путь ведёт не к "
+               "Python; укажите рабочий: --python /путь/к/python",
+               "Common causes: the virtualenv's base Python is gone (recreate the environment), the path is "
+               "not a Python; name a working one: --python /path/to/python");
+  } else if (stage.empty()) {
+    command = fmt::format("timeout 30 {} -c \"print('ok')\"", python);
+    causes = T("Если и это молчит, интерпретатор или его окружение лежат на недоступном диске "
+               "(сетевая домашняя папка?); укажите другой: --python /путь/к/python",
+               "If that hangs too, the interpreter or its environment is on a disk that does not "
+               "answer (a network home directory?); name another one: --python /path/to/python");
+  } else {
+    command = fmt::format("timeout 30 {} -c \"{}\"", python, stage);
+    causes = T("Частые причины: драйвер NVIDIA в плохом состоянии (зависает ли nvidia-smi?), "
                "пакет на недоступном сетевом диске; после исправления запустите lab_check снова",
-           "Check it by hand: " + command +
-               ". Common causes: the NVIDIA driver is in a bad state (does nvidia-smi hang too?), a "
+               "Common causes: the NVIDIA driver is in a bad state (does nvidia-smi hang too?), a "
                "package on a network disk that does not answer; run lab_check again once it is fixed");
+  }
+  return T("Проверьте вручную: " + command + ". " + causes.ru, "Check it by hand: " + command + ". " + causes.en);
 }
 
 nlohmann::json Unresponsive::ToJson() const {

@@ -78,14 +78,9 @@ std::string ReportHtmlBody(const Report& report, const std::vector<ReportChart>&
   out += fmt::format("<li>Python: {}</li>\n", HtmlEscape(report.meta.python.empty() ? "—" : report.meta.python));
   out += fmt::format("<li>{}: {}</li>\n</ul>\n", ru ? "Итог" : "Result", HtmlEscape(CountsLine(report)));
   // The simulator's figures never pass as a real card's: the Markdown report's notice, here too.
-  if (const CheckResult* inventory = report.FindCheck("gpu.inventory");
-      inventory != nullptr && inventory->data.is_object() && inventory->data.value("simulated", false)) {
-    const std::string machine = HtmlEscape(inventory->data.value("simulated_machine", std::string()));
-    out += ru ? "<p class=\"interrupted\"><strong>Симулированная машина (LABCHECK_SIM_MACHINE), не настоящие видеокарты.</strong> "
-                "Цифры GPU взяты из профиля тестового симулятора: " + machine + ".</p>\n"
-              : "<p class=\"interrupted\"><strong>Simulated machine (LABCHECK_SIM_MACHINE), not real GPUs.</strong> "
-                "The GPU figures come from the test simulator's profile: " + machine + ".</p>\n";
-  }
+  if (const std::optional<Notice> simulated = SimulatedMachineNotice(report))
+    out += "<p class=\"interrupted\"><strong>" + HtmlEscape(simulated->heading.In(report.lang)) + "</strong> " +
+           HtmlEscape(simulated->detail.In(report.lang)) + "</p>\n";
   if (report.meta.interrupted) {
     out += ru ? "<p class=\"interrupted\"><strong>Проверка прервана (Ctrl-C).</strong> Ниже всё, что успели измерить; остальное помечено «НЕ ЗАПУЩЕНО».</p>\n"
               : "<p class=\"interrupted\"><strong>The run was interrupted (Ctrl-C).</strong> Below is everything measured so far; the rest is marked NOT RUN.</p>\n";

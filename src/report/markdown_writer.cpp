@@ -84,14 +84,8 @@ std::string ReportToMarkdown(const Report& report, const std::vector<ChartLink>&
   md += fmt::format("- Python: {}\n", report.meta.python.empty() ? "—" : report.meta.python);
   md += fmt::format("- {}: {}\n\n", ru ? "Итог" : "Result", CountsLine(report));
   // tests/sim's libraries answered instead of a driver: say so before any figure (gpu.inventory).
-  if (const CheckResult* inventory = report.FindCheck("gpu.inventory");
-      inventory != nullptr && inventory->data.is_object() && inventory->data.value("simulated", false)) {
-    const std::string machine = inventory->data.value("simulated_machine", std::string());
-    md += ru ? "> **Симулированная машина (LABCHECK_SIM_MACHINE), не настоящие видеокарты.** Цифры GPU взяты из профиля "
-               "тестового симулятора: " + machine + ".\n\n"
-             : "> **Simulated machine (LABCHECK_SIM_MACHINE), not real GPUs.** The GPU figures come from the test "
-               "simulator's profile: " + machine + ".\n\n";
-  }
+  if (const std::optional<Notice> simulated = SimulatedMachineNotice(report))
+    md += "> **" + simulated->heading.In(lang) + "** " + simulated->detail.In(lang) + "\n\n";
   if (report.meta.interrupted) {
     md += ru ? "> **Проверка прервана (Ctrl-C).** Ниже всё, что успели измерить; остальное помечено «НЕ ЗАПУЩЕНО».\n\n"
              : "> **The run was interrupted (Ctrl-C).** Below is everything measured so far; the rest is marked NOT RUN.\n\n";

@@ -23,4 +23,14 @@ const ReportSection* Report::FindSection(const std::string& id) const {
   return nullptr;
 }
 
+std::optional<Notice> SimulatedMachineNotice(const Report& report) {
+  const CheckResult* inventory = report.FindCheck("gpu.inventory");
+  if (inventory == nullptr || !inventory->data.is_object() || !inventory->data.value("simulated", false)) return std::nullopt;
+  const std::string machine = inventory->data.value("simulated_machine", std::string());
+  return Notice{T("Симулированная машина (LABCHECK_SIM_MACHINE), не настоящие видеокарты.",
+                  "Simulated machine (LABCHECK_SIM_MACHINE), not real GPUs."),
+                T("Цифры GPU взяты из профиля тестового симулятора: " + machine + ".",
+                  "The GPU figures come from the test simulator's profile: " + machine + ".")};
+}
+
 }  // namespace labcheck

@@ -1,6 +1,7 @@
 // The whole report: run metadata, every check's result, and the sections that analysers add after
 // the checks (the expectations table, recommendations). Writers render it; nothing here renders.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,5 +47,14 @@ struct Report {
   const Measurement* FindMeasurement(const std::string& key) const;
   const ReportSection* FindSection(const std::string& id) const;
 };
+
+// The notice the Markdown and HTML reports open with when tests/sim answered instead of a driver
+// (gpu.inventory says so), so that no report passes the simulator's figures off as a real card's:
+// its bold first sentence and the rest. nullopt on a real machine.
+struct Notice {
+  Text heading;
+  Text detail;
+};
+std::optional<Notice> SimulatedMachineNotice(const Report& report);
 
 }  // namespace labcheck

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
+#include "platform/files.h"
 #include "report/html_writer.h"
 #include "report/markdown_writer.h"
 #include "report/report_charts.h"
@@ -69,11 +69,9 @@ std::vector<std::string> StaleChartFiles(const std::string& markdown_path, const
       continue;
     const fs::path path = (dir / name).lexically_normal();
     if (written.count(path)) continue;
-    std::ifstream in(e.path());
-    std::string head(256, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<size_t>(in.gcount()));
-    if (head.find(kChartFileMarker) != std::string::npos) stale.push_back(path.string());
+    const Result<std::string> text = ReadFile(path.string());  // a chart: some kilobytes
+    if (text.ok() && text->substr(0, 256).find(kChartFileMarker) != std::string::npos)
+      stale.push_back(path.string());
   }
   std::sort(stale.begin(), stale.end());
   return stale;

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "platform/files.h"
 
 namespace labcheck::sim {
 
@@ -16,10 +16,8 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  const Result<std::string> text = ReadFile(path.string());
+  return text.ok() ? *text : std::string();
 }
 
 std::string Quote(const std::string& s) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 namespace labcheck::gpu {
 
@@ -10,34 +9,29 @@ namespace {
 
 using namespace cublaslt;
 
+// Input sizes come from InputBytes (matmul_inputs.h), which also lays out the host matrices.
 struct Formats {
   cudaDataType_t input;
   cudaDataType_t output;
   cublasComputeType_t compute;
-  size_t input_bytes;
   size_t output_bytes;
 };
 
 Formats FormatsFor(MatmulPrecision precision) {
   switch (precision) {
-    case MatmulPrecision::BF16: return {kR16BF, kR16BF, kCompute32F, 2, 2};
-    case MatmulPrecision::FP16: return {kR16F, kR16F, kCompute32F, 2, 2};
-    case MatmulPrecision::TF32: return {kR32F, kR32F, kCompute32FFastTF32, 4, 4};
-    case MatmulPrecision::FP8: return {kR8FE4M3, kR16BF, kCompute32F, 1, 2};
+    case MatmulPrecision::BF16: return {kR16BF, kR16BF, kCompute32F, 2};
+    case MatmulPrecision::FP16: return {kR16F, kR16F, kCompute32F, 2};
+    case MatmulPrecision::TF32: return {kR32F, kR32F, kCompute32FFastTF32, 4};
+    case MatmulPrecision::FP8: return {kR8FE4M3, kR16BF, kCompute32F, 2};
   }
-  return {kR32F, kR32F, kCompute32F, 4, 4};
+  return {kR32F, kR32F, kCompute32F, 4};
 }
 
 constexpr size_t kWorkspaceBytes = 32u << 20;  // what cuBLAS recommends for Hopper
 
+// D is in the inputs' format, except FP8's, which is BF16 (FormatsFor).
 double OutputToDouble(MatmulPrecision precision, const uint8_t* raw) {
-  uint16_t h;
-  float f;
-  switch (FormatsFor(precision).output) {
-    case kR16BF: std::memcpy(&h, raw, 2); return Bf16ToFloat(h);
-    case kR16F: std::memcpy(&h, raw, 2); return HalfToFloat(h);
-    default: std::memcpy(&f, raw, 4); return f;
-  }
+  return DecodeInput(precision == MatmulPrecision::FP8 ? MatmulPrecision::BF16 : precision, raw);
 }
 
 }  // namespace
@@ -67,7 +61,7 @@ Result<std::unique_ptr<MatmulBench>> MatmulBench::Prepare(const CublasLt& lt, co
   if (!status.ok()) return status;
   int n = plan.size;
   auto needed = [&](size_t side) {
-    return side * side * (2 * formats.input_bytes + formats.output_bytes) + kWorkspaceBytes;
+    return side * side * (2 * InputBytes(precision) + formats.output_bytes) + kWorkspaceBytes;
   };
   while (n > 1024 && needed(n) * 5 / 4 > free_bytes) n /= 2;
   bench->n_ = n;
@@ -75,8 +69,8 @@ Result<std::unique_ptr<MatmulBench>> MatmulBench::Prepare(const CublasLt& lt, co
 
   bench->inputs_ = inputs.Get(precision, n);
   const MatmulInputs& host = *bench->inputs_;
-  for (auto [buffer, bytes] : {std::pair{&bench->a_, elements * formats.input_bytes},
-                               std::pair{&bench->b_, elements * formats.input_bytes},
+  for (auto [buffer, bytes] : {std::pair{&bench->a_, elements * InputBytes(precision)},
+                               std::pair{&bench->b_, elements * InputBytes(precision)},
                                std::pair{&bench->d_, elements * formats.output_bytes},
                                std::pair{&bench->workspace_, kWorkspaceBytes}}) {
     Result<DeviceBuffer> allocated = DeviceBuffer::Allocate(driver, bytes);

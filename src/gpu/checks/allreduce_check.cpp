@@ -75,10 +75,11 @@ std::optional<double> AddComparison(const AllReduceRun& run, CheckResult& result
   const nlohmann::json sizes = c.payload.value("sweep", nlohmann::json::object()).value("sizes", nlohmann::json::array());
   std::optional<double> with, without;
   uint64_t bytes = 0;
-  for (auto s = sizes.rbegin(); s != sizes.rend() && !with; ++s) {
+  for (auto s = sizes.rbegin(); s != sizes.rend(); ++s) {
     bytes = s->value("bytes", 0ull);
     with = BusbwAt(run.first.payload, bytes);
     without = BusbwAt(c.payload, bytes);
+    if (with && without) break;
   }
   if (!with || !without || *with <= 0) return std::nullopt;
   result.Add({"nccl.allreduce_busbw_p2p_disabled_gbps",

@@ -1,18 +1,10 @@
 #include "gpu/collective/allreduce_attempts.h"
 
-#include <fstream>
-#include <sstream>
+#include "platform/files.h"
 
 namespace labcheck::gpu {
 
 namespace {
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 AllReduceAttempt Attempt(const AllReduceLauncher& launch, const std::string& log_path, bool disable_p2p,
                          std::optional<nlohmann::json>* skipped) {
@@ -21,7 +13,8 @@ AllReduceAttempt Attempt(const AllReduceLauncher& launch, const std::string& log
   ChildJobOutcome outcome = launch(env);
   AllReduceAttempt attempt;
   attempt.p2p_disabled = disable_p2p;
-  attempt.log = ParseNcclLog(ReadFile(log_path));
+  const Result<std::string> log = ReadFile(log_path);  // none when NCCL never got to write one
+  attempt.log = ParseNcclLog(log.ok() ? *log : std::string());
   const ChildOutcome& process = outcome.process;
   if (process.timed_out) {
     attempt.hung = true;
