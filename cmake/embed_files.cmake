@@ -15,5 +15,6 @@ foreach(input IN LISTS INPUTS)
   math(EXPR count "${count} + 1")
 endforeach()
 string(APPEND body "const std::array<std::pair<std::string_view, std::string_view>, ${count}>& EmbeddedFiles() {\n  static const std::array<std::pair<std::string_view, std::string_view>, ${count}> files{{\n${table}  }};\n  return files;\n}\n}  // namespace ${NAMESPACE}\n")
-file(WRITE "${OUT}.tmp" "${body}")
-file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
+# Written every time the rule runs, so the output is newer than its inputs and the file list and
+# make stops rerunning it (an unchanged output kept its old time and the rule ran on every build).
+file(WRITE "${OUT}" "${body}")
