@@ -1,14 +1,27 @@
 #!/usr/bin/env python3
 """Side-by-side table of lab_check's native GPU figures and the reference ones (PyTorch, and
-nccl-tests' all_reduce_perf when it ran), with the ratio and the target from the issue.
+nccl-tests' all_reduce_perf when it ran), with the ratio and the target from the issues.
 
-Usage: compare_to_torch.py LAB_REPORT_JSON TORCH_JSON [NCCL_TESTS_LOG] > ratios.md
+Only the standard library: it runs on a bare GPU machine. A reference that is missing leaves its
+rows "not measured"; the table is always written, headed by the machine it describes, ready to be
+copied into docs/gpu-results.md.
+
+Usage: compare_to_torch.py LAB_REPORT_JSON [--torch TORCH_JSON] [--nccl-tests LOG] [--machine TXT]
 """
+import argparse
 import json
 import re
 import sys
 
-TARGETS = {"matmul_bf16_tflops": 0.98, "memory_copy_gbps": 0.98, "h2d_pinned_gbps": 0.98, "d2h_pinned_gbps": 0.98}
+# lab_check key suffix -> (reference key in torch_reference.json, target ratio, what the reference is)
+TORCH_PAIRS = [
+    ("matmul_bf16_tflops", "matmul_bf16_tflops", 0.98, "torch.matmul"),
+    ("memory_copy_gbps", "memory_copy_gbps", 0.98, "torch copy_ (driver copy)"),
+    ("memory_kernel_copy_gbps", "memory_copy_gbps", None, "torch copy_ (driver copy)"),
+    ("memory_kernel_triad_gbps", "memory_triad_gbps", 0.95, "torch add (triad)"),
+    ("h2d_pinned_gbps", "h2d_pinned_gbps", 0.98, "torch pinned copy_"),
+    ("d2h_pinned_gbps", "d2h_pinned_gbps", 0.98, "torch pinned copy_"),
+]
 
 
 def measurements(report):
@@ -19,15 +32,26 @@ def measurements(report):
     return found
 
 
+def check_data(report, check_id):
+    for check in report.get("checks", []):
+        if check.get("id") == check_id:
+            return check
+    return {}
+
+
 def gpu_section_seconds(report):
     return sum(c.get("duration_s", 0) for c in report.get("checks", [])
                if c.get("section") in ("gpu", "interconnect"))
 
 
 def nccl_tests_busbw(path):
-    """busbw (out-of-place) of the largest size all_reduce_perf printed."""
+    """(bytes, busbw out-of-place) of the largest size all_reduce_perf printed, or None."""
     best = None
-    for line in open(path, errors="replace"):
+    try:
+        lines = open(path, errors="replace").readlines()
+    except OSError:
+        return None
+    for line in lines:
         fields = line.split()
         if len(fields) >= 8 and re.fullmatch(r"\d+", fields[0]):
             try:
@@ -37,31 +61,75 @@ def nccl_tests_busbw(path):
     return best
 
 
+def header(report, torch, machine_path):
+    inventory = check_data(report, "gpu.inventory").get("data", {})
+    lines = []
+    meta = report.get("meta", {})
+    lines.append(f"- date: {meta.get('started_at', meta.get('date', '?'))}; lab_check {meta.get('tool_version', '?')}")
+    for gpu in inventory.get("gpus", []) or []:
+        lines.append(f"- GPU {gpu.get('index', '?')}: {gpu.get('name', '?')}, CC {gpu.get('cc_major', '?')}.{gpu.get('cc_minor', '?')}, "
+                     f"{gpu.get('memory_total_gib', 0):.0f} GiB, PCIe gen {gpu.get('pcie_gen_max', '?')} x{gpu.get('pcie_width_max', '?')}")
+    if inventory.get("driver_version"):
+        lines.append(f"- driver {inventory['driver_version']} (CUDA {inventory.get('cuda_driver_version', '?')})")
+    if inventory.get("simulated"):
+        lines.append("- **SIMULATED**: these figures come from tests/sim, not a card; never copy them as results")
+    for lib in inventory.get("libraries", []) or []:
+        if isinstance(lib, dict):
+            lines.append(f"- {lib.get('name', '?')} {lib.get('version', '?')}: {lib.get('path', '?')} ({lib.get('origin', '?')})")
+    if torch:
+        lines.append(f"- torch {torch.get('torch', '?')} (CUDA {torch.get('torch_cuda', '?')})")
+    if machine_path:
+        try:
+            driver = [l for l in open(machine_path, errors="replace") if "driver" in l.lower() or "NVIDIA" in l]
+            lines += [f"- nvidia-smi: {l.strip()}" for l in driver[:3]]
+        except OSError:
+            pass
+    return "\n".join(lines)
+
+
+def row(name, mine, theirs, what, target):
+    if mine is None or not theirs:
+        return f"| {name} | {fmt(mine)} | {fmt(theirs)} | — | {target or '—'} | not measured |"
+    ratio = mine / theirs
+    met = "—" if target is None else ("yes" if ratio >= target else "NO")
+    return f"| {name} | {mine:.1f} | {theirs:.1f} ({what}) | {ratio:.3f} | {target or '—'} | {met} |"
+
+
+def fmt(value):
+    return "—" if value is None else (f"{value:.1f}" if isinstance(value, (int, float)) else str(value))
+
+
 def main():
-    report = json.load(open(sys.argv[1]))
-    torch = json.load(open(sys.argv[2]))
+    parser = argparse.ArgumentParser()
+    parser.add_argument("report")
+    parser.add_argument("--torch")
+    parser.add_argument("--nccl-tests")
+    parser.add_argument("--machine")
+    args = parser.parse_args()
+    report = json.load(open(args.report))
+    torch = json.load(open(args.torch)) if args.torch else {}
     ours = measurements(report)
+    print(header(report, torch, args.machine))
+    print()
     print("| figure | lab_check | reference | ratio | target | met |")
     print("| --- | ---: | ---: | ---: | ---: | --- |")
-    for gpu in torch.get("gpus", []):
-        i = gpu["index"]
-        for name, target in TARGETS.items():
-            mine, theirs = ours.get(f"gpu{i}.{name}"), gpu.get(name)
-            if mine is None or not theirs:
-                print(f"| gpu{i}.{name} | {mine} | {theirs} | — | {target} | not measured |")
-                continue
-            ratio = mine / theirs
-            print(f"| gpu{i}.{name} | {mine:.1f} | {theirs:.1f} (torch) | {ratio:.3f} | {target} | "
-                  f"{'yes' if ratio >= target else 'NO'} |")
+    reference_gpus = {g["index"]: g for g in torch.get("gpus", [])}
+    count = int(ours.get("gpu.count", 0) or 0) or len(reference_gpus)
+    for i in range(count):
+        gpu = reference_gpus.get(i, {})
+        for suffix, theirs, target, what in TORCH_PAIRS:
+            key = f"gpu{i}.{suffix}"
+            if key in ours or theirs in gpu:
+                print(row(key, ours.get(key), gpu.get(theirs), what, target))
     busbw = ours.get("nccl.allreduce_busbw_gbps")
-    reference = nccl_tests_busbw(sys.argv[3]) if len(sys.argv) > 3 else None
-    if busbw is not None and reference:
-        ratio = busbw / reference[1]
-        print(f"| nccl.allreduce_busbw_gbps | {busbw:.1f} | {reference[1]:.1f} (nccl-tests, {reference[0] >> 20} MiB) | "
-              f"{ratio:.3f} | 0.97 | {'yes' if ratio >= 0.97 else 'NO'} |")
+    as_nccl_tests = ours.get("nccl.allreduce_busbw_nccl_tests_gbps", busbw)
+    reference = nccl_tests_busbw(args.nccl_tests) if args.nccl_tests else None
+    if as_nccl_tests is not None and reference:
+        print(row("nccl.allreduce_busbw (as nccl-tests)", as_nccl_tests, reference[1],
+                  f"all_reduce_perf, {reference[0] >> 20} MiB", 0.97))
     else:
-        print(f"| nccl.allreduce_busbw_gbps | {busbw} | — | — | 0.97 | not comparable (one GPU or no nccl-tests) |")
-    gpus = max(1, len(torch.get("gpus", [])))
+        print(f"| nccl.allreduce_busbw_gbps | {fmt(busbw)} | — | — | 0.97 | not comparable (one GPU or no nccl-tests) |")
+    gpus = max(1, count)
     seconds = gpu_section_seconds(report)
     print(f"| GPU section, s per GPU | {seconds / gpus:.1f} | — | — | ≤ 60 | {'yes' if seconds / gpus <= 60 else 'NO'} |")
     return 0
