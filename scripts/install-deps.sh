@@ -47,6 +47,9 @@ if [[ "${1:-}" == "--with-tests" ]]; then
   # report in the browser tests; xmllint validates its SVGs; zlib reads the screenshot; openmpi-bin
   # starts the two ranks of the multi-node tests.
   packages+=(googletest libgtest-dev libgmock-dev python3-torch python3-numpy tmux chromium libxml2-utils zlib1g-dev openmpi-bin)
+  # g++-11: the platform check (scripts/check-platforms.sh) builds with Ubuntu 22.04's compiler;
+  # ccache turns its second build of the same sources into links; ninja builds faster than make.
+  packages+=(g++-11 ccache ninja-build)
 fi
 
 missing=()
@@ -64,8 +67,11 @@ if [[ ${#missing[@]} -eq 0 ]]; then
 fi
 
 if [[ $(id -u) -ne 0 && ${#sudo[@]} -eq 0 ]]; then
-  echo "install-deps: need root or sudo to install: ${missing[*]}" >&2
-  exit 1
+  # Exit 2: nothing is wrong with the machine that this user can fix; an administrator can.
+  echo "install-deps: these packages are missing, and installing them needs root (no sudo here)." >&2
+  echo "Ask an administrator to run:" >&2
+  echo "  apt-get install -y --no-install-recommends ${missing[*]}" >&2
+  exit 2
 fi
 echo "install-deps: installing ${missing[*]}"
 "${sudo[@]}" apt-get update -qq

@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --with-tests
-scripts/build.sh
+scripts/build.sh -DLAB_CHECK_BUILD_TESTS=ON
 cd build
 ctest --output-on-failure -j "$(nproc)" --timeout 900
