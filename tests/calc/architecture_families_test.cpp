@@ -14,6 +14,7 @@
 #include "calc/hf_config.h"
 #include "calc/kv_cache.h"
 #include "calc/param_count.h"
+#include "calc/serving.h"
 
 namespace labcheck::calc {
 namespace {
@@ -180,6 +181,49 @@ TEST(ArchitectureFamiliesTest, JambaMambaLayersKeepAStatePerSequence) {
   EXPECT_DOUBLE_EQ(kv.state_bytes_per_sequence_per_gpu, 8'716'288);
   EXPECT_DOUBLE_EQ(kv.sequence_bytes_per_gpu, 16'384.0 * 4096 + 8'716'288);
   EXPECT_DOUBLE_EQ(ComputeKvCache(arch, {4096, 1, 2, 2}).state_bytes_per_sequence_per_gpu, 8'716'288 / 2);
+}
+
+ModelInput InputFor(const std::string& name) {
+  ModelInput model;
+  model.display_name = name;
+  model.arch = Load(name);
+  return model;
+}
+
+TEST(ArchitectureFamiliesTest, ServeKeepsTheMlaLatentWholeOnEveryRank) {
+  // KV tokens = room per GPU / 31,104 bytes (27 layers x 576 values x 2 bytes) at every tp, in
+  // whole blocks of 16: a wider tp frees room only through the weights.
+  ServeSettings s;
+  s.gpus = 4;
+  s.gpu_memory_gib = 32;
+  const ServePlan plan = PlanServing(InputFor("deepseek-v2-lite"), s, CalcConstants::Builtin());
+  for (const TpOption& o : plan.options) {
+    if (o.kv_room_per_gpu <= 0) continue;
+    ASSERT_TRUE(o.kv_tokens.has_value());
+    EXPECT_EQ(*o.kv_tokens, static_cast<int64_t>(o.kv_room_per_gpu / 31'104) / 16 * 16) << "tp " << o.tp;
+  }
+}
+
+TEST(ArchitectureFamiliesTest, ServeReservesAWindowPlusOneChunkPerRequest) {
+  // gpt-oss-20b at max_model_len 131,072 with 16,384 batched tokens: a full layer reserves 131,072
+  // tokens; a window layer min(128 - 1 + 16,384, 131,072) = 16,511 -> 1,032 blocks + 1 = 16,528
+  // tokens (vLLM 0.11, SlidingWindowSpec.max_memory_usage_bytes), not its 128. At 2,048 bytes per
+  // layer and token: 12 x 2,048 x (131,072 + 16,528) = 3,627,417,600 bytes per request, against
+  // 3,224,371,200 if the window layers held only their window.
+  ServeSettings s;
+  s.gpus = 1;
+  s.gpu_memory_gib = 80;
+  s.max_model_len = 131072;
+  s.max_num_batched_tokens = 16384;
+  s.max_num_seqs = 256;
+  s.quant = ServeQuant::Checkpoint;
+  const ServePlan plan = PlanServing(InputFor("gpt-oss-20b"), s, CalcConstants::Builtin());
+  const TpOption& o = plan.options.front();
+  ASSERT_TRUE(o.max_concurrency.has_value());
+  EXPECT_EQ(*o.max_concurrency, static_cast<int64_t>(o.kv_room_per_gpu / 3'627'417'600.0));
+  EXPECT_LT(*o.max_concurrency, static_cast<int64_t>(o.kv_room_per_gpu / 3'224'371'200.0));  // the rule matters here
+  // Checkpoint weights as stored: the experts in MXFP4.
+  EXPECT_DOUBLE_EQ(plan.weights_bytes, ServingWeightBytes(InputFor("gpt-oss-20b"), ServeQuant::Checkpoint, CalcConstants::Builtin()));
 }
 
 TEST(ArchitectureFamiliesTest, GptqAndBitsandbytesQuantisationConfigs) {
