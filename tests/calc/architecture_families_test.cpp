@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -181,6 +182,35 @@ TEST(ArchitectureFamiliesTest, JambaMambaLayersKeepAStatePerSequence) {
   EXPECT_DOUBLE_EQ(kv.state_bytes_per_sequence_per_gpu, 8'716'288);
   EXPECT_DOUBLE_EQ(kv.sequence_bytes_per_gpu, 16'384.0 * 4096 + 8'716'288);
   EXPECT_DOUBLE_EQ(ComputeKvCache(arch, {4096, 1, 2, 2}).state_bytes_per_sequence_per_gpu, 8'716'288 / 2);
+}
+
+// Whole 16-token blocks that `gib` (as vLLM prints it, to 0.01 GiB) holds at `bytes_per_token`:
+// the lowest and highest count the printed figure allows.
+std::pair<int64_t, int64_t> TokensInPrintedGiB(double gib, double bytes_per_token) {
+  auto tokens = [&](double g) { return static_cast<int64_t>(g * kBytesPerGiB / (16 * bytes_per_token)) * 16; };
+  return {tokens(gib - 0.005), tokens(gib + 0.005)};
+}
+
+TEST(ArchitectureFamiliesTest, MlaLatentMatchesAPublishedVllmLog) {
+  // vLLM PR #20665 (https://github.com/vllm-project/vllm/pull/20665): `vllm serve
+  // deepseek-ai/DeepSeek-V2-Lite --max-model-len=1024 --enforce-eager --tensor-parallel-size=2
+  // --pipeline-parallel-size=2` on L4s logs "Available KV cache memory: 12.13 GiB" on the ranks of
+  // the first stage, 11.33 GiB on the second, and "GPU KV cache size: 807,792 tokens" (the fewer
+  // blocks of the two stages). vLLM's get_pp_indices gives the first stage 14 of the 27 layers.
+  // At tp 2 an MLA rank still holds the whole latent: 14 x 576 x 2 = 16,128 bytes per token.
+  Architecture first_stage = Load("deepseek-v2-lite");
+  first_stage.layers = 14;
+  const double per_token = ComputeKvCache(first_stage, {1, 1, 2, 2}).bytes_per_token_per_gpu;
+  EXPECT_DOUBLE_EQ(per_token, 16'128);
+  const auto [low, high] = TokensInPrintedGiB(12.13, per_token);
+  EXPECT_LE(low, 807'792);
+  EXPECT_GE(high, 807'792);
+  // The second stage (13 layers, 11.33 GiB) holds more, so the first one sets the figure.
+  Architecture second_stage = first_stage;
+  second_stage.layers = 13;
+  EXPECT_GT(TokensInPrintedGiB(11.33, ComputeKvCache(second_stage, {1, 1, 2, 2}).bytes_per_token_per_gpu).first, 807'792);
+  // K and V per head split by TP would be 14 x 2 x 8 x 192 x 2 bytes: ten times fewer tokens.
+  EXPECT_LT(TokensInPrintedGiB(12.13, 14.0 * 2 * 8 * 192 * 2).second, 807'792 / 5);
 }
 
 ModelInput InputFor(const std::string& name) {
