@@ -40,7 +40,7 @@ std::string FormatUtilization(double u) { return fmt::format("{:g}", u); }
 int64_t RoundDownToBlock(int64_t tokens, int64_t block) { return tokens / block * block; }
 
 // What vLLM V1 reserves for one request of `len` tokens when it checks that one fits and when it
-// computes the concurrency (vllm/v1/kv_cache_interface.py, max_memory_usage_bytes, 0.9 - 0.11):
+// computes the concurrency (vLLM 0.11, vllm/v1/kv_cache_interface.py, max_memory_usage_bytes):
 // a full-attention layer cdiv(len, block) blocks; a sliding-window layer the window plus one chunk
 // of prefill, cdiv(min(window - 1 + max_num_batched_tokens, len), block) + 1 blocks, since chunked
 // prefill allocates the new chunk before it frees what left the window.
