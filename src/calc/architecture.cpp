@@ -9,9 +9,39 @@ bool Architecture::IsMoeLayer(int64_t layer) const {
   if (std::find(moe.dense_layers.begin(), moe.dense_layers.end(), layer) != moe.dense_layers.end()) {
     return false;
   }
+  if (layer < moe.first_dense_layers) return false;
+  if (moe.layer_freq > 1 && layer % moe.layer_freq != moe.layer_offset) return false;
   // Qwen-MoE's rule (modeling_qwen2_moe.py): layer i is sparse when (i + 1) % decoder_sparse_step == 0.
   const int64_t step = std::max<int64_t>(1, moe.sparse_step);
   return (layer + 1) % step == 0;
+}
+
+int64_t MambaLayers::count() const { return std::count(per_layer.begin(), per_layer.end(), true); }
+
+double CheckpointQuant::EffectiveBits() const {
+  const double b = static_cast<double>(bits);
+  switch (method) {
+    case QuantMethod::Gptq:
+    case QuantMethod::Awq:
+      // qweight packed, an FP16 scale and a packed `bits`-wide zero point per group of group_size.
+      return group_size > 0 ? b + (16.0 + b) / static_cast<double>(group_size) : b;
+    case QuantMethod::Fp8:
+      // Block-wise FP32 scale_inv (DeepSeek-V3: 128 x 128), else one per channel: negligible.
+      return block_rows > 0 && block_cols > 0 ? 8.0 + 32.0 / static_cast<double>(block_rows * block_cols) : 8.0;
+    case QuantMethod::Mxfp4:
+      // OCP MX: E2M1 values with one 8-bit (E8M0) scale per block of 32.
+      return 4.0 + 8.0 / static_cast<double>(group_size > 0 ? group_size : 32);
+    case QuantMethod::Bnb4:
+      // NF4/FP4 with double quantisation (QLoRA, section 3): 4 + 8/64 + 32/(64*256).
+      return 4.0 + 8.0 / 64 + 32.0 / (64 * 256);
+    case QuantMethod::Bnb8:
+      return 8.0;  // LLM.int8(): one FP32 scale per row, negligible
+    case QuantMethod::Other:
+      return b;
+    case QuantMethod::None:
+      break;
+  }
+  return 16.0;
 }
 
 int64_t Architecture::SlidingLayerCount() const {

@@ -11,8 +11,17 @@ struct MixtureOfExperts {
   int64_t experts = 0;             // routed experts per MoE layer; 0 = dense model
   int64_t experts_per_token = 0;   // routed experts each token uses
   int64_t expert_intermediate = 0; // width of one expert's MLP
-  int64_t shared_expert_intermediate = 0;  // always-on shared expert (Qwen2-MoE); 0 = none
+  // Always-on shared experts' total width: Qwen2-MoE's shared_expert_intermediate_size, or
+  // DeepSeek's n_shared_experts x moe_intermediate_size (one MLP that wide). 0 = none.
+  int64_t shared_expert_intermediate = 0;
+  int64_t shared_experts = 0;      // DeepSeek's n_shared_experts (0 for Qwen, whose count is implicit)
+  bool shared_expert_gate = false; // Qwen2-MoE gates its shared expert with a 1-wide sigmoid; DeepSeek does not
+  bool router_score_bias = false;  // DeepSeek-V3's e_score_correction_bias (topk_method "noaux_tc")
   int64_t sparse_step = 1;         // every sparse_step-th layer is MoE (Qwen: decoder_sparse_step)
+  // DeepSeek's rule: layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq == 0.
+  int64_t first_dense_layers = 0;  // first_k_dense_replace
+  int64_t layer_freq = 1;          // moe_layer_freq (Jamba: expert_layer_period)
+  int64_t layer_offset = 0;        // Jamba's expert_layer_offset: MoE when i % layer_freq == layer_offset
   std::vector<int64_t> dense_layers;  // layers that keep a dense MLP (Qwen: mlp_only_layers)
 
   bool enabled() const { return experts > 0; }
@@ -30,25 +39,90 @@ struct VisionTower {
   bool present() const { return layers > 0; }
 };
 
+// Multi-head latent attention (DeepSeek-V2/V3/R1, Kimi-K2; modeling_deepseek.py). Queries go
+// through an optional low-rank projection (q_lora_rank), keys and values through one shared
+// latent of kv_lora_rank values plus a rope key of qk_rope_head_dim shared by all heads. The
+// engines cache only that latent and the rope key: kv_lora_rank + qk_rope_head_dim values per
+// token and layer, the same on every tensor-parallel rank.
+struct LatentAttention {
+  int64_t q_lora_rank = 0;       // 0: q is one hidden x heads*(nope+rope) matrix (V2-Lite)
+  int64_t kv_lora_rank = 0;
+  int64_t qk_nope_head_dim = 0;  // per-head query/key part without rotary embedding
+  int64_t qk_rope_head_dim = 0;  // per-head query part and shared key part with rotary embedding
+  int64_t v_head_dim = 0;
+
+  bool enabled() const { return kv_lora_rank > 0; }
+  int64_t cached_values_per_token_layer() const { return kv_lora_rank + qk_rope_head_dim; }
+};
+
+// Mamba (selective state-space) layers of a hybrid model (Jamba: modeling_jamba.py
+// JambaMambaMixer). Such a layer keeps a fixed state per sequence, a convolution window and the
+// SSM state, instead of a KV cache that grows with the context.
+struct MambaLayers {
+  std::vector<bool> per_layer;  // true where layer i is Mamba; empty = none
+  int64_t d_state = 0;
+  int64_t d_conv = 0;
+  int64_t expand = 0;           // inner width = expand x hidden
+  int64_t dt_rank = 0;
+  bool conv_bias = true;
+  bool proj_bias = false;
+
+  int64_t count() const;
+  bool IsMamba(int64_t layer) const {
+    return layer >= 0 && layer < static_cast<int64_t>(per_layer.size()) && per_layer[static_cast<size_t>(layer)];
+  }
+  // Values one sequence keeps per layer: the last d_conv - 1 inputs of the causal convolution
+  // and the inner x d_state SSM state (vLLM's MambaStateShape for Mamba-1).
+  int64_t state_values_per_layer(int64_t hidden) const { return (d_conv - 1) * expand * hidden + expand * hidden * d_state; }
+};
+
+// A checkpoint published already quantised (config.json "quantization_config"): how many bits a
+// quantised weight takes with its scales, and which weights stay in 16 bits.
+enum class QuantMethod { None, Gptq, Awq, Fp8, Mxfp4, Bnb4, Bnb8, Other };
+
+struct CheckpointQuant {
+  QuantMethod method = QuantMethod::None;
+  std::string name;          // quant_method as written ("gptq", "fp8", "mxfp4", ...)
+  int64_t bits = 16;         // bits of a quantised weight before scales
+  int64_t group_size = 0;    // weights per scale (GPTQ/AWQ group, MXFP4 block 32); 0 = per channel
+  int64_t block_rows = 0;    // FP8 block-wise scales: one per block_rows x block_cols weights
+  int64_t block_cols = 0;
+  // Which weight classes stay in 16 bits. Quantisers leave embeddings and lm_head alone unless the
+  // config says otherwise; MXFP4 (GPT-OSS) quantises only the routed experts.
+  bool experts_only = false;
+  bool attention_unquantized = false;
+  std::vector<std::string> unquantized_modules;  // modules_to_not_convert / ignored_layers, as written
+
+  bool enabled() const { return method != QuantMethod::None; }
+  double EffectiveBits() const;  // bits per quantised weight, scales and zero points included
+};
+
 struct Architecture {
   std::string model_type;  // config.json "model_type" of the text model ("llama", "qwen3", ...)
   int64_t hidden = 0;
   int64_t layers = 0;
   int64_t heads = 0;
   int64_t kv_heads = 0;     // < heads: grouped-query attention
-  int64_t head_dim = 0;
+  int64_t head_dim = 0;     // MLA: the query/key head, qk_nope_head_dim + qk_rope_head_dim
   int64_t intermediate = 0; // dense MLP width
   int64_t vocab = 0;
   int64_t max_context = 0;  // max_position_embeddings; 0 = not stated
   bool tied_embeddings = false;
   bool gated_mlp = true;    // SwiGLU/GeGLU: gate, up and down projections
   bool qkv_bias = false;
+  bool o_bias = false;      // attention_bias: true biases o_proj too (Llama, GPT-OSS); Qwen2 biases q, k, v only
+  bool attention_sinks = false;  // GPT-OSS: one learned sink logit per head and layer
+  bool expert_bias = false;      // GPT-OSS: biased expert projections and router
   bool qk_norm = false;     // per-head RMSNorm on q and k (Qwen3, Gemma 3)
   int norms_per_layer = 2;  // Gemma 2/3 add post-attention and post-MLP norms: 4
   // Per layer: how many past tokens it attends to; 0 = all (full attention).
   std::vector<int64_t> window_per_layer;
   MixtureOfExperts moe;
+  LatentAttention mla;
+  MambaLayers mamba;
   VisionTower vision;
+  CheckpointQuant quant;
+  int64_t mtp_layers = 0;   // DeepSeek-V3's num_nextn_predict_layers: weights outside num_hidden_layers, not counted
 
   int64_t q_dim() const { return heads * head_dim; }
   int64_t kv_dim() const { return kv_heads * head_dim; }

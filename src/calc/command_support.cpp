@@ -48,6 +48,17 @@ nlohmann::json ModelJson(const ModelInput& model) {
                          {"tied_embeddings", a.tied_embeddings}, {"experts", a.moe.experts},
                          {"experts_per_token", a.moe.experts_per_token},
                          {"sliding_window_layers", a.SlidingLayerCount()}, {"max_context", a.max_context}};
+    if (a.mla.enabled()) {
+      j["architecture"]["latent_attention"] = {{"q_lora_rank", a.mla.q_lora_rank}, {"kv_lora_rank", a.mla.kv_lora_rank},
+                                               {"qk_nope_head_dim", a.mla.qk_nope_head_dim},
+                                               {"qk_rope_head_dim", a.mla.qk_rope_head_dim}, {"v_head_dim", a.mla.v_head_dim}};
+    }
+    if (a.mamba.count() > 0) j["architecture"]["mamba_layers"] = a.mamba.count();
+    if (a.quant.enabled()) j["architecture"]["checkpoint_quantization"] = a.quant.name;
+    if (a.moe.shared_expert_intermediate > 0 || a.moe.first_dense_layers > 0) {
+      j["architecture"]["shared_expert_intermediate"] = a.moe.shared_expert_intermediate;
+      j["architecture"]["first_dense_layers"] = a.moe.first_dense_layers;
+    }
   }
   return j;
 }

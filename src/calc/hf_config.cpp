@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 namespace labcheck::calc {
@@ -97,13 +98,25 @@ void ReadWindows(FieldReader& r, const std::string& model_type, Architecture& ar
 }
 
 void ReadMoe(FieldReader& r, Architecture& arch) {
-  // Qwen-MoE says num_experts, Mixtral num_local_experts.
-  arch.moe.experts = r.Optional("num_experts").value_or(r.Optional("num_local_experts").value_or(0));
+  // Qwen-MoE says num_experts, Mixtral num_local_experts, DeepSeek n_routed_experts.
+  arch.moe.experts = r.Optional("num_experts").value_or(
+      r.Optional("num_local_experts").value_or(r.Optional("n_routed_experts").value_or(0)));
   if (arch.moe.experts == 0) return;
   arch.moe.experts_per_token = r.Required("num_experts_per_tok");
   arch.moe.expert_intermediate = r.Optional("moe_intermediate_size").value_or(arch.intermediate);
-  arch.moe.shared_expert_intermediate = r.Optional("shared_expert_intermediate_size").value_or(0);
+  if (auto qwen_shared = r.Optional("shared_expert_intermediate_size"); qwen_shared && *qwen_shared > 0) {
+    arch.moe.shared_expert_intermediate = *qwen_shared;
+    arch.moe.shared_expert_gate = true;
+  } else if (auto deepseek_shared = r.Optional("n_shared_experts"); deepseek_shared && *deepseek_shared > 0) {
+    // DeepseekV2MoE builds its shared experts as one MLP of n_shared_experts x moe_intermediate_size.
+    arch.moe.shared_experts = *deepseek_shared;
+    arch.moe.shared_expert_intermediate = *deepseek_shared * arch.moe.expert_intermediate;
+  }
+  arch.moe.router_score_bias = r.String("topk_method") == "noaux_tc";
   arch.moe.sparse_step = r.Optional("decoder_sparse_step").value_or(1);
+  arch.moe.first_dense_layers = r.Optional("first_k_dense_replace").value_or(0);
+  arch.moe.layer_freq = std::max<int64_t>(1, r.Optional("moe_layer_freq").value_or(r.Optional("expert_layer_period").value_or(1)));
+  arch.moe.layer_offset = r.Optional("expert_layer_offset").value_or(0);
   if (const json* dense = r.Find("mlp_only_layers"); dense && dense->is_array()) {
     for (const json& layer : *dense) {
       if (layer.is_number_integer()) arch.moe.dense_layers.push_back(layer.get<int64_t>());
@@ -113,6 +126,22 @@ void ReadMoe(FieldReader& r, Architecture& arch) {
     r.Fail(fmt::format("num_experts_per_tok ({}) exceeds the number of experts ({})",
                        arch.moe.experts_per_token, arch.moe.experts));
   }
+}
+
+// Multi-head latent attention: kv_lora_rank marks it (DeepSeek-V2/V3 and their derivatives).
+void ReadLatentAttention(FieldReader& r, Architecture& arch) {
+  const std::optional<int64_t> kv_lora_rank = r.Optional("kv_lora_rank");
+  if (!kv_lora_rank || *kv_lora_rank == 0) return;
+  LatentAttention& m = arch.mla;
+  m.kv_lora_rank = *kv_lora_rank;
+  m.q_lora_rank = r.Optional("q_lora_rank").value_or(0);  // null in DeepSeek-V2-Lite
+  m.qk_nope_head_dim = r.Required("qk_nope_head_dim");
+  m.qk_rope_head_dim = r.Required("qk_rope_head_dim");
+  m.v_head_dim = r.Required("v_head_dim");
+  // Every head has its own query/key of nope + rope values (the rope key is shared); the
+  // decompressed keys and values are per head, so kv_heads is the head count.
+  arch.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  arch.kv_heads = arch.heads;
 }
 
 void ReadVision(const json& config, Architecture& arch, FieldReader& errors) {
@@ -126,6 +155,79 @@ void ReadVision(const json& config, Architecture& arch, FieldReader& errors) {
   arch.vision.image_size = v.Required("image_size");
   arch.vision.channels = v.Optional("num_channels").value_or(3);
   if (!v.error().empty()) errors.Fail(v.error());
+}
+
+// Jamba: attention in layer i when i % attn_layer_period == attn_layer_offset, Mamba elsewhere.
+void ReadMamba(FieldReader& r, Architecture& arch) {
+  const std::optional<int64_t> period = r.Optional("attn_layer_period");
+  if (!period || *period == 0 || !r.Find("mamba_d_state")) return;
+  const int64_t offset = r.Optional("attn_layer_offset").value_or(0);
+  MambaLayers& m = arch.mamba;
+  m.per_layer.assign(static_cast<size_t>(arch.layers), false);
+  for (int64_t i = 0; i < arch.layers; ++i) m.per_layer[static_cast<size_t>(i)] = i % *period != offset;
+  m.d_state = r.Required("mamba_d_state");
+  m.d_conv = r.Required("mamba_d_conv");
+  m.expand = r.Required("mamba_expand");
+  // "auto" in transformers' JambaConfig means ceil(hidden / 16).
+  const json* dt_rank = r.Find("mamba_dt_rank");
+  m.dt_rank = dt_rank && dt_rank->is_number_integer() ? dt_rank->get<int64_t>() : (arch.hidden + 15) / 16;
+  m.conv_bias = r.Bool("mamba_conv_bias").value_or(true);
+  m.proj_bias = r.Bool("mamba_proj_bias").value_or(false);
+}
+
+// quantization_config of a checkpoint published quantised. Unknown methods are kept by name and
+// counted at their "bits" if given (else 16): the output then says it is not modelled.
+void ReadQuantization(const json& config, Architecture& arch, FieldReader& errors) {
+  auto it = config.find("quantization_config");
+  if (it == config.end() || !it->is_object()) return;
+  FieldReader q(*it, " in quantization_config");
+  CheckpointQuant& c = arch.quant;
+  c.name = q.String("quant_method");
+  if (c.name.empty()) {
+    errors.Fail("field \"quant_method\" is missing in quantization_config");
+    return;
+  }
+  for (const char* list : {"modules_to_not_convert", "ignored_layers", "llm_int8_skip_modules"}) {
+    if (const json* modules = q.Find(list); modules && modules->is_array()) {
+      for (const json& m : *modules) {
+        if (m.is_string()) c.unquantized_modules.push_back(m.get<std::string>());
+      }
+    }
+  }
+  for (const std::string& m : c.unquantized_modules) {
+    if (m.find("self_attn") != std::string::npos || m.find("attn") == 0) c.attention_unquantized = true;
+  }
+  // group_size -1 means one scale per output channel.
+  const json* group = q.Find("group_size");
+  const int64_t group_size = group && group->is_number_integer() && group->get<int64_t>() > 0 ? group->get<int64_t>() : 0;
+  if (c.name == "gptq" || c.name == "awq") {
+    c.method = c.name == "gptq" ? QuantMethod::Gptq : QuantMethod::Awq;
+    c.bits = q.Optional("bits").value_or(q.Optional("w_bit").value_or(4));
+    c.group_size = group_size > 0 ? group_size : q.Optional("q_group_size").value_or(0);
+  } else if (c.name == "fp8") {
+    c.method = QuantMethod::Fp8;
+    c.bits = 8;
+    if (const json* block = q.Find("weight_block_size"); block && block->is_array() && block->size() == 2) {
+      c.block_rows = (*block)[0].is_number_integer() ? (*block)[0].get<int64_t>() : 0;
+      c.block_cols = (*block)[1].is_number_integer() ? (*block)[1].get<int64_t>() : 0;
+    }
+  } else if (c.name == "mxfp4") {
+    // GPT-OSS: the MoE experts are MXFP4; attention, router, embeddings and lm_head stay BF16
+    // (its modules_to_not_convert), and transformers/vLLM quantise nothing but the experts.
+    c.method = QuantMethod::Mxfp4;
+    c.bits = 4;
+    c.group_size = 32;
+    c.experts_only = true;
+  } else if (c.name == "bitsandbytes") {
+    const bool four = q.Bool("load_in_4bit").value_or(false);
+    c.method = four ? QuantMethod::Bnb4 : QuantMethod::Bnb8;
+    c.bits = four ? 4 : 8;
+    c.group_size = four ? 64 : 0;
+  } else {
+    c.method = QuantMethod::Other;
+    c.bits = q.Optional("bits").value_or(16);
+  }
+  if (!q.error().empty()) errors.Fail(q.error());
 }
 
 }  // namespace
@@ -150,6 +252,7 @@ Result<Architecture> ParseHfConfig(const json& config, const std::string& origin
   arch.kv_heads = r.Optional("num_key_value_heads").value_or(arch.heads);
   arch.intermediate = r.Required("intermediate_size");
   arch.max_context = r.Optional("max_position_embeddings").value_or(0);
+  arch.mtp_layers = r.Optional("num_nextn_predict_layers").value_or(0);
   if (!r.error().empty()) return Status::Error(fmt::format("{}: {}", origin, r.error()));
   if (arch.hidden == 0 || arch.layers == 0 || arch.heads == 0 || arch.kv_heads == 0 || arch.vocab == 0) {
     return Status::Error(fmt::format("{}: hidden_size, num_hidden_layers, num_attention_heads, "
@@ -169,13 +272,22 @@ Result<Architecture> ParseHfConfig(const json& config, const std::string& origin
     if (it != config.end() && it->is_boolean()) tied = it->get<bool>();
   }
   arch.tied_embeddings = tied.value_or(gemma);
-  arch.qkv_bias = r.Bool("attention_bias").value_or(arch.model_type == "qwen2" || arch.model_type == "qwen2_moe");
+  const std::optional<bool> attention_bias = r.Bool("attention_bias");
+  arch.qkv_bias = attention_bias.value_or(arch.model_type == "qwen2" || arch.model_type == "qwen2_moe");
+  // attention_bias biases every projection, o_proj included (LlamaAttention, GptOssAttention);
+  // Qwen2 has no such field and biases q, k and v only.
+  arch.o_bias = attention_bias.value_or(false);
+  // GPT-OSS (modeling_gpt_oss.py): a sink logit per head, and biases on the router and experts.
+  arch.attention_sinks = arch.expert_bias = arch.model_type == "gpt_oss";
   arch.qk_norm = StartsWith(arch.model_type, "qwen3") || StartsWith(arch.model_type, "gemma3") ||
                  StartsWith(arch.model_type, "olmo2");
   arch.norms_per_layer = (arch.model_type == "gemma2" || StartsWith(arch.model_type, "gemma3")) ? 4 : 2;
   ReadMoe(r, arch);
+  ReadLatentAttention(r, arch);
+  ReadMamba(r, arch);
   ReadWindows(r, arch.model_type, arch);
   ReadVision(config, arch, r);
+  ReadQuantization(config, arch, r);
   if (!r.error().empty()) return Status::Error(fmt::format("{}: {}", origin, r.error()));
   return arch;
 }

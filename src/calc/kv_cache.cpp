@@ -12,16 +12,27 @@ int64_t KvHeadsPerGpu(const Architecture& arch, int tp) {
 
 KvCache ComputeKvCache(const Architecture& arch, const KvSettings& s) {
   KvCache kv;
-  kv.kv_heads_per_gpu = KvHeadsPerGpu(arch, s.tp);
-  const double per_layer_token = 2.0 * static_cast<double>(kv.kv_heads_per_gpu * arch.head_dim) * s.dtype_bytes;
+  kv.latent = arch.mla.enabled();
+  kv.kv_heads_per_gpu = kv.latent ? 0 : KvHeadsPerGpu(arch, s.tp);
+  kv.values_per_layer_token_per_gpu =
+      kv.latent ? arch.mla.cached_values_per_token_layer() : 2 * kv.kv_heads_per_gpu * arch.head_dim;
+  const double per_layer_token = static_cast<double>(kv.values_per_layer_token_per_gpu) * s.dtype_bytes;
+  const int tp = std::max(1, s.tp);
   for (int64_t layer = 0; layer < arch.layers; ++layer) {
+    if (arch.mamba.IsMamba(layer)) {
+      kv.state_layers += 1;
+      kv.state_bytes_per_sequence_per_gpu +=
+          static_cast<double>(arch.mamba.state_values_per_layer(arch.hidden)) * s.dtype_bytes / tp;
+      continue;
+    }
     const int64_t window = layer < static_cast<int64_t>(arch.window_per_layer.size())
                                ? arch.window_per_layer[static_cast<size_t>(layer)] : 0;
     const int64_t held = window > 0 ? std::min(window, s.context) : s.context;
     (window > 0 ? kv.sliding_layers : kv.full_layers) += 1;
     kv.sequence_bytes_per_gpu += per_layer_token * static_cast<double>(held);
   }
-  kv.bytes_per_token_per_gpu = per_layer_token * static_cast<double>(arch.layers);
+  kv.sequence_bytes_per_gpu += kv.state_bytes_per_sequence_per_gpu;
+  kv.bytes_per_token_per_gpu = per_layer_token * static_cast<double>(arch.layers - kv.state_layers);
   kv.total_bytes_per_gpu = kv.sequence_bytes_per_gpu * static_cast<double>(s.batch);
   kv.total_bytes_all_gpus = kv.total_bytes_per_gpu * std::max(1, s.tp);
   return kv;
@@ -29,9 +40,13 @@ KvCache ComputeKvCache(const Architecture& arch, const KvSettings& s) {
 
 nlohmann::json KvCacheJson(const KvCache& kv, const KvSettings& s) {
   const double tokens = static_cast<double>(s.context * s.batch);
-  return {{"kv_heads_per_gpu", kv.kv_heads_per_gpu},
+  return {{"layout", kv.latent ? "mla_latent_replicated_across_tp" : "kv_heads_split_across_tp"},
+          {"kv_heads_per_gpu", kv.kv_heads_per_gpu},
+          {"values_per_layer_token_per_gpu", kv.values_per_layer_token_per_gpu},
           {"full_attention_layers", kv.full_layers},
           {"sliding_window_layers", kv.sliding_layers},
+          {"mamba_layers", kv.state_layers},
+          {"mamba_state_bytes_per_sequence_per_gpu", kv.state_bytes_per_sequence_per_gpu},
           {"bytes_per_token_per_gpu", kv.bytes_per_token_per_gpu},
           {"average_bytes_per_token_per_gpu", tokens > 0 ? kv.total_bytes_per_gpu / tokens : 0.0},
           {"sequence_per_gpu", BytesJson(kv.sequence_bytes_per_gpu)},

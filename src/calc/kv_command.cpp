@@ -5,6 +5,7 @@
 
 #include "calc/byte_units.h"
 #include "calc/kv_cache.h"
+#include "calc/model_features.h"
 #include "calc/serving.h"
 #include "calc/subcommands.h"
 
@@ -19,6 +20,39 @@ struct KvOptions {
   int tp = 1;
   bool json = false;
 };
+
+// What the figures assume beyond the config: dtype, context, how TP and windows are treated.
+std::vector<WorkNote> KvAssumptions(const Architecture& arch, const KvOptions& o, const KvSettings& s) {
+  std::vector<WorkNote> notes;
+  notes.push_back({"kv_dtype", T(fmt::format("K и V в {} ({:g} Б на значение)", o.dtype, s.dtype_bytes),
+                                 fmt::format("K and V in {} ({:g} B per value)", o.dtype, s.dtype_bytes))});
+  if (o.context <= 0) {
+    notes.push_back({"context_default", T(fmt::format("контекст = max_position_embeddings модели ({})", s.context),
+                                          fmt::format("context = the model's max_position_embeddings ({})", s.context))});
+  }
+  if (arch.mla.enabled()) {
+    notes.push_back({"mla_replicated", T("латент MLA не делится при TP: так его хранят MLA-бэкенды vLLM (и SGLang); на всех GPU вместе — tp копий",
+                                         "the MLA latent is not split by TP: vLLM's (and SGLang's) MLA backends keep it whole on every rank; all GPUs together hold tp copies")});
+  } else if (arch.kv_heads < s.tp) {
+    notes.push_back({"kv_heads_replicated", T("KV-голов меньше, чем GPU: vLLM размножает каждую голову, на GPU остаётся одна",
+                                              "fewer KV heads than GPUs: vLLM replicates each head, one stays on every GPU")});
+  }
+  if (arch.mamba.count() > 0) {
+    notes.push_back({"mamba_state_dtype", T("состояние Mamba — в типе KV и делится при TP (vLLM: mamba_ssm_cache_dtype auto = тип модели, внутренняя ширина шардируется)",
+                                            "the Mamba state is in the KV dtype and split by TP (vLLM: mamba_ssm_cache_dtype auto = the model's dtype, the inner width is sharded)")});
+  }
+  if (arch.SlidingLayerCount() > 0) {
+    notes.push_back({"window_engine", T("слой с окном хранит не больше окна: так делает vLLM V1 (освобождает блоки вне окна: PR #14097 для моделей "
+                                        "только с окнами, как Mistral; гибридный менеджер KV-кэша, RFC #11382, сделанный в выпусках 0.9, — для Gemma 2/3 и GPT-OSS; правило здесь — vLLM 0.11). "
+                                        "Движок без этого (vLLM V0, --disable-hybrid-kv-cache-manager, плагины без спецификаций слоёв) хранит весь "
+                                        "контекст в каждом слое: строка «без окон»",
+                                        "a sliding-window layer holds at most its window: vLLM V1 does so (it frees blocks outside the window: PR #14097 "
+                                        "for all-window models such as Mistral; the hybrid KV cache manager, RFC #11382, built over the 0.9 releases, for "
+                                        "Gemma 2/3 and GPT-OSS; the rule here is vLLM 0.11's). An engine without it (vLLM V0, --disable-hybrid-kv-cache-manager, plugins without per-layer specs) "
+                                        "keeps the whole context in every layer: the 'no windows' row")});
+  }
+  return notes;
+}
 
 void Run(const KvOptions& o, const CommandContext& context) {
   const Lang lang = context.lang();
@@ -43,27 +77,49 @@ void Run(const KvOptions& o, const CommandContext& context) {
   }
   const KvCache kv = ComputeKvCache(arch, s);
   const double tokens = static_cast<double>(s.context * s.batch);
+  const std::vector<WorkNote> features = ArchitectureFeatures(arch);
+  const std::vector<WorkNote> assumptions = KvAssumptions(arch, o, s);
+  // Every layer holding the whole context: what an engine that ignores the windows allocates.
+  const double no_window_bytes = kv.bytes_per_token_per_gpu * tokens;
   if (o.json) {
+    nlohmann::json kv_json = KvCacheJson(kv, s);
+    if (kv.sliding_layers > 0) kv_json["total_per_gpu_without_windows"] = BytesJson(no_window_bytes);
     PrintJson({{"command", "kv"},
                {"model", ModelJson(*model)},
                {"settings", {{"context", s.context}, {"batch", s.batch}, {"kv_dtype", o.dtype}, {"tp", s.tp}}},
-               {"kv", KvCacheJson(kv, s)}},
+               {"kv", kv_json},
+               {"features", WorkNotesJson(features)},
+               {"assumptions", WorkNotesJson(assumptions)}},
               context);
     context.Succeed();
     return;
   }
   PrintLine(ModelLine(*model, lang), context);
   PrintLine(fmt::format("context {} × batch {}, KV {}, tp {}", s.context, s.batch, o.dtype, s.tp), context);
+  PrintLine(WorkNotesLine(T("Учтено:", "Applied:"), features, lang), context);
+  PrintLine(WorkNotesLine(T("Допущения:", "Assumptions:"), assumptions, lang), context);
   PrintLine("", context);
   Table table;
   table.columns = {T("Что", "What"), T("Значение", "Value")};
-  table.AddRow({T("KV-голов на GPU", "KV heads per GPU"),
-                fmt::format("{} ({} / tp {}{})", kv.kv_heads_per_gpu, arch.kv_heads, s.tp,
-                            arch.kv_heads < s.tp ? T(fmt::format(", каждая размножена на {} GPU, как в vLLM", s.tp / arch.kv_heads),
-                                                     fmt::format(", each replicated on {} GPUs, as vLLM does", s.tp / arch.kv_heads)).In(lang)
-                                                 : "")});
+  if (kv.latent) {
+    table.AddRow({T("Латент MLA на GPU", "MLA latent per GPU"),
+                  T(fmt::format("{} значений на слой и токен, целиком на каждой из {} GPU", kv.values_per_layer_token_per_gpu, s.tp),
+                    fmt::format("{} values per layer and token, whole on each of {} GPUs", kv.values_per_layer_token_per_gpu, s.tp))});
+  } else {
+    table.AddRow({T("KV-голов на GPU", "KV heads per GPU"),
+                  fmt::format("{} ({} / tp {}{})", kv.kv_heads_per_gpu, arch.kv_heads, s.tp,
+                              arch.kv_heads < s.tp ? T(fmt::format(", каждая размножена на {} GPU, как в vLLM", s.tp / arch.kv_heads),
+                                                       fmt::format(", each replicated on {} GPUs, as vLLM does", s.tp / arch.kv_heads)).In(lang)
+                                                   : "")});
+  }
   table.AddRow({T("Слои: полное внимание / скользящее окно", "Layers: full attention / sliding window"),
                 fmt::format("{} / {}", kv.full_layers, kv.sliding_layers)});
+  if (kv.state_layers > 0) {
+    table.AddRow({T("Слои Mamba: состояние на последовательность, на GPU", "Mamba layers: state per sequence, per GPU"),
+                  fmt::format("{} × {:.0f} KiB = {:.2f} MiB", kv.state_layers,
+                              kv.state_bytes_per_sequence_per_gpu / static_cast<double>(kv.state_layers) / 1024,
+                              kv.state_bytes_per_sequence_per_gpu / (1024.0 * 1024.0))});
+  }
   table.AddRow({T("Байт на токен (все слои)", "Bytes per token (all layers)"),
                 fmt::format("{:.0f} ({:.1f} KiB)", kv.bytes_per_token_per_gpu, kv.bytes_per_token_per_gpu / 1024)});
   table.AddRow({T("Байт на токен в среднем (с окнами)", "Bytes per token on average (windows applied)"),
@@ -71,10 +127,22 @@ void Run(const KvOptions& o, const CommandContext& context) {
   table.AddRow({T("Одна последовательность, на GPU", "One sequence, per GPU"), FormatGiBAndGB(kv.sequence_bytes_per_gpu)});
   table.AddRow({T("Весь батч, на GPU", "Whole batch, per GPU"), FormatGiBAndGB(kv.total_bytes_per_gpu)});
   table.AddRow({T("Весь батч, на всех GPU", "Whole batch, all GPUs"), FormatGiBAndGB(kv.total_bytes_all_gpus)});
-  table.notes.push_back(T(fmt::format("2 (K и V) × {} KV-голов × head_dim {} × {:g} байта на слой и токен; слой со скользящим окном "
-                                      "хранит не больше окна.", kv.kv_heads_per_gpu, arch.head_dim, s.dtype_bytes),
-                          fmt::format("2 (K and V) × {} KV heads × head_dim {} × {:g} bytes per layer and token; a sliding-window "
-                                      "layer holds at most its window.", kv.kv_heads_per_gpu, arch.head_dim, s.dtype_bytes)));
+  if (kv.sliding_layers > 0) {
+    table.AddRow({T("Весь батч, на GPU, без окон", "Whole batch, per GPU, no windows"), FormatGiBAndGB(no_window_bytes)});
+  }
+  if (kv.latent) {
+    table.notes.push_back(T(fmt::format("(kv_lora_rank {} + qk_rope_head_dim {}) × {:g} байта на слой и токен: MLA кэширует сжатый латент и "
+                                        "общий rope-ключ, а не K и V каждой головы; TP его не делит.",
+                                        arch.mla.kv_lora_rank, arch.mla.qk_rope_head_dim, s.dtype_bytes),
+                            fmt::format("(kv_lora_rank {} + qk_rope_head_dim {}) × {:g} bytes per layer and token: MLA caches the compressed "
+                                        "latent and the shared rope key, not every head's K and V; TP does not split it.",
+                                        arch.mla.kv_lora_rank, arch.mla.qk_rope_head_dim, s.dtype_bytes)));
+  } else {
+    table.notes.push_back(T(fmt::format("2 (K и V) × {} KV-голов × head_dim {} × {:g} байта на слой и токен; слой со скользящим окном "
+                                        "хранит не больше окна.", kv.kv_heads_per_gpu, arch.head_dim, s.dtype_bytes),
+                            fmt::format("2 (K and V) × {} KV heads × head_dim {} × {:g} bytes per layer and token; a sliding-window "
+                                        "layer holds at most its window.", kv.kv_heads_per_gpu, arch.head_dim, s.dtype_bytes)));
+  }
   PrintTable(table, context);
   context.Succeed();
 }

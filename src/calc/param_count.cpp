@@ -30,6 +30,41 @@ int64_t ProjectorParams(const VisionTower& v, int64_t text_hidden) {
   return v.present() ? v.hidden * text_hidden + v.hidden : 0;
 }
 
+// Multi-head latent attention (modeling_deepseek.py DeepseekV2Attention, no biases in any
+// published config): q_a (hidden -> q_lora_rank) and q_b (-> heads x (nope + rope)), or one q_proj
+// when q_lora_rank is null; kv_a_proj_with_mqa (hidden -> kv_lora_rank + rope); kv_b (kv_lora_rank
+// -> heads x (nope + v)); o (heads x v -> hidden). The two latent RMSNorms are counted as norms.
+struct LatentAttentionParams {
+  int64_t linear = 0;
+  int64_t norms = 0;
+  int64_t largest = 0;
+};
+
+LatentAttentionParams LatentParams(const Architecture& arch) {
+  const LatentAttention& m = arch.mla;
+  const int64_t h = arch.hidden, heads = arch.heads, qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  const int64_t q = m.q_lora_rank > 0 ? h * m.q_lora_rank + m.q_lora_rank * heads * qk : h * heads * qk;
+  const int64_t kv_a = h * (m.kv_lora_rank + m.qk_rope_head_dim);
+  const int64_t kv_b = m.kv_lora_rank * heads * (m.qk_nope_head_dim + m.v_head_dim);
+  const int64_t o = heads * m.v_head_dim * h;
+  LatentAttentionParams p;
+  p.linear = q + kv_a + kv_b + o;
+  p.norms = m.q_lora_rank + m.kv_lora_rank;
+  p.largest = std::max({m.q_lora_rank > 0 ? m.q_lora_rank * heads * qk : h * heads * qk, kv_a, kv_b, o});
+  return p;
+}
+
+// One Jamba Mamba mixer (modeling_jamba.py JambaMambaMixer): in_proj hidden -> 2 x inner, a
+// depthwise conv of d_conv taps, x_proj inner -> dt_rank + 2 d_state, dt_proj dt_rank -> inner with
+// bias, A_log inner x d_state, D inner, out_proj inner -> hidden. Its three RMSNorms (dt, B, C) are norms.
+int64_t MambaMixerParams(const Architecture& arch) {
+  const MambaLayers& m = arch.mamba;
+  const int64_t h = arch.hidden, inner = m.expand * h;
+  return h * 2 * inner + (m.proj_bias ? 2 * inner : 0) + inner * m.d_conv + (m.conv_bias ? inner : 0) +
+         inner * (m.dt_rank + 2 * m.d_state) + m.dt_rank * inner + inner + inner * m.d_state + inner +
+         inner * h + (m.proj_bias ? h : 0);
+}
+
 }  // namespace
 
 ParamCounts CountParams(const Architecture& arch) {
@@ -37,19 +72,40 @@ ParamCounts CountParams(const Architecture& arch) {
   p.embedding = arch.vocab * arch.hidden;
   p.lm_head = arch.tied_embeddings ? 0 : arch.vocab * arch.hidden;
   const int64_t q = arch.q_dim(), kv = arch.kv_dim();
-  const int64_t attention_per_layer =
-      arch.hidden * q + 2 * arch.hidden * kv + q * arch.hidden + (arch.qkv_bias ? q + 2 * kv : 0);
-  p.attention = arch.layers * attention_per_layer;
-  p.largest_linear = std::max({arch.hidden * q, arch.hidden * kv});
+  int64_t latent_norms = 0;
+  if (arch.mla.enabled()) {
+    const LatentAttentionParams latent = LatentParams(arch);
+    p.attention = arch.layers * latent.linear;
+    latent_norms = latent.norms;
+    p.largest_linear = latent.largest;
+  } else {
+    const int64_t attention_per_layer = arch.hidden * q + 2 * arch.hidden * kv + q * arch.hidden +
+                                        (arch.qkv_bias ? q + 2 * kv : 0) + (arch.o_bias ? arch.hidden : 0) +
+                                        (arch.attention_sinks ? arch.heads : 0);
+    p.attention = arch.layers * attention_per_layer;
+    p.largest_linear = std::max({arch.hidden * q, arch.hidden * kv});
+  }
+  if (arch.mamba.count() > 0) {
+    // Mamba layers have a mixer instead of attention.
+    const int64_t attention_layers = arch.layers - arch.mamba.count();
+    p.attention = p.attention / arch.layers * attention_layers;
+    p.mamba = arch.mamba.count() * MambaMixerParams(arch);
+    latent_norms = 0;
+  }
   for (int64_t layer = 0; layer < arch.layers; ++layer) {
     if (arch.IsMoeLayer(layer)) {
-      const int64_t expert = MlpParams(arch, arch.moe.expert_intermediate);
+      // GPT-OSS biases gate_up (2 x width) and down (hidden) of every expert.
+      const int64_t expert = MlpParams(arch, arch.moe.expert_intermediate) +
+                             (arch.expert_bias ? 2 * arch.moe.expert_intermediate + arch.hidden : 0);
+      const int64_t shared_gate = arch.moe.shared_expert_gate ? arch.hidden : 0;  // Qwen2-MoE: 1-wide sigmoid gate
       const int64_t shared = arch.moe.shared_expert_intermediate > 0
-                                 ? MlpParams(arch, arch.moe.shared_expert_intermediate) + arch.hidden
-                                 : 0;  // Qwen2-MoE's shared expert has a 1-wide sigmoid gate
+                                 ? MlpParams(arch, arch.moe.shared_expert_intermediate) + shared_gate
+                                 : 0;
       p.mlp += arch.moe.experts * expert + shared;
+      p.routed_experts += arch.moe.experts * expert;
       p.mlp_active += arch.moe.experts_per_token * expert + shared;
-      p.router += arch.hidden * arch.moe.experts;
+      // One bias per expert: DeepSeek-V3's score correction (used only to pick experts), GPT-OSS's router bias.
+      p.router += arch.hidden * arch.moe.experts + (arch.moe.router_score_bias || arch.expert_bias ? arch.moe.experts : 0);
       p.largest_linear = std::max(p.largest_linear, arch.hidden * arch.moe.expert_intermediate);
     } else {
       p.mlp += MlpParams(arch, arch.intermediate);
@@ -58,27 +114,38 @@ ParamCounts CountParams(const Architecture& arch) {
     }
   }
   const int64_t qk_norms = arch.qk_norm ? 2 * arch.head_dim : 0;
-  p.norms = arch.layers * (arch.norms_per_layer * arch.hidden + qk_norms) + arch.hidden;
+  p.norms = arch.layers * (arch.norms_per_layer * arch.hidden + qk_norms + latent_norms) + arch.hidden +
+            arch.mamba.count() * (arch.mamba.dt_rank + 2 * arch.mamba.d_state);
   p.vision = VisionParams(arch.vision, arch.hidden);
   p.projector = ProjectorParams(arch.vision, arch.hidden);
   return p;
 }
 
 int64_t ParamCounts::matmul_active(const Architecture& arch) const {
-  return attention + mlp_active + router + arch.vocab * arch.hidden;
+  return attention + mamba + mlp_active + router + arch.vocab * arch.hidden;
 }
 
 int64_t LoraParams(const Architecture& arch, int64_t rank, const LoraTargets& t, bool experts) {
   const int64_t q = arch.q_dim(), kv = arch.kv_dim(), h = arch.hidden;
   // q: h->q, k and v: h->kv, o: q->h.
-  const int64_t attention = rank * ((t.q ? h + q : 0) + (t.k ? h + kv : 0) + (t.v ? h + kv : 0) + (t.o ? q + h : 0));
+  int64_t attention = rank * ((t.q ? h + q : 0) + (t.k ? h + kv : 0) + (t.v ? h + kv : 0) + (t.o ? q + h : 0));
+  if (arch.mla.enabled()) {
+    // MLA's projections: q_a/q_b (or q_proj) for q, kv_a_proj_with_mqa and kv_b_proj for k and v
+    // (one pair serves both), o_proj for o.
+    const LatentAttention& m = arch.mla;
+    const int64_t qk = arch.heads * (m.qk_nope_head_dim + m.qk_rope_head_dim);
+    const int64_t q_path = m.q_lora_rank > 0 ? (h + m.q_lora_rank) + (m.q_lora_rank + qk) : h + qk;
+    const int64_t kv_path = (h + m.kv_lora_rank + m.qk_rope_head_dim) +
+                            (m.kv_lora_rank + arch.heads * (m.qk_nope_head_dim + m.v_head_dim));
+    attention = rank * ((t.q ? q_path : 0) + (t.k || t.v ? kv_path : 0) + (t.o ? arch.heads * m.v_head_dim + h : 0));
+  }
   // gate and up: h->width, down: width->h (a plain MLP has up and down only).
   auto mlp = [&](int64_t width) {
     return rank * (((t.gate && arch.gated_mlp) ? h + width : 0) + (t.up ? h + width : 0) + (t.down ? width + h : 0));
   };
   int64_t total = 0;
   for (int64_t layer = 0; layer < arch.layers; ++layer) {
-    int64_t adapters = attention;
+    int64_t adapters = arch.mamba.IsMamba(layer) ? 0 : attention;  // Mamba mixers: not q/k/v/o
     if (arch.IsMoeLayer(layer)) {
       if (experts) adapters += arch.moe.experts * mlp(arch.moe.expert_intermediate);
       if (arch.moe.shared_expert_intermediate > 0) adapters += mlp(arch.moe.shared_expert_intermediate);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "calc/byte_units.h"
+#include "calc/model_features.h"
 #include "calc/serving.h"
 #include "calc/subcommands.h"
 
@@ -16,7 +17,7 @@ struct ServeOptions {
   std::string model;
   int gpus = 0;             // 0: from the machine, else the course's lab
   double gpu_mem_gib = 0;   // 0: same
-  std::string quant = "bf16";
+  std::string quant;  // empty: as the checkpoint stores it (quantization_config), else BF16
   double utilization = 0;   // 0: vLLM's default
   int64_t max_model_len = 0;
   std::string kv_dtype = "bf16";
@@ -54,6 +55,37 @@ std::string Tokens(const std::optional<int64_t>& tokens, Lang lang) {
   return tokens ? fmt::format("{}", *tokens) : T("нужна архитектура", "needs the architecture").In(lang);
 }
 
+// What the plan assumes beyond the config and the flags.
+std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan& plan, const CalcConstants& k) {
+  std::vector<WorkNote> notes;
+  notes.push_back({"vllm_profile", T(fmt::format("профиль vLLM V1 (константы по логам vLLM 0.11): вне PyTorch {:g} GiB ({:g} при TP > 1), сэмплер {:g} байт на строку и токен словаря",
+                                                 k.vllm_non_torch_gib, k.vllm_non_torch_tp_gib, k.vllm_sampler_bytes_per_vocab_entry),
+                                     fmt::format("vLLM V1 profile (constants from vLLM 0.11 logs): {:g} GiB outside PyTorch ({:g} at TP > 1), sampler {:g} bytes per row and vocabulary entry",
+                                                 k.vllm_non_torch_gib, k.vllm_non_torch_tp_gib, k.vllm_sampler_bytes_per_vocab_entry))});
+  if (plan.batch_defaults_taken) {
+    notes.push_back({"batch_defaults", T("--max-num-seqs и --max-num-batched-tokens — умолчания vLLM для этой карты", "--max-num-seqs and --max-num-batched-tokens are vLLM's defaults for this card")});
+  }
+  if (!model.arch) return notes;
+  const Architecture& a = *model.arch;
+  if (a.mla.enabled()) {
+    notes.push_back({"mla_replicated", T("латент MLA целиком на каждой GPU (MLA-бэкенды vLLM): TP освобождает место под KV только за счёт весов",
+                                         "the MLA latent is whole on every GPU (vLLM's MLA backends): TP makes room for KV only by splitting the weights")});
+  }
+  if (a.moe.enabled()) {
+    notes.push_back({"moe_sharding", T("веса экспертов делятся поровну на tp GPU: так и при TP, и с --enable-expert-parallel (тогда каждая GPU держит experts / tp экспертов целиком)",
+                                       "expert weights split evenly over tp GPUs: so with TP and with --enable-expert-parallel alike (then each GPU holds experts / tp whole experts)")});
+  }
+  if (a.SlidingLayerCount() > 0) {
+    notes.push_back({"window_vllm_rule", T("на запрос слой с окном резервирует min(окно − 1 + max_num_batched_tokens, max_model_len) токенов + 1 блок: правило "
+                                           "vLLM 0.11 (kv_cache_interface.py, SlidingWindowSpec.max_memory_usage_bytes) при гибридном менеджере KV-кэша; "
+                                           "«KV, токенов» в таблице — как если бы каждый слой хранил каждый токен",
+                                           "per request a sliding-window layer reserves min(window − 1 + max_num_batched_tokens, max_model_len) tokens + 1 block: "
+                                           "vLLM 0.11's rule (kv_cache_interface.py, SlidingWindowSpec.max_memory_usage_bytes) with the hybrid KV cache manager; "
+                                           "'KV tokens' in the table counts as if every layer held every token")});
+  }
+  return notes;
+}
+
 void Run(const ServeOptions& o, const CommandContext& context) {
   const Lang lang = context.lang();
   auto model = ResolveOrFail(o.model, context);
@@ -61,7 +93,9 @@ void Run(const ServeOptions& o, const CommandContext& context) {
   const CalcConstants& k = CalcConstants::Builtin();
   ServeSettings s;
   const Text gpu_source = ResolveGpus(o, context, s);
-  s.quant = *ParseServeQuant(o.quant);
+  const bool quantized_checkpoint = model->arch && model->arch->quant.enabled();
+  s.quant = !o.quant.empty() ? *ParseServeQuant(o.quant) : quantized_checkpoint ? ServeQuant::Checkpoint : ServeQuant::Bf16;
+  const std::string quant_label = !o.quant.empty() ? o.quant : quantized_checkpoint ? model->arch->quant.name : "bf16";
   s.utilization = o.utilization > 0 ? o.utilization : k.vllm_gpu_memory_utilization;
   s.max_model_len = o.max_model_len;
   s.kv_dtype_bytes = o.kv_dtype == "fp8" ? 1 : 2;
@@ -69,17 +103,23 @@ void Run(const ServeOptions& o, const CommandContext& context) {
   s.max_num_batched_tokens = o.max_num_batched_tokens;
   s.enforce_eager = o.enforce_eager;
   const ServePlan plan = PlanServing(*model, s, k);
+  const std::vector<WorkNote> features = model->arch ? ArchitectureFeatures(*model->arch) : std::vector<WorkNote>{};
+  const std::vector<WorkNote> assumptions = ServeAssumptions(*model, plan, k);
   if (o.json) {
     nlohmann::json j = {{"command", "serve"}, {"model", ModelJson(*model)}, {"gpu_source", gpu_source.In(Lang::En)}};
     j["serve"] = ServePlanJson(plan, s);
+    j["features"] = WorkNotesJson(features);
+    j["assumptions"] = WorkNotesJson(assumptions);
     PrintJson(j, context);
     context.Succeed();
     return;
   }
   PrintLine(ModelLine(*model, lang), context);
+  if (!features.empty()) PrintLine(WorkNotesLine(T("Учтено:", "Applied:"), features, lang), context);
+  PrintLine(WorkNotesLine(T("Допущения:", "Assumptions:"), assumptions, lang), context);
   PrintLine(gpu_source.In(lang), context);
-  PrintLine(T(fmt::format("Веса в {}: {}", o.quant, FormatGiBAndGB(plan.weights_bytes)),
-              fmt::format("Weights at {}: {}", o.quant, FormatGiBAndGB(plan.weights_bytes))).In(lang), context);
+  PrintLine(T(fmt::format("Веса в {}: {}", quant_label, FormatGiBAndGB(plan.weights_bytes)),
+              fmt::format("Weights at {}: {}", quant_label, FormatGiBAndGB(plan.weights_bytes))).In(lang), context);
   PrintLine(T(fmt::format("Профиль vLLM: --max-num-seqs {}, --max-num-batched-tokens {}{}", plan.max_num_seqs, plan.max_num_batched_tokens,
                           plan.batch_defaults_taken ? " (умолчания vLLM для этой карты: 8192/1024 при ≥ 70 GiB, кроме A100, иначе 2048/256)" : ""),
               fmt::format("vLLM profile: --max-num-seqs {}, --max-num-batched-tokens {}{}", plan.max_num_seqs, plan.max_num_batched_tokens,
@@ -143,7 +183,7 @@ void AddServeCommand(CLI::App& app, const CommandContext& context) {
   sub->add_option("model", options->model, T("имя из каталога, размер (7B), путь к config.json или id репозитория HF из локального кэша", "catalog name, size (7B), config.json path or cached HF repo id").In(context.lang()))->required();
   sub->add_option("--gpus", options->gpus, T("сколько GPU есть", "GPUs available").In(context.lang()))->check(CLI::Range(1, 1024));
   sub->add_option("--gpu-mem", options->gpu_mem_gib, T("память одной GPU, ГиБ", "memory per GPU, GiB").In(context.lang()))->check(CLI::Range(0.1, 100000.0));
-  sub->add_option("--quant", options->quant, "bf16 | int8 | int4")->check(CLI::IsMember({"bf16", "int8", "int4"}));
+  sub->add_option("--quant", options->quant, T("bf16 | int8 | int4 (по умолчанию — как в чекпойнте, иначе bf16)", "bf16 | int8 | int4 (default: as the checkpoint stores it, else bf16)").In(context.lang()))->check(CLI::IsMember({"bf16", "int8", "int4"}));
   sub->add_option("--utilization", options->utilization, T("--gpu-memory-utilization для vLLM (по умолчанию 0.9)", "vLLM --gpu-memory-utilization (default 0.9)").In(context.lang()))->check(CLI::Range(0.05, 1.0));
   sub->add_option("--max-model-len", options->max_model_len, T("самая длинная последовательность (по умолчанию: максимум модели)", "longest sequence (default: the model's maximum)").In(context.lang()))
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));

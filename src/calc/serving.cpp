@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "calc/byte_units.h"
+#include "calc/checkpoint_weights.h"
 #include "calc/kv_cache.h"
 #include "calc/param_count.h"
 
@@ -38,17 +39,33 @@ std::string FormatUtilization(double u) { return fmt::format("{:g}", u); }
 
 int64_t RoundDownToBlock(int64_t tokens, int64_t block) { return tokens / block * block; }
 
-// The longest max_model_len whose KV cache (whole blocks, windows applied) fits `room`, as vLLM's
-// estimate_max_model_len finds it by bisection.
-int64_t LongestFittingLen(const Architecture& arch, double room, double dtype_bytes, int tp, int64_t limit, int64_t block) {
-  auto need = [&](int64_t len) {
-    const int64_t blocks = (len + block - 1) / block;
-    return ComputeKvCache(arch, {blocks * block, 1, dtype_bytes, tp}).sequence_bytes_per_gpu;
-  };
+// What vLLM V1 reserves for one request of `len` tokens when it checks that one fits and when it
+// computes the concurrency (vLLM 0.11, vllm/v1/kv_cache_interface.py, max_memory_usage_bytes):
+// a full-attention layer cdiv(len, block) blocks; a sliding-window layer the window plus one chunk
+// of prefill, cdiv(min(window - 1 + max_num_batched_tokens, len), block) + 1 blocks, since chunked
+// prefill allocates the new chunk before it frees what left the window.
+double VllmRequestBytes(const Architecture& arch, int64_t len, double dtype_bytes, int tp, int64_t batched_tokens, int64_t block) {
+  const KvCache shape = ComputeKvCache(arch, {1, 1, dtype_bytes, tp});
+  const double per_layer_token = static_cast<double>(shape.values_per_layer_token_per_gpu) * dtype_bytes;
+  // Mamba layers hold their state whatever the length.
+  double bytes = shape.state_bytes_per_sequence_per_gpu;
+  for (int64_t layer = 0; layer < arch.layers; ++layer) {
+    if (arch.mamba.IsMamba(layer)) continue;
+    const int64_t window = layer < static_cast<int64_t>(arch.window_per_layer.size()) ? arch.window_per_layer[static_cast<size_t>(layer)] : 0;
+    const int64_t blocks = window > 0 ? (std::min(window - 1 + batched_tokens, len) + block - 1) / block + 1 : (len + block - 1) / block;
+    bytes += static_cast<double>(blocks * block) * per_layer_token;
+  }
+  return bytes;
+}
+
+// The longest max_model_len whose request fits `room`, as vLLM's estimate_max_model_len finds it
+// by bisection.
+int64_t LongestFittingLen(const Architecture& arch, double room, double dtype_bytes, int tp, int64_t limit,
+                          int64_t batched_tokens, int64_t block) {
   int64_t lo = 0, hi = limit;
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo + 1) / 2;
-    if (need(mid) <= room) lo = mid;
+    if (VllmRequestBytes(arch, mid, dtype_bytes, tp, batched_tokens, block) <= room) lo = mid;
     else hi = mid - 1;
   }
   return lo;
@@ -73,6 +90,7 @@ const char* ServeQuantName(ServeQuant quant) {
     case ServeQuant::Bf16: return "bf16";
     case ServeQuant::Int8: return "int8";
     case ServeQuant::Int4: return "int4";
+    case ServeQuant::Checkpoint: return "checkpoint";
   }
   return "?";
 }
@@ -85,7 +103,8 @@ BatchDefaults VllmBatchDefaults(double gpu_memory_gib, const std::string& gpu_na
 
 double ServingWeightBytes(const ModelInput& model, ServeQuant quant, const CalcConstants& k) {
   const double n = static_cast<double>(model.total_params());
-  if (quant == ServeQuant::Bf16) return n * kBf16;
+  if (quant == ServeQuant::Checkpoint && model.arch) return CountCheckpointWeights(*model.counts(), model.arch->quant).bytes;
+  if (quant == ServeQuant::Bf16 || quant == ServeQuant::Checkpoint) return n * kBf16;
   const double bits = (quant == ServeQuant::Int8 ? k.int8 : k.int4).EffectiveBits();
   const std::optional<ParamCounts> counts = model.counts();
   // Without the architecture every parameter is taken as quantised (the seed's table does so).
@@ -140,12 +159,12 @@ ServePlan PlanServing(const ModelInput& model, const ServeSettings& s, const Cal
       // vLLM splits the room into blocks of 16 tokens of every layer and reports whole blocks.
       const int64_t raw = o.kv_room_per_gpu > 0 ? static_cast<int64_t>(o.kv_room_per_gpu / one.bytes_per_token_per_gpu) : 0;
       o.kv_tokens = RoundDownToBlock(raw, block);
-      const int64_t blocks_per_seq = (plan.max_model_len + block - 1) / block;
-      const double seq_bytes = ComputeKvCache(*model.arch, {blocks_per_seq * block, 1, s.kv_dtype_bytes, tp}).sequence_bytes_per_gpu;
+      const double seq_bytes = VllmRequestBytes(*model.arch, plan.max_model_len, s.kv_dtype_bytes, tp, plan.max_num_batched_tokens, block);
       o.max_concurrency = seq_bytes > 0 && o.kv_room_per_gpu > 0 ? static_cast<int64_t>(o.kv_room_per_gpu / seq_bytes) : 0;
       o.fits = o.heads_divide && o.kv_room_per_gpu >= seq_bytes;
       if (o.heads_divide && !o.fits && o.kv_room_per_gpu > 0) {
-        o.longest_fitting_len = LongestFittingLen(*model.arch, o.kv_room_per_gpu, s.kv_dtype_bytes, tp, plan.max_model_len, block);
+        o.longest_fitting_len = LongestFittingLen(*model.arch, o.kv_room_per_gpu, s.kv_dtype_bytes, tp, plan.max_model_len,
+                                                  plan.max_num_batched_tokens, block);
       }
     } else {
       o.fits = o.heads_divide && o.kv_room_per_gpu >= k.serve_min_kv_cache_gib * kBytesPerGiB;
@@ -178,7 +197,9 @@ ServePlan PlanServing(const ModelInput& model, const ServeSettings& s, const Cal
     if (s.kv_dtype_bytes == 1) command += " --kv-cache-dtype fp8";
     plan.vllm_command = command;
   }
-  if (s.quant == ServeQuant::Int4) {
+  if (s.quant == ServeQuant::Checkpoint && model.arch && model.arch->quant.enabled()) {
+    plan.note = CheckpointQuantText(model.arch->quant);
+  } else if (s.quant == ServeQuant::Int4) {
     plan.note = T("4 бита: vLLM берёт готовый AWQ/GPTQ-чекпойнт (группа 128, ~4.16 бита на вес); эмбеддинги и lm_head остаются в BF16.",
                   "4-bit: vLLM loads a ready AWQ/GPTQ checkpoint (group 128, ~4.16 bits per weight); embeddings and lm_head stay BF16.");
   } else if (s.quant == ServeQuant::Int8) {

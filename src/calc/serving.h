@@ -19,7 +19,9 @@
 
 namespace labcheck::calc {
 
-enum class ServeQuant { Bf16, Int8, Int4 };
+// Checkpoint: the weights as the checkpoint's quantization_config stores them (what `vllm serve`
+// loads when given no --quantization).
+enum class ServeQuant { Bf16, Int8, Int4, Checkpoint };
 std::optional<ServeQuant> ParseServeQuant(const std::string& text);
 const char* ServeQuantName(ServeQuant quant);
 

@@ -7,6 +7,7 @@
 #include "calc/bare_size_range.h"
 #include "calc/byte_units.h"
 #include "calc/gpu_fit.h"
+#include "calc/model_features.h"
 #include "calc/rule_of_thumb.h"
 #include "calc/subcommands.h"
 #include "calc/training_memory.h"
@@ -39,6 +40,29 @@ std::string SizeCell(const MemoryComponent& c, Lang lang) {
   return cell;
 }
 
+// Where the training estimate simplifies an architecture feature, it says so.
+std::vector<WorkNote> VramAssumptions(const ModelInput& model) {
+  std::vector<WorkNote> notes;
+  if (!model.arch) {
+    notes.push_back({"size_only", T("только размер: форма модели взята у плотных моделей каталога", "size only: the model's shape is taken from the catalog's dense models")});
+    return notes;
+  }
+  const Architecture& a = *model.arch;
+  if (a.mla.enabled()) {
+    notes.push_back({"mla_activations", T("активации MLA — как при обучении в transformers: K и V распакованы для каждой головы (ширина q/k-головы и для V — чуть больше, чем есть)",
+                                          "MLA activations as transformers trains it: K and V decompressed per head (the q/k head width for V as well — slightly more than it is)")});
+  }
+  if (a.mamba.count() > 0) {
+    notes.push_back({"mamba_activations", T("активации слоёв Mamba посчитаны как у слоёв внимания той же ширины (отдельной модели для них нет)",
+                                            "Mamba layers' activations are counted as attention layers' of the same width (no separate model for them)")});
+  }
+  if (a.moe.enabled()) {
+    notes.push_back({"moe_activations", T("веса, градиенты и состояния — всех экспертов; активации — каждого слоя как слоя с экспертами, experts_per_token на токен (общие эксперты и плотные первые слои отдельно не добавлены)",
+                                          "weights, gradients and states of every expert; activations of every layer as an expert layer with experts_per_token per token (shared experts and dense first layers not added separately)")});
+  }
+  return notes;
+}
+
 void Run(const VramOptions& o, const CommandContext& context) {
   const Lang lang = context.lang();
   auto model = ResolveOrFail(o.model, context);
@@ -66,6 +90,8 @@ void Run(const VramOptions& o, const CommandContext& context) {
     return rule.bytes.value_or(m.known_bytes * n) / n + k.cuda_context_gib * kBytesPerGiB;
   };
   const std::vector<GpuFit> fits = FitOnGpus(reference::GpuCatalog::Builtin().gpus(), need);
+  const std::vector<WorkNote> features = model->arch ? ArchitectureFeatures(*model->arch) : std::vector<WorkNote>{};
+  const std::vector<WorkNote> assumptions = VramAssumptions(*model);
 
   if (o.json) {
     nlohmann::json gpus = nlohmann::json::array();
@@ -81,7 +107,9 @@ void Run(const VramOptions& o, const CommandContext& context) {
                         {"memory", TrainingMemoryJson(memory)},
                         {"rule_of_thumb", RuleOfThumbJson(rule, Lang::En)},
                         {"rent", gpus},
-                        {"rent_sharding", s.gpus > 1 || o.training.given.at("sharding")->count() ? ShardingName(s.sharding) : "fsdp"}};
+                        {"rent_sharding", s.gpus > 1 || o.training.given.at("sharding")->count() ? ShardingName(s.sharding) : "fsdp"},
+                        {"features", WorkNotesJson(features)},
+                        {"assumptions", WorkNotesJson(assumptions)}};
     if (range) {
       j["size_range"] = {{"peak_allocated", {{"low", BytesJson(range->low_allocated)}, {"high", BytesJson(range->high_allocated)}}},
                          {"peak_total", {{"low", BytesJson(range->low_bytes)}, {"high", BytesJson(range->high_bytes)}}},
@@ -94,6 +122,8 @@ void Run(const VramOptions& o, const CommandContext& context) {
   }
 
   PrintLine(ModelLine(*model, lang), context);
+  if (!features.empty()) PrintLine(WorkNotesLine(T("Учтено:", "Applied:"), features, lang), context);
+  if (!assumptions.empty()) PrintLine(WorkNotesLine(T("Допущения:", "Assumptions:"), assumptions, lang), context);
   PrintLine(MethodTitle(s.method).In(lang) + ": " + SettingsLine(s), context);
   if (!defaults.empty()) PrintLine(T("По умолчанию: ", "Defaults taken: ").In(lang) + DefaultsLine(defaults, lang), context);
   PrintLine("", context);

@@ -1,0 +1,282 @@
+// Architecture families read from published config.json copies (tests/calc/configs): parameter
+// counts against the model cards, KV cache per token worked by hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "calc/byte_units.h"
+#include "calc/checkpoint_weights.h"
+#include "calc/hf_config.h"
+#include "calc/kv_cache.h"
+#include "calc/param_count.h"
+#include "calc/serving.h"
+
+namespace labcheck::calc {
+namespace {
+
+std::string ConfigDir() { return std::string(LAB_CHECK_SOURCE_DIR) + "/tests/calc/configs/"; }
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Architecture Load(const std::string& name) {
+  const std::string path = ConfigDir() + name + "/config.json";
+  auto arch = ParseHfConfigText(ReadText(path), path);
+  EXPECT_TRUE(arch.ok()) << arch.status().message();
+  return arch.ok() ? std::move(arch).value() : Architecture{};
+}
+
+// A card's "15.7B": the value and half its last digit.
+struct Figure {
+  double value = 0;
+  double half_step = 0;
+};
+
+Figure ParseFigure(const std::string& text) {
+  const double scale = text.back() == 'T' ? 1e12 : text.back() == 'B' ? 1e9 : 1e6;
+  const std::string digits = text.substr(0, text.size() - 1);
+  const auto dot = digits.find('.');
+  const int decimals = dot == std::string::npos ? 0 : static_cast<int>(digits.size() - dot - 1);
+  return {std::stod(digits) * scale, 0.5 * std::pow(10.0, -decimals) * scale};
+}
+
+TEST(ArchitectureFamiliesTest, ParameterCountsMatchTheCards) {
+  const nlohmann::json cards = nlohmann::json::parse(ReadText(ConfigDir() + "cards.json"));
+  int checked = 0;
+  for (const auto& [name, card] : cards.items()) {
+    if (name.front() == '_') continue;
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(card.contains("config_source") && card.contains("card")) << "every config names its source";
+    const Architecture arch = Load(name);
+    const ParamCounts counts = CountParams(arch);
+    // Total: within 1 % of the card (the brief's tolerance), or within the card's rounding.
+    const Figure total = ParseFigure(card["total"]);
+    EXPECT_NEAR(static_cast<double>(counts.total()), total.value, std::max(0.01 * total.value, total.half_step));
+    // Activated parameters: the card's definition decides whether the input embedding (a lookup)
+    // counts. Cards print the figure either rounded (DeepSeek-V3: 36.63 B -> "37B") or cut
+    // (DeepSeek-V2-Lite: 2.451 B -> "2.4B", Qwen3-30B-A3B: 3.353 B -> "3.3B"), so the derived
+    // figure must lie within [value - half a digit, value + one digit): either reading of the card.
+    if (card.contains("active")) {
+      const Figure active = ParseFigure(card["active"]);
+      const double derived = static_cast<double>(counts.active()) -
+                             (card.value("active_includes_input_embedding", true) ? 0.0 : static_cast<double>(counts.embedding));
+      EXPECT_GE(derived, active.value - active.half_step) << "active " << derived;
+      EXPECT_LT(derived, active.value + 2 * active.half_step) << "active " << derived;
+    }
+    // A quantised checkpoint's size on disk (GiB as the card prints it): 1 % or the card's rounding.
+    if (card.contains("checkpoint_gib")) {
+      const double card_gib = card["checkpoint_gib"];
+      const double derived_gib = ToGiB(CountCheckpointWeights(counts, arch.quant).bytes);
+      EXPECT_NEAR(derived_gib, card_gib, std::max(0.01 * card_gib, 0.05)) << "checkpoint size";
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 3);
+}
+
+TEST(ArchitectureFamiliesTest, DeepSeekV2LiteLatentAttentionByHand) {
+  const Architecture arch = Load("deepseek-v2-lite");
+  ASSERT_TRUE(arch.mla.enabled());
+  EXPECT_EQ(arch.mla.q_lora_rank, 0);  // null: one q_proj
+  // Per layer: q_proj 2048 x 16*192 = 6,291,456; kv_a 2048 x 576 = 1,179,648; kv_b 512 x 16*256 =
+  // 2,097,152; o 16*128 x 2048 = 4,194,304 -> 13,762,560 x 27 = 371,589,120.
+  const ParamCounts c = CountParams(arch);
+  EXPECT_EQ(c.attention, 371'589'120);
+  // Layer 0 dense (first_k_dense_replace 1): 3 x 2048 x 10944 = 67,239,936. Layers 1-26: 64 routed
+  // experts of 3 x 2048 x 1408 = 8,650,752 and 2 shared ones as one MLP of 2816: 17,301,504.
+  EXPECT_EQ(c.mlp, int64_t{67'239'936} + 26 * (int64_t{64} * 8'650'752 + 17'301'504));
+  EXPECT_EQ(c.routed_experts, int64_t{26} * 64 * 8'650'752);
+  EXPECT_EQ(c.router, 26 * 2048 * 64);
+}
+
+TEST(ArchitectureFamiliesTest, DeepSeekV3DenseFirstLayersAndScoreBias) {
+  const Architecture arch = Load("deepseek-v3");
+  EXPECT_FALSE(arch.IsMoeLayer(2));  // first_k_dense_replace 3: layers 0, 1, 2 dense
+  EXPECT_TRUE(arch.IsMoeLayer(3));
+  EXPECT_TRUE(arch.IsMoeLayer(60));
+  const ParamCounts c = CountParams(arch);
+  // 58 MoE layers, each router 7168 x 256 plus 256 e_score_correction_bias values.
+  EXPECT_EQ(c.router, 58 * (7168 * 256 + 256));
+}
+
+TEST(ArchitectureFamiliesTest, MlaCachesTheLatentWholeOnEveryTensorParallelRank) {
+  // (kv_lora_rank 512 + qk_rope_head_dim 64) x 2 bytes x 27 layers = 31,104 bytes per token,
+  // against 2 x 16 heads x 192 x 2 x 27 = 331,776 if K and V were cached per head.
+  const Architecture lite = Load("deepseek-v2-lite");
+  const KvCache one = ComputeKvCache(lite, {1024, 1, 2, 1});
+  EXPECT_TRUE(one.latent);
+  EXPECT_DOUBLE_EQ(one.bytes_per_token_per_gpu, 31'104);
+  const KvCache four = ComputeKvCache(lite, {1024, 1, 2, 4});
+  EXPECT_DOUBLE_EQ(four.bytes_per_token_per_gpu, 31'104);  // not divided by tp
+  EXPECT_DOUBLE_EQ(four.total_bytes_all_gpus, 4 * 31'104.0 * 1024);
+  // DeepSeek-V3: 576 x 61 layers = 35,136 values: 70,272 bytes in BF16, 35,136 in FP8.
+  const Architecture v3 = Load("deepseek-v3");
+  EXPECT_DOUBLE_EQ(ComputeKvCache(v3, {1, 1, 2, 8}).bytes_per_token_per_gpu, 70'272);
+  EXPECT_DOUBLE_EQ(ComputeKvCache(v3, {1, 1, 1, 8}).bytes_per_token_per_gpu, 35'136);
+}
+
+TEST(ArchitectureFamiliesTest, GptOssAlternatesWindowedAndFullLayers) {
+  const Architecture arch = Load("gpt-oss-20b");
+  EXPECT_EQ(arch.SlidingLayerCount(), 12);
+  EXPECT_EQ(arch.window_per_layer[0], 128);  // layer_types starts with sliding_attention
+  EXPECT_EQ(arch.window_per_layer[1], 0);
+  // Per layer and token 2 x 8 KV heads x 64 x 2 bytes = 2,048. At 8,192 tokens the 12 full layers
+  // hold all of them and the 12 windowed ones 128: 12 x 2,048 x (8,192 + 128) = 204,472,320.
+  const KvCache kv = ComputeKvCache(arch, {8192, 1, 2, 1});
+  EXPECT_DOUBLE_EQ(kv.bytes_per_token_per_gpu, 24 * 2048);
+  EXPECT_DOUBLE_EQ(kv.sequence_bytes_per_gpu, 204'472'320);
+  // TP 2 splits the 8 KV heads: half of it.
+  EXPECT_DOUBLE_EQ(ComputeKvCache(arch, {8192, 1, 2, 2}).sequence_bytes_per_gpu, 204'472'320 / 2);
+}
+
+TEST(ArchitectureFamiliesTest, GptOssQuantisesOnlyTheExpertsInMxfp4) {
+  const Architecture arch = Load("gpt-oss-20b");
+  ASSERT_EQ(arch.quant.method, QuantMethod::Mxfp4);
+  EXPECT_TRUE(arch.quant.experts_only);
+  EXPECT_DOUBLE_EQ(arch.quant.EffectiveBits(), 4.25);  // E2M1 + one 8-bit scale per 32
+  const ParamCounts c = CountParams(arch);
+  const CheckpointWeights w = CountCheckpointWeights(c, arch.quant);
+  EXPECT_EQ(w.quantized_params, c.routed_experts);
+  EXPECT_EQ(w.quantized_params + w.bf16_params, c.total());
+}
+
+TEST(ArchitectureFamiliesTest, DeepSeekV3IsFp8InBlocksOf128) {
+  const Architecture arch = Load("deepseek-v3");
+  ASSERT_EQ(arch.quant.method, QuantMethod::Fp8);
+  // One FP32 scale per 128 x 128 block: 8 + 32 / 16384 bits.
+  EXPECT_DOUBLE_EQ(arch.quant.EffectiveBits(), 8 + 32.0 / 16384);
+  const ParamCounts c = CountParams(arch);
+  // Attention and every MLP in FP8; embeddings, lm_head, norms and router in BF16.
+  EXPECT_EQ(CountCheckpointWeights(c, arch.quant).quantized_params, c.attention + c.mlp);
+  EXPECT_EQ(arch.mtp_layers, 1);
+}
+
+TEST(ArchitectureFamiliesTest, JambaMambaLayersKeepAStatePerSequence) {
+  const Architecture arch = Load("jamba-v0.1");
+  // attn_layer_period 8, offset 4: attention in layers 4, 12, 20, 28; Mamba in the other 28.
+  EXPECT_EQ(arch.mamba.count(), 28);
+  EXPECT_FALSE(arch.mamba.IsMamba(4));
+  EXPECT_TRUE(arch.mamba.IsMamba(5));
+  // expert_layer_period 2, offset 1: odd layers have 16 experts.
+  EXPECT_TRUE(arch.IsMoeLayer(1));
+  EXPECT_FALSE(arch.IsMoeLayer(2));
+  // Mixer: in_proj 4096 x 16384 = 67,108,864; conv 8192 x 4 + 8192 = 40,960; x_proj 8192 x (256 + 32)
+  // = 2,359,296; dt_proj 256 x 8192 + 8192 = 2,105,344; A_log 8192 x 16 = 131,072; D 8,192;
+  // out_proj 8192 x 4096 = 33,554,432 -> 105,308,160 per layer.
+  EXPECT_EQ(CountParams(arch).mamba, int64_t{28} * 105'308'160);
+  // KV only in the 4 attention layers: 4 x 2 x 8 x 128 x 2 bytes = 16,384 per token. Each Mamba
+  // layer keeps (4 - 1) x 8192 + 8192 x 16 = 155,648 values: 28 x 155,648 x 2 = 8,716,288 bytes per
+  // sequence whatever its length.
+  const KvCache kv = ComputeKvCache(arch, {4096, 1, 2, 1});
+  EXPECT_DOUBLE_EQ(kv.bytes_per_token_per_gpu, 16'384);
+  EXPECT_DOUBLE_EQ(kv.state_bytes_per_sequence_per_gpu, 8'716'288);
+  EXPECT_DOUBLE_EQ(kv.sequence_bytes_per_gpu, 16'384.0 * 4096 + 8'716'288);
+  EXPECT_DOUBLE_EQ(ComputeKvCache(arch, {4096, 1, 2, 2}).state_bytes_per_sequence_per_gpu, 8'716'288 / 2);
+}
+
+// Whole 16-token blocks that `gib` (as vLLM prints it, to 0.01 GiB) holds at `bytes_per_token`:
+// the lowest and highest count the printed figure allows.
+std::pair<int64_t, int64_t> TokensInPrintedGiB(double gib, double bytes_per_token) {
+  auto tokens = [&](double g) { return static_cast<int64_t>(g * kBytesPerGiB / (16 * bytes_per_token)) * 16; };
+  return {tokens(gib - 0.005), tokens(gib + 0.005)};
+}
+
+TEST(ArchitectureFamiliesTest, MlaLatentMatchesAPublishedVllmLog) {
+  // vLLM PR #20665 (https://github.com/vllm-project/vllm/pull/20665): `vllm serve
+  // deepseek-ai/DeepSeek-V2-Lite --max-model-len=1024 --enforce-eager --tensor-parallel-size=2
+  // --pipeline-parallel-size=2` on L4s logs "Available KV cache memory: 12.13 GiB" on the ranks of
+  // the first stage, 11.33 GiB on the second, and "GPU KV cache size: 807,792 tokens" (the fewer
+  // blocks of the two stages). vLLM's get_pp_indices gives the first stage 14 of the 27 layers.
+  // At tp 2 an MLA rank still holds the whole latent: 14 x 576 x 2 = 16,128 bytes per token.
+  Architecture first_stage = Load("deepseek-v2-lite");
+  first_stage.layers = 14;
+  const double per_token = ComputeKvCache(first_stage, {1, 1, 2, 2}).bytes_per_token_per_gpu;
+  EXPECT_DOUBLE_EQ(per_token, 16'128);
+  const auto [low, high] = TokensInPrintedGiB(12.13, per_token);
+  EXPECT_LE(low, 807'792);
+  EXPECT_GE(high, 807'792);
+  // The second stage (13 layers, 11.33 GiB) holds more, so the first one sets the figure.
+  Architecture second_stage = first_stage;
+  second_stage.layers = 13;
+  EXPECT_GT(TokensInPrintedGiB(11.33, ComputeKvCache(second_stage, {1, 1, 2, 2}).bytes_per_token_per_gpu).first, 807'792);
+  // K and V per head split by TP would be 14 x 2 x 8 x 192 x 2 bytes: ten times fewer tokens.
+  EXPECT_LT(TokensInPrintedGiB(12.13, 14.0 * 2 * 8 * 192 * 2).second, 807'792 / 5);
+}
+
+ModelInput InputFor(const std::string& name) {
+  ModelInput model;
+  model.display_name = name;
+  model.arch = Load(name);
+  return model;
+}
+
+TEST(ArchitectureFamiliesTest, ServeKeepsTheMlaLatentWholeOnEveryRank) {
+  // KV tokens = room per GPU / 31,104 bytes (27 layers x 576 values x 2 bytes) at every tp, in
+  // whole blocks of 16: a wider tp frees room only through the weights.
+  ServeSettings s;
+  s.gpus = 4;
+  s.gpu_memory_gib = 32;
+  const ServePlan plan = PlanServing(InputFor("deepseek-v2-lite"), s, CalcConstants::Builtin());
+  for (const TpOption& o : plan.options) {
+    if (o.kv_room_per_gpu <= 0) continue;
+    ASSERT_TRUE(o.kv_tokens.has_value());
+    EXPECT_EQ(*o.kv_tokens, static_cast<int64_t>(o.kv_room_per_gpu / 31'104) / 16 * 16) << "tp " << o.tp;
+  }
+}
+
+TEST(ArchitectureFamiliesTest, ServeReservesAWindowPlusOneChunkPerRequest) {
+  // gpt-oss-20b at max_model_len 131,072 with 16,384 batched tokens: a full layer reserves 131,072
+  // tokens; a window layer min(128 - 1 + 16,384, 131,072) = 16,511 -> 1,032 blocks + 1 = 16,528
+  // tokens (vLLM 0.11, SlidingWindowSpec.max_memory_usage_bytes), not its 128. At 2,048 bytes per
+  // layer and token: 12 x 2,048 x (131,072 + 16,528) = 3,627,417,600 bytes per request, against
+  // 3,224,371,200 if the window layers held only their window.
+  ServeSettings s;
+  s.gpus = 1;
+  s.gpu_memory_gib = 80;
+  s.max_model_len = 131072;
+  s.max_num_batched_tokens = 16384;
+  s.max_num_seqs = 256;
+  s.quant = ServeQuant::Checkpoint;
+  const ServePlan plan = PlanServing(InputFor("gpt-oss-20b"), s, CalcConstants::Builtin());
+  const TpOption& o = plan.options.front();
+  ASSERT_TRUE(o.max_concurrency.has_value());
+  EXPECT_EQ(*o.max_concurrency, static_cast<int64_t>(o.kv_room_per_gpu / 3'627'417'600.0));
+  EXPECT_LT(*o.max_concurrency, static_cast<int64_t>(o.kv_room_per_gpu / 3'224'371'200.0));  // the rule matters here
+  // Checkpoint weights as stored: the experts in MXFP4.
+  EXPECT_DOUBLE_EQ(plan.weights_bytes, ServingWeightBytes(InputFor("gpt-oss-20b"), ServeQuant::Checkpoint, CalcConstants::Builtin()));
+}
+
+TEST(ArchitectureFamiliesTest, GptqAndBitsandbytesQuantisationConfigs) {
+  auto gptq = ParseHfConfigText(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 100, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128}})", "g");
+  ASSERT_TRUE(gptq.ok()) << gptq.status().message();
+  // 4-bit weights, an FP16 scale and a 4-bit zero point per 128: 4 + 20/128.
+  EXPECT_DOUBLE_EQ(gptq->quant.EffectiveBits(), 4 + 20.0 / 128);
+  auto per_channel = ParseHfConfigText(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 100, "quantization_config": {"quant_method": "gptq", "bits": 8, "group_size": -1}})", "g");
+  ASSERT_TRUE(per_channel.ok());
+  EXPECT_DOUBLE_EQ(per_channel->quant.EffectiveBits(), 8);
+  auto bnb = ParseHfConfigText(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 100, "quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": true,
+    "llm_int8_skip_modules": ["self_attn"]}})", "b");
+  ASSERT_TRUE(bnb.ok());
+  EXPECT_EQ(bnb->quant.method, QuantMethod::Bnb4);
+  EXPECT_TRUE(bnb->quant.attention_unquantized);
+  const ParamCounts c = CountParams(*bnb);
+  EXPECT_EQ(CountCheckpointWeights(c, bnb->quant).quantized_params, c.mlp);
+  EXPECT_FALSE(ParseHfConfigText(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 100, "quantization_config": {"bits": 4}})", "m").ok());
+}
+
+}  // namespace
+}  // namespace labcheck::calc
