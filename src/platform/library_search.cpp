@@ -6,6 +6,8 @@
 #include <set>
 #include <system_error>
 
+#include "platform/loader_cache.h"
+
 namespace labcheck {
 namespace fs = std::filesystem;
 
@@ -47,6 +49,16 @@ std::vector<fs::path> WheelLibFolders(const std::string& site_packages, const st
   return folders;
 }
 
+// The same file however it was reached (symlinks, "lib/../lib"); the path itself when it cannot
+// be resolved.
+std::string Identity(const std::string& path) {
+  std::error_code error;
+  fs::path resolved = fs::canonical(path, error);
+  return error ? path : resolved.string();
+}
+
+bool IsBareSoname(const std::string& path) { return path.find('/') == std::string::npos; }
+
 }  // namespace
 
 std::vector<std::string> LibrarySearchPaths::LdLibraryPathFromEnvironment() {
@@ -59,6 +71,7 @@ const char* OriginName(LibraryOrigin origin) {
     case LibraryOrigin::LoaderCache: return "loader cache";
     case LibraryOrigin::ToolkitRoot: return "toolkit";
     case LibraryOrigin::SitePackages: return "Python site-packages";
+    case LibraryOrigin::DriverFolder: return "driver folder";
   }
   return "?";
 }
@@ -69,49 +82,85 @@ std::vector<LibraryCandidate> CandidatePaths(const LibrarySpec& spec, const Libr
   auto add = [&](const std::string& path, LibraryOrigin origin) {
     if (seen.insert(path).second) candidates.push_back({path, origin});
   };
-  for (const std::string& folder : paths.ld_library_path)
+  auto add_in = [&](const fs::path& folder, LibraryOrigin origin) {
     for (const std::string& file : spec.file_names)
-      if (IsFile(fs::path(folder) / file)) add((fs::path(folder) / file).string(), LibraryOrigin::LdLibraryPath);
+      if (IsFile(folder / file)) add((folder / file).string(), origin);
+  };
+  auto add_wheels = [&] {
+    for (const std::string& site : paths.site_packages)
+      for (const fs::path& folder : WheelLibFolders(site, paths.wheel_namespace)) add_in(folder, LibraryOrigin::SitePackages);
+  };
+  for (const std::string& folder : paths.ld_library_path) add_in(folder, LibraryOrigin::LdLibraryPath);
+  const bool wheels = !spec.driver_library;
+  if (wheels && spec.wheels_first) add_wheels();
   for (const std::string& file : spec.file_names) add(file, LibraryOrigin::LoaderCache);
-  if (spec.driver_library) return candidates;
+  for (const std::string& file : spec.file_names)
+    for (const std::string& cached : LoaderCacheFiles(paths.loader_cache_file, file))
+      add(cached, LibraryOrigin::LoaderCache);
+  if (spec.driver_library) {
+    for (const std::string& folder : paths.driver_folders) add_in(folder, LibraryOrigin::DriverFolder);
+    return candidates;
+  }
   for (const std::string& root : paths.toolkit_roots)
-    for (const std::string& sub : paths.toolkit_lib_folders)
-      for (const std::string& file : spec.file_names)
-        if (IsFile(fs::path(root) / sub / file)) add((fs::path(root) / sub / file).string(), LibraryOrigin::ToolkitRoot);
-  for (const std::string& site : paths.site_packages)
-    for (const fs::path& folder : WheelLibFolders(site, paths.wheel_namespace))
-      for (const std::string& file : spec.file_names)
-        if (IsFile(folder / file)) add((folder / file).string(), LibraryOrigin::SitePackages);
+    for (const std::string& sub : paths.toolkit_lib_folders) add_in(fs::path(root) / sub, LibraryOrigin::ToolkitRoot);
+  if (!spec.wheels_first) add_wheels();
   return candidates;
 }
 
-Result<LoadedLibrary> LoadFirst(const LibrarySpec& spec, const LibrarySearchPaths& paths,
-                                const LibraryAcceptor& accept) {
+LibrarySearchResult SearchLibrary(const LibrarySpec& spec, const LibrarySearchPaths& paths, const LibraryJudge& judge) {
+  LibrarySearchResult result;
   std::string attempts;
-  for (const LibraryCandidate& candidate : CandidatePaths(spec, paths)) {
+  std::set<std::string> judged;  // Identity() of every file already opened and judged
+  const std::vector<LibraryCandidate> candidates = CandidatePaths(spec, paths);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const LibraryCandidate& candidate = candidates[i];
+    if (!IsBareSoname(candidate.path) && judged.count(Identity(candidate.path)) != 0) continue;
     Result<DynamicLibrary> opened = DynamicLibrary::Open(candidate.path);
     if (!opened.ok()) {
       // A bare soname the loader does not know is the common case, not worth a line each.
-      if (candidate.origin != LibraryOrigin::LoaderCache ||
-          opened.status().message().find("No such file") == std::string::npos) {
+      if (!IsBareSoname(candidate.path) || opened.status().message().find("No such file") == std::string::npos) {
         attempts += "\n  " + candidate.path + ": " + opened.status().message();
       }
       continue;
     }
-    if (accept) {
-      Status verdict = accept(opened.value());
-      if (!verdict.ok()) {
-        attempts += "\n  " + opened->file() + ": " + verdict.message();
-        continue;
-      }
+    // A bare soname resolves through LD_LIBRARY_PATH first: after a refused stub there, dlopen
+    // hands back that same stub; it was judged already.
+    if (!judged.insert(Identity(opened->file())).second) continue;
+    std::optional<Text> refused = judge ? judge(opened.value()) : std::nullopt;
+    if (refused) {
+      attempts += "\n  " + opened->file() + ": " + refused->en;
+      result.skipped.push_back({opened->file(), candidate.origin, *refused});
+      continue;  // `opened` goes out of scope: dlclose
     }
-    LoadedLibrary loaded{std::move(opened).value(), "", candidate.origin};
+    LoadedLibrary loaded{std::move(opened).value(), "", candidate.origin, result.skipped, {}};
     loaded.file = loaded.library.file();
-    return loaded;
+    for (size_t j = i + 1; j < candidates.size(); ++j) {
+      const LibraryCandidate& later = candidates[j];
+      if (IsBareSoname(later.path) || judged.count(Identity(later.path)) != 0) continue;
+      if (std::none_of(loaded.alternatives.begin(), loaded.alternatives.end(),
+                       [&](const LibraryCandidate& c) { return Identity(c.path) == Identity(later.path); }))
+        loaded.alternatives.push_back(later);
+    }
+    result.loaded = std::move(loaded);
+    result.error = Status::Ok();
+    return result;
   }
   std::string names;
   for (const std::string& file : spec.file_names) names += (names.empty() ? "" : ", ") + file;
-  return Status::Error(spec.name + " not found (" + names + ")" + attempts);
+  result.error = Status::Error(spec.name + " not found (" + names + ")" + attempts);
+  return result;
+}
+
+Result<LoadedLibrary> LoadFirst(const LibrarySpec& spec, const LibrarySearchPaths& paths,
+                                const LibraryAcceptor& accept) {
+  LibrarySearchResult found = SearchLibrary(spec, paths, [&](const DynamicLibrary& library) -> std::optional<Text> {
+    if (!accept) return std::nullopt;
+    Status verdict = accept(library);
+    if (verdict.ok()) return std::nullopt;
+    return Text(verdict.message());
+  });
+  if (!found.loaded) return found.error;
+  return std::move(*found.loaded);
 }
 
 }  // namespace labcheck

@@ -285,6 +285,10 @@ TEST(Abi, CudaDriverTypesAndConstants) {
   EXPECT_EQ(cuda::kErrorPeerAccessNotEnabled, CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
   EXPECT_EQ(cuda::kErrorSystemDriverMismatch, CUDA_ERROR_SYSTEM_DRIVER_MISMATCH);
   EXPECT_EQ(cuda::kErrorCompatNotSupportedOnDevice, CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE);
+  EXPECT_EQ(cuda::kErrorSystemNotReady, CUDA_ERROR_SYSTEM_NOT_READY);
+  EXPECT_EQ(cuda::kErrorUnknown, CUDA_ERROR_UNKNOWN);
+  // Not a CUresult: the runtime's value (driver_types.h, included by cuda_runtime.h via nccl.h).
+  EXPECT_EQ(cuda::kErrorInsufficientDriver, cudaErrorInsufficientDriver);
   EXPECT_EQ(cuda::kAttrMultiprocessorCount, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   EXPECT_EQ(cuda::kAttrPciBusId, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
   EXPECT_EQ(cuda::kAttrPciDeviceId, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID);
@@ -341,6 +345,7 @@ TEST(Abi, NvmlTypesAndConstants) {
   EXPECT_EQ(nvml::kSuccess, NVML_SUCCESS);
   EXPECT_EQ(nvml::kErrorNotSupported, NVML_ERROR_NOT_SUPPORTED);
   EXPECT_EQ(nvml::kErrorDriverNotLoaded, NVML_ERROR_DRIVER_NOT_LOADED);
+  EXPECT_EQ(nvml::kErrorLibRmVersionMismatch, NVML_ERROR_LIB_RM_VERSION_MISMATCH);
   EXPECT_EQ(nvml::kTopologySingle, NVML_TOPOLOGY_SINGLE);
   EXPECT_EQ(nvml::kTopologyMultiple, NVML_TOPOLOGY_MULTIPLE);
   EXPECT_EQ(nvml::kTopologyHostBridge, NVML_TOPOLOGY_HOSTBRIDGE);

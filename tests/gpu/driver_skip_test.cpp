@@ -1,9 +1,11 @@
 // The SKIP and FAIL paths without a GPU: the real stub libcuda from the CUDA toolkit, no driver at
-// all, and what the parent makes of a child that crashed or timed out.
+// all, each cuInit result with its own cause, the search going past stubs to the (simulated)
+// driver, and what the parent makes of a child that crashed or timed out.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "gpu/checks/gpu_check_list.h"
 #include "gpu/gpu_checks.h"
@@ -11,6 +13,8 @@
 #include "gpu/jobs/gpu_jobs.h"
 #include "gpu/live_gpus.h"
 #include "gpu/nvidia/cuda_driver.h"
+#include "gpu/nvidia/nvml_library.h"
+#include "../platform/temp_tree.h"
 
 namespace labcheck::gpu {
 namespace {
@@ -45,6 +49,120 @@ TEST(DriverInit, ResultsMapToSkipOrFail) {
   EXPECT_FALSE(mismatch.hint.ru.empty());
   EXPECT_FALSE(mismatch.hint.en.empty());
   EXPECT_EQ(ClassifyInitResult(999, "CUDA_ERROR_UNKNOWN").verdict, DriverVerdict::Fail);
+}
+
+// Every cuInit result we name has its own reason and a hint that names what to do, in both
+// languages, and the verdict its cause deserves: nothing to measure (SKIP) or a machine with GPUs
+// that cannot run CUDA (FAIL).
+TEST(DriverInit, EachResultHasItsOwnCauseVerdictAndHint) {
+  struct Case {
+    cuda::CUresult code;
+    DriverVerdict verdict;
+    const char* hint_names;    // in the English hint
+    const char* reason_names;  // in the English reason
+  };
+  const Case cases[] = {
+      {cuda::kErrorStubLibrary, DriverVerdict::Skip, "stubs", "stub"},
+      {cuda::kErrorNoDevice, DriverVerdict::Skip, "CUDA_VISIBLE_DEVICES", "sees no GPU"},
+      {cuda::kErrorSystemNotReady, DriverVerdict::Fail, "systemctl status nvidia-fabricmanager", "nvidia-fabricmanager"},
+      {cuda::kErrorSystemDriverMismatch, DriverVerdict::Fail, "/proc/driver/nvidia/version", "kernel module"},
+      {cuda::kErrorCompatNotSupportedOnDevice, DriverVerdict::Fail, "cuda-compat", "forward-compatibility"},
+      {cuda::kErrorUnknown, DriverVerdict::Fail, "nvidia_uvm", "could not reach the GPU"},
+      {cuda::kErrorInsufficientDriver, DriverVerdict::Fail, "ubuntu-drivers", "too old"},
+      {cuda::kErrorNotInitialized, DriverVerdict::Fail, "modprobe nvidia_uvm", "nvidia_uvm"},
+      {cuda::kErrorDeviceUnavailable, DriverVerdict::Fail, "nvidia-smi -c DEFAULT", "EXCLUSIVE_PROCESS"},
+  };
+  std::set<std::string> hints;
+  for (const Case& c : cases) {
+    const std::string name = KnownResultName(c.code);
+    DriverProblem problem = ClassifyInitResult(c.code, name);
+    EXPECT_EQ(problem.verdict, c.verdict) << name;
+    EXPECT_NE(problem.hint.en.find(c.hint_names), std::string::npos) << name << ": " << problem.hint.en;
+    EXPECT_NE(problem.reason.en.find(c.reason_names), std::string::npos) << name << ": " << problem.reason.en;
+    for (const Text* text : {&problem.reason, &problem.hint}) {
+      EXPECT_FALSE(text->ru.empty()) << name;
+      EXPECT_NE(text->ru, text->en) << name << ": not translated";
+    }
+    hints.insert(problem.hint.en);
+  }
+  EXPECT_GE(hints.size(), std::size(cases) - 1) << "hints repeat";  // only "too old" shares the driver hint
+  EXPECT_EQ(ClassifyInitResult(cuda::kErrorSystemNotReady, "x").verdict, DriverVerdict::Fail);
+  EXPECT_NE(ClassifyInitResult(12345, "CUresult 12345").reason.en.find("CUresult 12345"), std::string::npos);
+}
+
+TEST(DriverInit, OnlyResultsThatCondemnTheFileMoveTheSearchOn) {
+  for (cuda::CUresult code : {cuda::kErrorStubLibrary, cuda::kErrorInsufficientDriver, cuda::kErrorSystemDriverMismatch,
+                              cuda::kErrorCompatNotSupportedOnDevice})
+    EXPECT_TRUE(InitResultRefusesLibrary(code)) << code;
+  for (cuda::CUresult code : {cuda::kSuccess, cuda::kErrorNoDevice, cuda::kErrorSystemNotReady, cuda::kErrorUnknown,
+                              cuda::kErrorNotInitialized, cuda::kErrorDeviceUnavailable})
+    EXPECT_FALSE(InitResultRefusesLibrary(code)) << code;
+  EXPECT_NE(RefusedLibraryReason(cuda::kErrorStubLibrary, "CUDA_ERROR_STUB_LIBRARY (34)").en.find("CUDA toolkit stub"),
+            std::string::npos);
+}
+
+const std::filesystem::path kSimDir = std::filesystem::path(LAB_CHECK_BINARY).parent_path() / "sim-nvidia";
+const std::filesystem::path kSimStubDir = std::filesystem::path(LAB_CHECK_BINARY).parent_path() / "sim-nvidia-stub";
+std::string SimMachinePath() { return std::string(LAB_CHECK_SOURCE_DIR) + "/tests/sim/machines/single-h200.json"; }
+
+// NVIDIA's own stub, as libcuda.so.1, in a folder on LD_LIBRARY_PATH before the (simulated) driver:
+// the stub is skipped, and the driver one folder later is taken.
+TEST(DriverSearch, GoesPastTheToolkitStubToTheDriver) {
+  if (!HaveStub()) GTEST_SKIP() << "no CUDA toolkit stub";
+  ScopedEnv machine("LABCHECK_SIM_MACHINE", SimMachinePath());
+  testing::TempTree tree;
+  tree.Link("stubs/libcuda.so.1", std::string(kStubFolder) + "/libcuda.so");
+  LibrarySearchPaths paths;
+  paths.ld_library_path = {(tree.root() / "stubs").string(), kSimDir.string()};
+  DriverProblem problem;
+  std::unique_ptr<CudaDriver> driver = CudaDriver::Load(paths, &problem);
+  ASSERT_NE(driver, nullptr) << problem.reason.en << " " << problem.error;
+  EXPECT_EQ(problem.verdict, DriverVerdict::Ready);
+  EXPECT_NE(driver->file().find("sim-nvidia/libcuda.so.1"), std::string::npos) << driver->file();
+  EXPECT_FALSE(driver->SimulatedMachine().empty());
+  ASSERT_EQ(driver->skipped().size(), 1u);
+  EXPECT_NE(driver->skipped()[0].file.find("stubs/libcuda.so.1"), std::string::npos);
+  EXPECT_NE(driver->skipped()[0].why.en.find("CUDA toolkit stub (CUDA_ERROR_STUB_LIBRARY (34)), skipped"),
+            std::string::npos)
+      << driver->skipped()[0].why.en;
+  EXPECT_NE(driver->skipped()[0].why.ru.find("заглушка"), std::string::npos);
+}
+
+// The simulator's stub set (build/sim-nvidia-stub: libcuda.so.1 answering 34 to everything,
+// libnvidia-ml.so.1 answering NVML_ERROR_DRIVER_NOT_LOADED) before the simulated driver: both are
+// skipped, and NVML comes up too.
+TEST(DriverSearch, GoesPastTheSimulatedStubSetForCudaAndNvml) {
+  ScopedEnv machine("LABCHECK_SIM_MACHINE", SimMachinePath());
+  LibrarySearchPaths paths;
+  paths.ld_library_path = {kSimStubDir.string(), kSimDir.string()};
+  {
+    DriverProblem problem;
+    std::unique_ptr<CudaDriver> driver = CudaDriver::Load(paths, &problem);
+    ASSERT_NE(driver, nullptr) << problem.reason.en << " " << problem.error;
+    EXPECT_NE(driver->file().find("sim-nvidia/libcuda.so.1"), std::string::npos) << driver->file();
+    ASSERT_FALSE(driver->skipped().empty());
+    EXPECT_NE(driver->skipped()[0].file.find("sim-nvidia-stub/libcuda.so.1"), std::string::npos);
+  }
+  Result<std::unique_ptr<Nvml>> nvml = Nvml::Load(paths);
+  ASSERT_TRUE(nvml.ok()) << nvml.status().message();
+  EXPECT_NE((*nvml)->file().find("sim-nvidia/libnvidia-ml.so.1"), std::string::npos) << (*nvml)->file();
+  ASSERT_FALSE((*nvml)->skipped().empty());
+  EXPECT_NE((*nvml)->skipped()[0].why.en.find("NVML_ERROR_DRIVER_NOT_LOADED (9)"), std::string::npos)
+      << (*nvml)->skipped()[0].why.en;
+  EXPECT_NE(RefusedNvmlReason("/usr/local/cuda/lib64/stubs/libnvidia-ml.so", 9).en.find("CUDA toolkit NVML stub"),
+            std::string::npos);
+}
+
+// Only a stub to be found: still the stub's SKIP, with every attempt in the error.
+TEST(DriverSearch, OnlyStubsFoundIsTheStubsSkip) {
+  LibrarySearchPaths paths;
+  paths.ld_library_path = {kSimStubDir.string()};
+  DriverProblem problem;
+  EXPECT_EQ(CudaDriver::Load(paths, &problem), nullptr);
+  if (problem.verdict == DriverVerdict::Ready) GTEST_SKIP() << "this machine has a working CUDA driver";
+  EXPECT_EQ(problem.verdict, DriverVerdict::Skip);
+  EXPECT_NE(problem.reason.en.find("stub"), std::string::npos) << problem.reason.en;
+  EXPECT_NE(problem.error.find("sim-nvidia-stub/libcuda.so.1"), std::string::npos) << problem.error;
 }
 
 TEST(DriverInit, TheToolkitStubIsASkipNotACrash) {

@@ -25,6 +25,16 @@ Text PcieCell(const nlohmann::json& gen, const nlohmann::json& width) {
   return Text(fmt::format("{}.0 x{}", gen.get<int>(), width.get<int>()));
 }
 
+// "in use", or why the file was skipped / left as an alternative (the job's note, both languages).
+Text LibraryStatus(const nlohmann::json& lib) {
+  const std::string status = lib.value("status", std::string("used"));
+  const Text note = TextFromJson(lib.value("note", nlohmann::json(nullptr)));
+  if (status != "used") return note.empty() ? Text(status) : note;
+  const Text used = T("используется", "in use");
+  if (note.empty()) return used;
+  return T(used.ru + "; " + note.ru, used.en + "; " + note.en);
+}
+
 }  // namespace
 
 CheckResult RunInventoryCheck(CheckContext& context) {
@@ -66,10 +76,11 @@ CheckResult RunInventoryCheck(CheckContext& context) {
   }
   result.tables.push_back(table);
 
-  Table libraries{T("Библиотеки NVIDIA", "NVIDIA libraries"), {T("Библиотека", "Library"), T("Версия", "Version"),
-                                                             T("Файл", "File"), T("Где найдена", "Found via")}};
+  Table libraries{T("Библиотеки NVIDIA", "NVIDIA libraries"),
+                  {T("Библиотека", "Library"), T("Версия", "Version"), T("Файл", "File"), T("Где найдена", "Found via"),
+                   T("Состояние", "Status")}};
   for (const nlohmann::json& lib : j.value("libraries", nlohmann::json::array()))
-    libraries.AddRow({Cell(lib["name"]), Cell(lib["version"]), Cell(lib["path"]), Cell(lib["origin"])});
+    libraries.AddRow({Cell(lib["name"]), Cell(lib["version"]), Cell(lib["path"]), Cell(lib["origin"]), LibraryStatus(lib)});
   if (!j.value("cublaslt_error", std::string()).empty())
     libraries.notes.push_back(Text("cuBLASLt: " + j["cublaslt_error"].get<std::string>()));
   if (j.contains("nccl_error")) libraries.notes.push_back(Text("NCCL: " + j["nccl_error"].get<std::string>()));

@@ -40,6 +40,12 @@ std::vector<std::string> JobArgsToArgv(const JobArgs& args) {
   return argv;
 }
 
+std::vector<LibraryRecord> SkippedRecords(const std::string& name, const std::vector<SkippedLibrary>& skipped) {
+  std::vector<LibraryRecord> rows;
+  for (const SkippedLibrary& s : skipped) rows.push_back({name, s.file, OriginName(s.origin), "", "skipped", s.why});
+  return rows;
+}
+
 std::unique_ptr<GpuRuntime> GpuRuntime::Open(const JobArgs& args, nlohmann::json* envelope) {
   std::unique_ptr<GpuRuntime> runtime(new GpuRuntime());
   runtime->paths_ = NvidiaSearchPaths(args.site_packages);
@@ -50,8 +56,11 @@ std::unique_ptr<GpuRuntime> GpuRuntime::Open(const JobArgs& args, nlohmann::json
                                                        : FailEnvelope(problem.reason, problem.hint, problem.error);
     return nullptr;
   }
+  for (LibraryRecord& row : SkippedRecords("CUDA driver", runtime->driver_->skipped())) runtime->Record(std::move(row));
   runtime->Record({"CUDA driver", runtime->driver_->file(), OriginName(runtime->driver_->origin()),
                    runtime->driver_->VersionText()});
+  // Libraries loaded from here on (cuBLASLt, NCCL) are judged against the driver's CUDA.
+  runtime->paths_.driver_cuda_version = runtime->driver_->version();
   const auto& api = runtime->driver_->api();
   cuda::CUresult counted = api.cuDeviceGetCount(&runtime->device_count_);
   if (counted != cuda::kSuccess || runtime->device_count_ == 0) {
@@ -62,6 +71,7 @@ std::unique_ptr<GpuRuntime> GpuRuntime::Open(const JobArgs& args, nlohmann::json
   Result<std::unique_ptr<Nvml>> nvml = Nvml::Load(runtime->paths_);
   if (nvml.ok()) {
     runtime->nvml_ = std::move(nvml).value();
+    for (LibraryRecord& row : SkippedRecords("NVML", runtime->nvml_->skipped())) runtime->Record(std::move(row));
     runtime->Record({"NVML", runtime->nvml_->file(), OriginName(runtime->nvml_->origin()), runtime->nvml_->DriverVersion()});
   } else {
     runtime->nvml_error_ = nvml.status().message();
@@ -138,7 +148,8 @@ int GpuRuntime::ComputeCapability(int ordinal) const {
 nlohmann::json GpuRuntime::LibrariesJson() const {
   nlohmann::json list = nlohmann::json::array();
   for (const LibraryRecord& r : libraries_)
-    list.push_back({{"name", r.name}, {"path", r.path}, {"origin", r.origin}, {"version", r.version}});
+    list.push_back({{"name", r.name}, {"path", r.path}, {"origin", r.origin}, {"version", r.version},
+                    {"status", r.status}, {"note", r.note.empty() ? nlohmann::json(nullptr) : TextJson(r.note)}});
   return list;
 }
 

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.h"
 #include "gpu/bench/device_resources.h"
 #include "gpu/nvidia/cublaslt_library.h"
 #include "gpu/nvidia/cuda_driver.h"
@@ -29,9 +30,15 @@ struct JobArgs {
 JobArgs ParseJobArgs(const std::vector<std::string>& args);
 std::vector<std::string> JobArgsToArgv(const JobArgs& args);
 
+// One row of the libraries table: a library in use, a file refused before it (with why), or one
+// found further down the search order and never opened (an alternative).
 struct LibraryRecord {
   std::string name, path, origin, version;
+  std::string status = "used";  // "used", "skipped", "alternative"
+  Text note;                    // why it was skipped; what the used one was built for
 };
+// The rows for a search's refusals.
+std::vector<LibraryRecord> SkippedRecords(const std::string& name, const std::vector<SkippedLibrary>& skipped);
 
 class GpuRuntime {
  public:

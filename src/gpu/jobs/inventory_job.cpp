@@ -96,6 +96,31 @@ nlohmann::json Topology(GpuRuntime& runtime) {
           {"source", nvml != nullptr ? "nvml" : "unavailable"}};
 }
 
+// "2.28.9 (CUDA 13.0)" from the file alone, for an NCCL never opened.
+std::string BuildText(const std::optional<NcclBuild>& build) {
+  if (!build) return "";
+  const std::string cuda = build->cuda_version > 0 ? "CUDA " + CudaVersionText(build->cuda_version) : "";
+  if (build->version.empty()) return cuda;
+  return cuda.empty() ? build->version : fmt::format("{} ({})", build->version, cuda);
+}
+
+// The NCCL in use, the files refused before it and the ones further down the order: which NCCL
+// an all-reduce gets is a frequent question when torch, the toolkit and the system each bring one.
+std::vector<LibraryRecord> NcclRows(const Nccl& nccl) {
+  std::vector<LibraryRecord> rows = SkippedRecords("NCCL", nccl.skipped());
+  for (LibraryRecord& row : rows) row.version = BuildText(ReadNcclBuild(row.path));
+  LibraryRecord used{"NCCL", nccl.file(), OriginName(nccl.origin()), nccl.VersionText()};
+  if (nccl.built_for_cuda() > 0) {
+    const std::string cuda = CudaVersionText(nccl.built_for_cuda());
+    used.note = T("собрана для CUDA " + cuda, "built for CUDA " + cuda);
+  }
+  rows.push_back(used);
+  for (const LibraryCandidate& other : nccl.alternatives())
+    rows.push_back({"NCCL", other.path, OriginName(other.origin), BuildText(ReadNcclBuild(other.path)), "alternative",
+                    T("не используется: ниже в порядке поиска", "not used: later in the search order")});
+  return rows;
+}
+
 }  // namespace
 
 Result<nlohmann::json> InventoryJob(const std::vector<std::string>& raw_args) {
@@ -123,7 +148,9 @@ nlohmann::json InventoryJobOn(GpuRuntime& runtime, const JobArgs&) {
   out["nccl_version"] = nullptr;
   if (nccl.ok()) {
     out["nccl_version"] = (*nccl)->VersionText();
-    runtime.Record({"NCCL", (*nccl)->file(), OriginName((*nccl)->origin()), (*nccl)->VersionText()});
+    out["nccl_cuda_version"] = (*nccl)->built_for_cuda() > 0 ? nlohmann::json(CudaVersionText((*nccl)->built_for_cuda()))
+                                                             : nlohmann::json(nullptr);
+    for (const LibraryRecord& row : NcclRows(**nccl)) runtime.Record(row);
   } else {
     out["nccl_error"] = nccl.status().message();
   }

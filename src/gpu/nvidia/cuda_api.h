@@ -28,6 +28,9 @@ inline constexpr CUresult kErrorInvalidValue = 1;
 inline constexpr CUresult kErrorOutOfMemory = 2;
 inline constexpr CUresult kErrorNotInitialized = 3;
 inline constexpr CUresult kErrorStubLibrary = 34;          // the toolkit's stubs/libcuda.so
+// 35 is the runtime's cudaErrorInsufficientDriver (driver_types.h); cuda.h has no CUresult 35, but
+// shims and our simulator return it from cuInit for "driver older than the CUDA asked for".
+inline constexpr CUresult kErrorInsufficientDriver = 35;
 inline constexpr CUresult kErrorCallRequiresNewerDriver = 36;
 inline constexpr CUresult kErrorDeviceUnavailable = 46;    // exclusive-process GPU in use
 inline constexpr CUresult kErrorNoDevice = 100;
@@ -36,8 +39,10 @@ inline constexpr CUresult kErrorPeerAccessUnsupported = 217;
 inline constexpr CUresult kErrorNotReady = 600;
 inline constexpr CUresult kErrorPeerAccessAlreadyEnabled = 704;
 inline constexpr CUresult kErrorPeerAccessNotEnabled = 705;
+inline constexpr CUresult kErrorSystemNotReady = 802;        // NVSwitch boards: fabric manager not running
 inline constexpr CUresult kErrorSystemDriverMismatch = 803;  // kernel module ≠ user-space driver
 inline constexpr CUresult kErrorCompatNotSupportedOnDevice = 804;  // forward-compat libcuda, wrong GPU
+inline constexpr CUresult kErrorUnknown = 999;
 
 // CUdevice_attribute values.
 inline constexpr int kAttrMultiprocessorCount = 16;

@@ -1,5 +1,7 @@
 #include "gpu/nvidia/cuda_driver.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 namespace labcheck::gpu {
@@ -48,62 +50,6 @@ std::vector<SymbolBinding> CudaDriverSymbols(cuda::CudaDriverApi& a) {
   };
 }
 
-namespace {
-
-const Text kDriverHint = T(
-    "установите или обновите проприетарный драйвер NVIDIA (sudo ubuntu-drivers install), "
-    "перезагрузитесь и проверьте nvidia-smi",
-    "install or update NVIDIA's proprietary driver (sudo ubuntu-drivers install), reboot and check nvidia-smi");
-
-// Names for the results we act on, for when the driver cannot name them (the stub cannot).
-const char* KnownResultName(cuda::CUresult result) {
-  switch (result) {
-    case cuda::kErrorStubLibrary: return "CUDA_ERROR_STUB_LIBRARY";
-    case cuda::kErrorNoDevice: return "CUDA_ERROR_NO_DEVICE";
-    case cuda::kErrorSystemDriverMismatch: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
-    case cuda::kErrorCompatNotSupportedOnDevice: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
-    case cuda::kErrorOutOfMemory: return "CUDA_ERROR_OUT_OF_MEMORY";
-    case cuda::kErrorNotInitialized: return "CUDA_ERROR_NOT_INITIALIZED";
-    default: return nullptr;
-  }
-}
-
-}  // namespace
-
-DriverProblem ClassifyInitResult(cuda::CUresult result, const std::string& error_name) {
-  DriverProblem problem;
-  problem.error = error_name;
-  switch (result) {
-    case cuda::kSuccess:
-      return problem;
-    case cuda::kErrorStubLibrary:
-      problem.verdict = DriverVerdict::Skip;
-      problem.reason = T("вместо драйвера загружена заглушка libcuda.so из CUDA Toolkit: GPU-драйвера нет",
-                         "the CUDA toolkit's stub libcuda.so was loaded instead of a driver: no GPU driver");
-      problem.hint = T("уберите папку stubs из LD_LIBRARY_PATH; если GPU есть, установите драйвер NVIDIA",
-                       "remove the stubs folder from LD_LIBRARY_PATH; if there is a GPU, install NVIDIA's driver");
-      return problem;
-    case cuda::kErrorNoDevice:
-      problem.verdict = DriverVerdict::Skip;
-      problem.reason = T("драйвер NVIDIA есть, но видеокарт он не видит", "the NVIDIA driver sees no GPU");
-      problem.hint = T("проверьте CUDA_VISIBLE_DEVICES и вывод nvidia-smi",
-                       "check CUDA_VISIBLE_DEVICES and the output of nvidia-smi");
-      return problem;
-    case cuda::kErrorSystemDriverMismatch:
-    case cuda::kErrorCompatNotSupportedOnDevice:
-      problem.verdict = DriverVerdict::Fail;
-      problem.reason = T("версии драйвера в ядре и в системе различаются (драйвер обновился без перезагрузки?)",
-                         "the kernel driver and the user-space driver differ (updated without a reboot?)");
-      problem.hint = kDriverHint;
-      return problem;
-    default:
-      problem.verdict = DriverVerdict::Fail;
-      problem.reason = T("драйвер CUDA не запустился: " + error_name, "the CUDA driver failed to start: " + error_name);
-      problem.hint = kDriverHint;
-      return problem;
-  }
-}
-
 std::string CudaVersionText(int version) {
   return fmt::format("{}.{}", version / 1000, (version % 1000) / 10);
 }
@@ -117,16 +63,18 @@ std::string CudaDriver::SimulatedMachine() const {
   return text != nullptr ? text : "";
 }
 
-std::string CudaDriver::Describe(cuda::CUresult result) const {
+std::string DescribeResult(const cuda::CudaDriverApi& api, cuda::CUresult result) {
   const char* name = nullptr;
   const char* text = nullptr;
-  if (api_.cuGetErrorName != nullptr) api_.cuGetErrorName(result, &name);
-  if (api_.cuGetErrorString != nullptr) api_.cuGetErrorString(result, &text);
+  if (api.cuGetErrorName != nullptr && api.cuGetErrorName(result, &name) != cuda::kSuccess) name = nullptr;
+  if (api.cuGetErrorString != nullptr && api.cuGetErrorString(result, &text) != cuda::kSuccess) text = nullptr;
   if (name == nullptr) name = KnownResultName(result);
   std::string out = name != nullptr ? fmt::format("{} ({})", name, result) : fmt::format("CUresult {}", result);
   if (text != nullptr) out += std::string(": ") + text;
   return out;
 }
+
+std::string CudaDriver::Describe(cuda::CUresult result) const { return DescribeResult(api_, result); }
 
 Status CudaDriver::Check(cuda::CUresult result, const char* what) const {
   if (result == cuda::kSuccess) return Status::Ok();
@@ -145,23 +93,43 @@ std::unique_ptr<CudaDriver> CudaDriver::Load(const LibrarySearchPaths& paths, Dr
   // and reported as what it is, instead of "not found".
   LibrarySpec spec{"CUDA driver", {"libcuda.so.1", "libcuda.so"}, /*driver_library=*/true};
   auto driver = std::unique_ptr<CudaDriver>(new CudaDriver());
-  Result<LoadedLibrary> loaded = LoadFirst(spec, paths, [&](const DynamicLibrary& library) {
-    return BindSymbols(library, CudaDriverSymbols(driver->api_));
+  cuda::CUresult init = cuda::kSuccess;  // of the library taken
+  std::string init_error;
+  std::optional<DriverProblem> refused;  // the first real libcuda refused: the verdict if none works
+  bool stub_seen = false;
+  LibrarySearchResult found = SearchLibrary(spec, paths, [&](const DynamicLibrary& library) -> std::optional<Text> {
+    cuda::CudaDriverApi api;
+    Status bound = BindSymbols(library, CudaDriverSymbols(api));
+    if (!bound.ok()) {
+      if (!refused) refused = DriverTooOld(bound.message());
+      return T("нет нужных функций (" + bound.message() + "), пропущена",
+               "lacks functions we need (" + bound.message() + "), skipped");
+    }
+    const cuda::CUresult result = api.cuInit(0);
+    const std::string error = "cuInit: " + DescribeResult(api, result);
+    if (InitResultRefusesLibrary(result)) {
+      if (result == cuda::kErrorStubLibrary) stub_seen = true;
+      else if (!refused) refused = ClassifyInitResult(result, error);
+      return RefusedLibraryReason(result, DescribeResult(api, result));
+    }
+    // Taken: the table is filled from the library that stays open, and cuInit is not run again.
+    init = result;
+    init_error = error;
+    driver->api_ = api;
+    return std::nullopt;
   });
-  if (!loaded.ok()) {
-    problem->verdict = DriverVerdict::Skip;
-    problem->reason = T("драйвер NVIDIA не найден (нет libcuda.so.1)", "no NVIDIA driver found (no libcuda.so.1)");
-    problem->hint = kDriverHint;
-    problem->error = loaded.status().message();
+  if (!found.loaded) {
+    const std::string attempts = found.error.message();
+    *problem = refused ? *refused : stub_seen ? ClassifyInitResult(cuda::kErrorStubLibrary, "") : NoDriverFound(attempts);
+    problem->error = attempts;
     return nullptr;
   }
-  driver->loaded_ = std::move(loaded).value();
-  // Bound again: the acceptor filled api_ from a library that LoadFirst may have closed after a
-  // later rejection; rebinding from the one we keep is cheap and removes that doubt.
-  BindSymbols(driver->loaded_.library, CudaDriverSymbols(driver->api_));
-  cuda::CUresult init = driver->api_.cuInit(0);
-  *problem = ClassifyInitResult(init, driver->Describe(init));
-  if (problem->verdict != DriverVerdict::Ready) return nullptr;
+  driver->loaded_ = std::move(*found.loaded);
+  *problem = ClassifyInitResult(init, init_error);
+  if (problem->verdict != DriverVerdict::Ready) {
+    problem->error = driver->loaded_.file + ": " + init_error;
+    return nullptr;
+  }
   driver->api_.cuDriverGetVersion(&driver->version_);
   return driver;
 }

@@ -1,5 +1,11 @@
 // The CUDA driver, loaded at run time: finding libcuda.so.1, binding its entry points, cuInit and
 // turning what cuInit says into SKIP or FAIL with the reason a user can act on.
+//
+// cuInit is part of choosing the library: a candidate whose cuInit says the file itself is wrong
+// (the toolkit's stub, 34; a libcuda that does not match the kernel module, 803, or this GPU, 804;
+// one older than asked for, 35) is closed and the search goes on to the next libcuda. Any other
+// result describes the machine (no GPU, fabric manager down…): that library is kept and its result
+// is the verdict. cuInit runs once per library file: the one kept is never initialised again.
 #pragma once
 #include <memory>
 #include <string>
@@ -22,9 +28,23 @@ struct DriverProblem {
   std::string error;  // "CUDA_ERROR_STUB_LIBRARY (34)" and the like
 };
 
-// Maps cuInit's result to a verdict: the stub library and "no device" are SKIPs (nothing to
-// measure, nothing broken); a driver mismatch is a FAIL with the seed's hint.
-DriverProblem ClassifyInitResult(cuda::CUresult result, const std::string& error_name);
+// Maps cuInit's result to a verdict with its own reason and hint (cuda_init_result.cpp): the stub
+// library and "no device" are SKIPs (nothing to measure, nothing broken); a driver that cannot
+// start on a machine with GPUs is a FAIL. `error` is the result as named by Describe().
+DriverProblem ClassifyInitResult(cuda::CUresult result, const std::string& error);
+// True when that result condemns the library file rather than the machine (34, 35, 803, 804).
+bool InitResultRefusesLibrary(cuda::CUresult result);
+// Why such a file was passed over, for the libraries table.
+Text RefusedLibraryReason(cuda::CUresult result, const std::string& error);
+// No libcuda at all (SKIP) / a libcuda lacking required symbols (FAIL).
+DriverProblem NoDriverFound(const std::string& error);
+DriverProblem DriverTooOld(const std::string& error);
+// The name cuda.h gives a result we act on, for when the driver cannot name it (the stub cannot).
+const char* KnownResultName(cuda::CUresult result);
+// "install or update NVIDIA's proprietary driver…"
+const Text& DriverInstallHint();
+// "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory", through `api`'s own names where it has them.
+std::string DescribeResult(const cuda::CudaDriverApi& api, cuda::CUresult result);
 
 class CudaDriver {
  public:
@@ -37,6 +57,8 @@ class CudaDriver {
   const cuda::CudaDriverApi& api() const { return api_; }
   const std::string& file() const { return loaded_.file; }
   LibraryOrigin origin() const { return loaded_.origin; }
+  // The libcuda files refused before this one (stubs, mismatched copies), with the reason.
+  const std::vector<SkippedLibrary>& skipped() const { return loaded_.skipped; }
   int version() const { return version_; }  // 12080 for CUDA 12.8
   std::string VersionText() const;          // "12.8"
   // The machine profile when this libcuda is the test simulator (tests/sim), else "".

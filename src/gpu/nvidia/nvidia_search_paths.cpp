@@ -4,6 +4,15 @@
 
 namespace labcheck::gpu {
 
+std::vector<std::string> DriverFolders() {
+#if defined(__aarch64__)
+  const char* multiarch = "/usr/lib/aarch64-linux-gnu";
+#else
+  const char* multiarch = "/usr/lib/x86_64-linux-gnu";
+#endif
+  return {multiarch, "/usr/lib64", "/usr/lib", "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib", "/usr/lib/wsl/lib"};
+}
+
 LibrarySearchPaths NvidiaSearchPaths(std::vector<std::string> site_packages) {
   LibrarySearchPaths paths;
   paths.ld_library_path = LibrarySearchPaths::LdLibraryPathFromEnvironment();
@@ -16,6 +25,8 @@ LibrarySearchPaths NvidiaSearchPaths(std::vector<std::string> site_packages) {
   paths.site_packages = std::move(site_packages);
   // cu13 (the CUDA 13 wheels put every library there) sorts among cublas, nccl and the rest.
   paths.wheel_namespace = "nvidia";
+  paths.loader_cache_file = "/etc/ld.so.cache";
+  paths.driver_folders = DriverFolders();
   return paths;
 }
 

@@ -20,8 +20,9 @@ inline constexpr nvmlReturn_t kErrorInvalidArgument = 2;
 inline constexpr nvmlReturn_t kErrorNotSupported = 3;
 inline constexpr nvmlReturn_t kErrorNoPermission = 4;
 inline constexpr nvmlReturn_t kErrorNotFound = 6;
-inline constexpr nvmlReturn_t kErrorDriverNotLoaded = 9;
+inline constexpr nvmlReturn_t kErrorDriverNotLoaded = 9;   // also what the toolkit's NVML stub answers
 inline constexpr nvmlReturn_t kErrorGpuIsLost = 15;
+inline constexpr nvmlReturn_t kErrorLibRmVersionMismatch = 18;  // this NVML ≠ the kernel module's version
 
 inline constexpr int kFeatureEnabled = 1;
 inline constexpr int kTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU

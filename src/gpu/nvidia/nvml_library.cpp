@@ -1,6 +1,7 @@
 #include "gpu/nvidia/nvml_library.h"
 
 #include <cstdio>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -42,18 +43,58 @@ std::vector<SymbolBinding> NvmlSymbols(nvml::NvmlApi& a) {
   };
 }
 
+namespace {
+
+// NVML's names for the results that decide the search (nvml.h). Ours, not nvmlErrorString's:
+// the toolkit's stub answers that with a multi-line warning banner.
+std::string NvmlResultName(nvml::nvmlReturn_t result) {
+  switch (result) {
+    case nvml::kErrorDriverNotLoaded: return fmt::format("NVML_ERROR_DRIVER_NOT_LOADED ({})", result);
+    case nvml::kErrorLibRmVersionMismatch: return fmt::format("NVML_ERROR_LIB_RM_VERSION_MISMATCH ({})", result);
+    case nvml::kErrorNoPermission: return fmt::format("NVML_ERROR_NO_PERMISSION ({})", result);
+    default: return fmt::format("nvmlReturn {}", result);
+  }
+}
+
+}  // namespace
+
+Text RefusedNvmlReason(const std::string& file, nvml::nvmlReturn_t result) {
+  const std::string error = "nvmlInit_v2: " + NvmlResultName(result);
+  if (result == nvml::kErrorDriverNotLoaded && file.find("/stubs/") != std::string::npos)
+    return T("заглушка NVML из CUDA Toolkit (" + error + "), пропущена", "CUDA toolkit NVML stub (" + error + "), skipped");
+  switch (result) {
+    case nvml::kErrorDriverNotLoaded:
+      // The toolkit's stub answers exactly this (UCX tells the two apart the same way:
+      // openucx/ucx src/uct/cuda/base/cuda_iface.h, "nvml is a stub library"); so does a real
+      // NVML while no NVIDIA kernel module is loaded, and then no other copy does better.
+      return T("заглушка NVML или драйвер NVIDIA не загружен (" + error + "), пропущена",
+               "an NVML stub, or no NVIDIA kernel driver loaded (" + error + "), skipped");
+    case nvml::kErrorLibRmVersionMismatch:
+      return T("версия не совпадает с модулем ядра NVIDIA (" + error + "), пропущена",
+               "its version does not match the NVIDIA kernel module (" + error + "), skipped");
+    default:
+      return T("не инициализировалась (" + error + "), пропущена", "did not initialise (" + error + "), skipped");
+  }
+}
+
 Result<std::unique_ptr<Nvml>> Nvml::Load(const LibrarySearchPaths& paths) {
   LibrarySpec spec{"NVML", {"libnvidia-ml.so.1", "libnvidia-ml.so"}, /*driver_library=*/true};
   std::unique_ptr<Nvml> nvml(new Nvml());
-  Result<LoadedLibrary> loaded = LoadFirst(spec, paths, [&](const DynamicLibrary& library) {
-    return BindSymbols(library, NvmlSymbols(nvml->api_));
+  // nvmlInit is part of choosing the file, as cuInit is for libcuda (cuda_driver.h): a stub or a
+  // copy from another driver version is closed and the next one tried. Without NVML the checks
+  // still run, with fewer fields, so every failure to initialise moves the search on.
+  LibrarySearchResult found = SearchLibrary(spec, paths, [&](const DynamicLibrary& library) -> std::optional<Text> {
+    nvml::NvmlApi api;
+    Status bound = BindSymbols(library, NvmlSymbols(api));
+    if (!bound.ok()) return T("нет нужных функций (" + bound.message() + "), пропущена",
+                              "lacks functions we need (" + bound.message() + "), skipped");
+    const nvml::nvmlReturn_t init = api.nvmlInit();
+    if (init != nvml::kSuccess) return RefusedNvmlReason(library.file(), init);
+    nvml->api_ = api;  // the table of the library that stays open
+    return std::nullopt;
   });
-  if (!loaded.ok()) return loaded.status();
-  nvml->loaded_ = std::move(loaded).value();
-  Status bound = BindSymbols(nvml->loaded_.library, NvmlSymbols(nvml->api_));
-  if (!bound.ok()) return bound;
-  nvml::nvmlReturn_t init = nvml->api_.nvmlInit();
-  if (init != nvml::kSuccess) return Status::Error("nvmlInit failed: " + nvml->Describe(init));
+  if (!found.loaded) return found.error;
+  nvml->loaded_ = std::move(*found.loaded);
   nvml->initialised_ = true;
   return nvml;
 }

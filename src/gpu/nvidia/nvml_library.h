@@ -1,4 +1,6 @@
-// NVML loaded at run time, initialised once, shut down with the object.
+// NVML loaded at run time, initialised once, shut down with the object. nvmlInit is part of choosing
+// the file: the toolkit's stub (nvmlInit_v2 → NVML_ERROR_DRIVER_NOT_LOADED) or a copy from another
+// driver version (NVML_ERROR_LIB_RM_VERSION_MISMATCH) is skipped and the search goes on.
 #pragma once
 #include <memory>
 #include <optional>
@@ -23,6 +25,8 @@ class Nvml {
   const nvml::NvmlApi& api() const { return api_; }
   const std::string& file() const { return loaded_.file; }
   LibraryOrigin origin() const { return loaded_.origin; }
+  // The libnvidia-ml files refused before this one, with the reason.
+  const std::vector<SkippedLibrary>& skipped() const { return loaded_.skipped; }
   std::string DriverVersion() const;  // "570.124.06", empty when unknown
   std::string Describe(nvml::nvmlReturn_t result) const;
 
@@ -35,6 +39,10 @@ class Nvml {
   nvml::NvmlApi api_;
   bool initialised_ = false;
 };
+
+// Why a libnvidia-ml whose nvmlInit returned `result` was passed over (names the toolkit's stub
+// when the file sits in a stubs/ folder).
+Text RefusedNvmlReason(const std::string& file, nvml::nvmlReturn_t result);
 
 // The symbol table Load binds, newest name first (tests check every name against NVIDIA's libraries).
 std::vector<SymbolBinding> NvmlSymbols(nvml::NvmlApi& api);

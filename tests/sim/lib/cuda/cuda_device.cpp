@@ -18,14 +18,14 @@ struct Named {
   const char* text;
 };
 
-// Names and texts as cuda.h documents them (enum cudaError_enum).
+// Names and texts as cuda.h documents them (enum cudaError_enum). 35 is not among them: it is the
+// runtime's cudaErrorInsufficientDriver (driver_types.h), which the driver cannot name either.
 constexpr Named kErrors[] = {
     {0, "CUDA_SUCCESS", "no error"},
     {1, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
     {2, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
     {3, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
     {34, "CUDA_ERROR_STUB_LIBRARY", "CUDA driver is a stub library"},
-    {35, "CUDA_ERROR_INSUFFICIENT_DRIVER", "CUDA driver version is insufficient for CUDA runtime version"},
     {36, "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER", "API call is not supported in the installed CUDA driver"},
     {46, "CUDA_ERROR_DEVICE_UNAVAILABLE", "CUDA-capable device(s) is/are busy or unavailable"},
     {100, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
@@ -36,6 +36,7 @@ constexpr Named kErrors[] = {
     {600, "CUDA_ERROR_NOT_READY", "device not ready"},
     {704, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED", "peer access is already enabled"},
     {705, "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED", "peer access has not been enabled"},
+    {802, "CUDA_ERROR_SYSTEM_NOT_READY", "system not yet initialized"},
     {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "system has unsupported display driver / cuda driver combination"},
     {804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "forward compatibility was attempted on non supported HW"},
     {999, "CUDA_ERROR_UNKNOWN", "unknown error"},

@@ -196,6 +196,7 @@ NVSIM_EXPORT(ncclResult_t, ncclGetUniqueId, (ncclUniqueId * id)) {
 
 NVSIM_EXPORT(ncclResult_t, ncclCommInitRank, (Comm * *comm, int ranks, ncclUniqueId id, int rank)) {
   if (comm == nullptr || ranks <= 0 || ranks > kMaxRanks || rank < 0 || rank >= ranks) return kInvalidArgument;
+  if (!DriverRunsBuild()) return kUnhandledCudaError;  // nccl_build.cpp
   nvsim::Context* current = nvsim::CurrentContext();
   if (current == nullptr) return kInvalidUsage;  // NCCL uses the current CUDA device
   auto* clique = new Clique();

@@ -56,7 +56,7 @@ void LogInit(const Clique& clique) {
   const std::string version = m.String("nccl_version", "2.27.7");
   const bool p2p_off = P2pDisabled();
   for (const Comm* c : clique.comms) {
-    if (c->rank == 0) LogLine(c->device, "NCCL INFO NCCL version " + version + "+cuda" + m.String("cuda_driver_version", "13.0") + " (simulated)");
+    if (c->rank == 0) LogLine(c->device, "NCCL INFO NCCL version " + version + "+cuda" + BuiltForCuda() + " (simulated)");
     if (p2p_off && c->rank == 0) LogLine(c->device, "NCCL INFO NCCL_P2P_DISABLE set by environment to 1.");
     if (clique.ranks > 1) {
       const Comm* next = clique.comms[(c->rank + 1) % clique.comms.size()];
@@ -141,6 +141,7 @@ NVSIM_EXPORT(const char*, ncclGetLastError, (Comm * comm)) {
 
 NVSIM_EXPORT(ncclResult_t, ncclCommInitAll, (Comm * *comms, int count, const int* devices)) {
   if (comms == nullptr || count <= 0) return kInvalidArgument;
+  if (!DriverRunsBuild()) return kUnhandledCudaError;  // nccl_build.cpp
   auto* clique = new Clique();
   clique->ranks = count;
   for (int r = 0; r < count; ++r) {

@@ -11,7 +11,7 @@
 namespace ncclsim {
 
 using ncclResult_t = int;
-inline constexpr ncclResult_t kSuccess = 0, kSystemError = 2, kInternalError = 3, kInvalidArgument = 4,
+inline constexpr ncclResult_t kSuccess = 0, kUnhandledCudaError = 1, kSystemError = 2, kInternalError = 3, kInvalidArgument = 4,
                               kInvalidUsage = 5, kRemoteError = 6, kInProgress = 7;
 
 struct ncclUniqueId {
@@ -20,6 +20,11 @@ struct ncclUniqueId {
 
 struct Clique;
 struct Rendezvous;
+
+// nccl_build.cpp: the CUDA this build is for ("12.9"), and whether the profile's driver runs it
+// (a build for a newer CUDA major fails its communicator init, as the real one does).
+const char* BuiltForCuda();
+bool DriverRunsBuild();
 
 struct Comm {
   Clique* clique = nullptr;

@@ -1,0 +1,198 @@
+// Finding the driver on a simulated machine: stubs first on LD_LIBRARY_PATH (the simulator's stub
+// set, NVIDIA's own stub), each cuInit result with its own cause (machines/driver-init-*.json), and
+// an NCCL built for a newer CUDA than the driver (build/sim-nvidia-cu13).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "platform/files.h"
+#include "scenario_support.h"
+
+namespace labcheck::sim {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const fs::path kBuild = fs::path(LAB_CHECK_BINARY).parent_path();
+constexpr const char* kToolkitStub = "/usr/local/cuda/lib64/stubs/libcuda.so";
+constexpr const char* kGpuChecks[] = {"gpu.inventory", "gpu.matmul", "gpu.memory_bandwidth", "gpu.host_device_copy",
+                                      "gpu.p2p", "interconnect.allreduce"};
+
+std::string Dump(const SimRun& run) { return "\n" + run.stdout_text.substr(0, 4000) + "\n" + run.stderr_text.substr(0, 2000); }
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// One child job on a machine profile with this LD_LIBRARY_PATH: its result envelope (null when it
+// printed none) and everything it printed.
+struct ChildRun {
+  json envelope;
+  std::string stdout_text;
+};
+
+ChildRun RunChild(const std::string& machine, const std::string& job, const std::string& ld_library_path,
+                  const std::string& args = "") {
+  char pattern[] = "/tmp/labcheck_simdrv_XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const std::string command = "env -u CUDA_VISIBLE_DEVICES LD_LIBRARY_PATH=" + Quote(ld_library_path) +
+                              " LABCHECK_SIM_MACHINE=" +
+                              Quote((fs::path(LAB_CHECK_SOURCE_DIR) / "tests/sim/machines" / machine).string()) + " " +
+                              Quote(LAB_CHECK_BINARY) + " internal-child " + Quote(job) + " " + args + " >" +
+                              Quote((dir / "stdout").string()) + " 2>/dev/null";
+  (void)std::system(command.c_str());
+  ChildRun run;
+  Result<std::string> text = ReadFile((dir / "stdout").string());
+  run.stdout_text = text.ok() ? *text : "";
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+  constexpr std::string_view kMarker = "LABCHECK_CHILD_RESULT ";
+  const size_t at = run.stdout_text.find(kMarker);
+  if (at != std::string::npos) run.envelope = json::parse(run.stdout_text.substr(at + kMarker.size()), nullptr, false);
+  return run;
+}
+
+// The rows of the libraries table for one library, by status ("used", "skipped", "alternative").
+std::vector<json> Rows(const json& libraries, const std::string& name, const std::string& status) {
+  std::vector<json> rows;
+  for (const json& row : libraries)
+    if (row.value("name", "") == name && row.value("status", "") == status) rows.push_back(row);
+  return rows;
+}
+
+// A real driver in one of the usual folders would be found after a refused simulated one.
+bool RealDriverInstalled() {
+  for (const char* folder : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/nvidia/lib64",
+                             "/usr/lib/aarch64-linux-gnu", "/usr/lib/wsl/lib"})
+    if (fs::exists(fs::path(folder) / "libcuda.so.1")) return true;
+  return false;
+}
+
+// The stub set first, the simulated driver second: every GPU check runs and passes; the libraries
+// table names both stubs as skipped, and the NVML stub's banner on stdout did not spoil the JSON.
+TEST(SimDriver, StubsFirstOnLdLibraryPathThenTheDriverRunsEveryCheck) {
+  const std::string ld = (kBuild / "sim-nvidia-stub").string() + ":" + (kBuild / "sim-nvidia").string();
+  SimRun run = RunLabCheck({"course-4x4080.json", {"--quick"}, {{"LD_LIBRARY_PATH", ld}}});
+  ASSERT_TRUE(run.report.is_object()) << Dump(run);
+  for (const char* id : kGpuChecks) EXPECT_EQ(Verdict(run, id), "PASS") << id << Dump(run);
+  const json& libraries = (*Check(run, "gpu.inventory"))["data"]["libraries"];
+  const std::vector<json> cuda_skipped = Rows(libraries, "CUDA driver", "skipped");
+  ASSERT_EQ(cuda_skipped.size(), 1u) << libraries.dump(1);
+  EXPECT_NE(cuda_skipped[0].value("path", "").find("sim-nvidia-stub/libcuda.so.1"), std::string::npos);
+  EXPECT_NE(cuda_skipped[0]["note"].value("en", "").find("CUDA toolkit stub (CUDA_ERROR_STUB_LIBRARY (34)), skipped"),
+            std::string::npos)
+      << cuda_skipped[0].dump();
+  EXPECT_NE(cuda_skipped[0]["note"].value("ru", "").find("заглушка"), std::string::npos);
+  const std::vector<json> nvml_skipped = Rows(libraries, "NVML", "skipped");
+  ASSERT_EQ(nvml_skipped.size(), 1u) << libraries.dump(1);
+  EXPECT_NE(nvml_skipped[0]["note"].value("en", "").find("NVML_ERROR_DRIVER_NOT_LOADED"), std::string::npos);
+  ASSERT_EQ(Rows(libraries, "NVML", "used").size(), 1u) << libraries.dump(1);
+  EXPECT_NE(Rows(libraries, "CUDA driver", "used")[0].value("path", "").find("/sim-nvidia/"), std::string::npos);
+  // NVML's fields are there: the simulated NVML, not the stub, answered.
+  EXPECT_FALSE((*Check(run, "gpu.inventory"))["data"]["gpus"][0]["pcie_gen_max"].is_null());
+  EXPECT_NE(run.markdown.find("заглушка из CUDA Toolkit"), std::string::npos) << "the report (Russian by default) says it";
+}
+
+// NVIDIA's real stub, linked as libcuda.so.1 in a folder before the simulated driver.
+TEST(SimDriver, NvidiasOwnStubFirstThenTheSimulatedDriver) {
+  if (!fs::exists(kToolkitStub)) GTEST_SKIP() << kToolkitStub << " is absent: no CUDA toolkit stub to put first";
+  char pattern[] = "/tmp/labcheck_stub_XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  fs::create_symlink(kToolkitStub, dir / "libcuda.so.1");
+  ChildRun run = RunChild("single-h200.json", "gpu-inventory", dir.string() + ":" + (kBuild / "sim-nvidia").string());
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+  ASSERT_TRUE(run.envelope.is_object()) << run.stdout_text;
+  EXPECT_EQ(run.envelope.value("outcome", ""), "ok") << run.envelope.dump();
+  EXPECT_EQ(run.envelope["gpus"].size(), 1u);
+  const std::vector<json> skipped = Rows(run.envelope["libraries"], "CUDA driver", "skipped");
+  ASSERT_EQ(skipped.size(), 1u) << run.envelope["libraries"].dump(1);
+  EXPECT_NE(skipped[0]["note"].value("en", "").find("CUDA toolkit stub"), std::string::npos) << skipped[0].dump();
+}
+
+// Each cuInit result on a machine with GPUs: the inventory's verdict and a hint naming the thing to
+// fix; the two whose cause is the libcuda file (803, 804) say so too.
+TEST(SimDriver, EachCuInitResultNamesItsCause) {
+  struct Case {
+    const char* machine;
+    const char* outcome;
+    const char* hint_names;
+    const char* error_names;
+  };
+  const Case cases[] = {
+      {"driver-init-802-fabric-manager.json", "fail", "nvidia-fabricmanager", "CUDA_ERROR_SYSTEM_NOT_READY (802)"},
+      {"driver-init-803-mismatch.json", "fail", "/proc/driver/nvidia/version", "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803)"},
+      {"driver-init-804-compat.json", "fail", "cuda-compat", "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (804)"},
+      {"driver-init-999-unknown.json", "fail", "dmesg", "CUDA_ERROR_UNKNOWN (999)"},
+      {"driver-init-100-no-device.json", "skip", "CUDA_VISIBLE_DEVICES", "CUDA_ERROR_NO_DEVICE (100)"},
+      {"driver-init-35-insufficient.json", "fail", "ubuntu-drivers", "CUDA_ERROR_INSUFFICIENT_DRIVER (35)"},
+      {"driver-init-3-not-initialized.json", "fail", "nvidia_uvm", "CUDA_ERROR_NOT_INITIALIZED (3)"},
+      {"driver-init-46-unavailable.json", "fail", "nvidia-smi -c DEFAULT", "CUDA_ERROR_DEVICE_UNAVAILABLE (46)"},
+  };
+  for (const Case& c : cases) {
+    const bool file_level = std::string(c.machine).find("803") != std::string::npos ||
+                            std::string(c.machine).find("804") != std::string::npos ||
+                            std::string(c.machine).find("-35-") != std::string::npos;
+    if (file_level && RealDriverInstalled()) {
+      std::printf("%s: not run, a real libcuda here would be found after the refused simulated one\n", c.machine);
+      continue;
+    }
+    ChildRun run = RunChild(c.machine, "gpu-inventory", (kBuild / "sim-nvidia").string());
+    ASSERT_TRUE(run.envelope.is_object()) << c.machine << run.stdout_text;
+    EXPECT_EQ(run.envelope.value("outcome", ""), c.outcome) << c.machine << " " << run.envelope.dump();
+    EXPECT_NE(run.envelope["hint"].value("en", "").find(c.hint_names), std::string::npos) << c.machine << " " << run.envelope.dump();
+    EXPECT_FALSE(run.envelope["hint"].value("ru", "").empty()) << c.machine;
+    EXPECT_NE(run.envelope.value("error", "").find(c.error_names), std::string::npos) << c.machine << " " << run.envelope.dump();
+  }
+}
+
+// The reproduction: 802 on an NVSwitch board is a FAIL whose hint names the fabric manager,
+// in the report a user reads; the other GPU checks SKIP behind it.
+TEST(SimDriver, FabricManagerDownIsAFailNamingIt) {
+  SimRun run = RunLabCheck({"driver-init-802-fabric-manager.json"});
+  ASSERT_TRUE(run.report.is_object()) << Dump(run);
+  EXPECT_EQ(Verdict(run, "gpu.inventory"), "FAIL") << Dump(run);
+  const std::string text = CheckText(run, "gpu.inventory");
+  EXPECT_NE(text.find("systemctl status nvidia-fabricmanager"), std::string::npos) << text;
+  EXPECT_EQ(text.find("ubuntu-drivers"), std::string::npos) << "not the generic driver hint: " << text;
+  for (const char* id : {"gpu.matmul", "gpu.memory_bandwidth", "gpu.p2p", "interconnect.allreduce"})
+    EXPECT_EQ(Verdict(run, id), "SKIP") << id;
+}
+
+// An NCCL built for CUDA 13 first on LD_LIBRARY_PATH of a CUDA 12.0 machine: its ncclCommInit
+// would fail (the simulator's does, as the real one), so it is skipped and the CUDA 12.9 build after
+// it runs the all-reduce; the inventory shows both.
+TEST(SimDriver, NcclBuiltForANewerCudaThanTheDriverIsSkipped) {
+  const std::string ld = (kBuild / "sim-nvidia-cu13").string() + ":" + (kBuild / "sim-nvidia").string();
+  ChildRun inventory = RunChild("course-old-driver.json", "gpu-inventory", ld);
+  ASSERT_TRUE(inventory.envelope.is_object()) << inventory.stdout_text;
+  const json& libraries = inventory.envelope["libraries"];
+  const std::vector<json> skipped = Rows(libraries, "NCCL", "skipped");
+  ASSERT_EQ(skipped.size(), 1u) << libraries.dump(1);
+  EXPECT_NE(skipped[0].value("path", "").find("sim-nvidia-cu13/libnccl.so.2"), std::string::npos);
+  EXPECT_NE(skipped[0]["note"].value("en", "").find("built for CUDA 13.0, the driver supports CUDA 12.0"), std::string::npos)
+      << skipped[0].dump();
+  EXPECT_EQ(skipped[0].value("version", ""), "2.27.7 (CUDA 13.0)");
+  const std::vector<json> used = Rows(libraries, "NCCL", "used");
+  ASSERT_EQ(used.size(), 1u) << libraries.dump(1);
+  EXPECT_NE(used[0].value("path", "").find("/sim-nvidia/libnccl.so.2"), std::string::npos);
+  EXPECT_EQ(inventory.envelope.value("nccl_cuda_version", ""), "12.9");
+
+  ChildRun allreduce = RunChild("course-old-driver.json", "gpu-allreduce", ld, "--quick");
+  ASSERT_TRUE(allreduce.envelope.is_object()) << allreduce.stdout_text.substr(0, 4000);
+  EXPECT_EQ(allreduce.envelope.value("outcome", ""), "ok") << allreduce.envelope.dump().substr(0, 4000);
+}
+
+}  // namespace
+}  // namespace labcheck::sim
