@@ -326,6 +326,7 @@ TEST(Abi, CublasLtTypesAndConstants) {
   EXPECT_EQ(cublaslt::kOpT, CUBLAS_OP_T);
   EXPECT_EQ(cublaslt::kMatmulDescTransA, CUBLASLT_MATMUL_DESC_TRANSA);
   EXPECT_EQ(cublaslt::kMatmulDescTransB, CUBLASLT_MATMUL_DESC_TRANSB);
+  EXPECT_EQ(cublaslt::kMatmulDescFastAccum, CUBLASLT_MATMUL_DESC_FAST_ACCUM);
   EXPECT_EQ(cublaslt::kMatmulPrefMaxWorkspaceBytes, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);
 }
 

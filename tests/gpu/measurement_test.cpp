@@ -328,8 +328,50 @@ TEST(MatmulBench, AllAtOnceMeetsAfterTheWarmUp) {
   ASSERT_TRUE(figure.ok()) << figure.status().message();
   int calls_before = 0;
   for (int i = 0; i < met_at; ++i) calls_before += m.calls[i] == "cublasLtMatmul";
-  EXPECT_GE(calls_before, plan.warmup);
-  EXPECT_NEAR(figure->call_ms.median, 1.0 + m.gpus[0].latency_ms, 1e-3);  // the fake's modelled call
+  // The warm-up is a time: at least warmup_min_ms of the fake's 1 ms calls, after the first call.
+  const double call_ms = 1.0 + m.gpus[0].latency_ms;
+  EXPECT_GE(calls_before, 1 + static_cast<int>(plan.warmup_min_ms / call_ms));
+  EXPECT_GE(figure->warmup.device_ms, plan.warmup_min_ms);
+  EXPECT_TRUE(figure->warmup.settled);  // the fake's calls never get faster
+  EXPECT_NEAR(figure->call_ms.median, call_ms, 1e-3);  // the fake's modelled call
+}
+
+// The full plan warms up for longer than --quick, and both for a time, not a count of calls.
+TEST(MatmulBench, WarmUpIsATimeLongerInTheFullRun) {
+  const MatmulPlan full, quick = MatmulPlan::Quick();
+  EXPECT_GE(full.warmup_min_ms, 200);
+  EXPECT_GE(quick.warmup_min_ms, 50);
+  EXPECT_LT(quick.warmup_min_ms, full.warmup_min_ms);
+  EXPECT_GT(full.warmup_max_ms, full.warmup_min_ms);
+  EXPECT_GT(quick.warmup_max_ms, quick.warmup_min_ms);
+}
+
+// FP8 is planned with CUBLASLT_MATMUL_DESC_FAST_ACCUM: one more descriptor attribute than BF16.
+TEST(MatmulBench, Fp8SetsFastAccumulation) {
+  auto attributes_for = [](MatmulPrecision precision) {
+    FakeMachine& m = FakeMachine::Reset(1);
+    std::unique_ptr<CudaDriver> driver = FakeDriver();
+    std::unique_ptr<CublasLt> lt = CublasLt::FromApi(fake::FakeCublasLtApi());
+    std::shared_ptr<DeviceContext> context = *DeviceContext::Open(*driver, 0);
+    MatmulPlan plan = MatmulPlan::Quick();
+    plan.size = 64;
+    MatmulInputCache inputs(1);
+    Result<std::unique_ptr<MatmulBench>> bench = MatmulBench::Prepare(*lt, *context, precision, plan, inputs);
+    EXPECT_TRUE(bench.ok()) << bench.status().message();
+    int count = 0;
+    for (const std::string& call : m.calls) count += call == "cublasLtMatmulDescSetAttribute";
+    return count;
+  };
+  EXPECT_EQ(attributes_for(MatmulPrecision::FP8), attributes_for(MatmulPrecision::BF16) + 1);
+}
+
+// Which cuBLASLt runs on which card: CUDA 13 dropped compute capability < 7.5, CUDA 12 < 5.0.
+TEST(CublasLtLoading, MinimumComputeCapabilityPerMajor) {
+  EXPECT_EQ(CublasLtMinComputeCapability(13), 75);
+  EXPECT_EQ(CublasLtMinComputeCapability(12), 50);
+  EXPECT_EQ(CublasLtMinComputeCapability(11), 35);
+  EXPECT_EQ(CublasLtMinComputeCapability(14), 75);  // a later major drops more, never less
+  EXPECT_EQ(CublasLtMinComputeCapability(10), 0);   // unknown: accepted
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // One GEMM through cuBLASLt on one GPU: D = Aᵀ·B ("TN", the layout FP8 requires and the fastest
 // on tensor cores for every type), M = N = K = 8192 unless memory says otherwise, FP32
-// accumulation (TF32 for FP32 inputs). Counted as 2·M·N·K FLOPs per call. Timed with CUDA events
-// around each call of a back-to-back series; the figure is the median call.
+// accumulation (TF32 for FP32 inputs; FP8 with CUBLASLT_MATMUL_DESC_FAST_ACCUM, as the FP8 peaks
+// people quote are measured). Counted as 2·M·N·K FLOPs per call. First a warm-up for a time, until
+// the clocks have settled; then the heuristic's top algorithms are timed and the fastest kept;
+// then a back-to-back series timed with CUDA events around each call; the figure is the median.
 #pragma once
 #include <functional>
 #include <memory>
@@ -20,15 +22,47 @@ namespace labcheck::gpu {
 
 struct MatmulPlan {
   int size = 8192;
-  int warmup = 5;
-  int algo_candidates = 4;   // heuristic's top choices timed before the run; the fastest is kept
+  // Warm-up, in device time (CUDA events), before anything is compared: a card leaving an idle
+  // power state needs its clocks to come up, and a count of calls is a different time on every
+  // card. At least warmup_min_ms back to back; then batch after batch of warmup_batch_ms while a
+  // batch's median call is still more than settle_fraction faster than the batch before (the
+  // clocks are still rising), up to warmup_max_ms. 200 ms is four times nvbench's default
+  // --throttle-recovery-delay (50 ms, what it waits for clocks to come back) and, on an H200
+  // (8192³ BF16 ≈ 1.5 ms), about 130 calls: more than mamf-finder's 50 warm-up iterations per
+  // shape. docs/gpu-checks.md says more.
+  double warmup_min_ms = 200;
+  double warmup_max_ms = 2000;
+  double warmup_batch_ms = 50;
+  double settle_fraction = 0.01;
+  int algo_candidates = 4;   // heuristic's top choices timed after the warm-up; the fastest is kept
   int algo_trials = 3;
   int min_repeats = 20;
   double target_timed_ms = 1500;  // sustained load, so that a power cap has time to show
   int max_repeats = 2000;
   int spot_samples = 32;
 
-  static MatmulPlan Quick() { return MatmulPlan{8192, 2, 1, 1, 5, 150, 200, 16}; }
+  // --quick: a shorter warm-up (100 ms, twice nvbench's recovery delay, still followed by the
+  // settle rule, capped at 1 s), the heuristic's first algorithm, a 150 ms series.
+  static MatmulPlan Quick() {
+    MatmulPlan plan;
+    plan.warmup_min_ms = 100;
+    plan.warmup_max_ms = 1000;
+    plan.algo_candidates = 1;
+    plan.algo_trials = 1;
+    plan.min_repeats = 5;
+    plan.target_timed_ms = 150;
+    plan.max_repeats = 200;
+    plan.spot_samples = 16;
+    return plan;
+  }
+};
+
+// What the warm-up did, in device time.
+struct MatmulWarmUp {
+  double device_ms = 0;  // CUDA-event time of the warm-up calls, the first call not counted
+  int calls = 0;
+  double settled_call_ms = 0;  // median call of the last batch
+  bool settled = false;        // false: stopped at warmup_max_ms with the calls still getting faster
 };
 
 struct MatmulFigure {
@@ -37,6 +71,8 @@ struct MatmulFigure {
   Sampled call_ms;
   double tflops = 0;  // from the median call
   int algos_timed = 0;
+  bool fast_accumulation = false;  // CUBLASLT_MATMUL_DESC_FAST_ACCUM was set (FP8)
+  MatmulWarmUp warmup;
   SpotCheck check;
   NvmlSamples nvml;
 };
@@ -56,6 +92,9 @@ class MatmulBench {
   // timed series: where the threads of an "all GPUs at once" run meet.
   Result<MatmulFigure> Run(const Nvml* nvml, nvml::nvmlDevice_t device, const std::function<void()>& ready = {});
 
+  // The warm-up Run does first (MatmulPlan): the heuristic's first algorithm back to back until
+  // the clocks have settled. The burn test calls it before its timeline starts.
+  Result<MatmulWarmUp> WarmUp();
   // Sustained load for the burn test: `calls` back-to-back calls with the heuristic's first
   // algorithm; returns the sum of their CUDA-event times in ms (device time, not host time).
   Result<double> RunCalls(int calls);

@@ -81,6 +81,18 @@ CheckResult RunInventoryCheck(CheckContext& context) {
                    T("Состояние", "Status")}};
   for (const nlohmann::json& lib : j.value("libraries", nlohmann::json::array()))
     libraries.AddRow({Cell(lib["name"]), Cell(lib["version"]), Cell(lib["path"]), Cell(lib["origin"]), LibraryStatus(lib)});
+  for (const nlohmann::json& p : j.value("cublaslt_passed_over", nlohmann::json::array())) {
+    const auto cc = [&](const char* key) { return fmt::format("{}.{}", p.value(key, 0) / 10, p.value(key, 0) % 10); };
+    const std::string file = p.value("file", std::string());
+    const int major = p.value("library_major", 0);
+    libraries.notes.push_back(
+        T(fmt::format("cuBLASLt: {} пропущена — в cuBLASLt {} нет ядер для compute capability {} (нужна {} или новее); "
+                      "взята следующая найденная",
+                      file, major, cc("compute_capability"), cc("min_compute_capability")),
+          fmt::format("cuBLASLt: {} passed over — cuBLASLt {} has no kernels for compute capability {} (it needs {} or "
+                      "newer); the next one found is used",
+                      file, major, cc("compute_capability"), cc("min_compute_capability"))));
+  }
   if (!j.value("cublaslt_error", std::string()).empty())
     libraries.notes.push_back(Text("cuBLASLt: " + j["cublaslt_error"].get<std::string>()));
   if (j.contains("nccl_error")) libraries.notes.push_back(Text("NCCL: " + j["nccl_error"].get<std::string>()));

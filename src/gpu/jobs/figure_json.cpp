@@ -24,6 +24,9 @@ nlohmann::json MatmulFigureJson(const MatmulFigure& f) {
   j["tflops"] = f.tflops;
   j["size"] = f.size;
   j["algos_timed"] = f.algos_timed;
+  j["warmup"] = {{"device_ms", f.warmup.device_ms}, {"calls", f.warmup.calls}, {"settled", f.warmup.settled},
+                 {"settled_call_ms", f.warmup.settled_call_ms}};
+  if (f.precision == MatmulPrecision::FP8) j["fast_accumulation"] = f.fast_accumulation;
   double worst = f.check.worst_error_over_tolerance;
   j["check"] = {{"samples", f.check.samples}, {"failures", f.check.failures}, {"ok", f.check.ok()},
                 {"worst_error_over_tolerance", std::isfinite(worst) ? nlohmann::json(worst) : nlohmann::json("inf")}};

@@ -111,7 +111,15 @@ Result<std::shared_ptr<DeviceContext>> GpuRuntime::Context(int ordinal) {
 Result<const CublasLt*> GpuRuntime::cublaslt() {
   if (cublaslt_) return static_cast<const CublasLt*>(cublaslt_.get());
   if (cublaslt_error_) return *cublaslt_error_;
-  Result<std::unique_ptr<CublasLt>> loaded = CublasLt::Load(paths_, driver_->version());
+  // One cuBLASLt serves every GPU of this process, so it must have kernels for the oldest card: a
+  // machine that mixes a V100 (7.0) with an A100 runs both on cuBLASLt 12, which still runs the
+  // A100 at full speed; choosing per card would take one process per library.
+  int oldest_cc = 0;
+  for (int i = 0; i < device_count_; ++i) {
+    const int cc = ComputeCapability(i);
+    if (cc > 0 && (oldest_cc == 0 || cc < oldest_cc)) oldest_cc = cc;
+  }
+  Result<std::unique_ptr<CublasLt>> loaded = CublasLt::Load(paths_, driver_->version(), oldest_cc);
   if (!loaded.ok()) {
     cublaslt_error_ = loaded.status();
     return loaded.status();

@@ -144,6 +144,11 @@ nlohmann::json InventoryJobOn(GpuRuntime& runtime, const JobArgs&) {
   out["topology"] = Topology(runtime);
   Result<const CublasLt*> lt = runtime.cublaslt();
   out["cublaslt_error"] = lt.ok() ? "" : lt.status().message();
+  if (lt.ok())
+    for (const CublasLtPassedOver& p : (*lt)->passed_over())
+      out["cublaslt_passed_over"].push_back({{"file", p.file}, {"library_major", p.library_major},
+                                             {"compute_capability", p.compute_capability},
+                                             {"min_compute_capability", p.min_compute_capability}});
   Result<std::unique_ptr<Nccl>> nccl = Nccl::Load(runtime.paths());
   out["nccl_version"] = nullptr;
   if (nccl.ok()) {

@@ -47,6 +47,7 @@ inline constexpr cublasOperation_t kOpT = 1;
 
 inline constexpr int kMatmulDescTransA = 3;             // CUBLASLT_MATMUL_DESC_TRANSA
 inline constexpr int kMatmulDescTransB = 4;             // CUBLASLT_MATMUL_DESC_TRANSB
+inline constexpr int kMatmulDescFastAccum = 25;         // CUBLASLT_MATMUL_DESC_FAST_ACCUM, an int8_t
 inline constexpr int kMatmulPrefMaxWorkspaceBytes = 1;  // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES
 
 struct CublasLtApi {

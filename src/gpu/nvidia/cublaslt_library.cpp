@@ -35,7 +35,17 @@ bool DriverRunsLibrary(int driver_cuda, int library_cudart) {
   return driver_cuda / 1000 >= library_cudart / 1000;
 }
 
-Result<std::unique_ptr<CublasLt>> CublasLt::Load(const LibrarySearchPaths& paths, int driver_cuda_version) {
+int CublasLtMinComputeCapability(int library_major) {
+  switch (library_major) {
+    case 11: return 35;
+    case 12: return 50;
+    case 13: return 75;
+    default: return library_major > 13 ? 75 : 0;  // a later major drops more, never less: at least 13's floor
+  }
+}
+
+Result<std::unique_ptr<CublasLt>> CublasLt::Load(const LibrarySearchPaths& paths, int driver_cuda_version,
+                                                 int oldest_compute_capability) {
   LibrarySpec spec{"cuBLASLt", {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11"}, false};
   std::unique_ptr<CublasLt> lt(new CublasLt());
   Result<LoadedLibrary> loaded = LoadFirst(spec, paths, [&](const DynamicLibrary& library) -> Status {
@@ -45,6 +55,16 @@ Result<std::unique_ptr<CublasLt>> CublasLt::Load(const LibrarySearchPaths& paths
     if (!DriverRunsLibrary(driver_cuda_version, built_for)) {
       return Status::Error(fmt::format("built for CUDA {}, the driver supports CUDA {}",
                                        CudaVersionText(built_for), CudaVersionText(driver_cuda_version)));
+    }
+    // A cuBLASLt without kernels for the card loads and binds, then fails in cublasLtCreate
+    // (CUBLAS_STATUS_ARCH_MISMATCH): refuse it here so that the search goes on to an older one.
+    const int major = static_cast<int>(lt->api_.cublasLtGetVersion() / 10000);
+    const int needs = CublasLtMinComputeCapability(major);
+    if (oldest_compute_capability > 0 && oldest_compute_capability < needs) {
+      lt->passed_over_.push_back({library.file(), major, oldest_compute_capability, needs});
+      return Status::Error(fmt::format("cuBLASLt {} has no kernels for compute capability {}.{} (it needs {}.{} or newer)",
+                                       major, oldest_compute_capability / 10, oldest_compute_capability % 10,
+                                       needs / 10, needs % 10));
     }
     return Status::Ok();
   });

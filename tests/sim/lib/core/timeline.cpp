@@ -52,6 +52,11 @@ double Enqueue(Stream& stream, double seconds, Work kind, RealClock::time_point 
   return start;
 }
 
+double NextStart(const Stream& stream) {
+  std::lock_guard<std::mutex> lock(TimeLock());
+  return std::max(stream.virtual_s, host_virtual_s);
+}
+
 void EnqueueTogetherLocked(Stream* const* streams, int count, double seconds, Work kind, bool hang) {
   double start = host_virtual_s;
   RealClock::time_point real_from = RealClock::now();

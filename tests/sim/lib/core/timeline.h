@@ -39,6 +39,9 @@ std::mutex& TimeLock();
 // caller); returns its virtual start. `real_started` is when the host began the call, so real
 // work already done (a memcpy) counts towards the pacing.
 double Enqueue(Stream& stream, double seconds, Work kind, RealClock::time_point real_started);
+// The virtual time at which an operation enqueued now on `stream` from this thread would start
+// (for a duration that depends on when it starts: core/clock_ramp.h). TimeLock not held.
+double NextStart(const Stream& stream);
 // Starts operations that must begin together (one collective over several streams); every
 // stream ends at the same virtual time. Caller holds TimeLock.
 void EnqueueTogetherLocked(Stream* const* streams, int count, double seconds, Work kind, bool hang);

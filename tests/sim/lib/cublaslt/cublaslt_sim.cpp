@@ -1,7 +1,12 @@
 // libcublasLt.so.<major> sim: descriptors, the heuristic and cublasLtMatmul. The product is
 // recorded on D and computed, entry by entry, when D is read (core/device_memory.h): the spot
 // check's 32 reads cost 32 dot products, not an 8192³ GEMM. Modelled time: 2·M·N·K / the
-// profile's TFLOPS for the input type ("perf/matmul_tflops/bf16|fp16|tf32|fp32|fp8").
+// profile's TFLOPS for the input type ("perf/matmul_tflops/bf16|fp16|tf32|fp32|fp8"), times the
+// returned algorithm's relative rate ("cublaslt/algo_rates"), FP8 without fast accumulation at
+// "perf/fp8_slow_accum_factor", and the card's clock ramp (core/clock_ramp.h).
+// As strict as the real library where lab_check could go wrong: FP8 layouts other than those
+// cublasLtMatmul documents get no algorithm, and a cuBLASLt major that has no kernels for the
+// card's compute capability refuses the handle (tests/sim/README.md, "Behaviours").
 // Types and values: /usr/local/cuda/include/cublasLt.h, library_types.h.
 #include <algorithm>
 #include <cstdio>
@@ -10,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock_ramp.h"
 #include "core/heat.h"
 #include "core/device_memory.h"
 #include "core/devices.h"
@@ -23,9 +29,9 @@
 namespace {
 
 using cublasStatus_t = int;
-constexpr cublasStatus_t kSuccess = 0, kNotInitialized = 1, kInvalidValue = 7, kNotSupported = 15;
+constexpr cublasStatus_t kSuccess = 0, kNotInitialized = 1, kInvalidValue = 7, kArchMismatch = 8, kNotSupported = 15;
 
-enum DataType { kR32F = 0, kR16F = 2, kR16BF = 14, kR8FE4M3 = 28 };
+enum DataType { kR32F = 0, kR16F = 2, kR16BF = 14, kR8FE4M3 = 28, kR8FE5M2 = 29 };
 enum Compute { kCompute32F = 68, kCompute32FFastTF32 = 77, kCompute32FFast16F = 74, kCompute32FFast16BF = 75 };
 
 struct Handle {
@@ -33,7 +39,11 @@ struct Handle {
 };
 struct Desc {
   int compute = kCompute32F, scale = kR32F, transa = 0, transb = 0;
+  bool fast_accum = false;  // CUBLASLT_MATMUL_DESC_FAST_ACCUM (int8_t), FP8 only
 };
+
+// CUBLASLT_MATMUL_DESC_* attributes the sim reads (cublasLt.h, cublasLtMatmulDescAttributes_t).
+constexpr int kDescTransA = 3, kDescTransB = 4, kDescFastAccum = 25;
 struct Layout {
   int type = kR32F;
   uint64_t rows = 0, cols = 0;
@@ -156,6 +166,48 @@ class MatmulProducer : public nvsim::Producer {
   bool corrupt_;
 };
 
+bool IsFp8(int type) { return type == kR8FE4M3 || type == kR8FE5M2; }
+
+// The lowest compute capability (major*10 + minor) this cuBLASLt major has kernels for: CUDA 13
+// dropped Maxwell, Pascal and Volta (< 7.5), CUDA 12 dropped Kepler (< 5.0). CUDA 13.0 release
+// notes, "Deprecated Architectures"; PyTorch's CUDA 13 wheels on a V100 fail with
+// CUBLAS_STATUS_ARCH_MISMATCH from cublasCreate.
+int MinComputeCapability() { return SIM_CUBLAS_MAJOR >= 13 ? 75 : SIM_CUBLAS_MAJOR == 12 ? 50 : 35; }
+
+// The GPU of the calling thread's current context (cuBLASLt works on the current device).
+const nvsim::Gpu* CurrentGpu() {
+  const nvsim::Context* context = nvsim::CurrentContext();
+  if (context == nullptr || context->device < 0) return nullptr;
+  const auto& gpus = nvsim::Profile().gpus;
+  return static_cast<size_t>(context->device) < gpus.size() ? &gpus[context->device] : nullptr;
+}
+
+int ComputeCapability(const nvsim::Gpu& g) { return g.cc_major * 10 + g.cc_minor; }
+
+// cublasLtMatmul's FP8 requirements (https://docs.nvidia.com/cuda/cublas/#cublasltmatmul): FP8
+// needs compute capability 8.9; below 10.0 A transposed and B not ("TN"); every dimension and
+// leading dimension a multiple of 16 (16-byte alignment of 1-byte elements); CUBLAS_COMPUTE_32F
+// with a CUDA_R_32F scale; D in F32, BF16, F16 or an FP8 type; not both inputs E5M2.
+// false: the real library has no kernel for it (the heuristic returns none).
+bool Fp8LayoutAccepted(int cc, const Desc& desc, const Layout& a, const Layout& b, const Layout& d) {
+  if (cc < 89) return false;
+  if (cc < 100 && (desc.transa != 1 || desc.transb != 0)) return false;
+  if (desc.compute != kCompute32F || desc.scale != kR32F) return false;
+  if (!IsFp8(a.type) || !IsFp8(b.type) || (a.type == kR8FE5M2 && b.type == kR8FE5M2)) return false;
+  if (d.type != kR32F && d.type != kR16BF && d.type != kR16F && !IsFp8(d.type)) return false;
+  for (const Layout* l : {&a, &b, &d})
+    if (l->rows % 16 != 0 || l->cols % 16 != 0 || l->ld % 16 != 0) return false;
+  return true;
+}
+
+// Relative rate of the heuristic's i-th algorithm ("cublaslt/algo_rates", default all 1): the
+// heuristic's first choice is not always the fastest, which is why lab_check times a few.
+double AlgoRate(uint64_t index) {
+  const nvsim::json* rates = nvsim::Profile().At("cublaslt/algo_rates");
+  if (rates == nullptr || !rates->is_array() || index >= rates->size() || !(*rates)[index].is_number()) return 1;
+  return std::max(0.01, (*rates)[index].get<double>());
+}
+
 const char* PrecisionKey(int a_type, int compute) {
   switch (a_type) {
     case kR16BF: return "perf/matmul_tflops/bf16";
@@ -180,6 +232,8 @@ std::string VersionText() {
 
 NVSIM_EXPORT(cublasStatus_t, cublasLtCreate, (Handle * *handle)) {
   if (handle == nullptr) return kInvalidValue;
+  const nvsim::Gpu* g = CurrentGpu();
+  if (g != nullptr && ComputeCapability(*g) < MinComputeCapability()) return kArchMismatch;
   *handle = new Handle();
   return kSuccess;
 }
@@ -225,12 +279,17 @@ NVSIM_EXPORT(cublasStatus_t, cublasLtMatmulDescDestroy, (Desc * desc)) {
 
 NVSIM_EXPORT(cublasStatus_t, cublasLtMatmulDescSetAttribute, (Desc * desc, int attribute, const void* value, size_t size)) {
   if (desc == nullptr || value == nullptr) return kInvalidValue;
-  if (attribute == 3 || attribute == 4) {  // CUBLASLT_MATMUL_DESC_TRANSA / TRANSB: cublasOperation_t
+  if (attribute == kDescTransA || attribute == kDescTransB) {  // cublasOperation_t
     if (size != sizeof(int)) return kInvalidValue;
     int op;
     std::memcpy(&op, value, sizeof op);
     if (op != 0 && op != 1) return kInvalidValue;
-    (attribute == 3 ? desc->transa : desc->transb) = op;
+    (attribute == kDescTransA ? desc->transa : desc->transb) = op;
+  } else if (attribute == kDescFastAccum) {  // int8_t
+    if (size != sizeof(int8_t)) return kInvalidValue;
+    int8_t on;
+    std::memcpy(&on, value, sizeof on);
+    desc->fast_accum = on != 0;
   }
   return kSuccess;
 }
@@ -270,6 +329,10 @@ NVSIM_EXPORT(cublasStatus_t, cublasLtMatmulAlgoGetHeuristic,
   if (desc == nullptr || a == nullptr || b == nullptr || c == nullptr || d == nullptr || pref == nullptr ||
       results == nullptr || returned == nullptr || requested <= 0)
     return kInvalidValue;
+  *returned = 0;
+  const nvsim::Gpu* g = CurrentGpu();
+  if (IsFp8(a->type) && !Fp8LayoutAccepted(g != nullptr ? ComputeCapability(*g) : 0, *desc, *a, *b, *d))
+    return kNotSupported;
   const int available = static_cast<int>(nvsim::Profile().Number("cublaslt/algos", 4));
   *returned = std::min(requested, available);
   for (int i = 0; i < *returned; ++i) {
@@ -303,20 +366,27 @@ NVSIM_EXPORT(cublasStatus_t, cublasLtMatmul,
   Operand oc{place(c, *c_layout), *c_layout, false};
   nvsim::DevicePlace od = place(d, *d_layout);
   if (!oa.place.allocation || !ob.place.allocation || !od.allocation) return kInvalidValue;
+  const nvsim::Gpu& g = nvsim::Profile().gpus[od.allocation->device];
+  if (IsFp8(a_layout->type) && !Fp8LayoutAccepted(ComputeCapability(g), *desc, *a_layout, *b_layout, *d_layout))
+    return kNotSupported;
   nvsim::Stream* s = nvsim::StreamFor(stream);
   if (s == nullptr) return kNotInitialized;
   float alpha_value, beta_value;
   std::memcpy(&alpha_value, alpha, 4);
   std::memcpy(&beta_value, beta, 4);
   if (beta_value != 0 && !oc.place.allocation) return kInvalidValue;
-  const nvsim::Gpu& g = nvsim::Profile().gpus[od.allocation->device];
   const auto started = nvsim::RealClock::now();
+  double tflops = g.Number(PrecisionKey(a_layout->type, desc->compute), 0) * nvsim::HeatFactor(g) * AlgoRate(algo->data[0]);
+  if (tflops <= 0) return kNotSupported;  // the profile says this GPU cannot do this type
   nvsim::WriteLazy(od, static_cast<size_t>(d_layout->ld) * n * ElementBytes(d_layout->type),
                    std::make_shared<MatmulProducer>(oa, ob, oc, *d_layout, k, alpha_value, beta_value,
                                                     g.Flag("faults/matmul_wrong", false)));
-  const double tflops = g.Number(PrecisionKey(a_layout->type, desc->compute), 0) * nvsim::HeatFactor(g);
-  if (tflops <= 0) return kNotSupported;  // the profile says this GPU cannot do this type
-  const double seconds = g.Number("perf/latency_us", 5) * 1e-6 + 2.0 * m * n * k / (tflops * 1e12) * nvsim::Noise();
+  // Without fast accumulation Hopper's FP8 kernels promote partial sums to FP32 every few steps
+  // (cublasLt.h, CUBLASLT_MATMUL_DESC_FAST_ACCUM); turning it on is worth 1.1-1.2x
+  // (https://github.com/pytorch/ao/issues/2377), so 0.85 unless the profile says otherwise.
+  if (IsFp8(a_layout->type) && !desc->fast_accum) tflops *= g.Number("perf/fp8_slow_accum_factor", 0.85);
+  const double work = 2.0 * m * n * k / (tflops * 1e12) * nvsim::Noise();
+  const double seconds = g.Number("perf/latency_us", 5) * 1e-6 + nvsim::RampedSeconds(g, nvsim::NextStart(*s), work);
   nvsim::AddWork(g.index, seconds);  // core/heat.h: sustained load heats a card with "heat"
   nvsim::Enqueue(*s, seconds, nvsim::Work::Matmul, started);
   return kSuccess;
