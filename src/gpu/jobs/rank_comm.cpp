@@ -79,7 +79,13 @@ Result<std::vector<char>> AllGatherBlocks(const CudaDriver& driver, const Nccl& 
   if (!send.ok()) return send.status();
   Result<DeviceBuffer> receive = DeviceBuffer::Allocate(driver, receive_bytes);
   if (!receive.ok()) return receive.status();
-  Status copied = driver.Check(driver.api().cuMemcpyHtoD(send->get(), host_send.data(), send_bytes), "cuMemcpyHtoD");
+  // On the collective's own stream. A synchronous cuMemcpyHtoD from pageable memory returns once
+  // the bytes are staged; its DMA is ordered on the legacy stream, which this non-blocking stream
+  // does not wait for, so the gather could send stale bytes. The asynchronous copy also stages
+  // pageable memory before it returns (host_send may go), and the stream orders it before the
+  // gather: no host wait at all, where cuCtxSynchronize would wait for the whole context.
+  Status copied = driver.Check(driver.api().cuMemcpyHtoDAsync(send->get(), host_send.data(), send_bytes, self.stream.get()),
+                               "cuMemcpyHtoDAsync");
   if (!copied.ok()) return copied;
   nccl::ncclResult_t r =
       gather ? nccl.api().ncclAllGather(send->as_pointer(), receive->as_pointer(), block_bytes, nccl::kInt8, self.comm, self.stream.get())

@@ -233,10 +233,11 @@ NVSIM_EXPORT(ncclResult_t, ncclAllGather, (const void* send, void* receive, size
     return kInvalidArgument;
   }
   if (comm->async_error != kSuccess) return kSuccess;  // as ncclAllReduce: the error is asynchronous
+  nvsim::Stream* on = stream != nullptr ? static_cast<nvsim::Stream*>(stream) : &nvsim::DefaultStream(comm->device);
+  nvsim::OrderAfterLegacy(*on);
   const bool ok = CrossProcessAllGather(comm, from, to, bytes, *clique.rendezvous);
   // Timed as an all-reduce of the gathered volume: a latency-bound exchange of small blocks here.
-  Op timed{comm, from, to, (bytes * static_cast<size_t>(world) + 3) / 4,
-           stream != nullptr ? static_cast<nvsim::Stream*>(stream) : &nvsim::DefaultStream(comm->device)};
+  Op timed{comm, from, to, (bytes * static_cast<size_t>(world) + 3) / 4, on};
   Launch({timed}, world, /*data_done=*/true, /*hang=*/!ok);
   return kSuccess;
 }
