@@ -6,8 +6,9 @@
 
 namespace labcheck::gpu {
 
-Result<ProcessRank> OpenProcessRank(const CudaDriver& driver, int device, int rank, int world) {
-  Result<std::shared_ptr<DeviceContext>> context = DeviceContext::Open(driver, device);
+Result<ProcessRank> OpenProcessRank(GpuRuntime& runtime, int device, int rank, int world) {
+  const CudaDriver& driver = runtime.driver();
+  Result<std::shared_ptr<DeviceContext>> context = runtime.Context(device);
   if (!context.ok()) return context.status();
   ProcessRank process;
   process.group.world_size = world;
@@ -94,7 +95,12 @@ Result<std::vector<char>> AllGatherBlocks(const CudaDriver& driver, const Nccl& 
   const char* what = gather ? "ncclAllGather" : "ncclAllReduce (gathering blocks)";
   if (r != nccl::kSuccess) return Status::Error(std::string(what) + " failed: " + nccl.Describe(r));
   Status waited = WaitForStream(driver, nccl, self, timeout_s, what);
-  if (!waited.ok()) return waited;
+  if (!waited.ok()) {
+    // Before the buffers it uses are freed (cuMemFree may wait for the device).
+    nccl.api().ncclCommAbort(self.comm);
+    self.comm = nullptr;
+    return waited;
+  }
   std::vector<char> received(receive_bytes);
   copied = driver.Check(driver.api().cuMemcpyDtoH(received.data(), receive->get(), receive_bytes), "cuMemcpyDtoH");
   if (!copied.ok()) return copied;

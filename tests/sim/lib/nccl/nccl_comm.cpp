@@ -2,11 +2,13 @@
 // process), groups, ncclAllReduce and the NCCL_DEBUG log our check reads the transport from.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "core/interconnect.h"
 #include "nccl/nccl_internal.h"
@@ -157,8 +159,17 @@ NVSIM_EXPORT(ncclResult_t, ncclCommInitAll, (Comm * *comms, int count, const int
   return kSuccess;
 }
 
+// nccl.h: ncclCommFinalize "flushes all issued communications", and only after it has
+// completed can ncclCommDestroy "locally free the rest of the resources ... without blocking";
+// a destroy without it finalizes first (NCCL user guide, ncclCommDestroy). A collective that
+// never completes is never flushed: the destroy blocks, as the real one can. ncclCommAbort is
+// the way out of a hang.
 NVSIM_EXPORT(ncclResult_t, ncclCommDestroy, (Comm * comm)) {
   if (comm == nullptr) return kInvalidArgument;
+  if (!comm->hung_streams.empty()) {
+    LogLine(comm->device, "NCCL INFO simulated hang: ncclCommDestroy waits for a collective that never completes");
+    while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
   comm->aborted = true;
   LeaveRendezvous(comm->clique->rendezvous, comm->rank);
   comm->clique->rendezvous = nullptr;  // the clique keeps its pointer; nothing is freed while ranks may post
