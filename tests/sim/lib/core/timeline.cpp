@@ -24,7 +24,7 @@ double Pacing(Work kind) {
   switch (kind) {
     case Work::Copy: return Profile().Number("pacing/copy", 1.0);
     case Work::Matmul: return Profile().Number("pacing/matmul", 0.05);
-    case Work::Collective: return Profile().Number("pacing/collective", 0.2);
+    case Work::Collective: return Profile().Number("pacing/collective", 1.0);
   }
   return 1.0;
 }

@@ -94,6 +94,18 @@ std::mutex& PostLock() {
   return mutex;
 }
 
+// "allreduce/launch_overhead_us" (default 0): host time each ncclAllReduce call spends after
+// its work is queued (NCCL's host-side bookkeeping). The GPU does not wait for it, so CUDA events
+// on the stream do not see it; a host clock around the loop of calls does, wherever the calls
+// take longer than the collectives they queue (small messages), as nccl-tests' timing does.
+void SpendLaunchOverhead() {
+  const double us = nvsim::Profile().Number("allreduce/launch_overhead_us", 0);
+  if (us <= 0) return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(us);
+  while (std::chrono::steady_clock::now() < until) {
+  }  // spun, not slept: sleeps are coarser than a few microseconds
+}
+
 // Adds `op` to its clique; when every rank has posted, the collective starts.
 void Post(const Op& op) {
   Clique& own = *op.comm->clique;
@@ -267,7 +279,9 @@ NVSIM_EXPORT(ncclResult_t, ncclAllReduce, (const void* send, void* receive, size
     comm->last_error = "send or receive buffer is not device memory";
     return kInvalidArgument;
   }
+  nvsim::OrderAfterLegacy(*posted.stream);
   if (group_depth > 0) group_ops.push_back(posted);
   else Post(posted);
+  SpendLaunchOverhead();
   return kSuccess;
 }
