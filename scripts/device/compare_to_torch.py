@@ -6,6 +6,10 @@ Only the standard library: it runs on a bare GPU machine. A reference that is mi
 rows "not measured"; the table is always written, headed by the machine it describes, ready to be
 copied into docs/gpu-results.md.
 
+The all-reduce is compared like for like: at the largest message size both swept, nccl-tests'
+busbw (host clock around its loop, averaged over its processes) against lab_check's figure counted
+the same way (busbw_gbps_nccl_tests); the CUDA-event figure is shown beside it, not judged.
+
 Usage: compare_to_torch.py LAB_REPORT_JSON [--torch TORCH_JSON] [--nccl-tests LOG] [--machine TXT]
 """
 import argparse
@@ -44,21 +48,60 @@ def gpu_section_seconds(report):
                if c.get("section") in ("gpu", "interconnect"))
 
 
-def nccl_tests_busbw(path):
-    """(bytes, busbw out-of-place) of the largest size all_reduce_perf printed, or None."""
-    best = None
+def nccl_tests_rows(path):
+    """{bytes: (time_us, busbw_gbps)}, out of place, as all_reduce_perf printed them."""
+    rows = {}
     try:
         lines = open(path, errors="replace").readlines()
     except OSError:
-        return None
+        return rows
     for line in lines:
         fields = line.split()
         if len(fields) >= 8 and re.fullmatch(r"\d+", fields[0]):
             try:
-                best = (int(fields[0]), float(fields[7]))
+                rows[int(fields[0])] = (float(fields[5]), float(fields[7]))
             except ValueError:
                 continue
-    return best
+    return rows
+
+
+def our_sizes(report):
+    """interconnect.allreduce's sweep, {bytes: size row}."""
+    for check in report.get("checks", []):
+        if check.get("id") == "interconnect.allreduce":
+            return {s["bytes"]: s for s in check.get("data", {}).get("sizes", []) if "bytes" in s}
+    return {}
+
+
+def busbw_rows(report, log_path):
+    """Like for like: nccl-tests' busbw at the largest size both swept, beside ours counted the same
+    way (host clock, busbw_gbps_nccl_tests) and ours by CUDA events (busbw_gbps)."""
+    theirs = nccl_tests_rows(log_path) if log_path else {}
+    ours = our_sizes(report)
+    common = sorted(set(theirs) & set(ours))
+    if not common:
+        return [f"| nccl.allreduce_busbw_gbps | {measurements(report).get('nccl.allreduce_busbw_gbps')} | — | — | 0.97 | "
+                f"not comparable (one GPU, no nccl-tests log, or no size in common) |"]
+    size = common[-1]
+    time_us, reference = theirs[size]
+    row = ours[size]
+    lines = []
+    for key, label in (("busbw_gbps_nccl_tests", "host clock, as nccl-tests"), ("busbw_gbps", "CUDA events, slowest rank")):
+        mine = row.get(key)
+        if not isinstance(mine, (int, float)) or not reference:
+            lines.append(f"| nccl.allreduce {key} ({label}) | {mine} | {reference:.1f} (nccl-tests, {size >> 20} MiB) | — | 0.97 | not measured |")
+            continue
+        ratio = mine / reference
+        met = "yes" if ratio >= 0.97 else "NO"
+        if key == "busbw_gbps":
+            met = "(not the same clock)"
+        lines.append(f"| nccl.allreduce {key} ({label}) | {mine:.1f} | {reference:.1f} (nccl-tests, {size >> 20} MiB) | "
+                     f"{ratio:.3f} | 0.97 | {met} |")
+    mine_us = row.get("time_us_nccl_tests")
+    if isinstance(mine_us, (int, float)):
+        lines.append(f"| nccl.allreduce time_us_nccl_tests | {mine_us:.1f} | {time_us:.1f} (nccl-tests, {size >> 20} MiB) | "
+                     f"{time_us / mine_us:.3f} | — | — |")
+    return lines
 
 
 def header(report, torch, machine_path):
@@ -121,14 +164,8 @@ def main():
             key = f"gpu{i}.{suffix}"
             if key in ours or theirs in gpu:
                 print(row(key, ours.get(key), gpu.get(theirs), what, target))
-    busbw = ours.get("nccl.allreduce_busbw_gbps")
-    as_nccl_tests = ours.get("nccl.allreduce_busbw_nccl_tests_gbps", busbw)
-    reference = nccl_tests_busbw(args.nccl_tests) if args.nccl_tests else None
-    if as_nccl_tests is not None and reference:
-        print(row("nccl.allreduce_busbw (as nccl-tests)", as_nccl_tests, reference[1],
-                  f"all_reduce_perf, {reference[0] >> 20} MiB", 0.97))
-    else:
-        print(f"| nccl.allreduce_busbw_gbps | {fmt(busbw)} | — | — | 0.97 | not comparable (one GPU or no nccl-tests) |")
+    for line in busbw_rows(report, args.nccl_tests):
+        print(line)
     gpus = max(1, count)
     seconds = gpu_section_seconds(report)
     print(f"| GPU section, s per GPU | {seconds / gpus:.1f} | — | — | ≤ 60 | {'yes' if seconds / gpus <= 60 else 'NO'} |")

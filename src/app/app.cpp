@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -39,7 +40,12 @@ int RunApp(int argc, char** argv) {
   if (argc >= 3 && std::string(argv[1]) == "internal-child") {
     std::vector<std::string> args(argv + 3, argv + argc);
     RegisterGpuChildJobs();  // the child must know the jobs before it dispatches
-    return RunChildJobMain(argv[2], args);
+    const int code = RunChildJobMain(argv[2], args);
+    // The result is printed. Leave without exit's teardown: NVIDIA's libraries stay loaded until
+    // here (gpu::KeepUntilExit), and their destructors at exit can hang or crash on a GPU in a
+    // bad state; the OS frees what they hold. fflush(nullptr): NCCL's debug file, our stdout.
+    std::fflush(nullptr);
+    std::_Exit(code);
   }
 
   // --lang is read before the command line is built, so that the help, every subcommand's

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cluster/nic_discovery.h"
+#include "gpu/collective/allreduce_json.h"
 #include "gpu/collective/allreduce_math.h"
 
 namespace labcheck::cluster {
@@ -216,28 +217,38 @@ CheckResult MergeClusterRun(const MergeInput& input) {
   json sizes = json::array();
   Table sweep_table{T("Все ранги вместе, float32", "All ranks together, float32"),
                     {T("Размер", "Size"), T("Время, мс (медленнейший ранг)", "Time, ms (slowest rank)"), "algbw, GB/s",
-                     "busbw, GB/s", T("Рангов", "Ranks"), T("Сумма", "Sum")}};
+                     "busbw, GB/s", T("busbw как в nccl-tests, GB/s", "busbw as nccl-tests, GB/s"), T("Рангов", "Ranks"),
+                     T("Сумма", "Sum")}};
+  std::optional<double> cluster_busbw_nccl_tests;
   std::optional<double> cluster_busbw;
   uint64_t cluster_bytes = 0;
   bool any_complete = false;  // some size that every rank finished
   for (const auto& [bytes, list] : by_size) {
     double time_ms = 0;
     bool correct = true;
+    std::vector<double> host_times_us;  // each rank's own host clock (nccl-tests' per-process time)
     for (const json* s : list) {
       time_ms = std::max(time_ms, s->value("time_ms", 0.0));
       correct = correct && s->value("correct", false);
+      host_times_us.push_back(Field(*s, "host_time_us").is_number() ? Field(*s, "host_time_us").get<double>() : 0.0);
     }
     const bool complete = static_cast<int>(list.size()) == world;
     const double algbw = gpu::AlgorithmBandwidthGbps(bytes, time_ms);
     std::optional<double> busbw = gpu::BusBandwidthGbps(bytes, time_ms, world);
-    sizes.push_back({{"bytes", bytes}, {"time_ms", time_ms}, {"algbw_gbps", algbw},
-                     {"busbw_gbps", busbw ? json(*busbw) : json(nullptr)}, {"ranks_reporting", list.size()}, {"correct", correct}});
+    json size = {{"bytes", bytes}, {"time_ms", time_ms}, {"algbw_gbps", algbw},
+                 {"busbw_gbps", busbw ? json(*busbw) : json(nullptr)}, {"ranks_reporting", list.size()}, {"correct", correct}};
+    // nccl-tests averages the ranks' times: only when every rank has one, or it is another figure.
+    gpu::AddNcclTestsFigures(size, bytes, complete ? host_times_us : std::vector<double>(), world);
+    const json& nccl_tests = size["busbw_gbps_nccl_tests"];
+    sizes.push_back(size);
     sweep_table.AddRow({Text(MiB(bytes)), Text(Num(time_ms)), Text(Num(algbw)), Text(busbw ? Num(*busbw) : "—"),
+                        Text(nccl_tests.is_number() ? Num(nccl_tests.get<double>()) : "—"),
                         Text(fmt::format("{}/{}", list.size(), world)), correct ? Text("OK") : T("НЕВЕРНО", "WRONG")});
     any_complete = any_complete || complete;
     if (complete && busbw) {
       cluster_busbw = busbw;
       cluster_bytes = bytes;
+      cluster_busbw_nccl_tests = nccl_tests.is_number() ? std::optional<double>(nccl_tests.get<double>()) : std::nullopt;
     }
   }
 
@@ -306,8 +317,12 @@ CheckResult MergeClusterRun(const MergeInput& input) {
   node_table.notes.push_back(T("«Ожидается»: сумма активных портов InfiniBand/RoCE узла (иначе Ethernet) / 8, GB/s в одну сторону",
                                "'Expected': the node's active InfiniBand/RoCE ports (else Ethernet links) added up / 8, GB/s per direction"));
   result.tables.push_back(node_table);
-  sweep_table.notes.push_back(T("busbw = bytes/time × 2(n−1)/n, n — все ранги (nccl-tests); время — медленнейшего ранга",
-                                "busbw = bytes/time × 2(n−1)/n over all ranks (nccl-tests); time of the slowest rank"));
+  sweep_table.notes.push_back(T("busbw = bytes/time × 2(n−1)/n, n — все ранги (nccl-tests); время — медленнейшего ранга "
+                                "по событиям CUDA; «как в nccl-tests»: время по часам каждого ранга от первого запуска до "
+                                "завершения потока, среднее по рангам (как all_reduce_perf)",
+                                "busbw = bytes/time × 2(n−1)/n over all ranks (nccl-tests); time of the slowest rank by CUDA "
+                                "events; 'as nccl-tests': each rank's host clock from the first launch until its stream is "
+                                "done, averaged over the ranks (as all_reduce_perf)"));
   result.tables.push_back(sweep_table);
   if (!problems.empty()) {
     Table problem_table{T("Ранги с проблемами", "Ranks with problems"), {T("Ранг", "Rank"), T("Узел", "Node"), T("Что", "What")}};
@@ -320,6 +335,11 @@ CheckResult MergeClusterRun(const MergeInput& input) {
   if (cluster_busbw)
     result.Add({"cluster.allreduce_busbw_gbps", T("all-reduce всех рангов, bus bandwidth", "all-reduce over all ranks, bus bandwidth"),
                 *cluster_busbw, "GB/s", Text(fmt::format("{} ranks on {} nodes, {}, slowest rank's time", world, node_count, MiB(cluster_bytes)))});
+  if (cluster_busbw_nccl_tests)
+    result.Add({"cluster.allreduce_busbw_nccl_tests_gbps",
+                T("all-reduce всех рангов, bus bandwidth как в nccl-tests", "all-reduce over all ranks, bus bandwidth as nccl-tests"),
+                *cluster_busbw_nccl_tests, "GB/s",
+                Text(fmt::format("{} ranks, {}, host clock per rank averaged over the ranks (all_reduce_perf)", world, MiB(cluster_bytes)))});
   if (cluster_busbw && node_count >= 2) {
     Measurement& m = result.Add({"cluster.allreduce_inter_node_busbw_gbps", T("all-reduce между узлами, bus bandwidth", "all-reduce across nodes, bus bandwidth"),
                                  *cluster_busbw, "GB/s", Text("the cluster sweep's busbw at its largest size")});

@@ -96,13 +96,23 @@ void ExpectBothRanksFigures(const json& check) {
     const json& rank = data["ranks"][r];
     ASSERT_TRUE(rank.is_object()) << "rank " << r << " is missing from the merged report";
     EXPECT_EQ(rank["rank"], r);
+    // The node keys went through AllGatherBlocks: stale bytes (a pageable copy not yet landed when
+    // the gather read it) would make every key empty, one node.
+    EXPECT_EQ(rank["node"].value("nodes", 0), 2) << "rank " << r << " did not learn the other node: " << rank["node"].dump();
     ASSERT_TRUE(rank.contains("sweep")) << "rank " << r << " has no sweep";
     EXPECT_FALSE(rank["sweep"]["sizes"].empty()) << "rank " << r << " has no figures";
   }
   ASSERT_FALSE(data["sizes"].empty());
-  for (const json& s : data["sizes"]) {
+  for (size_t i = 0; i < data["sizes"].size(); ++i) {
+    const json& s = data["sizes"][i];
     EXPECT_EQ(s["ranks_reporting"], 2);
     EXPECT_TRUE(s["busbw_gbps"].is_number());
+    // nccl-tests' figure: the ranks' own host clocks, averaged.
+    double sum = 0;
+    for (int r = 0; r < 2; ++r) sum += data["ranks"][r]["sweep"]["sizes"][i].value("host_time_us", 0.0);
+    ASSERT_TRUE(s["time_us_nccl_tests"].is_number()) << s.dump();
+    EXPECT_NEAR(s["time_us_nccl_tests"].get<double>(), sum / 2, 1e-6 * sum) << s.dump();
+    EXPECT_TRUE(s["busbw_gbps_nccl_tests"].is_number()) << s.dump();
   }
   bool has_busbw = false;
   for (const json& m : check["measurements"]) has_busbw = has_busbw || m["key"] == "cluster.allreduce_busbw_gbps";
@@ -184,6 +194,33 @@ TEST_F(ClusterRun, TorchrunLauncherAcrossTwoNodes) {
     }
   }
   EXPECT_EQ(reports, 1) << "exactly the node of rank 0 prints the report";
+}
+
+// Two ways of timing the same sweep (issue 20, item 9). Rank 1 runs its all-reduce at half the
+// speed and spends 2 ms of host time in every ncclAllReduce call. The CUDA-event figure takes the
+// slowest rank's time; nccl-tests' averages the ranks' host clocks, which see the launches.
+TEST_F(ClusterRun, NcclTestsFigureAveragesTheRanksHostClocks) {
+  ChildSpec r0 = HandRank(0, 2, "n0"), r1 = HandRank(1, 2, "n1", "cluster-node-launch-bound");
+  std::vector<ChildOutcome> out = testing::RunTogether({r0, r1});
+  ASSERT_TRUE(out[0].exited_ok()) << out[0].Describe() << "\n" << out[0].Tail(40);
+  const json report = ReportJson(out[0].out);
+  const json* check = ClusterCheck(report);
+  ASSERT_NE(check, nullptr) << out[0].out;
+  ExpectBothRanksFigures(*check);
+  const json& data = (*check)["data"];
+  for (size_t i = 0; i < data["sizes"].size(); ++i) {
+    const json& s = data["sizes"][i];
+    const json& fast = data["ranks"][0]["sweep"]["sizes"][i];
+    const json& slow = data["ranks"][1]["sweep"]["sizes"][i];
+    EXPECT_GT(slow["time_ms"].get<double>(), 1.5 * fast["time_ms"].get<double>()) << "rank 1 runs at half the busbw";
+    EXPECT_DOUBLE_EQ(s["time_ms"].get<double>(), slow["time_ms"].get<double>()) << "the slowest rank's time";
+    EXPECT_GE(slow["host_time_us"].get<double>(), 2000) << slow.dump();  // one 2 ms launch per iteration
+    EXPECT_GT(s["time_us_nccl_tests"].get<double>(), 1e3 * s["time_ms"].get<double>()) << s.dump();
+    EXPECT_LT(s["busbw_gbps_nccl_tests"].get<double>(), s["busbw_gbps"].get<double>()) << s.dump();
+  }
+  bool both = false;
+  for (const json& m : check->at("measurements")) both = both || m["key"] == "cluster.allreduce_busbw_nccl_tests_gbps";
+  EXPECT_TRUE(both) << "the nccl-tests figure is missing";
 }
 
 TEST_F(ClusterRun, KilledRankIsNamed) {

@@ -50,6 +50,36 @@ TEST(ClusterMerge, TwoHealthyNodes) {
   EXPECT_EQ(r.data["ranks"].size(), 4u);
 }
 
+// Issue 20, item 9: per size, the CUDA-event figure takes the slowest rank's time; nccl-tests'
+// averages the ranks' host clocks (MPI_Allreduce of the time, sum / ranks, in all_reduce_perf).
+TEST(ClusterMerge, NcclTestsFigureAveragesTheRanksHostClocks) {
+  MergeInput in;
+  in.world_size = 2;
+  in.blocks = {Block(0, 2, "a", 1), Block(1, 2, "b", 1)};
+  for (json* size : {&in.blocks[0]["sweep"]["sizes"][2], &in.blocks[1]["sweep"]["sizes"][2]}) (*size)["time_ms"] = 0.4;
+  in.blocks[0]["sweep"]["sizes"][2]["time_ms"] = 0.5;  // 4 MiB: rank 0 the slowest by events
+  for (int r = 0; r < 2; ++r)
+    for (json& size : in.blocks[r]["sweep"]["sizes"]) size["host_time_us"] = r == 0 ? 600.0 : 1000.0;
+  in.blocks[1]["sweep"]["sizes"][0].erase("host_time_us");  // 1 MiB: a rank without the figure
+  CheckResult r = MergeClusterRun(in);
+  const json& sizes = r.data["sizes"];
+  ASSERT_EQ(sizes.size(), 3u);
+  const json& four = sizes[2];
+  EXPECT_DOUBLE_EQ(four["time_ms"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(four["time_us_nccl_tests"].get<double>(), 800.0);
+  const double bytes = 4 * 1048576.0;
+  EXPECT_NEAR(four["algbw_gbps_nccl_tests"].get<double>(), bytes / 800e-6 / 1e9, 1e-9);
+  EXPECT_NEAR(four["busbw_gbps_nccl_tests"].get<double>(), bytes / 800e-6 / 1e9, 1e-9);  // 2(n−1)/n = 1 for two
+  EXPECT_NEAR(four["busbw_gbps"].get<double>(), bytes / 0.5e-3 / 1e9, 1e-9);
+  EXPECT_TRUE(sizes[0]["time_us_nccl_tests"].is_null()) << "no average over the ranks without every rank's clock";
+  ASSERT_NE(r.Find("cluster.allreduce_busbw_nccl_tests_gbps"), nullptr);
+  EXPECT_DOUBLE_EQ(r.Find("cluster.allreduce_busbw_nccl_tests_gbps")->value, four["busbw_gbps_nccl_tests"].get<double>());
+  bool column = false;
+  for (const Table& t : r.tables)
+    for (const Text& h : t.columns) column = column || h.en == "busbw as nccl-tests, GB/s";
+  EXPECT_TRUE(column);
+}
+
 TEST(ClusterMerge, SlowNodeIsNamed) {
   MergeInput in;
   in.world_size = 4;

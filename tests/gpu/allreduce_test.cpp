@@ -10,6 +10,7 @@
 #include <random>
 
 #include "gpu/collective/allreduce_attempts.h"
+#include "gpu/collective/allreduce_json.h"
 #include "gpu/collective/allreduce_math.h"
 #include "../platform/temp_tree.h"
 
@@ -27,6 +28,41 @@ TEST(AllReduceMath, BusBandwidthAsNcclTestsDefinesIt) {
   ASSERT_TRUE(BusBandwidthGbps(bytes, 20, 4).has_value());
   EXPECT_NEAR(*BusBandwidthGbps(bytes, 20, 4), 13.42 * 1.5, 0.02);
   EXPECT_FALSE(BusBandwidthGbps(bytes, 20, 1).has_value());  // one GPU: no meaning, not zero
+}
+
+// nccl-tests' all_reduce_perf: host time per iteration, averaged over its processes, then the
+// same algbw and busbw arithmetic.
+TEST(AllReduceMath, NcclTestsFiguresAverageTheProcessesHostClocks) {
+  const size_t bytes = 256u << 20;
+  std::optional<NcclTestsFigures> f = NcclTestsFiguresFor(bytes, {10000.0, 30000.0}, 4);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_DOUBLE_EQ(f->time_us, 20000.0);
+  EXPECT_NEAR(f->algbw_gbps, 13.42, 0.01);  // as 256 MiB in 20 ms above
+  ASSERT_TRUE(f->busbw_gbps.has_value());
+  EXPECT_NEAR(*f->busbw_gbps, 13.42 * 1.5, 0.02);
+  EXPECT_FALSE(NcclTestsFiguresFor(bytes, {}, 4).has_value());
+  EXPECT_FALSE(NcclTestsFiguresFor(bytes, {10000.0, 0.0}, 4).has_value());  // a process without its clock
+  EXPECT_FALSE(NcclTestsFiguresFor(bytes, {10000.0}, 1)->busbw_gbps.has_value());
+}
+
+// One process driving every rank prints the nccl-tests keys from its own clock; a rank of many
+// prints only its clock (the merge averages).
+TEST(AllReduceMath, SizesJsonCarriesBothTimings) {
+  SizeResult s;
+  s.bytes = 1u << 20;
+  s.time_ms = 0.1;
+  s.algbw_gbps = AlgorithmBandwidthGbps(s.bytes, s.time_ms);
+  s.busbw_gbps = BusBandwidthGbps(s.bytes, s.time_ms, 2);
+  s.host_time_us = 250;
+  s.correct = true;
+  nlohmann::json one_node = SizesJson({s}, true, 2)[0];
+  EXPECT_DOUBLE_EQ(one_node["time_ms"].get<double>(), 0.1);
+  EXPECT_DOUBLE_EQ(one_node["host_time_us"].get<double>(), 250);
+  EXPECT_DOUBLE_EQ(one_node["time_us_nccl_tests"].get<double>(), 250);
+  EXPECT_NEAR(one_node["busbw_gbps_nccl_tests"].get<double>(), (1u << 20) / 250e-6 / 1e9, 1e-9);
+  nlohmann::json rank = SizesJson({s}, false, 2)[0];
+  EXPECT_DOUBLE_EQ(rank["host_time_us"].get<double>(), 250);
+  EXPECT_FALSE(rank.contains("busbw_gbps_nccl_tests"));
 }
 
 TEST(AllReduceMath, SizesDoubleFromOneMebibyte) {

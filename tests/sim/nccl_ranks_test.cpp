@@ -25,8 +25,15 @@ LibrarySearchPaths SimPaths() {
   return paths;
 }
 
+// How a rank puts its input in device memory before the all-reduce on its non-blocking stream.
+enum class Upload {
+  AsyncOnTheStream,      // cuMemcpyHtoDAsync on the collective's stream: ordered before it
+  SyncThenCtxSynchronize,  // cuMemcpyHtoD, then cuCtxSynchronize: landed before the collective
+  SyncOnly,              // cuMemcpyHtoD alone: its DMA may not have landed (a race on a real GPU)
+};
+
 // Exit codes of one rank: 0 sum right, 10+ the step that failed.
-int RunRank(int rank, int ranks, size_t count) {
+int RunRank(int rank, int ranks, size_t count, Upload upload = Upload::AsyncOnTheStream) {
   DriverProblem problem;
   std::unique_ptr<CudaDriver> driver = CudaDriver::Load(SimPaths(), &problem);
   if (!driver) return 10;
@@ -49,9 +56,13 @@ int RunRank(int rank, int ranks, size_t count) {
   if (cu.cuMemAlloc(&send, count * 4) != 0 || cu.cuMemAlloc(&receive, count * 4) != 0) return 15;
   std::vector<float> input(count), output(count);
   for (size_t i = 0; i < count; ++i) input[i] = AllReduceInput(rank, i);
-  if (cu.cuMemcpyHtoD(send, input.data(), count * 4) != 0) return 16;
   cuda::CUstream stream = nullptr;
-  if (cu.cuStreamCreate(&stream, 1) != 0) return 17;
+  if (cu.cuStreamCreate(&stream, 1) != 0) return 17;  // CU_STREAM_NON_BLOCKING
+  const bool uploaded = upload == Upload::AsyncOnTheStream
+                            ? cu.cuMemcpyHtoDAsync(send, input.data(), count * 4, stream) == 0
+                            : cu.cuMemcpyHtoD(send, input.data(), count * 4) == 0 &&
+                                  (upload == Upload::SyncOnly || cu.cuCtxSynchronize() == 0);
+  if (!uploaded) return 16;
   if (nc.ncclAllReduce(reinterpret_cast<void*>(send), reinterpret_cast<void*>(receive), count, nccl::kFloat32,
                        nccl::kSum, comm, stream) != 0)
     return 18;
@@ -65,14 +76,14 @@ int RunRank(int rank, int ranks, size_t count) {
   return 0;
 }
 
-std::vector<int> RunRanks(int ranks, int present, const std::string& profile) {
+std::vector<int> RunRanks(int ranks, int present, const std::string& profile, Upload upload = Upload::AsyncOnTheStream) {
   std::vector<pid_t> pids;
   for (int r = 0; r < present; ++r) {
     const pid_t pid = fork();
     if (pid == 0) {
       setenv("LABCHECK_SIM_MACHINE", profile.c_str(), 1);
       setenv("NCCL_COMM_ID", ("127.0.0.1:" + std::to_string(20000 + getppid() % 20000)).c_str(), 1);
-      _exit(RunRank(r, ranks, 1000003));
+      _exit(RunRank(r, ranks, 1000003, upload));
     }
     pids.push_back(pid);
   }
@@ -94,6 +105,18 @@ std::string Profile(const std::string& extra) {
 TEST(SimNcclRanks, AllReduceSumsAcrossProcesses) {
   const std::string profile = Profile("");
   EXPECT_EQ(RunRanks(4, 4, profile), (std::vector<int>{0, 0, 0, 0}));
+  std::remove(profile.c_str());
+}
+
+// A synchronous cuMemcpyHtoD from pageable memory returns before its DMA lands, and a
+// CU_STREAM_NON_BLOCKING stream does not wait for the legacy stream that carries it (CUDA Driver
+// API, "API synchronization behavior"): the sim lets the collective read the old bytes, as a real
+// GPU may. Ordering the copy (same stream) or synchronising first gives the right sum.
+TEST(SimNcclRanks, PageableCopyLandsOnlyForWhatIsOrderedAfterIt) {
+  const std::string profile = Profile("");
+  EXPECT_EQ(RunRanks(2, 2, profile, Upload::SyncOnly), (std::vector<int>{30, 30})) << "the collective saw unlanded bytes";
+  EXPECT_EQ(RunRanks(2, 2, profile, Upload::SyncThenCtxSynchronize), (std::vector<int>{0, 0}));
+  EXPECT_EQ(RunRanks(2, 2, profile, Upload::AsyncOnTheStream), (std::vector<int>{0, 0}));
   std::remove(profile.c_str());
 }
 

@@ -57,6 +57,12 @@ TEST(SimScenario, CourseMachineIsNormal) {
   EXPECT_LE(*Measured(run, "p2p.0-1.copy_gbps"), *Measured(run, "gpu0.h2d_pinned_gbps"));
   // --quick sweeps 1, 16, 256 MiB: the last is the profile's 14.2 GB/s.
   ExpectNear(run, "nccl.allreduce_busbw_gbps", 14.2);
+  // Beside it, as nccl-tests counts it (host clock): never above the event figure, close at 256 MiB.
+  const std::optional<double> as_nccl_tests = Measured(run, "nccl.allreduce_busbw_nccl_tests_gbps");
+  ASSERT_TRUE(as_nccl_tests.has_value());
+  EXPECT_LE(*as_nccl_tests, 1.01 * *Measured(run, "nccl.allreduce_busbw_gbps"));
+  EXPECT_GT(*as_nccl_tests, 0.7 * *Measured(run, "nccl.allreduce_busbw_gbps"));
+  EXPECT_NE(run.markdown.find("busbw как в nccl-tests"), std::string::npos);
   // The communication factor is W = 10 GB/s over the measured busbw; the training factor needs
   // the PyTorch smoke test, which --quick (and this machine's missing PyTorch) does not run: it
   // must say why instead of inventing a figure.
@@ -129,6 +135,7 @@ TEST(SimScenario, NcclHangRetriedWithoutP2p) {
   EXPECT_EQ(Verdict(run, "interconnect.allreduce"), "WARN") << Dump(run);
   const json& data = (*Check(run, "interconnect.allreduce"))["data"];
   EXPECT_TRUE(data.value("hung", false)) << data.dump();
+  EXPECT_EQ(data.value("process_error", "?"), "") << "the child did not report; it was killed: " << data.dump();
   ASSERT_TRUE(data["p2p_disable_retry"].is_object());
   EXPECT_FALSE(data["p2p_disable_retry"].value("hung", true));
   EXPECT_TRUE(data["p2p_disable_retry"].value("p2p_disabled", false));
@@ -169,6 +176,9 @@ TEST(SimScenario, NcclHangAlwaysFails) {
   const json& check = *Check(run, "interconnect.allreduce");
   EXPECT_TRUE(check["data"].value("hung", false));
   EXPECT_TRUE(check["data"]["p2p_disable_retry"].value("hung", false));
+  // Both attempts' children saw the stall, aborted and reported; the parent killed neither.
+  EXPECT_EQ(check["data"].value("process_error", "?"), "") << check["data"].dump();
+  EXPECT_EQ(check["data"]["p2p_disable_retry"].value("process_error", "?"), "") << check["data"].dump();
   const std::string text = CheckText(run, "interconnect.allreduce");
   for (const char* word : {"NCCL_DEBUG=INFO", "IOMMU", "ACS"}) EXPECT_NE(text.find(word), std::string::npos) << word;
   EXPECT_TRUE(HasHint(run, "nccl_hang")) << Dump(run);

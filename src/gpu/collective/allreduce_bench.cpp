@@ -35,8 +35,14 @@ enum class Wait { Done, Stalled, NcclError };
 
 // Waits for every local stream without blocking in the driver, watching NCCL's asynchronous
 // errors, so a broken link turns into a report instead of a process stuck in cuStreamSynchronize.
-Wait WaitAll(const CudaDriver& driver, const Nccl& nccl, RankGroup& group, double timeout_s, std::string* error) {
-  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+// `spin`: poll without sleeping, as nccl-tests does while its host clock runs (a 50 µs sleep would
+// add up to its own length to the figure); after 20 ms of spinning it sleeps again between polls,
+// since that error is then below 0.5 % and a long wait need not keep a core busy.
+Wait WaitAll(const CudaDriver& driver, const Nccl& nccl, RankGroup& group, double timeout_s, std::string* error,
+             bool spin = false) {
+  const auto started = Clock::now();
+  const auto deadline = started + std::chrono::duration<double>(timeout_s);
+  const auto spin_until = started + (spin ? std::chrono::milliseconds(20) : std::chrono::milliseconds(0));
   while (true) {
     bool all_done = true;
     for (LocalRank& rank : group.local) {
@@ -56,8 +62,10 @@ Wait WaitAll(const CudaDriver& driver, const Nccl& nccl, RankGroup& group, doubl
       }
     }
     if (all_done) return Wait::Done;
-    if (Clock::now() > deadline) return Wait::Stalled;
-    std::this_thread::sleep_for(std::chrono::microseconds(50));
+    const auto now = Clock::now();
+    if (now > deadline) return Wait::Stalled;
+    if (now < spin_until) std::this_thread::yield();
+    else std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
 }
 
@@ -134,7 +142,7 @@ Result<size_t> SmallestFreeBytes(const CudaDriver& driver, const RankGroup& grou
 SweepResult RunAllReduceSweep(const CudaDriver& driver, const Nccl& nccl, RankGroup& group, const SweepPlan& plan) {
   SweepResult result;
   // Enqueues `calls` all-reduces and waits for them; false (with the result filled) on trouble.
-  auto run = [&](size_t count, int calls) {
+  auto run = [&](size_t count, int calls, bool spin = false) {
     for (int i = 0; i < calls; ++i) {
       Status status = Enqueue(nccl, group, count);
       if (!status.ok()) {
@@ -144,7 +152,7 @@ SweepResult RunAllReduceSweep(const CudaDriver& driver, const Nccl& nccl, RankGr
       }
     }
     std::string error;
-    Wait w = WaitAll(driver, nccl, group, plan.stall_timeout_s, &error);
+    Wait w = WaitAll(driver, nccl, group, plan.stall_timeout_s, &error, spin);
     if (w == Wait::Done) return true;
     result.hung = w == Wait::Stalled;
     result.nccl_error = error;
@@ -180,6 +188,8 @@ SweepResult RunAllReduceSweep(const CudaDriver& driver, const Nccl& nccl, RankGr
       result.nccl_error = status.message();
       return result;
     }
+    // nccl-tests' clock: from before the first timed enqueue until the host sees every stream done.
+    const Clock::time_point host_started = Clock::now();
     for (int i = 0; i < plan.iterations; ++i) {
       status = Enqueue(nccl, group, count);
       if (!status.ok()) break;
@@ -190,7 +200,8 @@ SweepResult RunAllReduceSweep(const CudaDriver& driver, const Nccl& nccl, RankGr
       AbortAll(nccl, group);
       return result;
     }
-    if (!run(count, 0)) return result;  // waits for the timed iterations, watching for a hang
+    if (!run(count, 0, /*spin=*/true)) return result;  // waits for the timed iterations, watching for a hang
+    const double host_us = std::chrono::duration<double, std::micro>(Clock::now() - host_started).count();
     double slowest_ms = 0;
     for (size_t r = 0; r < group.local.size(); ++r) {
       (void)group.local[r].context->MakeCurrent();
@@ -206,6 +217,7 @@ SweepResult RunAllReduceSweep(const CudaDriver& driver, const Nccl& nccl, RankGr
     size.time_ms = slowest_ms / plan.iterations;
     size.algbw_gbps = AlgorithmBandwidthGbps(bytes, size.time_ms);
     size.busbw_gbps = BusBandwidthGbps(bytes, size.time_ms, group.world_size);
+    size.host_time_us = host_us / plan.iterations;
     size.correct = CheckSum(driver, group, count);
     result.wrong_sum = result.wrong_sum || !size.correct;
     result.sizes.push_back(size);

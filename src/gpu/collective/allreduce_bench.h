@@ -1,8 +1,10 @@
 // The all-reduce sweep, independent of how the ranks came to be: it drives whichever ranks this
 // process owns (all local GPUs through ncclCommInitAll today; one rank per process bootstrapped by
-// MPI or torchrun's store later) and never asks how the communicators were made. Timing follows
-// nccl-tests: CUDA events on each rank's stream around `iterations` back-to-back collectives,
-// the slowest rank's time divided by their number.
+// MPI or torchrun's store later) and never asks how the communicators were made. Two timings of
+// the same `iterations` back-to-back collectives: CUDA events on each rank's stream, the slowest
+// rank's time (what the GPUs spent, host polling excluded), and, as nccl-tests' all_reduce_perf
+// counts, this process's host clock from the first enqueue until every local stream is seen done
+// (launch overheads and the wait included; nccl-tests then averages it over its processes).
 #pragma once
 #include <memory>
 #include <optional>
@@ -38,9 +40,10 @@ struct SweepPlan {
 
 struct SizeResult {
   size_t bytes = 0;
-  double time_ms = 0;
+  double time_ms = 0;                // CUDA events, slowest local rank, per iteration
   double algbw_gbps = 0;
   std::optional<double> busbw_gbps;  // none for one rank
+  double host_time_us = 0;           // host clock of this process, per iteration
   bool correct = false;
 };
 
@@ -57,8 +60,9 @@ Status PrepareRanks(const CudaDriver& driver, RankGroup& group, size_t max_bytes
 // The least free memory over the ranks (cuMemGetInfo in each rank's context): what caps the sweep.
 Result<size_t> SmallestFreeBytes(const CudaDriver& driver, const RankGroup& group);
 
-// Runs every size; stops at the first hang or NCCL error (and says which). The caller destroys or
-// has already aborted the communicators.
+// Runs every size; stops at the first hang or NCCL error (and says which). The communicators of
+// a sweep that stalled or failed are aborted here (ncclCommAbort; comm set to null), never
+// destroyed: ncclCommDestroy waits for the collective that is stuck.
 SweepResult RunAllReduceSweep(const CudaDriver& driver, const Nccl& nccl, RankGroup& group, const SweepPlan& plan);
 
 }  // namespace labcheck::gpu

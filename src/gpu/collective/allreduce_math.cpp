@@ -13,6 +13,20 @@ std::optional<double> BusBandwidthGbps(size_t bytes, double time_ms, int ranks) 
   return AlgorithmBandwidthGbps(bytes, time_ms) * AllReduceBusFactor(ranks);
 }
 
+std::optional<NcclTestsFigures> NcclTestsFiguresFor(size_t bytes, const std::vector<double>& host_times_us, int ranks) {
+  if (host_times_us.empty()) return std::nullopt;
+  double sum = 0;
+  for (double t : host_times_us) {
+    if (!(t > 0)) return std::nullopt;  // a process without the figure: no average to take
+    sum += t;
+  }
+  NcclTestsFigures f;
+  f.time_us = sum / static_cast<double>(host_times_us.size());
+  f.algbw_gbps = AlgorithmBandwidthGbps(bytes, f.time_us / 1e3);
+  f.busbw_gbps = BusBandwidthGbps(bytes, f.time_us / 1e3, ranks);
+  return f;
+}
+
 std::vector<size_t> AllReduceSizes(size_t min_bytes, size_t max_bytes) {
   std::vector<size_t> sizes;
   for (size_t s = min_bytes; s > 0 && s <= max_bytes; s *= 2) sizes.push_back(s);

@@ -15,6 +15,17 @@ double AlgorithmBandwidthGbps(size_t bytes, double time_ms);
 // nullopt for one rank.
 std::optional<double> BusBandwidthGbps(size_t bytes, double time_ms, int ranks);
 
+// A size's figures as nccl-tests' all_reduce_perf prints them (src/common.cu there): its time is
+// the host clock around the loop of iterations, up to the stream synchronise, per iteration,
+// averaged over its processes; algbw and busbw follow from that time as above.
+struct NcclTestsFigures {
+  double time_us = 0;
+  double algbw_gbps = 0;
+  std::optional<double> busbw_gbps;  // none for one rank
+};
+// `host_times_us`: one per process (nccl-tests' MPI_Allreduce of the time, sum / count).
+std::optional<NcclTestsFigures> NcclTestsFiguresFor(size_t bytes, const std::vector<double>& host_times_us, int ranks);
+
 // 1 MiB, 2 MiB, … up to `max_bytes` (doubling), the sizes nccl-tests' `-b 1M -e X -f 2` runs.
 std::vector<size_t> AllReduceSizes(size_t min_bytes, size_t max_bytes);
 

@@ -1,10 +1,12 @@
 // Child job "gpu-allreduce": NCCL all-reduce over every local GPU from this one process
 // (ncclCommInitAll), float32 sum, a sweep of message sizes. The parent sets NCCL_DEBUG=INFO and
 // NCCL_DEBUG_FILE and reads the transport from that log; it also owns the watchdog and the retry
-// with NCCL_P2P_DISABLE=1. `--max-bytes N` caps the sweep.
+// with NCCL_P2P_DISABLE=1. `--max-bytes N` caps the sweep; `--stall-s S` (default 30) is how long
+// one size may make no progress before it counts as a hang.
 #include <algorithm>
 
 #include "gpu/collective/allreduce_bench.h"
+#include "gpu/collective/allreduce_json.h"
 #include "gpu/collective/allreduce_math.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
@@ -17,14 +19,12 @@ namespace {
 
 constexpr size_t kMiB = 1u << 20;
 
-nlohmann::json SweepJson(const SweepResult& sweep) {
-  nlohmann::json sizes = nlohmann::json::array();
-  for (const SizeResult& s : sweep.sizes) {
-    sizes.push_back({{"bytes", s.bytes}, {"time_ms", s.time_ms}, {"algbw_gbps", s.algbw_gbps},
-                     {"busbw_gbps", s.busbw_gbps ? nlohmann::json(*s.busbw_gbps) : nlohmann::json(nullptr)},
-                     {"correct", s.correct}});
-  }
-  return {{"sizes", sizes}, {"hung", sweep.hung}, {"nccl_error", sweep.nccl_error}, {"wrong_sum", sweep.wrong_sum}};
+// This process drives every rank, so nccl-tests' average over processes is its own host clock.
+nlohmann::json SweepJson(const SweepResult& sweep, int world) {
+  return {{"sizes", SizesJson(sweep.sizes, /*all_ranks_here=*/true, world)},
+          {"hung", sweep.hung},
+          {"nccl_error", sweep.nccl_error},
+          {"wrong_sum", sweep.wrong_sum}};
 }
 
 }  // namespace
@@ -45,7 +45,10 @@ Result<nlohmann::json> AllReduceJob(const std::vector<std::string>& raw_args) {
     skip["libraries"] = runtime->LibrariesJson();
     return skip;
   }
-  const Nccl& nccl = **loaded;
+  // Never unloaded: the result is printed first (KeepUntilExit).
+  std::shared_ptr<Nccl> kept = std::move(loaded).value();
+  KeepUntilExit(kept);
+  const Nccl& nccl = *kept;
   runtime->Record({"NCCL", nccl.file(), OriginName(nccl.origin()), nccl.VersionText()});
   return AllReduceJobOn(*runtime, nccl, args);
 }
@@ -80,7 +83,6 @@ nlohmann::json AllReduceJobOn(GpuRuntime& runtime, const Nccl& nccl, const JobAr
   // Every rank allocates the largest size: the GPU with the least free memory sets it.
   Result<size_t> free_bytes = SmallestFreeBytes(runtime.driver(), group);
   if (!free_bytes.ok()) {
-    for (LocalRank& rank : group.local) nccl.api().ncclCommDestroy(rank.comm);
     out["sweep"] = {{"sizes", nlohmann::json::array()}, {"hung", false}, {"wrong_sum", false},
                     {"nccl_error", "free memory unknown: " + free_bytes.status().message()}};
     out["libraries"] = runtime.LibrariesJson();
@@ -97,16 +99,19 @@ nlohmann::json AllReduceJobOn(GpuRuntime& runtime, const Nccl& nccl, const JobAr
     plan.warmup = 2;
     plan.iterations = 5;
   }
+  plan.stall_timeout_s = std::stod(args.Option("stall-s", "30"));
   Status prepared = PrepareRanks(runtime.driver(), group, max_bytes);
   SweepResult sweep;
   if (!prepared.ok()) sweep.nccl_error = prepared.message();
   else sweep = RunAllReduceSweep(runtime.driver(), nccl, group, plan);
-  for (LocalRank& rank : group.local)
-    if (rank.comm != nullptr) nccl.api().ncclCommDestroy(rank.comm);
-  out["sweep"] = SweepJson(sweep);
+  // No ncclCommDestroy: a sweep that stalled or failed aborted its communicators, and healthy ones
+  // end with the process, after the result is printed (KeepUntilExit); a destroy before it could
+  // only add a way to hang.
+  out["sweep"] = SweepJson(sweep, count);
   out["method"] = "ncclAllReduce float32 sum, out of place, ncclCommInitAll over all local GPUs from one process; "
-                  "CUDA events on each rank's stream around back-to-back iterations, slowest rank / iterations "
-                  "(as nccl-tests); algbw = bytes/time; "
+                  "time_ms: CUDA events on each rank's stream around back-to-back iterations, slowest rank / "
+                  "iterations; time_us_nccl_tests: the host clock from the first enqueue until every stream is "
+                  "seen done / iterations (nccl-tests' all_reduce_perf, one process); algbw = bytes/time; "
                   "busbw = algbw*2(n-1)/n; result compared bit-exactly with an order-independent exact sum";
   if (count < 2) out["busbw_note"] = "one GPU: nothing crosses a link, so bus bandwidth has no meaning";
   out["libraries"] = runtime.LibrariesJson();

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "gpu/collective/allreduce_json.h"
 #include "gpu/collective/allreduce_math.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
@@ -31,15 +32,6 @@ namespace {
 
 constexpr size_t kMiB = 1u << 20;
 constexpr size_t kNodeKeyBytes = 64;
-
-nlohmann::json SizesJson(const std::vector<SizeResult>& sizes) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const SizeResult& s : sizes)
-    list.push_back({{"bytes", s.bytes}, {"time_ms", s.time_ms}, {"algbw_gbps", s.algbw_gbps},
-                    {"busbw_gbps", s.busbw_gbps ? nlohmann::json(*s.busbw_gbps) : nlohmann::json(nullptr)},
-                    {"correct", s.correct}});
-  return list;
-}
 
 // Test-only faults (docs/multi-node.md): this rank dies or hangs before the sweep's Nth size.
 void PlantedFault(int rank, size_t size_index) {
@@ -82,7 +74,9 @@ SweepResult Sweep(const CudaDriver& driver, const Nccl& nccl, RankGroup& group, 
     total.wrong_sum = total.wrong_sum || part.wrong_sum;
     total.hung = part.hung;
     total.nccl_error = part.nccl_error;
-    (*state)[key] = {{"sizes", SizesJson(total.sizes)}, {"hung", total.hung}, {"nccl_error", total.nccl_error},
+    // One rank of many here: host_time_us is this rank's; the merge averages it over the ranks.
+    (*state)[key] = {{"sizes", SizesJson(total.sizes, /*all_ranks_here=*/false, group.world_size)},
+                     {"hung", total.hung}, {"nccl_error", total.nccl_error},
                      {"wrong_sum", total.wrong_sum}, {"ranks", group.world_size}};
     if (part.hung || !part.nccl_error.empty()) (*state)[key]["stopped_at_bytes"] = plan.sizes_bytes[i];
     progress.Save();
@@ -134,7 +128,10 @@ Result<nlohmann::json> AllReduceRankJob(const std::vector<std::string>& raw_args
     return SkipEnvelope(T("NCCL не найдена (libnccl.so.2)", "NCCL not found (libnccl.so.2)"),
                         T("pip install torch приносит NCCL (пакет nvidia-nccl)", "pip install torch brings NCCL (the nvidia-nccl package)"),
                         loaded.status().message());
-  const Nccl& nccl = **loaded;
+  // Never unloaded: the result is printed first (KeepUntilExit).
+  std::shared_ptr<Nccl> kept = std::move(loaded).value();
+  KeepUntilExit(kept);
+  const Nccl& nccl = *kept;
   const CudaDriver& driver = runtime->driver();
   const int device = local_rank % runtime->device_count();
   char name[256] = {};
@@ -146,7 +143,7 @@ Result<nlohmann::json> AllReduceRankJob(const std::vector<std::string>& raw_args
   state["nccl_version"] = nccl.VersionText();
   if (local_rank >= runtime->device_count()) state["shares_gpu"] = true;  // more processes than GPUs here
 
-  Result<ProcessRank> opened = OpenProcessRank(driver, device, rank, world);
+  Result<ProcessRank> opened = OpenProcessRank(*runtime, device, rank, world);
   if (!opened.ok()) return FailEnvelope(T("не открылся контекст GPU", "could not open a GPU context"), {}, opened.status().message());
   ProcessRank process = std::move(opened).value();
 
@@ -204,6 +201,17 @@ Result<nlohmann::json> AllReduceRankJob(const std::vector<std::string>& raw_args
     if (!made.ok()) state["node_comm_error"] = made.message();
   }
 
+  // A block exchange that stalled or failed aborted the world communicator (AllGatherBlocks): no
+  // sweep on it, and nothing that would wait for its stream.
+  if (process.self().comm == nullptr) {
+    state["sweep"] = {{"sizes", nlohmann::json::array()}, {"hung", false}, {"wrong_sum", false},
+                      {"nccl_error", "the world communicator was aborted after a block exchange failed: " +
+                                         state.value("node_error", state.value("node_comm_error", std::string()))}};
+    state["libraries"] = runtime->LibrariesJson();
+    progress.Phase("aborted");
+    return state;
+  }
+
   // 4. The sweep across all ranks.
   size_t free_bytes = 0, total = 0;
   driver.api().cuMemGetInfo(&free_bytes, &total);
@@ -225,7 +233,8 @@ Result<nlohmann::json> AllReduceRankJob(const std::vector<std::string>& raw_args
   } else {
     Sweep(driver, nccl, process.group, plan, rank, &state, "sweep", progress, true);
   }
-  if (process.self().comm != nullptr) nccl.api().ncclCommDestroy(process.self().comm);
+  // The world communicator is not destroyed: a sweep that stalled aborted it, and a healthy one
+  // ends with the process, after the result is printed (KeepUntilExit in gpu_runtime.h).
 
   // 5. The node alone. Fresh inputs for the node rank: the expected sum depends on the ranks.
   if (node_comm) {
@@ -238,10 +247,11 @@ Result<nlohmann::json> AllReduceRankJob(const std::vector<std::string>& raw_args
     prepared = PrepareRanks(driver, process.group, max_bytes);
     if (prepared.ok()) Sweep(driver, nccl, process.group, plan, rank, &state, "node_sweep", progress, false);
     else state["node_sweep"] = {{"sizes", nlohmann::json::array()}, {"nccl_error", prepared.message()}};
-    if (process.self().comm != nullptr) nccl.api().ncclCommDestroy(process.self().comm);
   }
   state["method"] = "ncclAllReduce float32 sum, out of place, one rank per process (ncclCommInitRank, NCCL_COMM_ID "
-                    "bootstrap); host clock around back-to-back iterations / iterations (as nccl-tests); busbw = "
+                    "bootstrap); time_ms: CUDA events on this rank's stream around back-to-back iterations / "
+                    "iterations; host_time_us: this rank's host clock from the first enqueue until its stream is seen "
+                    "done / iterations (nccl-tests' clock, averaged over the ranks by the merge); busbw = "
                     "algbw*2(n-1)/n; bit-exact check against an order-independent exact sum";
   state["libraries"] = runtime->LibrariesJson();
   progress.Phase("done");

@@ -26,17 +26,20 @@ Result<nlohmann::json> ClusterGatherJob(const std::vector<std::string>& raw_args
   nlohmann::json envelope;
   std::unique_ptr<GpuRuntime> runtime = GpuRuntime::Open(args, &envelope);
   if (!runtime) return envelope;
-  Result<std::unique_ptr<Nccl>> nccl = Nccl::Load(runtime->paths());
-  if (!nccl.ok()) return nccl.status();
-  Result<ProcessRank> process = OpenProcessRank(runtime->driver(), local_rank % runtime->device_count(), rank, world);
+  Result<std::unique_ptr<Nccl>> loaded = Nccl::Load(runtime->paths());
+  if (!loaded.ok()) return loaded.status();
+  std::shared_ptr<Nccl> nccl = std::move(loaded).value();
+  KeepUntilExit(nccl);  // never unloaded: the result is printed first
+  Result<ProcessRank> process = OpenProcessRank(*runtime, local_rank % runtime->device_count(), rank, world);
   if (!process.ok()) return process.status();
   nccl::ncclUniqueId id{};
-  nccl::ncclResult_t got = (*nccl)->api().ncclGetUniqueId(&id);
-  if (got != nccl::kSuccess) return Status::Error("ncclGetUniqueId failed: " + (*nccl)->Describe(got));
-  Status joined = JoinCommunicator(**nccl, process.value(), id, rank, world);
+  nccl::ncclResult_t got = nccl->api().ncclGetUniqueId(&id);
+  if (got != nccl::kSuccess) return Status::Error("ncclGetUniqueId failed: " + nccl->Describe(got));
+  Status joined = JoinCommunicator(*nccl, process.value(), id, rank, world);
   if (!joined.ok()) return joined;
-  Result<std::vector<char>> all = AllGatherBlocks(runtime->driver(), **nccl, process.value(), *block, kClusterBlockBytes, wait_s);
-  (*nccl)->api().ncclCommDestroy(process.value().self().comm);
+  // A gather that stalls aborts the communicator itself (AllGatherBlocks); a healthy one ends with
+  // the process. Never ncclCommDestroy here: on a rank whose peer never came it would wait forever.
+  Result<std::vector<char>> all = AllGatherBlocks(runtime->driver(), *nccl, process.value(), *block, kClusterBlockBytes, wait_s);
   if (!all.ok()) return all.status();
   nlohmann::json out = OkEnvelope();
   if (rank == 0) {

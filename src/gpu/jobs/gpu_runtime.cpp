@@ -46,8 +46,16 @@ std::vector<LibraryRecord> SkippedRecords(const std::string& name, const std::ve
   return rows;
 }
 
+void KeepUntilExit(std::shared_ptr<void> held) {
+  static std::mutex mutex;
+  static auto* kept = new std::vector<std::shared_ptr<void>>();  // never destroyed, on purpose
+  std::lock_guard<std::mutex> lock(mutex);
+  kept->push_back(std::move(held));
+}
+
 std::unique_ptr<GpuRuntime> GpuRuntime::Open(const JobArgs& args, nlohmann::json* envelope) {
   std::unique_ptr<GpuRuntime> runtime(new GpuRuntime());
+  runtime->keep_until_exit_ = true;
   runtime->paths_ = NvidiaSearchPaths(args.site_packages);
   DriverProblem problem;
   runtime->driver_ = CudaDriver::Load(runtime->paths_, &problem);
@@ -91,6 +99,21 @@ std::unique_ptr<GpuRuntime> GpuRuntime::FromParts(std::unique_ptr<CudaDriver> dr
 }
 
 GpuRuntime::~GpuRuntime() {
+  if (keep_until_exit_) {
+    struct Parts {
+      std::unique_ptr<CudaDriver> driver;
+      std::unique_ptr<Nvml> nvml;
+      std::unique_ptr<CublasLt> cublaslt;
+      std::vector<std::shared_ptr<DeviceContext>> contexts;
+    };
+    auto parts = std::make_shared<Parts>();
+    parts->driver = std::move(driver_);
+    parts->nvml = std::move(nvml_);
+    parts->cublaslt = std::move(cublaslt_);
+    parts->contexts = std::move(contexts_);
+    KeepUntilExit(std::move(parts));
+    return;
+  }
   contexts_.clear();  // released while the driver is still loaded
 }
 

@@ -30,6 +30,13 @@ struct JobArgs {
 JobArgs ParseJobArgs(const std::vector<std::string>& args);
 std::vector<std::string> JobArgsToArgv(const JobArgs& args);
 
+// Child jobs print their result before anything of NVIDIA's is torn down: a real driver's
+// teardown (a context's destruction, a library's destructors at dlclose or exit) can hang or
+// crash, after an Xid or beside a stuck collective, and take the result with it. What is handed
+// here lives until the process ends, and the internal-child entry leaves with _exit right after
+// printing the result, so it is never destroyed or unloaded at all; the OS frees it.
+void KeepUntilExit(std::shared_ptr<void> held);
+
 // One row of the libraries table: a library in use, a file refused before it (with why), or one
 // found further down the search order and never opened (an alternative).
 struct LibraryRecord {
@@ -42,7 +49,8 @@ std::vector<LibraryRecord> SkippedRecords(const std::string& name, const std::ve
 
 class GpuRuntime {
  public:
-  // nullptr with *envelope set when the driver cannot be used.
+  // nullptr with *envelope set when the driver cannot be used. Its libraries and contexts are
+  // kept until the process ends (KeepUntilExit), not released when the runtime goes.
   static std::unique_ptr<GpuRuntime> Open(const JobArgs& args, nlohmann::json* envelope);
   // From tables filled by someone else (in-process fakes in tests); nvml and cublaslt may be null.
   static std::unique_ptr<GpuRuntime> FromParts(std::unique_ptr<CudaDriver> driver, std::unique_ptr<Nvml> nvml,
@@ -80,6 +88,7 @@ class GpuRuntime {
   std::vector<LibraryRecord> libraries_;
   std::mutex contexts_mutex_;
   std::vector<std::shared_ptr<DeviceContext>> contexts_;
+  bool keep_until_exit_ = false;  // Open(): a child job's runtime
 };
 
 }  // namespace labcheck::gpu

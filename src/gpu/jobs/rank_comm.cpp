@@ -6,8 +6,9 @@
 
 namespace labcheck::gpu {
 
-Result<ProcessRank> OpenProcessRank(const CudaDriver& driver, int device, int rank, int world) {
-  Result<std::shared_ptr<DeviceContext>> context = DeviceContext::Open(driver, device);
+Result<ProcessRank> OpenProcessRank(GpuRuntime& runtime, int device, int rank, int world) {
+  const CudaDriver& driver = runtime.driver();
+  Result<std::shared_ptr<DeviceContext>> context = runtime.Context(device);
   if (!context.ok()) return context.status();
   ProcessRank process;
   process.group.world_size = world;
@@ -79,7 +80,13 @@ Result<std::vector<char>> AllGatherBlocks(const CudaDriver& driver, const Nccl& 
   if (!send.ok()) return send.status();
   Result<DeviceBuffer> receive = DeviceBuffer::Allocate(driver, receive_bytes);
   if (!receive.ok()) return receive.status();
-  Status copied = driver.Check(driver.api().cuMemcpyHtoD(send->get(), host_send.data(), send_bytes), "cuMemcpyHtoD");
+  // On the collective's own stream. A synchronous cuMemcpyHtoD from pageable memory returns once
+  // the bytes are staged; its DMA is ordered on the legacy stream, which this non-blocking stream
+  // does not wait for, so the gather could send stale bytes. The asynchronous copy also stages
+  // pageable memory before it returns (host_send may go), and the stream orders it before the
+  // gather: no host wait at all, where cuCtxSynchronize would wait for the whole context.
+  Status copied = driver.Check(driver.api().cuMemcpyHtoDAsync(send->get(), host_send.data(), send_bytes, self.stream.get()),
+                               "cuMemcpyHtoDAsync");
   if (!copied.ok()) return copied;
   nccl::ncclResult_t r =
       gather ? nccl.api().ncclAllGather(send->as_pointer(), receive->as_pointer(), block_bytes, nccl::kInt8, self.comm, self.stream.get())
@@ -88,7 +95,12 @@ Result<std::vector<char>> AllGatherBlocks(const CudaDriver& driver, const Nccl& 
   const char* what = gather ? "ncclAllGather" : "ncclAllReduce (gathering blocks)";
   if (r != nccl::kSuccess) return Status::Error(std::string(what) + " failed: " + nccl.Describe(r));
   Status waited = WaitForStream(driver, nccl, self, timeout_s, what);
-  if (!waited.ok()) return waited;
+  if (!waited.ok()) {
+    // Before the buffers it uses are freed (cuMemFree may wait for the device).
+    nccl.api().ncclCommAbort(self.comm);
+    self.comm = nullptr;
+    return waited;
+  }
   std::vector<char> received(receive_bytes);
   copied = driver.Check(driver.api().cuMemcpyDtoH(received.data(), receive->get(), receive_bytes), "cuMemcpyDtoH");
   if (!copied.ok()) return copied;

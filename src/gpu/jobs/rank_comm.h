@@ -12,6 +12,7 @@
 #include "core/status.h"
 #include "gpu/bench/device_resources.h"
 #include "gpu/collective/allreduce_bench.h"
+#include "gpu/jobs/gpu_runtime.h"
 #include "gpu/nvidia/nccl_library.h"
 
 namespace labcheck::gpu {
@@ -23,14 +24,17 @@ struct ProcessRank {
   LocalRank& self() { return group.local.front(); }
 };
 
-// Opens the GPU `device` and its stream; no communicator yet.
-Result<ProcessRank> OpenProcessRank(const CudaDriver& driver, int device, int rank, int world);
+// Opens the GPU `device` (the runtime's context, kept for the whole job) and its stream; no
+// communicator yet.
+Result<ProcessRank> OpenProcessRank(GpuRuntime& runtime, int device, int rank, int world);
 
 // ncclCommInitRank with `id` (from ncclGetUniqueId); fills group.world_size and the rank's comm.
 Status JoinCommunicator(const Nccl& nccl, ProcessRank& process, const nccl::ncclUniqueId& id, int rank, int world);
 
 // Every rank contributes `block_bytes` bytes; every rank receives world × block_bytes, in rank order.
-// ncclAllGather where the library has it, else an all-reduce that computes the same.
+// ncclAllGather where the library has it, else an all-reduce that computes the same. When the
+// exchange stalls or NCCL reports an error, the communicator is aborted (ncclCommAbort: a
+// destroy or a synchronise would wait for the stuck collective) and self().comm becomes null.
 Result<std::vector<char>> AllGatherBlocks(const CudaDriver& driver, const Nccl& nccl, ProcessRank& process,
                                           const std::vector<char>& mine, size_t block_bytes, double timeout_s);
 

@@ -29,9 +29,28 @@ void MaterialiseLazy(Allocation& a, size_t index) {
   lazy.producer->Produce(0, Bytes(a) + lazy.offset, lazy.bytes);
 }
 
+void PrepareWrite(Allocation& a, size_t offset, size_t bytes);
+
+// Puts `a`'s staged bytes in place, oldest first.
+void LandAll(Allocation& a) {
+  std::vector<Allocation::InFlight> landing;
+  landing.swap(a.in_flight);
+  for (const Allocation::InFlight& w : landing) {
+    PrepareWrite(a, w.offset, w.bytes.size());
+    std::memcpy(Bytes(a) + w.offset, w.bytes.data(), w.bytes.size());
+  }
+}
+
 // Before [offset, offset + bytes) of `a` is overwritten: what was recorded there goes, and
-// whatever elsewhere still reads `a` is computed now.
+// whatever elsewhere still reads `a` is computed now. Staged bytes in flight to the range land
+// first, so that this later write is the one that stays.
 void PrepareWrite(Allocation& a, size_t offset, size_t bytes) {
+  for (const Allocation::InFlight& w : a.in_flight) {
+    if (w.offset < offset + bytes && offset < w.offset + w.bytes.size()) {
+      LandAll(a);
+      break;
+    }
+  }
   for (auto& [base, other] : Registry()) {
     for (size_t i = 0; i < other->lazy.size();) {
       if (other.get() != &a && other->lazy[i].producer->ReadsFrom(&a)) MaterialiseLazy(*other, i);
@@ -141,6 +160,23 @@ void WriteLazy(const DevicePlace& to, size_t bytes, std::shared_ptr<const Produc
   }
   PrepareWrite(*to.allocation, to.offset, bytes);
   to.allocation->lazy.push_back({to.offset, bytes, std::move(producer)});
+}
+
+void WriteAfterLegacyDma(const DevicePlace& to, const void* data, size_t bytes, int legacy_device) {
+  std::lock_guard<std::recursive_mutex> lock(Lock());
+  const char* from = static_cast<const char*>(data);
+  to.allocation->in_flight.push_back({to.offset, std::vector<char>(from, from + bytes), legacy_device});
+}
+
+void LandPendingWrites(int device) {
+  std::lock_guard<std::recursive_mutex> lock(Lock());
+  for (auto& [base, a] : Registry()) {
+    bool mine = false;
+    for (const Allocation::InFlight& w : a->in_flight) mine = mine || w.legacy_device == device;
+    // One legacy stream per device in this sim, and every copy of an allocation comes from the
+    // context of its device, so landing them all keeps their order.
+    if (mine) LandAll(*a);
+  }
 }
 
 std::shared_ptr<const Producer> CopyOf(const DevicePlace& source) { return std::make_shared<CopyProducer>(source); }

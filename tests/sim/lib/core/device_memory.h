@@ -9,6 +9,16 @@
 //   - a write to an allocation that a pending producer reads from materialises that producer
 //     first (our benchmarks never do this with a huge one);
 //   - inputs stay mapped while a producer refers to them, even after cuMemFree.
+//
+// A synchronous cuMemcpyHtoD from pageable memory returns once its bytes are in the driver's
+// staging buffer; the DMA that puts them in device memory is ordered on the legacy stream only
+// (https://docs.nvidia.com/cuda/cuda-driver-api/api-sync-behavior.html). The sim keeps those
+// bytes in flight on the destination (WriteAfterLegacyDma): device memory keeps its old bytes for
+// every reader until something synchronises with the legacy stream that queued the copy
+// (LandPendingWrites: cuCtxSynchronize, cuStreamSynchronize on it, work on it or on a blocking
+// stream, a synchronous copy). So work on a CU_STREAM_NON_BLOCKING stream that is not ordered
+// after the copy reads the stale bytes, as it may on a real GPU. A direct write to a range with
+// bytes in flight lands them first (the later write wins, as in program order).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -36,6 +46,14 @@ struct Allocation {
     std::shared_ptr<const Producer> producer;
   };
   std::vector<Lazy> lazy;
+  // Staged pageable copies not yet landed, oldest first; `legacy_device` is the device whose
+  // legacy stream queued the DMA.
+  struct InFlight {
+    size_t offset;
+    std::vector<char> bytes;
+    int legacy_device;
+  };
+  std::vector<InFlight> in_flight;
   ~Allocation();
 };
 
@@ -61,6 +79,10 @@ void ReadBytes(const DevicePlace& from, void* out, size_t bytes);
 void WriteBytes(const DevicePlace& to, const void* data, size_t bytes);
 // Records `producer` as the content of [to, to + bytes).
 void WriteLazy(const DevicePlace& to, size_t bytes, std::shared_ptr<const Producer> producer);
+// Stages `bytes` for `to`; they reach device memory at LandPendingWrites(legacy_device).
+void WriteAfterLegacyDma(const DevicePlace& to, const void* data, size_t bytes, int legacy_device);
+// The legacy stream of `device` was synchronised with: every copy it queued lands, in order.
+void LandPendingWrites(int device);
 
 // Ready-made producers.
 std::shared_ptr<const Producer> CopyOf(const DevicePlace& source);

@@ -96,6 +96,7 @@ Stream& DefaultStream(int device) {
   if (!slot) {
     slot = std::make_unique<Stream>();
     slot->device = device;
+    slot->legacy = true;
   }
   return *slot;
 }

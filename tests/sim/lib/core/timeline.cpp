@@ -4,6 +4,7 @@
 #include <map>
 #include <thread>
 
+#include "core/device_memory.h"
 #include "core/profile.h"
 
 namespace nvsim {
@@ -23,7 +24,7 @@ double Pacing(Work kind) {
   switch (kind) {
     case Work::Copy: return Profile().Number("pacing/copy", 1.0);
     case Work::Matmul: return Profile().Number("pacing/matmul", 0.05);
-    case Work::Collective: return Profile().Number("pacing/collective", 0.2);
+    case Work::Collective: return Profile().Number("pacing/collective", 1.0);
   }
   return 1.0;
 }
@@ -80,18 +81,32 @@ void Record(Event& event, Stream& stream) {
   event.real_done = stream.real_done;
   event.recorded = true;
   event.hung = stream.hung;
+  event.legacy_device = stream.legacy ? stream.device : -1;
+}
+
+void OrderAfterLegacy(const Stream& stream) {
+  if (stream.legacy || stream.blocking) LandPendingWrites(stream.device);
 }
 
 bool Done(const Stream& stream) {
-  std::lock_guard<std::mutex> lock(TimeLock());
-  return !stream.hung && RealClock::now() >= stream.real_done;
+  bool done;
+  {
+    std::lock_guard<std::mutex> lock(TimeLock());
+    done = !stream.hung && RealClock::now() >= stream.real_done;
+  }
+  if (done && stream.legacy) LandPendingWrites(stream.device);  // the host saw the legacy stream finish
+  return done;
 }
 
 bool Done(const Event& event) {
-  std::lock_guard<std::mutex> lock(TimeLock());
-  if (!event.recorded) return true;
-  if (event.hung) return false;
-  return RealClock::now() >= event.real_done;
+  bool done;
+  {
+    std::lock_guard<std::mutex> lock(TimeLock());
+    if (!event.recorded) return true;
+    done = !event.hung && RealClock::now() >= event.real_done;
+  }
+  if (done && event.legacy_device >= 0) LandPendingWrites(event.legacy_device);
+  return done;
 }
 
 void Wait(const Stream& stream) {
@@ -103,7 +118,7 @@ void Wait(const Stream& stream) {
         until = stream.real_done;
         if (RealClock::now() >= until) {
           host_virtual_s = std::max(host_virtual_s, stream.virtual_s);
-          return;
+          break;
         }
       } else {
         until = RealClock::now() + std::chrono::milliseconds(5);
@@ -111,6 +126,7 @@ void Wait(const Stream& stream) {
     }
     std::this_thread::sleep_until(until);
   }
+  if (stream.legacy) LandPendingWrites(stream.device);
 }
 
 void Wait(const Event& event) {

@@ -23,6 +23,8 @@ struct Stream {
   double virtual_s = 0;  // when the last enqueued operation ends
   RealClock::time_point real_done{};
   bool hung = false;     // an operation that never ends
+  bool legacy = false;   // the device's legacy default stream (the null handle)
+  bool blocking = false; // created without CU_STREAM_NON_BLOCKING: its work waits for the legacy stream's
 };
 
 struct Event {
@@ -30,6 +32,7 @@ struct Event {
   RealClock::time_point real_done{};
   bool recorded = false;
   bool hung = false;
+  int legacy_device = -1;  // recorded on that device's legacy stream
 };
 
 // The one lock for stream and event state.
@@ -47,9 +50,14 @@ double NextStart(const Stream& stream);
 void EnqueueTogetherLocked(Stream* const* streams, int count, double seconds, Work kind, bool hang);
 
 void Record(Event& event, Stream& stream);
+// Work about to be queued on `stream` is ordered after the legacy stream's when `stream` is the
+// legacy stream or a blocking one: the pageable copies queued there land first
+// (core/device_memory.h). TimeLock not held by the caller.
+void OrderAfterLegacy(const Stream& stream);
 bool Done(const Stream& stream);  // TimeLock not held
 bool Done(const Event& event);
-// Block until done (forever when hung), then advance the host's virtual clock.
+// Block until done (forever when hung), then advance the host's virtual clock. Waiting for the
+// legacy stream, or seeing it done, also lands the copies it queued.
 void Wait(const Stream& stream);
 void Wait(const Event& event);
 

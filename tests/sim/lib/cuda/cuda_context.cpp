@@ -100,13 +100,13 @@ NVSIM_EXPORT(CUresult, cuCtxDisablePeerAccess, (CUcontext peer)) {
 }
 
 NVSIM_EXPORT(CUresult, cuStreamCreate, (CUstream * stream, unsigned flags)) {
-  (void)flags;
   if (!Initialised()) return kNotInitialized;
   nvsim::Context* current = nvsim::CurrentContext();
   if (current == nullptr) return kInvalidContext;
   if (stream == nullptr) return kInvalidValue;
   auto* s = new nvsim::Stream();
   s->device = current->device;
+  s->blocking = (flags & 0x1) == 0;  // CU_STREAM_NON_BLOCKING = 0x1 (cuda.h)
   {
     std::lock_guard<std::mutex> lock(StreamsLock());
     Streams().insert(s);

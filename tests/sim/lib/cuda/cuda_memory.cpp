@@ -56,15 +56,24 @@ CUresult HostCopy(bool to_device, CUdeviceptr device_pointer, void* host, size_t
   if (stream == nullptr) return kInvalidContext;
   nvsim::DevicePlace place;
   if (Place(device_pointer, bytes, &place) != kSuccess || host == nullptr) return kInvalidValue;
+  const bool pinned = IsPinned(host, bytes);
+  nvsim::OrderAfterLegacy(*stream);
+  // The synchronous copy from pageable memory: "a stream sync is performed before the copy is
+  // initiated", then it returns "once the pageable buffer has been copied to the staging memory
+  // for DMA transfer to device memory, but the DMA to final destination may not have completed"
+  // (CUDA Driver API, "API synchronization behavior"). The bytes land with the legacy stream.
+  const bool lands_late = to_device && sync && !pinned;
+  if (lands_late) nvsim::Wait(*stream);
   const auto started = nvsim::RealClock::now();
-  if (to_device) nvsim::WriteBytes(place, host, bytes);
+  if (lands_late) nvsim::WriteAfterLegacyDma(place, host, bytes, stream->device);
+  else if (to_device) nvsim::WriteBytes(place, host, bytes);
   else nvsim::ReadBytes(place, host, bytes);
   const nvsim::Gpu& g = GpuAt(place.allocation->device);
-  const bool pinned = IsPinned(host, bytes);
   const char* key = to_device ? (pinned ? "perf/h2d_pinned_gbps" : "perf/h2d_pageable_gbps")
                               : (pinned ? "perf/d2h_pinned_gbps" : "perf/d2h_pageable_gbps");
   nvsim::Enqueue(*stream, Seconds(g, static_cast<double>(bytes), g.Number(key, pinned ? 24 : 10)), nvsim::Work::Copy,
                  started);
+  if (lands_late) return kSuccess;
   // Pageable memory is staged through a pinned buffer, so even the Async call returns only
   // when the copy is done (CUDA Driver API, "API synchronization behavior").
   if (sync || !pinned) nvsim::Wait(*stream);

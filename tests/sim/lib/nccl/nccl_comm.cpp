@@ -2,11 +2,13 @@
 // process), groups, ncclAllReduce and the NCCL_DEBUG log our check reads the transport from.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "core/interconnect.h"
 #include "nccl/nccl_internal.h"
@@ -92,6 +94,18 @@ std::mutex& PostLock() {
   return mutex;
 }
 
+// "allreduce/launch_overhead_us" (default 0): host time each ncclAllReduce call spends after
+// its work is queued (NCCL's host-side bookkeeping). The GPU does not wait for it, so CUDA events
+// on the stream do not see it; a host clock around the loop of calls does, wherever the calls
+// take longer than the collectives they queue (small messages), as nccl-tests' timing does.
+void SpendLaunchOverhead() {
+  const double us = nvsim::Profile().Number("allreduce/launch_overhead_us", 0);
+  if (us <= 0) return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(us);
+  while (std::chrono::steady_clock::now() < until) {
+  }  // spun, not slept: sleeps are coarser than a few microseconds
+}
+
 // Adds `op` to its clique; when every rank has posted, the collective starts.
 void Post(const Op& op) {
   Clique& own = *op.comm->clique;
@@ -158,8 +172,17 @@ NVSIM_EXPORT(ncclResult_t, ncclCommInitAll, (Comm * *comms, int count, const int
   return kSuccess;
 }
 
+// nccl.h: ncclCommFinalize "flushes all issued communications", and only after it has
+// completed can ncclCommDestroy "locally free the rest of the resources ... without blocking";
+// a destroy without it finalizes first (NCCL user guide, ncclCommDestroy). A collective that
+// never completes is never flushed: the destroy blocks, as the real one can. ncclCommAbort is
+// the way out of a hang.
 NVSIM_EXPORT(ncclResult_t, ncclCommDestroy, (Comm * comm)) {
   if (comm == nullptr) return kInvalidArgument;
+  if (!comm->hung_streams.empty()) {
+    LogLine(comm->device, "NCCL INFO simulated hang: ncclCommDestroy waits for a collective that never completes");
+    while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
   comm->aborted = true;
   LeaveRendezvous(comm->clique->rendezvous, comm->rank);
   comm->clique->rendezvous = nullptr;  // the clique keeps its pointer; nothing is freed while ranks may post
@@ -234,10 +257,11 @@ NVSIM_EXPORT(ncclResult_t, ncclAllGather, (const void* send, void* receive, size
     return kInvalidArgument;
   }
   if (comm->async_error != kSuccess) return kSuccess;  // as ncclAllReduce: the error is asynchronous
+  nvsim::Stream* on = stream != nullptr ? static_cast<nvsim::Stream*>(stream) : &nvsim::DefaultStream(comm->device);
+  nvsim::OrderAfterLegacy(*on);
   const bool ok = CrossProcessAllGather(comm, from, to, bytes, *clique.rendezvous);
   // Timed as an all-reduce of the gathered volume: a latency-bound exchange of small blocks here.
-  Op timed{comm, from, to, (bytes * static_cast<size_t>(world) + 3) / 4,
-           stream != nullptr ? static_cast<nvsim::Stream*>(stream) : &nvsim::DefaultStream(comm->device)};
+  Op timed{comm, from, to, (bytes * static_cast<size_t>(world) + 3) / 4, on};
   Launch({timed}, world, /*data_done=*/true, /*hang=*/!ok);
   return kSuccess;
 }
@@ -256,7 +280,9 @@ NVSIM_EXPORT(ncclResult_t, ncclAllReduce, (const void* send, void* receive, size
     comm->last_error = "send or receive buffer is not device memory";
     return kInvalidArgument;
   }
+  nvsim::OrderAfterLegacy(*posted.stream);
   if (group_depth > 0) group_ops.push_back(posted);
   else Post(posted);
+  SpendLaunchOverhead();
   return kSuccess;
 }
