@@ -59,15 +59,21 @@ SimRun RunLabCheck(const SimOptions& options) {
   return run;
 }
 
-nlohmann::json RunChildJob(const std::string& machine, const std::string& job) {
+nlohmann::json RunChildJob(const std::string& machine, const std::string& job, const std::vector<std::string>& args) {
   char pattern[] = "/tmp/labcheck_sim_XXXXXX";
   const fs::path dir = mkdtemp(pattern);
   const fs::path binary = LAB_CHECK_BINARY;
-  const std::string command = "env -u CUDA_VISIBLE_DEVICES LD_LIBRARY_PATH=" + Quote((binary.parent_path() / "sim-nvidia").string()) +
-                              " LABCHECK_SIM_MACHINE=" +
-                              Quote((fs::path(LAB_CHECK_SOURCE_DIR) / "tests/sim/machines" / machine).string()) + " " +
-                              Quote(binary.string()) + " internal-child " + Quote(job) + " >" +
-                              Quote((dir / "stdout").string()) + " 2>/dev/null";
+  std::string command = "env -u CUDA_VISIBLE_DEVICES LD_LIBRARY_PATH=" + Quote((binary.parent_path() / "sim-nvidia").string()) +
+                        " LABCHECK_SIM_MACHINE=" +
+                        Quote((fs::path(LAB_CHECK_SOURCE_DIR) / "tests/sim/machines" / machine).string()) + " " +
+                        Quote(binary.string()) + " internal-child " + Quote(job);
+  for (const std::string& a : args) {
+    command += ' ';
+    command += Quote(a);
+  }
+  command += " >";
+  command += Quote((dir / "stdout").string());
+  command += " 2>/dev/null";
   (void)std::system(command.c_str());
   const std::string text = ReadAll(dir / "stdout");
   std::error_code ignored;
