@@ -38,6 +38,9 @@ struct Kind {
   std::optional<double> GpuSpec::*figure;
   std::string check_id;
   bool always_shown;  // the course's own rows appear even with nothing to compare
+  // Read where a GPU has no `key_suffix` figure (a driver that cannot run kernels, an older report).
+  std::string fallback_suffix = {};
+  Text fallback_note = {};
 };
 
 const std::vector<Kind>& Kinds() {
@@ -46,7 +49,12 @@ const std::vector<Kind>& Kinds() {
       {"matmul_fp16", "matmul_fp16_tflops", &GpuSpec::fp16_tflops, "gpu.matmul", true},
       {"matmul_tf32", "matmul_tf32_tflops", &GpuSpec::tf32_tflops, "gpu.matmul", false},
       {"matmul_fp8", "matmul_fp8_tflops", &GpuSpec::fp8_tflops, "gpu.matmul", false},
-      {"memory_copy", "memory_copy_gbps", &GpuSpec::memory_bandwidth_gbps, "gpu.memory_bandwidth", true},
+      // The card's memory is judged by the SM copy kernel; the driver's copy (copy engine) can be
+      // far slower on some cards without the memory being at fault (src/gpu/checks/memory_check.cpp).
+      {"memory_copy", "memory_kernel_copy_gbps", &GpuSpec::memory_bandwidth_gbps, "gpu.memory_bandwidth", true,
+       "memory_copy_gbps",
+       T("без SM-копирования: показано копирование драйвера (cuMemcpyDtoDAsync)",
+         "no SM copy: the driver's copy (cuMemcpyDtoDAsync) is shown")},
       {"h2d", "h2d_pinned_gbps", nullptr, "gpu.host_device_copy", true},
       {"d2h", "d2h_pinned_gbps", nullptr, "gpu.host_device_copy", true},
   };
@@ -144,11 +152,16 @@ void AddGpuRows(const Report& report, const ReportFacts& facts, const CourseRefe
       // The course's warning is about memory clock and power limit: compute and memory rows only.
       row.modified_card = course.IsModifiedCard(spec.id) && kind.figure != nullptr;
       SetWording(row, course);
+      bool fell_back = false;
       for (const GpuFacts* g : group.gpus) {
-        const std::string key = fmt::format("gpu{}.{}", g->index, kind.key_suffix);
-        if (auto value = MeasuredValue(report, key)) {
-          row.readings.push_back(Reading{fmt::format("GPU {}", g->index), g->index, key, *value});
+        std::string key = fmt::format("gpu{}.{}", g->index, kind.key_suffix);
+        std::optional<double> value = MeasuredValue(report, key);
+        if (!value && !kind.fallback_suffix.empty()) {
+          key = fmt::format("gpu{}.{}", g->index, kind.fallback_suffix);
+          value = MeasuredValue(report, key);
+          fell_back = fell_back || value.has_value();
         }
+        if (value) row.readings.push_back(Reading{fmt::format("GPU {}", g->index), g->index, key, *value});
       }
       if (!kind.always_shown && row.readings.empty()) continue;
       const CourseRow* course_row = course.Row(kind.row_id);
@@ -160,6 +173,10 @@ void AddGpuRows(const Report& report, const ReportFacts& facts, const CourseRefe
         SetComputeReference(row, spec.*(kind.figure), share, course_row, course_gpu);
       }
       if (row.derived) row.note = Text(spec.source);
+      if (fell_back) {
+        row.note.ru += (row.note.ru.empty() ? "" : "; ") + kind.fallback_note.ru;
+        row.note.en += (row.note.en.empty() ? "" : "; ") + kind.fallback_note.en;
+      }
       FinishRow(row, course, MissingBecause(report, facts, kind.check_id));
       rows.push_back(std::move(row));
     }

@@ -2,6 +2,7 @@
 // deciding the flag, rows for unknown GPUs and for machines without one.
 #include "expect/expectation_rows.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "report_fixtures.h"
@@ -47,6 +48,24 @@ TEST(CourseMachine, RowsCarryTheCoursePagesFiguresVerbatim) {
   EXPECT_EQ(Row(rows, "allreduce").reference.ru, "в расчётах уроков подставлено условное W = 10; предел PCIe около 32");
   EXPECT_EQ(Row(rows, "llama_train").reference.ru, "в оценках времени уроков 20–40");
   for (const auto& row : rows) EXPECT_FALSE(row.flagged()) << row.id;
+}
+
+// Issue 20: the memory row judges the card by the SM copy kernel; the driver's copy (copy engine)
+// is read only for a GPU without an SM figure (a driver that cannot load kernels, an older report).
+TEST(MemoryRow, TheSmCopyJudgesTheCardAndTheDriversCopyIsTheFallback) {
+  Report r = testing::H100Report();  // driver's copy 2900 on every GPU: inside 2680–3015
+  for (int i = 0; i < 8; ++i)
+    Measure(r, "gpu.memory_bandwidth", fmt::format("gpu{}.memory_copy_gbps", i), 1400, "GB/s");  // a slow copy engine
+  for (int i = 0; i < 7; ++i)
+    Measure(r, "gpu.memory_bandwidth", fmt::format("gpu{}.memory_kernel_copy_gbps", i), 2950, "GB/s");
+  const auto rows = Rows(r);
+  const ExpectationRow& row = Row(rows, "memory_copy");
+  ASSERT_EQ(row.readings.size(), 8u);
+  EXPECT_EQ(row.readings[0].key, "gpu0.memory_kernel_copy_gbps");
+  EXPECT_DOUBLE_EQ(row.readings[0].value, 2950);
+  EXPECT_EQ(row.readings[7].key, "gpu7.memory_copy_gbps");  // no SM figure on GPU 7
+  EXPECT_NE(row.note.en.find("driver's copy"), std::string::npos) << row.note.en;
+  EXPECT_EQ(row.worst_where, "GPU 7");
 }
 
 TEST(CourseMachine, StockRtx4080GetsTheCourseFiguresWithoutTheModifiedCardMark) {

@@ -61,7 +61,11 @@
   X(cuda::CudaDriverApi, cuEventDestroy, cuEventDestroy_v2)                                            \
   X(cuda::CudaDriverApi, cuEventRecord, cuEventRecord)                                                 \
   X(cuda::CudaDriverApi, cuEventSynchronize, cuEventSynchronize)                                       \
-  X(cuda::CudaDriverApi, cuEventElapsedTime, cuEventElapsedTime_v2)
+  X(cuda::CudaDriverApi, cuEventElapsedTime, cuEventElapsedTime_v2)                                   \
+  X(cuda::CudaDriverApi, cuModuleLoadDataEx, cuModuleLoadDataEx)                                       \
+  X(cuda::CudaDriverApi, cuModuleGetFunction, cuModuleGetFunction)                                     \
+  X(cuda::CudaDriverApi, cuModuleUnload, cuModuleUnload)                                               \
+  X(cuda::CudaDriverApi, cuLaunchKernel, cuLaunchKernel)
 
 #define LAB_CUBLASLT_FUNCTIONS(X)                                                                      \
   X(cublaslt::CublasLtApi, cublasLtCreate, cublasLtCreate)                                             \
@@ -121,7 +125,8 @@
   X(nvml::NvmlApi, nvmlDeviceGetNvLinkRemoteDeviceType, nvmlDeviceGetNvLinkRemoteDeviceType)           \
   X(nvml::NvmlApi, nvmlDeviceGetP2PStatus, nvmlDeviceGetP2PStatus)                                     \
   X(nvml::NvmlApi, nvmlDeviceGetClockInfo, nvmlDeviceGetClockInfo)                                     \
-  X(nvml::NvmlApi, nvmlDeviceGetPowerUsage, nvmlDeviceGetPowerUsage)
+  X(nvml::NvmlApi, nvmlDeviceGetPowerUsage, nvmlDeviceGetPowerUsage)                                   \
+  X(nvml::NvmlApi, nvmlDeviceGetCpuAffinity, nvmlDeviceGetCpuAffinity)
 
 namespace labcheck::gpu::abi_ours {
 #define LAB_CAPTURE(Table, member, symbol) using member##_t = decltype(Table::member);
@@ -289,6 +294,16 @@ TEST(Abi, CudaDriverTypesAndConstants) {
   EXPECT_EQ(cuda::kErrorUnknown, CUDA_ERROR_UNKNOWN);
   // Not a CUresult: the runtime's value (driver_types.h, included by cuda_runtime.h via nccl.h).
   EXPECT_EQ(cuda::kErrorInsufficientDriver, cudaErrorInsufficientDriver);
+  EXPECT_EQ(cuda::kErrorInvalidImage, CUDA_ERROR_INVALID_IMAGE);
+  EXPECT_EQ(cuda::kErrorNoBinaryForGpu, CUDA_ERROR_NO_BINARY_FOR_GPU);
+  EXPECT_EQ(cuda::kErrorInvalidPtx, CUDA_ERROR_INVALID_PTX);
+  EXPECT_EQ(cuda::kErrorUnsupportedPtxVersion, CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
+  EXPECT_EQ(cuda::kErrorNotFound, CUDA_ERROR_NOT_FOUND);
+  EXPECT_EQ(cuda::kErrorIllegalAddress, CUDA_ERROR_ILLEGAL_ADDRESS);
+  static_assert(sizeof(cuda::CUjit_option) == sizeof(::CUjit_option));
+  EXPECT_EQ(cuda::kJitErrorLogBuffer, CU_JIT_ERROR_LOG_BUFFER);
+  EXPECT_EQ(cuda::kJitErrorLogBufferSizeBytes, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES);
+  EXPECT_EQ(cuda::kAttrMaxThreadsPerMultiprocessor, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
   EXPECT_EQ(cuda::kAttrMultiprocessorCount, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   EXPECT_EQ(cuda::kAttrPciBusId, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
   EXPECT_EQ(cuda::kAttrPciDeviceId, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID);

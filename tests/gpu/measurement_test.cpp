@@ -162,12 +162,12 @@ TEST(CopyBench, PageableCopiesAreTimedOnTheDeviceNotByTheReturnOfTheCall) {
   HostBufferPool buffers(*rig.driver);
   for (auto [direction, want] : {std::pair{CopyDirection::HostToDevice, 12.0}, std::pair{CopyDirection::DeviceToHost, 10.0}}) {
     Result<CopyFigure> figure =
-        MeasureHostCopy(*rig.context, HostMemory::Pageable, direction, {8 * kMiB, 1, 3}, buffers, nullptr, nullptr);
+        MeasureHostCopy(*rig.context, HostMemory::Pageable, direction, {8 * kMiB, 1, 3}, buffers, {}, nullptr, nullptr);
     ASSERT_TRUE(figure.ok()) << figure.status().message();
     EXPECT_NEAR(figure->gbps, want, want * 0.01);
   }
   Result<CopyFigure> pinned =
-      MeasureHostCopy(*rig.context, HostMemory::Pinned, CopyDirection::HostToDevice, {8 * kMiB, 1, 3}, buffers, nullptr, nullptr);
+      MeasureHostCopy(*rig.context, HostMemory::Pinned, CopyDirection::HostToDevice, {8 * kMiB, 1, 3}, buffers, {}, nullptr, nullptr);
   ASSERT_TRUE(pinned.ok());
   EXPECT_NEAR(pinned->gbps, 25.0, 0.25);
 }
@@ -177,7 +177,7 @@ TEST(CopyBench, HostBuffersArePinnedOncePerJobAndLentOneToEachThread) {
   CopyRig rig;
   HostBufferPool buffers(*rig.driver);
   for (CopyDirection direction : {CopyDirection::HostToDevice, CopyDirection::DeviceToHost, CopyDirection::HostToDevice})
-    ASSERT_TRUE(MeasureHostCopy(*rig.context, HostMemory::Pinned, direction, {4 * kMiB, 1, 1}, buffers, nullptr, nullptr).ok());
+    ASSERT_TRUE(MeasureHostCopy(*rig.context, HostMemory::Pinned, direction, {4 * kMiB, 1, 1}, buffers, {}, nullptr, nullptr).ok());
   EXPECT_EQ(m.Count("cuMemHostAlloc"), 1);
   EXPECT_EQ(buffers.allocations(), 1u);
   // Two leases at once (two GPUs' threads) get two buffers; a third after they end reuses one.
@@ -200,7 +200,7 @@ TEST(CopyBench, TheLinkUnderLoadIsReadWhileTheCopiesRun) {
   plan.nvml_period_ms = 60000;  // no timed samples: only the one taken while the copy is queued
   HostBufferPool buffers(*rig.driver);
   Result<CopyFigure> figure = MeasureHostCopy(*rig.context, HostMemory::Pinned, CopyDirection::HostToDevice, plan,
-                                              buffers, rig.nvml.get(), fake::FakeNvmlDevice(0));
+                                              buffers, {}, rig.nvml.get(), fake::FakeNvmlDevice(0));
   ASSERT_TRUE(figure.ok()) << figure.status().message();
   EXPECT_GE(figure->nvml.count, 1);
   EXPECT_EQ(figure->nvml.pcie_gen_under_load, std::optional<unsigned>(4));

@@ -59,8 +59,6 @@ SimRun RunLabCheck(const SimOptions& options) {
   return run;
 }
 
-nlohmann::json RunChildJob(const std::string& machine, const std::string& job) { return RunChildJob(machine, job, {}); }
-
 nlohmann::json RunChildJob(const std::string& machine, const std::string& job, const std::vector<std::string>& args) {
   char pattern[] = "/tmp/labcheck_sim_XXXXXX";
   const fs::path dir = mkdtemp(pattern);

@@ -28,11 +28,10 @@ struct SimOptions {
 // written into a fresh temp folder.
 SimRun RunLabCheck(const SimOptions& options);
 
-// One child job (`lab_check internal-child JOB`, e.g. "gpu-inventory") on a simulated machine:
-// its result envelope, null when it printed none.
-nlohmann::json RunChildJob(const std::string& machine, const std::string& job);
-// The same with the job's own arguments (e.g. {"--quick"}); `machine` may be an absolute path.
-nlohmann::json RunChildJob(const std::string& machine, const std::string& job, const std::vector<std::string>& args);
+// One child job (`lab_check internal-child JOB [ARGS…]`, e.g. "gpu-inventory") on a simulated
+// machine (a file name under tests/sim/machines/ or an absolute path), with this process's
+// environment: its result envelope, null when it printed none.
+nlohmann::json RunChildJob(const std::string& machine, const std::string& job, const std::vector<std::string>& args = {});
 
 const nlohmann::json* Check(const SimRun& run, const std::string& id);
 std::string Verdict(const SimRun& run, const std::string& id);

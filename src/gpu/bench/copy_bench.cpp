@@ -65,6 +65,14 @@ CopyFigure Figure(size_t bytes, double counted, const TimedCopies& timed) {
 
 }  // namespace
 
+Result<CopyFigure> TimeEnqueued(const CudaDriver& driver, const Stream& stream, const CopyPlan& plan, size_t bytes,
+                                double counted, const std::function<Status()>& enqueue, const ReadyFn& ready,
+                                const Nvml* nvml, nvml::nvmlDevice_t device) {
+  Result<TimedCopies> timed = TimeCopies(driver, stream, plan, enqueue, ready, nvml, device, /*async=*/true);
+  if (!timed.ok()) return timed.status();
+  return Figure(bytes, counted, *timed);
+}
+
 Result<CopyFigure> MeasureDeviceCopy(const DeviceContext& context, const CopyPlan& plan, const Nvml* nvml,
                                      nvml::nvmlDevice_t device, const ReadyFn& ready) {
   const CudaDriver& driver = context.driver();
@@ -80,26 +88,27 @@ Result<CopyFigure> MeasureDeviceCopy(const DeviceContext& context, const CopyPla
   if (!status.ok()) return status;
   Result<Stream> stream = Stream::Create(driver);
   if (!stream.ok()) return stream.status();
-  Result<TimedCopies> timed = TimeCopies(driver, *stream, plan, [&] {
+  return TimeEnqueued(driver, *stream, plan, plan.bytes, 2.0 * plan.bytes, [&] {
     return driver.Check(driver.api().cuMemcpyDtoDAsync(destination->get(), source->get(), plan.bytes, stream->get()),
                         "cuMemcpyDtoDAsync");
-  }, ready, nvml, device, /*async=*/true);
-  if (!timed.ok()) return timed.status();
-  return Figure(plan.bytes, 2.0 * plan.bytes, *timed);
+  }, ready, nvml, device);
 }
 
 Result<CopyFigure> MeasureHostCopy(const DeviceContext& context, HostMemory memory, CopyDirection direction,
-                                   const CopyPlan& plan, HostBufferPool& host_buffers, const Nvml* nvml,
-                                   nvml::nvmlDevice_t device, const ReadyFn& ready) {
+                                   const CopyPlan& plan, HostBufferPool& host_buffers, const NumaPlacement& placement,
+                                   const Nvml* nvml, nvml::nvmlDevice_t device, const ReadyFn& ready) {
   const CudaDriver& driver = context.driver();
   const auto& api = driver.api();
+  // Before the lease: a new buffer's pages land on the node of the thread that first touches them.
+  ScopedCpuAffinity pinned_to_node(placement.cpus);
+  if (!pinned_to_node.status().ok()) return pinned_to_node.status();
   Status status = context.MakeCurrent();
   if (!status.ok()) return status;
   Result<DeviceBuffer> device_buffer = DeviceBuffer::Allocate(driver, plan.bytes);
   if (!device_buffer.ok()) return device_buffer.status();
   const bool to_device = direction == CopyDirection::HostToDevice;
   const bool pinned = memory == HostMemory::Pinned;
-  Result<HostBufferPool::Lease> lease = host_buffers.Take(memory, plan.bytes);
+  Result<HostBufferPool::Lease> lease = host_buffers.Take(memory, plan.bytes, PlacementKey(placement));
   if (!lease.ok()) return lease.status();
   void* host = lease->get();
   Result<Stream> stream = Stream::Create(driver);

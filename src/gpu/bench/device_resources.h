@@ -23,6 +23,7 @@ class DeviceContext {
 
   Status MakeCurrent() const;  // on the calling thread
   int ordinal() const { return ordinal_; }
+  cuda::CUdevice device() const { return device_; }  // the cuDeviceGet handle
   cuda::CUcontext context() const { return context_; }
   const CudaDriver& driver() const { return driver_; }
 

@@ -16,19 +16,19 @@ void* HostBufferPool::Lease::get() const {
   return slot.memory == HostMemory::Pinned ? slot.pinned.get() : static_cast<void*>(slot.pageable.get());
 }
 
-Result<HostBufferPool::Lease> HostBufferPool::Take(HostMemory memory, size_t bytes) {
+Result<HostBufferPool::Lease> HostBufferPool::Take(HostMemory memory, size_t bytes, const std::string& place) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (size_t i = 0; i < slots_.size(); ++i) {
       Slot& slot = *slots_[i];
-      if (!slot.leased && slot.memory == memory && slot.bytes == bytes) {
+      if (!slot.leased && slot.memory == memory && slot.bytes == bytes && slot.place == place) {
         slot.leased = true;
         return Lease(this, i);
       }
     }
   }
   // Made outside the lock: pinning is the slow part, and other threads may be making theirs.
-  auto slot = std::make_unique<Slot>(Slot{memory, bytes, {}, nullptr, true});
+  auto slot = std::make_unique<Slot>(Slot{memory, bytes, place, {}, nullptr, true});
   void* host = nullptr;
   if (memory == HostMemory::Pinned) {
     Result<PinnedBuffer> allocated = PinnedBuffer::Allocate(driver_, bytes);

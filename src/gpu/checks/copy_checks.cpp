@@ -1,5 +1,6 @@
-// gpu.memory_bandwidth and gpu.host_device_copy: copy figures per GPU, the spread between cards
-// when all copy at once, and the seed's PCIe rule (≈ half the link: PCIe 3.0 or x8).
+// gpu.host_device_copy: host↔device copy figures per GPU, from a host buffer on the GPU's own NUMA
+// node, and the seed's PCIe rule (≈ half the link: PCIe 3.0 or x8). gpu.memory_bandwidth is in
+// memory_check.cpp.
 #include <fmt/format.h>
 
 #include "gpu/bench/stats.h"
@@ -14,16 +15,6 @@ namespace labcheck::gpu {
 
 namespace {
 
-constexpr double kSpreadWarn = 0.10;
-
-std::vector<double> ConcurrentFigures(const nlohmann::json& list) {
-  std::vector<double> values;
-  if (!list.is_array()) return values;
-  for (const nlohmann::json& g : list)
-    if (g.contains("gbps")) values.push_back(g["gbps"].get<double>());
-  return values;
-}
-
 std::optional<int> OptionalInt(const nlohmann::json& value) {
   return value.is_number() ? std::optional<int>(value.get<int>()) : std::nullopt;
 }
@@ -37,50 +28,6 @@ std::pair<int, int> MaxLink(const CheckContext& context, int index) {
 }
 
 }  // namespace
-
-CheckResult RunMemoryBandwidthCheck(CheckContext& context) {
-  constexpr const char* kId = "gpu.memory_bandwidth";
-  GpuJobReply reply = RunGpuJobFor(context, kId, kMemoryJob, "cuMemcpyDtoD");
-  if (reply.ending) return *reply.ending;
-  const nlohmann::json& j = reply.payload;
-  CheckResult result;
-  result.outcome = Outcome::Pass;
-  Table table{T("Память GPU: копирование внутри карты, ГБ/с", "GPU memory: copy within the card, GB/s"),
-              {"GPU", T("Отдельно", "Alone"), T("Все сразу", "All at once"), T("Буфер, МиБ", "Buffer, MiB")},
-              {},
-              {Text(j.value("method", std::string()))}};
-  std::vector<double> alone;
-  std::vector<double> together = ConcurrentFigures(j.value("concurrent", nlohmann::json()));
-  for (const nlohmann::json& g : j["gpus"]) {
-    const int i = g.value("index", 0);
-    if (g.contains("error")) {
-      table.AddRow({Text(std::to_string(i)), T("ошибка", "error"), Text("—"), Text("—")});
-      result.outcome = Outcome::Warn;
-      result.reason = T("замер не удался на GPU" + std::to_string(i), "the measurement failed on GPU" + std::to_string(i));
-      result.error = g["error"].get<std::string>();
-      continue;
-    }
-    const double gbps = g.value("gbps", 0.0);
-    alone.push_back(gbps);
-    result.Add({fmt::format("gpu{}.memory_copy_gbps", i), T(fmt::format("GPU{}: память", i), fmt::format("GPU{}: memory", i)),
-                gbps, "GB/s",
-                Text(fmt::format("device-to-device copy of {} MiB, bytes read + bytes written, median of {}",
-                                 g.value("bytes", 0ull) >> 20, g.value("repeats", 0)))});
-    result.measurements.back().spread = TimingSpread(gbps, g);
-    const std::string concurrent = static_cast<size_t>(i) < together.size() ? Figure(together[i]) : "—";
-    table.AddRow({Text(std::to_string(i)), Text(Figure(gbps)), Text(concurrent), Text(std::to_string(g.value("bytes", 0ull) >> 20))});
-  }
-  result.tables.push_back(table);
-  result.data["gpus"] = j["gpus"];
-  result.data["spread"] = {{"alone", SpreadFraction(alone)}, {"together", SpreadFraction(together)}};
-  if (!alone.empty())
-    result.summary = Text(fmt::format("{} GB/s", Figure(*std::max_element(alone.begin(), alone.end()))));
-  if (result.outcome == Outcome::Pass && std::max(SpreadFraction(alone), SpreadFraction(together)) > kSpreadWarn) {
-    result.outcome = Outcome::Warn;
-    result.reason = T("память карт различается больше чем на 10%", "the cards' memory bandwidth differs by more than 10%");
-  }
-  return result;
-}
 
 CheckResult RunHostDeviceCopyCheck(CheckContext& context) {
   constexpr const char* kId = "gpu.host_device_copy";
@@ -100,6 +47,7 @@ CheckResult RunHostDeviceCopyCheck(CheckContext& context) {
   Table table{T("Копирование CPU↔GPU, ГБ/с", "CPU↔GPU copies, GB/s"), {"GPU"}, {}, {Text(j.value("method", std::string()))}};
   for (const Variant& v : variants) table.columns.push_back(v.label);
   table.columns.push_back(T("Предел PCIe", "PCIe limit"));
+  table.columns.push_back(T("Узел NUMA (CPU)", "NUMA node (CPUs)"));
   std::vector<double> h2d;
   std::vector<int> unsampled;  // GPUs whose pinned H2D got no NVML sample while it ran
   for (const nlohmann::json& g : j["gpus"]) {
@@ -140,6 +88,16 @@ CheckResult RunHostDeviceCopyCheck(CheckContext& context) {
     const auto [max_gen, max_width] = MaxLink(context, i);
     const double limit = reference::PcieLimitGbps(max_gen, max_width);
     row.push_back(Text(limit > 0 ? Figure(limit) : "—"));
+    // Where this GPU's host buffers were made and its copies ran (bench/numa_placement.h).
+    const nlohmann::json numa = g.value("numa", nlohmann::json::object());
+    const std::string node = numa.contains("node") && numa["node"].is_number() ? std::to_string(numa["node"].get<int>()) : "?";
+    const std::string cpus = numa.value("cpus", std::string());
+    row.push_back(numa.value("pinned", false) ? Text(node + " (" + cpus + ")") : Text("—"));
+    if (numa.contains("note"))
+      table.notes.push_back(T(fmt::format("GPU{}: поток не закреплён за узлом NUMA карты ({}): буфер мог оказаться в памяти "
+                                          "другого процессора", i, numa["note"].get<std::string>()),
+                              fmt::format("GPU{}: the thread was not pinned to the GPU's NUMA node ({}): the buffer may sit "
+                                          "in the other socket's memory", i, numa["note"].get<std::string>())));
     table.AddRow(row);
   }
   for (int i : unsampled)

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "gpu/bench/concurrent.h"
+#include "gpu/bench/numa_placement.h"
+#include "gpu/bench/sm_copy_bench.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/figure_json.h"
 #include "gpu/jobs/gpu_jobs.h"
@@ -49,28 +51,57 @@ size_t DeviceCopyBytes(const GpuRuntime& runtime, const JobArgs& args) {
 // Measures on one GPU; calls `ready` once set up and warmed up, right before the timed part.
 using Measure = std::function<Result<CopyFigure>(const DeviceContext&, int, const ReadyFn& ready)>;
 
-// Runs `measure` on each GPU in turn, then (more than one GPU) on all at once, the threads
-// meeting after everyone's setup and warm-up so that the timed parts overlap.
-nlohmann::json PerGpuAndTogether(GpuRuntime& runtime, const Measure& measure, nlohmann::json* together) {
+nlohmann::json FigureOrError(const Result<CopyFigure>& figure) {
+  return figure.ok() ? CopyFigureJson(*figure) : nlohmann::json{{"error", figure.status().message()}};
+}
+
+// `measure` on each GPU in turn: one JSON figure (or {"error"}) per GPU, with its index.
+nlohmann::json EachGpu(GpuRuntime& runtime, const Measure& measure) {
   nlohmann::json gpus = nlohmann::json::array();
   for (int i = 0; i < runtime.device_count(); ++i) {
     Result<std::shared_ptr<DeviceContext>> context = runtime.Context(i);
-    Result<CopyFigure> figure = context.ok() ? measure(**context, i, {}) : Result<CopyFigure>(context.status());
-    gpus.push_back(figure.ok() ? CopyFigureJson(*figure) : nlohmann::json{{"error", figure.status().message()}});
+    gpus.push_back(FigureOrError(context.ok() ? measure(**context, i, {}) : Result<CopyFigure>(context.status())));
     gpus.back()["index"] = i;
   }
-  if (runtime.device_count() > 1 && together != nullptr) {
-    auto all = RunOnEveryDevice<CopyFigure>(runtime.device_count(), [&](int i, const std::function<void()>& ready) {
-      Result<std::shared_ptr<DeviceContext>> context = runtime.Context(i);
-      return context.ok() ? measure(**context, i, ready) : Result<CopyFigure>(context.status());
-    });
-    *together = nlohmann::json::array();
-    for (size_t i = 0; i < all.size(); ++i) {
-      if (all[i].ok()) together->push_back({{"index", i}, {"gbps", all[i]->gbps}});
-      else together->push_back({{"index", i}, {"error", all[i].status().message()}});
-    }
-  }
   return gpus;
+}
+
+// `measure` on all GPUs at once, the threads meeting after everyone's setup and warm-up so that
+// the timed parts overlap: [{index, gbps} or {index, error}].
+nlohmann::json AllAtOnce(GpuRuntime& runtime, const Measure& measure) {
+  auto all = RunOnEveryDevice<CopyFigure>(runtime.device_count(), [&](int i, const std::function<void()>& ready) {
+    Result<std::shared_ptr<DeviceContext>> context = runtime.Context(i);
+    return context.ok() ? measure(**context, i, ready) : Result<CopyFigure>(context.status());
+  });
+  nlohmann::json together = nlohmann::json::array();
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i].ok()) together.push_back({{"index", i}, {"gbps", all[i]->gbps}});
+    else together.push_back({{"index", i}, {"error", all[i].status().message()}});
+  }
+  return together;
+}
+
+// Runs `measure` on each GPU in turn, then (more than one GPU) on all at once.
+nlohmann::json PerGpuAndTogether(GpuRuntime& runtime, const Measure& measure, nlohmann::json* together) {
+  nlohmann::json gpus = EachGpu(runtime, measure);
+  if (runtime.device_count() > 1 && together != nullptr) *together = AllAtOnce(runtime, measure);
+  return gpus;
+}
+
+// {node, cpus, source, pinned, note}: where the GPU's host buffers were made.
+nlohmann::json NumaPlacementJson(const NumaPlacement& p) {
+  nlohmann::json j = {{"node", p.node ? nlohmann::json(*p.node) : nlohmann::json(nullptr)},
+                      {"cpus", CpuListText(p.cpus)},
+                      {"pinned", !p.cpus.empty()}};
+  if (!p.source.empty()) j["source"] = p.source;
+  if (!p.note.empty()) j["note"] = p.note;
+  return j;
+}
+
+bool AllMeasured(const nlohmann::json& gpus, const char* key) {
+  for (const nlohmann::json& g : gpus)
+    if (!g.contains(key) || !g[key].contains("gbps")) return false;
+  return !gpus.empty();
 }
 
 }  // namespace
@@ -84,17 +115,48 @@ Result<nlohmann::json> MemoryJob(const std::vector<std::string>& raw_args) {
 }
 
 nlohmann::json MemoryJobOn(GpuRuntime& runtime, const JobArgs& args) {
-  CopyPlan plan{0, args.quick ? 2 : 3, args.quick ? 5 : 20};
+  const CopyPlan plan{0, args.quick ? 2 : 3, args.quick ? 5 : 20};
+  // One buffer size per GPU for all three figures, so that they compare.
+  std::vector<size_t> bytes(static_cast<size_t>(runtime.device_count()), 0);
+  auto sized = [&](int i) {
+    CopyPlan p = plan;
+    if (bytes[i] == 0) bytes[i] = DeviceCopyBytes(runtime, args);
+    p.bytes = bytes[i];
+    return p;
+  };
+  auto with_kernel = [&](SmKernel kernel) -> Measure {
+    return [&, kernel](const DeviceContext& context, int i, const ReadyFn& ready) {
+      return MeasureSmKernel(context, kernel, sized(i), runtime.nvml(), runtime.NvmlDevice(i), ready);
+    };
+  };
+  const Measure driver_copy = [&](const DeviceContext& context, int i, const ReadyFn& ready) {
+    return MeasureDeviceCopy(context, sized(i), runtime.nvml(), runtime.NvmlDevice(i), ready);
+  };
+
   nlohmann::json out = OkEnvelope();
-  nlohmann::json together;
-  out["gpus"] = PerGpuAndTogether(runtime, [&](const DeviceContext& context, int i, const ReadyFn& ready) {
-    CopyPlan sized = plan;
-    sized.bytes = DeviceCopyBytes(runtime, args);
-    return MeasureDeviceCopy(context, sized, runtime.nvml(), runtime.NvmlDevice(i), ready);
-  }, args.quick ? nullptr : &together);
-  if (!together.is_null()) out["concurrent"] = together;
-  out["method"] = "cuMemcpyDtoDAsync within one GPU, counted as bytes read + bytes written (2x the buffer), "
-                  "CUDA events per copy, median";
+  // The driver's copy keeps the figure's old place ({index, gbps, …}); the SM kernels sit beside it.
+  out["gpus"] = EachGpu(runtime, driver_copy);
+  const std::optional<std::string> no_kernels = KernelsUnavailable(runtime.driver());
+  const nlohmann::json sm_copy = no_kernels ? nlohmann::json() : EachGpu(runtime, with_kernel(SmKernel::Copy));
+  const nlohmann::json sm_triad = no_kernels ? nlohmann::json() : EachGpu(runtime, with_kernel(SmKernel::Triad));
+  for (size_t i = 0; i < out["gpus"].size(); ++i) {
+    nlohmann::json& g = out["gpus"][i];
+    g["sm_copy"] = no_kernels ? nlohmann::json{{"na", *no_kernels}} : sm_copy[i];
+    g["sm_triad"] = no_kernels ? nlohmann::json{{"na", *no_kernels}} : sm_triad[i];
+    g["sm_copy"].erase("index");
+    g["sm_triad"].erase("index");
+  }
+  // All at once with the figure the card is judged by: the SM copy where it ran on every GPU.
+  if (!args.quick && runtime.device_count() > 1) {
+    const bool kernel = AllMeasured(out["gpus"], "sm_copy");
+    out["concurrent"] = AllAtOnce(runtime, kernel ? with_kernel(SmKernel::Copy) : driver_copy);
+    out["concurrent_method"] = kernel ? "sm_copy" : "driver_copy";
+  }
+  out["method"] = "buffers of up to 1 GiB (512 MiB with --quick, at most a quarter of free memory); driver_copy: "
+                  "cuMemcpyDtoDAsync; sm_copy: "
+                  "lab_check's PTX copy kernel (16-byte loads and stores, one full wave on every SM); sm_triad: "
+                  "a = b + s*c on floats; bytes read + bytes written (copy 2x, triad 3x the buffer), CUDA events "
+                  "per launch, median";
   out["libraries"] = runtime.LibrariesJson();
   return out;
 }
@@ -122,21 +184,28 @@ nlohmann::json HostCopyJobOn(GpuRuntime& runtime, const JobArgs& args) {
   }
   nlohmann::json out = OkEnvelope();
   out["gpus"] = nlohmann::json::array();
-  for (int i = 0; i < runtime.device_count(); ++i) out["gpus"].push_back({{"index", i}});
+  // Each GPU copies from a buffer on its own NUMA node, the thread pinned there (nvbandwidth's way).
+  std::vector<NumaPlacement> placements;
+  const std::string sys_root = SysRoot();
+  for (int i = 0; i < runtime.device_count(); ++i) {
+    placements.push_back(FindNumaPlacement(runtime.nvml(), runtime.NvmlDevice(i), runtime.PciBusId(i), sys_root));
+    out["gpus"].push_back({{"index", i}, {"numa", NumaPlacementJson(placements.back())}});
+  }
   HostBufferPool host_buffers(runtime.driver());
   for (const Variant& v : variants) {
     nlohmann::json together;
     const bool concurrent = !args.quick && v.memory == HostMemory::Pinned;
     nlohmann::json per_gpu = PerGpuAndTogether(runtime, [&](const DeviceContext& context, int i, const ReadyFn& ready) {
-      return MeasureHostCopy(context, v.memory, v.direction, plan, host_buffers, runtime.nvml(), runtime.NvmlDevice(i),
-                             ready);
+      return MeasureHostCopy(context, v.memory, v.direction, plan, host_buffers, placements[i], runtime.nvml(),
+                             runtime.NvmlDevice(i), ready);
     }, concurrent ? &together : nullptr);
     for (size_t i = 0; i < per_gpu.size(); ++i) out["gpus"][i][v.key] = per_gpu[i];
     if (!together.is_null()) out["concurrent"][v.key] = together;
   }
   out["method"] = std::to_string(plan.bytes / kMiB) +
                   " MiB per copy, counted as bytes copied; cuMemcpy*Async on one stream from pinned (cuMemHostAlloc) "
-                  "or pageable (malloc) memory, CUDA events around each copy; median";
+                  "or pageable (malloc) memory on the GPU's NUMA node (the thread pinned to the GPU's CPUs while it "
+                  "allocates and copies), CUDA events around each copy; median";
   out["libraries"] = runtime.LibrariesJson();
   return out;
 }

@@ -40,6 +40,10 @@ nlohmann::json CopyFigureJson(const CopyFigure& f) {
   j["bytes_counted"] = f.bytes_counted;
   j["gbps"] = f.gbps;
   j["nvml"] = NvmlSamplesJson(f.nvml);
+  if (f.launch) {
+    j["blocks"] = f.launch->blocks;
+    j["threads_per_block"] = f.launch->threads_per_block;
+  }
   return j;
 }
 

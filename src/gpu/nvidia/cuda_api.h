@@ -15,9 +15,14 @@ using CUdeviceptr = unsigned long long;  // CUdeviceptr_v2: 64 bits on every pla
 struct CUctx_st;
 struct CUstream_st;
 struct CUevent_st;
+struct CUmod_st;
+struct CUfunc_st;
 using CUcontext = CUctx_st*;
 using CUstream = CUstream_st*;
 using CUevent = CUevent_st*;
+using CUmodule = CUmod_st*;      // a loaded PTX module (bench/kernel_module.h)
+using CUfunction = CUfunc_st*;   // one kernel of it
+using CUjit_option = int;        // enum CUjit_option_enum
 struct CUuuid {
   char bytes[16];
 };
@@ -43,6 +48,13 @@ inline constexpr CUresult kErrorSystemNotReady = 802;        // NVSwitch boards:
 inline constexpr CUresult kErrorSystemDriverMismatch = 803;  // kernel module ≠ user-space driver
 inline constexpr CUresult kErrorCompatNotSupportedOnDevice = 804;  // forward-compat libcuda, wrong GPU
 inline constexpr CUresult kErrorUnknown = 999;
+// Loading and launching our PTX kernels (bench/kernel_module.h).
+inline constexpr CUresult kErrorInvalidImage = 200;           // not a module the driver can read
+inline constexpr CUresult kErrorNoBinaryForGpu = 209;
+inline constexpr CUresult kErrorInvalidPtx = 218;             // the JIT refused the PTX
+inline constexpr CUresult kErrorUnsupportedPtxVersion = 222;  // .version newer than this driver
+inline constexpr CUresult kErrorNotFound = 500;               // cuModuleGetFunction: no such entry
+inline constexpr CUresult kErrorIllegalAddress = 700;
 
 // CUdevice_attribute values.
 inline constexpr int kAttrMultiprocessorCount = 16;
@@ -53,10 +65,13 @@ inline constexpr int kAttrAsyncEngineCount = 40;
 inline constexpr int kAttrPciDomainId = 50;
 inline constexpr int kAttrComputeCapabilityMajor = 75;
 inline constexpr int kAttrComputeCapabilityMinor = 76;
+inline constexpr int kAttrMaxThreadsPerMultiprocessor = 39;
 
 inline constexpr unsigned kStreamNonBlocking = 0x1;   // CU_STREAM_NON_BLOCKING
 inline constexpr unsigned kEventDefault = 0x0;        // CU_EVENT_DEFAULT: timing enabled
 inline constexpr unsigned kMemHostAllocPortable = 0x1;  // CU_MEMHOSTALLOC_PORTABLE
+inline constexpr CUjit_option kJitErrorLogBuffer = 5;           // CU_JIT_ERROR_LOG_BUFFER: char*
+inline constexpr CUjit_option kJitErrorLogBufferSizeBytes = 6;  // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: in/out, by value
 
 // The entry points, filled by LoadCudaDriver() (cuda_driver.h). Names are the ABI symbols: where a
 // _v2 exists we bind it first, since the unversioned one keeps the old 32-bit or legacy semantics.
@@ -101,6 +116,14 @@ struct CudaDriverApi {
   CUresult (*cuEventRecord)(CUevent event, CUstream stream) = nullptr;
   CUresult (*cuEventSynchronize)(CUevent event) = nullptr;
   CUresult (*cuEventElapsedTime)(float* ms, CUevent start, CUevent end) = nullptr;  // _v2 first
+  // Optional: the SM copy kernels (bench/sm_copy_bench.h); without them that figure is N/A.
+  CUresult (*cuModuleLoadDataEx)(CUmodule* module, const void* image, unsigned num_options, CUjit_option* options,
+                                 void** option_values) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction* function, CUmodule module, const char* name) = nullptr;
+  CUresult (*cuModuleUnload)(CUmodule module) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction function, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,
+                             unsigned block_y, unsigned block_z, unsigned shared_bytes, CUstream stream,
+                             void** kernel_params, void** extra) = nullptr;
 };
 
 }  // namespace labcheck::gpu::cuda

@@ -47,6 +47,10 @@ std::vector<SymbolBinding> CudaDriverSymbols(cuda::CudaDriverApi& a) {
       Required(a.cuEventRecord, {"cuEventRecord"}),
       Required(a.cuEventSynchronize, {"cuEventSynchronize"}),
       Required(a.cuEventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"}),
+      Optional(a.cuModuleLoadDataEx, {"cuModuleLoadDataEx"}),
+      Optional(a.cuModuleGetFunction, {"cuModuleGetFunction"}),
+      Optional(a.cuModuleUnload, {"cuModuleUnload"}),
+      Optional(a.cuLaunchKernel, {"cuLaunchKernel"}),
   };
 }
 

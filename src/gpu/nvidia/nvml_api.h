@@ -115,6 +115,9 @@ struct NvmlApi {
                                                          unsigned long long* reasons) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetClockInfo)(nvmlDevice_t device, int type, unsigned* mhz) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetPowerUsage)(nvmlDevice_t device, unsigned* milliwatts) = nullptr;
+  // The CPUs nearest the GPU (its NUMA node's; `nvidia-smi topo -m` "CPU Affinity"): a bitmask,
+  // 64 CPUs per unsigned long, `cpu_set_size` longs (bench/numa_placement.h).
+  nvmlReturn_t (*nvmlDeviceGetCpuAffinity)(nvmlDevice_t device, unsigned cpu_set_size, unsigned long* cpu_set) = nullptr;
 };
 
 }  // namespace labcheck::gpu::nvml

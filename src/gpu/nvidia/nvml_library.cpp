@@ -40,6 +40,7 @@ std::vector<SymbolBinding> NvmlSymbols(nvml::NvmlApi& a) {
                {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"}),
       Optional(a.nvmlDeviceGetClockInfo, {"nvmlDeviceGetClockInfo"}),
       Optional(a.nvmlDeviceGetPowerUsage, {"nvmlDeviceGetPowerUsage"}),
+      Optional(a.nvmlDeviceGetCpuAffinity, {"nvmlDeviceGetCpuAffinity"}),
   };
 }
 

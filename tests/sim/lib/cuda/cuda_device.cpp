@@ -30,14 +30,22 @@ constexpr Named kErrors[] = {
     {46, "CUDA_ERROR_DEVICE_UNAVAILABLE", "CUDA-capable device(s) is/are busy or unavailable"},
     {100, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
     {101, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {200, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
     {201, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {209, "CUDA_ERROR_NO_BINARY_FOR_GPU", "no kernel image is available for execution on the device"},
     {217, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", "peer access is not supported between these two devices"},
+    {218, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+    {222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION", "the provided PTX was compiled with an unsupported toolchain."},
     {400, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {500, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {600, "CUDA_ERROR_NOT_READY", "device not ready"},
+    {700, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
+    {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", "too many resources requested for launch"},
     {704, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED", "peer access is already enabled"},
     {705, "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED", "peer access has not been enabled"},
     {802, "CUDA_ERROR_SYSTEM_NOT_READY", "system not yet initialized"},
     {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "system has unsupported display driver / cuda driver combination"},
+    {801, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
     {804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "forward compatibility was attempted on non supported HW"},
     {999, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
@@ -67,6 +75,13 @@ bool Initialised() { return initialised.load(); }
 int DeviceIndex(CUdevice device) {
   const nvsim::Gpu* g = GpuOf(device);
   return g != nullptr ? g->index : -1;
+}
+
+int MaxThreadsPerSm(const nvsim::Gpu& g) {
+  // CUDA C Programming Guide, "Compute Capabilities", maximum number of resident threads per SM.
+  const int cc = g.cc_major * 10 + g.cc_minor;
+  const int by_cc = cc == 75 ? 1024 : (cc == 86 || cc == 87 || cc == 89 || cc >= 120) ? 1536 : 2048;
+  return static_cast<int>(g.Number("max_threads_per_sm", by_cc));
 }
 
 }  // namespace cusim
@@ -149,6 +164,7 @@ NVSIM_EXPORT(CUresult, cuDeviceGetAttribute, (int* value, int attribute, CUdevic
     case 36: *value = static_cast<int>(g->Number("clocks_mhz/memory_max", 10000) * 1000); break; // MEMORY_CLOCK_RATE
     case 37: *value = static_cast<int>(g->Number("bus_width_bits", 256)); break;                 // GLOBAL_MEMORY_BUS_WIDTH
     case 38: *value = static_cast<int>(g->Number("l2_mib", 64) * (1 << 20)); break;              // L2_CACHE_SIZE
+    case 39: *value = MaxThreadsPerSm(*g); break;                                                 // MAX_THREADS_PER_MULTIPROCESSOR
     case 40: *value = static_cast<int>(g->Number("async_engines", 2)); break;                    // ASYNC_ENGINE_COUNT
     case 50: *value = static_cast<int>(domain); break;                                            // PCI_DOMAIN_ID
     case 75: *value = g->cc_major; break;                                                         // COMPUTE_CAPABILITY_MAJOR

@@ -14,6 +14,7 @@ using CUdeviceptr = unsigned long long;
 using CUcontext = nvsim::Context*;
 using CUstream = nvsim::Stream*;
 using CUevent = nvsim::Event*;
+using CUjit_option = int;
 struct CUuuid {
   char bytes[16];
 };
@@ -24,10 +25,18 @@ inline constexpr CUresult kOutOfMemory = 2;
 inline constexpr CUresult kNotInitialized = 3;
 inline constexpr CUresult kNoDevice = 100;
 inline constexpr CUresult kInvalidDevice = 101;
+inline constexpr CUresult kInvalidImage = 200;
 inline constexpr CUresult kInvalidContext = 201;
+inline constexpr CUresult kNoBinaryForGpu = 209;
 inline constexpr CUresult kPeerAccessUnsupported = 217;
+inline constexpr CUresult kInvalidPtx = 218;
+inline constexpr CUresult kUnsupportedPtxVersion = 222;
 inline constexpr CUresult kInvalidHandle = 400;
+inline constexpr CUresult kNotFound = 500;
 inline constexpr CUresult kNotReady = 600;
+inline constexpr CUresult kIllegalAddress = 700;
+inline constexpr CUresult kLaunchOutOfResources = 701;
+inline constexpr CUresult kNotSupported = 801;
 inline constexpr CUresult kPeerAccessAlreadyEnabled = 704;
 inline constexpr CUresult kPeerAccessNotEnabled = 705;
 
@@ -35,5 +44,8 @@ inline constexpr CUresult kPeerAccessNotEnabled = 705;
 bool Initialised();
 // The profile index of a CUdevice (a CUDA ordinal), or -1.
 int DeviceIndex(CUdevice device);
+// Resident threads per SM (CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR): the profile's
+// `max_threads_per_sm`, else the CUDA Programming Guide's figure for the compute capability.
+int MaxThreadsPerSm(const nvsim::Gpu& g);
 
 }  // namespace cusim

@@ -9,6 +9,7 @@
 
 #include "core/device_memory.h"
 #include "core/interconnect.h"
+#include "core/numa.h"
 #include "cuda/cuda_internal.h"
 
 using namespace cusim;
@@ -23,6 +24,20 @@ std::mutex& PinnedLock() {
 std::map<uintptr_t, size_t>& Pinned() {
   static auto* pinned = new std::map<uintptr_t, size_t>();
   return *pinned;
+}
+
+// The NUMA node each pinned buffer was made on (core/numa.h): the allocating thread's.
+std::map<uintptr_t, int>& PinnedNode() {
+  static auto* nodes = new std::map<uintptr_t, int>();
+  return *nodes;
+}
+
+// The node of the pinned buffer holding `host` (caller knows it is pinned).
+int NodeOf(const void* host) {
+  const auto address = reinterpret_cast<uintptr_t>(host);
+  std::lock_guard<std::mutex> lock(PinnedLock());
+  auto it = PinnedNode().upper_bound(address);
+  return it == PinnedNode().begin() ? 0 : std::prev(it)->second;
 }
 
 bool IsPinned(const void* host, size_t bytes) {
@@ -71,8 +86,9 @@ CUresult HostCopy(bool to_device, CUdeviceptr device_pointer, void* host, size_t
   const nvsim::Gpu& g = GpuAt(place.allocation->device);
   const char* key = to_device ? (pinned ? "perf/h2d_pinned_gbps" : "perf/h2d_pageable_gbps")
                               : (pinned ? "perf/d2h_pinned_gbps" : "perf/d2h_pageable_gbps");
-  nvsim::Enqueue(*stream, Seconds(g, static_cast<double>(bytes), g.Number(key, pinned ? 24 : 10)), nvsim::Work::Copy,
-                 started);
+  // A pinned buffer on another socket's memory crosses the link between the sockets.
+  const double gbps = g.Number(key, pinned ? 24 : 10) * (pinned ? nvsim::NumaFactor(g, NodeOf(host)) : 1.0);
+  nvsim::Enqueue(*stream, Seconds(g, static_cast<double>(bytes), gbps), nvsim::Work::Copy, started);
   if (lands_late) return kSuccess;
   // Pageable memory is staged through a pinned buffer, so even the Async call returns only
   // when the copy is done (CUDA Driver API, "API synchronization behavior").
@@ -123,6 +139,7 @@ NVSIM_EXPORT(CUresult, cuMemHostAlloc, (void** pointer, size_t bytes, unsigned f
   if (p == MAP_FAILED) return kOutOfMemory;
   std::lock_guard<std::mutex> lock(PinnedLock());
   Pinned()[reinterpret_cast<uintptr_t>(p)] = bytes;
+  PinnedNode()[reinterpret_cast<uintptr_t>(p)] = nvsim::ThreadNumaNode();  // it touches the pages here
   *pointer = p;
   return kSuccess;
 }
@@ -134,6 +151,7 @@ NVSIM_EXPORT(CUresult, cuMemFreeHost, (void* pointer)) {
   if (it == Pinned().end()) return kInvalidValue;
   munmap(pointer, it->second);
   Pinned().erase(it);
+  PinnedNode().erase(reinterpret_cast<uintptr_t>(pointer));
   return kSuccess;
 }
 

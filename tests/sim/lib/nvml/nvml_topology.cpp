@@ -1,6 +1,7 @@
 // libnvidia-ml.so.1 sim: how GPUs are connected: PCIe common ancestor, NVLink links (to a peer
-// GPU or to an NVSwitch), P2P status.
+// GPU or to an NVSwitch), P2P status, the CPUs nearest each GPU.
 #include "core/interconnect.h"
+#include "core/numa.h"
 #include "nvml/nvml_internal.h"
 
 using namespace nvmlsim;
@@ -88,5 +89,21 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetP2PStatus, (nvmlDevice_t a, nvmlDevice_t
     return kSuccess;
   }
   *status = nvsim::PeerAccess(ga->index, gb->index) ? 0 : 2;
+  return kSuccess;
+}
+
+// The CPUs of the GPU's NUMA node (core/numa.h), 64 per unsigned long: `nvidia-smi topo -m`'s
+// "CPU Affinity". INVALID_ARGUMENT for a zero size or a null array (nvml.h).
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetCpuAffinity, (nvmlDevice_t device, unsigned cpu_set_size, unsigned long* cpu_set)) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  if (cpu_set_size == 0 || cpu_set == nullptr) return kInvalidArgument;
+  const std::vector<std::vector<int>> nodes = nvsim::NumaNodes();
+  const int node = nvsim::GpuNumaNode(*g);
+  if (node < 0 || static_cast<size_t>(node) >= nodes.size()) return kNotSupported;
+  constexpr unsigned kBits = 8 * sizeof(unsigned long);
+  for (unsigned i = 0; i < cpu_set_size; ++i) cpu_set[i] = 0;
+  for (int cpu : nodes[node])
+    if (cpu >= 0 && static_cast<unsigned>(cpu) / kBits < cpu_set_size) cpu_set[cpu / kBits] |= 1ul << (cpu % kBits);
   return kSuccess;
 }

@@ -1,0 +1,201 @@
+// gpu.memory_bandwidth: device memory measured two ways per GPU. The card is judged by the SM
+// copy kernel (the figure BabelStream and nvbandwidth's SM copies give) against the catalog's
+// band; the driver's cuMemcpyDtoDAsync (the copy engine's copy, what torch's copy_ of a
+// contiguous tensor calls) is shown beside it, and a note says when the two differ by more than
+// 15 %: that is how the driver copies on this card, not a fault of its memory (on an H20-3e the
+// copy engine reads about a quarter of the HBM's speed, NVIDIA/nvbandwidth issue 48).
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "gpu/bench/stats.h"
+#include "gpu/checks/gpu_check_list.h"
+#include "gpu/checks/gpu_check_support.h"
+#include "gpu/job_envelope.h"
+#include "gpu/jobs/gpu_jobs.h"
+#include "reference/gpu_catalog.h"
+
+namespace labcheck::gpu {
+
+namespace {
+
+constexpr const char* kId = "gpu.memory_bandwidth";
+constexpr double kSpreadWarn = 0.10;
+// Driver copy and SM copy further apart than this get a note.
+constexpr double kMethodsDifferBy = 0.15;
+// WARN below the band's low edge by more than the course's normal deviation ("10–20 % is no
+// reason for alarm", data/course_expectations.json normal_deviation.within).
+constexpr double kBelowBandWarn = 0.20;
+
+std::vector<double> ConcurrentFigures(const nlohmann::json& list) {
+  std::vector<double> values;
+  if (!list.is_array()) return values;
+  for (const nlohmann::json& g : list)
+    if (g.contains("gbps")) values.push_back(g["gbps"].get<double>());
+  return values;
+}
+
+std::optional<double> Gbps(const nlohmann::json& figure) {
+  if (!figure.is_object() || !figure.contains("gbps")) return std::nullopt;
+  return figure["gbps"].get<double>();
+}
+
+// The catalog's realistic band for this GPU (datasheet × 80–90 %), from gpu.inventory's name and
+// memory; nullopt for a card the catalog lacks.
+struct Reference {
+  double datasheet_gbps = 0;
+  reference::Band band;
+};
+std::optional<Reference> CatalogReference(const CheckContext& context, int index) {
+  const nlohmann::json* gpu = InventoryGpu(context, index);
+  if (gpu == nullptr) return std::nullopt;
+  const reference::GpuCatalog& catalog = reference::GpuCatalog::Builtin();
+  const reference::GpuSpec* spec =
+      catalog.Match(gpu->value("name", std::string()), gpu->value("memory_total_gib", 0.0));
+  if (spec == nullptr || !spec->memory_bandwidth_gbps) return std::nullopt;
+  const reference::Band share = catalog.memory_copy_share();
+  const double datasheet = *spec->memory_bandwidth_gbps;
+  return Reference{datasheet, {datasheet * share.low, datasheet * share.high}};
+}
+
+std::string BandCell(const std::optional<Reference>& reference) {
+  return reference ? fmt::format("{}–{}", Figure(reference->band.low), Figure(reference->band.high)) : "—";
+}
+
+// A kernel figure's cell: the figure, N/A (this driver cannot run kernels) or "error".
+Text KernelCell(const nlohmann::json& figure) {
+  if (auto gbps = Gbps(figure)) return Text(Figure(*gbps));
+  if (figure.contains("na")) return Text("N/A");
+  return figure.contains("error") ? T("ошибка", "error") : Text("—");
+}
+
+void SetWarn(CheckResult& result, Text reason) {
+  if (result.outcome != Outcome::Pass) return;
+  result.outcome = Outcome::Warn;
+  result.reason = std::move(reason);
+}
+
+}  // namespace
+
+CheckResult RunMemoryBandwidthCheck(CheckContext& context) {
+  GpuJobReply reply = RunGpuJobFor(context, kId, kMemoryJob, "cuMemcpyDtoD + SM copy");
+  if (reply.ending) return *reply.ending;
+  const nlohmann::json& j = reply.payload;
+  CheckResult result;
+  result.outcome = Outcome::Pass;
+  const std::string together_method = j.value("concurrent_method", std::string());
+  Table table{T("Память GPU: копирование внутри карты, ГБ/с", "GPU memory: copy within the card, GB/s"),
+              {"GPU", T("SM-копирование", "SM copy"), T("SM triad", "SM triad"),
+               T("Копирование драйвера (copy engine)", "Driver's copy (copy engine)"),
+               together_method == "sm_copy"       ? T("Все сразу, SM", "All at once, SM")
+               : together_method == "driver_copy" ? T("Все сразу, драйвер", "All at once, driver")
+                                                  : T("Все сразу", "All at once"),
+               T("Ориентир", "Reference"), T("Буфер, МиБ", "Buffer, MiB")},
+              {},
+              {T("Байты считаются как прочитанные + записанные: копирование 2× буфера, triad 3×, как в STREAM и "
+                 "BabelStream (nvbandwidth считает байты один раз: его цифры вдвое меньше). Карту судим по "
+                 "SM-копированию (наше PTX-ядро на всех SM) против паспорта × 80–90 %; копирование драйвера "
+                 "(cuMemcpyDtoDAsync, им же копирует copy_ в PyTorch) показано рядом.",
+                 "Bytes are counted as read + written: a copy moves 2× the buffer, triad 3×, as STREAM and "
+                 "BabelStream count (nvbandwidth counts bytes once: its figures are half of these). The card is "
+                 "judged by the SM copy (our PTX kernel on every SM) against datasheet × 80–90 %; the driver's "
+                 "copy (cuMemcpyDtoDAsync, what PyTorch's copy_ calls) is shown beside it."),
+               Text(j.value("method", std::string()))}};
+  std::vector<double> alone;
+  std::vector<double> together = ConcurrentFigures(j.value("concurrent", nlohmann::json()));
+  for (const nlohmann::json& g : j["gpus"]) {
+    const int i = g.value("index", 0);
+    const std::string gpu = fmt::format("GPU{}", i);
+    const nlohmann::json sm_copy = g.value("sm_copy", nlohmann::json::object());
+    const nlohmann::json sm_triad = g.value("sm_triad", nlohmann::json::object());
+    const std::optional<double> driver = Gbps(g), kernel = Gbps(sm_copy), triad = Gbps(sm_triad);
+    const std::optional<Reference> reference = CatalogReference(context, i);
+    const std::string mib = std::to_string(g.value("bytes", sm_copy.value("bytes", 0ull)) >> 20);
+
+    for (const auto& [figure, what] : {std::pair{&g, "driver copy"}, std::pair{&sm_copy, "SM copy"}, std::pair{&sm_triad, "SM triad"}}) {
+      if (!figure->contains("error")) continue;
+      SetWarn(result, T(fmt::format("замер не удался на {} ({})", gpu, what),
+                        fmt::format("the measurement failed on {} ({})", gpu, what)));
+      if (result.error.empty()) result.error = (*figure)["error"].get<std::string>();
+    }
+    if (sm_copy.contains("na"))
+      table.notes.push_back(T(fmt::format("{}: SM-ядра не запускались: {}; карта судится по копированию драйвера", gpu,
+                                          sm_copy["na"].get<std::string>()),
+                              fmt::format("{}: the SM kernels did not run: {}; the card is judged by the driver's copy",
+                                          gpu, sm_copy["na"].get<std::string>())));
+    if (driver) {
+      result.Add({fmt::format("gpu{}.memory_copy_gbps", i),
+                  T(fmt::format("GPU{}: память, копирование драйвера", i), fmt::format("GPU{}: memory, driver's copy", i)),
+                  *driver, "GB/s",
+                  Text(fmt::format("cuMemcpyDtoDAsync of {} MiB (the copy engine), bytes read + bytes written, median of {}",
+                                   mib, g.value("repeats", 0)))});
+      result.measurements.back().spread = TimingSpread(*driver, g);
+    }
+    if (kernel) {
+      Measurement& m = result.Add({fmt::format("gpu{}.memory_kernel_copy_gbps", i),
+                                   T(fmt::format("GPU{}: память, SM-копирование", i), fmt::format("GPU{}: memory, SM copy", i)),
+                                   *kernel, "GB/s",
+                                   Text(fmt::format("PTX copy kernel, 16-byte loads and stores, {} blocks × {} threads, "
+                                                    "{} MiB, bytes read + bytes written, median of {}",
+                                                    sm_copy.value("blocks", 0), sm_copy.value("threads_per_block", 0), mib,
+                                                    sm_copy.value("repeats", 0)))});
+      m.spread = TimingSpread(*kernel, sm_copy);
+      if (reference) {
+        m.reference = reference->datasheet_gbps;
+        m.reference_label = T("паспорт", "datasheet");
+      }
+    }
+    if (triad) {
+      result.Add({fmt::format("gpu{}.memory_kernel_triad_gbps", i),
+                  T(fmt::format("GPU{}: память, SM triad", i), fmt::format("GPU{}: memory, SM triad", i)), *triad,
+                  "GB/s",
+                  Text(fmt::format("PTX triad a = b + s·c on float4, {} MiB per array, 2 reads + 1 write, median of {}",
+                                   mib, sm_triad.value("repeats", 0)))});
+      result.measurements.back().spread = TimingSpread(*triad, sm_triad);
+    }
+
+    // The figure the card is judged by: the SM copy; the driver's copy only where no kernel ran.
+    const std::optional<double> judged = kernel ? kernel : driver;
+    if (judged) alone.push_back(*judged);
+    if (judged && reference && *judged < reference->band.low * (1 - kBelowBandWarn)) {
+      const int below = static_cast<int>(std::lround((1 - *judged / reference->band.low) * 100));
+      SetWarn(result, T(fmt::format("{}: память {} ГБ/с ({}), на {}% ниже ориентира {} (паспорт {} × 80–90 %)", gpu,
+                                    Figure(*judged), kernel ? "SM-копирование" : "копирование драйвера", below,
+                                    BandCell(reference), Figure(reference->datasheet_gbps)),
+                        fmt::format("{}: memory {} GB/s ({}), {}% below the reference {} (datasheet {} × 80–90 %)", gpu,
+                                    Figure(*judged), kernel ? "SM copy" : "driver's copy", below, BandCell(reference),
+                                    Figure(reference->datasheet_gbps))));
+      result.hint = T("проверьте частоту памяти и ограничения карты: nvidia-smi -q -d CLOCK,PERFORMANCE",
+                      "check the card's memory clock and limits: nvidia-smi -q -d CLOCK,PERFORMANCE");
+    }
+    if (kernel && driver && std::fabs(*driver - *kernel) > kMethodsDifferBy * *kernel) {
+      const int percent = static_cast<int>(std::lround(std::fabs(*driver / *kernel - 1) * 100));
+      const bool slower = *driver < *kernel;
+      table.notes.push_back(T(fmt::format("{}: копирование драйвера (copy engine, cuMemcpyDtoDAsync) {} ГБ/с — на {}% {} "
+                                          "SM-копирования {} ГБ/с. Так драйвер копирует на этой карте; память судится по "
+                                          "SM-копированию. Копирования тензоров (copy_, .clone()) идут со скоростью драйвера.",
+                                          gpu, Figure(*driver), percent, slower ? "ниже" : "выше", Figure(*kernel)),
+                              fmt::format("{}: the driver's copy (copy engine, cuMemcpyDtoDAsync) {} GB/s is {}% {} than "
+                                          "the SM copy {} GB/s. That is how the driver copies on this card; the memory is "
+                                          "judged by the SM copy. Tensor copies (copy_, .clone()) run at the driver's speed.",
+                                          gpu, Figure(*driver), percent, slower ? "lower" : "higher", Figure(*kernel))));
+    }
+    const std::string concurrent = static_cast<size_t>(i) < together.size() ? Figure(together[i]) : "—";
+    table.AddRow({Text(std::to_string(i)), KernelCell(sm_copy), KernelCell(sm_triad),
+                  g.contains("error") ? T("ошибка", "error") : Text(driver ? Figure(*driver) : "—"), Text(concurrent),
+                  Text(BandCell(reference)), Text(mib)});
+  }
+  result.tables.push_back(table);
+  result.data["gpus"] = j["gpus"];
+  if (j.contains("concurrent_method")) result.data["concurrent_method"] = j["concurrent_method"];
+  result.data["spread"] = {{"alone", SpreadFraction(alone)}, {"together", SpreadFraction(together)}};
+  if (!alone.empty())
+    result.summary = Text(fmt::format("{} GB/s", Figure(*std::max_element(alone.begin(), alone.end()))));
+  if (std::max(SpreadFraction(alone), SpreadFraction(together)) > kSpreadWarn)
+    SetWarn(result, T("память карт различается больше чем на 10%", "the cards' memory bandwidth differs by more than 10%"));
+  return result;
+}
+
+}  // namespace labcheck::gpu
