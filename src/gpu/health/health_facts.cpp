@@ -53,11 +53,25 @@ json EccCount(const nvml::NvmlHealthApi& h, nvml::nvmlDevice_t device, int type,
   });
 }
 
+// nvml.h: pageCount is the buffer's size going in and the number of pages coming out; a NULL
+// `addresses` is NVML_ERROR_INVALID_ARGUMENT, a buffer too small NVML_ERROR_INSUFFICIENT_SIZE with
+// pageCount set to the size needed. (The parameter's own line, "set to 0 to query the size
+// without allocating", contradicts that return list, so we never rely on it.) A card retires at
+// most 64 pages (https://docs.nvidia.com/deploy/dynamic-page-retirement/), so a buffer of 64
+// holds them all; one retry with the size the driver asked for covers a driver that counts more.
+constexpr unsigned kRetiredPagesCapacity = 64;
+constexpr unsigned kRetiredPagesMostWeRead = 1u << 16;  // a nonsense count must not size a huge buffer
+
 json RetiredPages(const nvml::NvmlHealthApi& h, nvml::nvmlDevice_t device, int cause) {
   return Field(h.nvmlDeviceGetRetiredPages, "nvmlDeviceGetRetiredPages", [&](json& out) {
-    unsigned count = 0;  // a null address array asks only for the count
-    nvml::nvmlReturn_t r = h.nvmlDeviceGetRetiredPages(device, cause, &count, nullptr);
-    if (r == nvml::kErrorInsufficientSize) r = nvml::kSuccess;  // some drivers insist on a buffer
+    std::vector<unsigned long long> addresses(kRetiredPagesCapacity);
+    unsigned count = static_cast<unsigned>(addresses.size());
+    nvml::nvmlReturn_t r = h.nvmlDeviceGetRetiredPages(device, cause, &count, addresses.data());
+    if (r == nvml::kErrorInsufficientSize && count > addresses.size() && count <= kRetiredPagesMostWeRead) {
+      addresses.resize(count);
+      count = static_cast<unsigned>(addresses.size());
+      r = h.nvmlDeviceGetRetiredPages(device, cause, &count, addresses.data());
+    }
     out = count;
     return r;
   });
