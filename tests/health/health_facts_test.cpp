@@ -147,6 +147,22 @@ TEST(HealthFacts, RetiredPagesAreReadIntoARealBuffer) {
   EXPECT_EQ(StrictRetiredPages::calls, 3);  // single-bit once, double-bit twice
 }
 
+// nvml.h: HW slowdown "may be also reported during PState or clock change". A card settling into
+// idle sets it for one reading: not a slowdown at idle.
+TEST(HealthFacts, AClockEventReasonReadOnceAtIdleIsTransient) {
+  n::NvmlApi base = BaseApi();
+  static int reads = 0;
+  reads = 0;
+  base.nvmlDeviceGetCurrentClocksEventReasons = [](n::nvmlDevice_t, unsigned long long* r) {
+    *r = n::kClockEventGpuIdle | (reads++ == 0 ? n::kClockEventHwSlowdown : 0);
+    return n::kSuccess;
+  };
+  const json f = ReadIdleFacts({&base, nullptr}, Device(), 0);
+  EXPECT_EQ(f["clock_event_reasons_idle"], json({"idle"}));
+  EXPECT_EQ(f["clock_event_reasons_idle_transient"], json({"hw_slowdown"}));
+  EXPECT_GE(reads, 2);
+}
+
 TEST(HealthFacts, ProcessNameComesFromProcComm) {
   EXPECT_FALSE(ProcessName(static_cast<unsigned>(getpid())).empty());
   EXPECT_EQ(ProcessName(1u << 30), "");  // no such process

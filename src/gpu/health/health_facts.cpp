@@ -1,9 +1,12 @@
 #include "gpu/health/health_facts.h"
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include <fmt/format.h>
 
+#include "gpu/bench/clock_event_hold.h"
 #include "gpu/nvidia/nvml_library.h"
 
 namespace labcheck::gpu::health {
@@ -112,6 +115,30 @@ json Processes(const nvml::NvmlHealthApi& h, nvml::nvmlDevice_t device, unsigned
   });
 }
 
+// Clock event reasons at idle from several readings: one reading can catch a P-state change,
+// during which nvml.h says HW slowdown may be set; only reasons that hold over the readings
+// (bench/clock_event_hold.h) go into "clock_event_reasons_idle", the rest are listed apart.
+constexpr int kIdleReasonReadings = 5;
+constexpr int kIdleReasonPauseMs = 20;  // the NVML sampler's period
+
+void IdleReasons(const nvml::NvmlApi& b, nvml::nvmlDevice_t device, json& f) {
+  f["clock_event_reasons_idle"] =
+      Field(b.nvmlDeviceGetCurrentClocksEventReasons, "nvmlDeviceGetCurrentClocksEventReasons", [&](json& out) {
+        ReasonTally tally;
+        nvml::nvmlReturn_t last = nvml::kSuccess;
+        for (int i = 0; i < kIdleReasonReadings; ++i) {
+          if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(kIdleReasonPauseMs));
+          unsigned long long reasons = 0;
+          last = b.nvmlDeviceGetCurrentClocksEventReasons(device, &reasons);
+          if (last == nvml::kSuccess) tally.Add(reasons);
+        }
+        if (tally.samples == 0) return last;
+        out = IdleReasonNames(tally.Held());
+        f["clock_event_reasons_idle_transient"] = IdleReasonNames(tally.Seen() & ~tally.Held());
+        return nvml::kSuccess;
+      });
+}
+
 }  // namespace
 
 json NotAvailable(const std::string& function, nvml::nvmlReturn_t result) {
@@ -194,13 +221,7 @@ json ReadIdleFacts(const NvmlTables& nvml, nvml::nvmlDevice_t device, unsigned o
     return r;
   });
   f["other_processes"] = Processes(h, device, own_pid);
-  f["clock_event_reasons_idle"] =
-      Field(b.nvmlDeviceGetCurrentClocksEventReasons, "nvmlDeviceGetCurrentClocksEventReasons", [&](json& out) {
-        unsigned long long reasons = 0;
-        nvml::nvmlReturn_t r = b.nvmlDeviceGetCurrentClocksEventReasons(device, &reasons);
-        out = IdleReasonNames(reasons);
-        return r;
-      });
+  IdleReasons(b, device, f);
   f["temperature_c"] = Field(b.nvmlDeviceGetTemperature, "nvmlDeviceGetTemperature", [&](json& out) {
     unsigned celsius = 0;
     nvml::nvmlReturn_t r = b.nvmlDeviceGetTemperature(device, nvml::kTemperatureGpu, &celsius);
