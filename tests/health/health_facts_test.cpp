@@ -106,6 +106,63 @@ TEST(HealthFacts, WithoutTheHealthTableEveryHealthFieldIsNotAvailable) {
   EXPECT_EQ(f["temperature_c"], 41);
 }
 
+// nvmlDeviceGetRetiredPages as nvml.h's return list states it: NULL pageCount or addresses is
+// INVALID_ARGUMENT, a buffer smaller than the count INSUFFICIENT_SIZE with the size needed.
+struct StrictRetiredPages {
+  static inline unsigned single_bit = 0, double_bit = 0;
+  static inline int calls = 0;
+  static n::nvmlReturn_t Get(n::nvmlDevice_t, int cause, unsigned* count, unsigned long long* addresses) {
+    ++calls;
+    if (count == nullptr || addresses == nullptr || (cause != n::kPageRetirementMultipleSingleBit && cause != n::kPageRetirementDoubleBit))
+      return n::kErrorInvalidArgument;
+    const unsigned pages = cause == n::kPageRetirementDoubleBit ? double_bit : single_bit;
+    if (*count < pages) {
+      *count = pages;
+      return n::kErrorInsufficientSize;
+    }
+    for (unsigned i = 0; i < pages; ++i) addresses[i] = 0x1000ull * (i + 1);
+    *count = pages;
+    return n::kSuccess;
+  }
+};
+
+TEST(HealthFacts, RetiredPagesAreReadIntoARealBuffer) {
+  const n::NvmlApi base = BaseApi();
+  n::NvmlHealthApi health = HealthApi();
+  health.nvmlDeviceGetRetiredPages = StrictRetiredPages::Get;
+  StrictRetiredPages::single_bit = 3;
+  StrictRetiredPages::double_bit = 1;
+  json f = ReadIdleFacts({&base, &health}, Device(), 0);
+  EXPECT_EQ(f["retired_pages_single_bit"], 3) << f["retired_pages_single_bit"].dump();
+  EXPECT_EQ(f["retired_pages_double_bit"], 1) << f["retired_pages_double_bit"].dump();
+  // None retired: still a count of 0, not INVALID_ARGUMENT.
+  StrictRetiredPages::single_bit = StrictRetiredPages::double_bit = 0;
+  f = ReadIdleFacts({&base, &health}, Device(), 0);
+  EXPECT_EQ(f["retired_pages_single_bit"], 0) << f["retired_pages_single_bit"].dump();
+  // More than the first buffer holds (a driver past the 64-page limit): one retry with the size asked.
+  StrictRetiredPages::double_bit = 100;
+  StrictRetiredPages::calls = 0;
+  f = ReadIdleFacts({&base, &health}, Device(), 0);
+  EXPECT_EQ(f["retired_pages_double_bit"], 100) << f["retired_pages_double_bit"].dump();
+  EXPECT_EQ(StrictRetiredPages::calls, 3);  // single-bit once, double-bit twice
+}
+
+// nvml.h: HW slowdown "may be also reported during PState or clock change". A card settling into
+// idle sets it for one reading: not a slowdown at idle.
+TEST(HealthFacts, AClockEventReasonReadOnceAtIdleIsTransient) {
+  n::NvmlApi base = BaseApi();
+  static int reads = 0;
+  reads = 0;
+  base.nvmlDeviceGetCurrentClocksEventReasons = [](n::nvmlDevice_t, unsigned long long* r) {
+    *r = n::kClockEventGpuIdle | (reads++ == 0 ? n::kClockEventHwSlowdown : 0);
+    return n::kSuccess;
+  };
+  const json f = ReadIdleFacts({&base, nullptr}, Device(), 0);
+  EXPECT_EQ(f["clock_event_reasons_idle"], json({"idle"}));
+  EXPECT_EQ(f["clock_event_reasons_idle_transient"], json({"hw_slowdown"}));
+  EXPECT_GE(reads, 2);
+}
+
 TEST(HealthFacts, ProcessNameComesFromProcComm) {
   EXPECT_FALSE(ProcessName(static_cast<unsigned>(getpid())).empty());
   EXPECT_EQ(ProcessName(1u << 30), "");  // no such process

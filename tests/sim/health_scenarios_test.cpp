@@ -41,6 +41,7 @@ TEST(SimHealth, EachFaultYieldsItsVerdictAndHint) {
   };
   for (const Expected& e : {Expected{0, "ecc_uncorrected", "FAIL", "RMA"},
                             Expected{0, "xid_during_run", "FAIL", "xid-errors"},
+                            Expected{0, "retired_pages", "WARN", "PAGE_RETIREMENT"},
                             Expected{1, "remapped_rows", "WARN", "nvidia-smi -r -i 1"},
                             Expected{1, "xid_during_run", "WARN", "xid-errors"},
                             Expected{2, "pcie_replay", "WARN", "riser"},
@@ -52,6 +53,9 @@ TEST(SimHealth, EachFaultYieldsItsVerdictAndHint) {
     EXPECT_EQ(line["status"], e.status) << e.gpu << " " << e.item << ": " << line.dump();
     EXPECT_NE(line["hint"].get<std::string>().find(e.hint_part), std::string::npos) << line.dump();
   }
+  // Read through a real address buffer: the sim, as nvml.h's return list says, refuses a NULL one.
+  EXPECT_NE(HealthLine(run, 0, "retired_pages")["value"].get<std::string>().find("3 ("), std::string::npos)
+      << HealthLine(run, 0, "retired_pages").dump();
   EXPECT_NE(HealthLine(run, 3, "other_processes")["value"].get<std::string>().find("4242"), std::string::npos);
   EXPECT_NE(HealthLine(run, 3, "other_processes")["value"].get<std::string>().find("20.0 GiB"), std::string::npos);
   // GeForce cards without ECC: N/A, never a failure.

@@ -41,10 +41,8 @@ void NvmlSampler::SampleOnce() {
   const nvml::NvmlApi& api = nvml_->api();
   NvmlSamples now;
   unsigned long long reasons = 0;
-  if (api.nvmlDeviceGetCurrentClocksEventReasons != nullptr &&
-      api.nvmlDeviceGetCurrentClocksEventReasons(device_, &reasons) == nvml::kSuccess) {
-    now.clock_event_reasons = reasons;
-  }
+  const bool reasons_read = api.nvmlDeviceGetCurrentClocksEventReasons != nullptr &&
+                            api.nvmlDeviceGetCurrentClocksEventReasons(device_, &reasons) == nvml::kSuccess;
   unsigned value = 0;
   if (api.nvmlDeviceGetClockInfo != nullptr && api.nvmlDeviceGetClockInfo(device_, nvml::kClockSm, &value) == nvml::kSuccess)
     now.min_sm_clock_mhz = value;
@@ -63,7 +61,7 @@ void NvmlSampler::SampleOnce() {
     ++samples_.idle_count;
     return;
   }
-  samples_.clock_event_reasons |= now.clock_event_reasons;
+  if (reasons_read) samples_.reasons.Add(reasons);  // a failed read is no "no reason" sample
   auto keep_min = [](std::optional<unsigned>& into, std::optional<unsigned> v) {
     if (v) into = into ? std::min(*into, *v) : *v;
   };

@@ -7,6 +7,9 @@
 // also calls SampleNow once the timed work is queued, so a series shorter than the period still
 // gets one). The thread's first sample comes one period after the start, never at the idle start.
 // A sample taken at idle is counted apart and says nothing: no verdict comes from it.
+//
+// Clock event reasons are tallied per bit: a reason is reported only when it holds over the
+// series (clock_event_hold.h), never from one reading that caught a P-state change.
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -16,19 +19,25 @@
 #include <thread>
 #include <vector>
 
+#include "gpu/bench/clock_event_hold.h"
 #include "gpu/nvidia/nvml_library.h"
 
 namespace labcheck::gpu {
 
 struct NvmlSamples {
-  unsigned long long clock_event_reasons = 0;  // OR of every sample under load
+  ReasonTally reasons;  // clock event reasons of every sample under load, per bit
   std::optional<unsigned> min_sm_clock_mhz;
   std::optional<double> max_power_w;
   std::optional<unsigned> pcie_gen_under_load;    // the highest seen under load
   std::optional<unsigned> pcie_width_under_load;
   int count = 0;       // samples taken while the work ran
   int idle_count = 0;  // samples taken outside it, not used for any figure
-  std::vector<std::string> ReasonNames() const { return ClockEventReasonNames(clock_event_reasons); }
+  // The reasons that held (clock_event_hold.h): what a verdict may name.
+  std::vector<std::string> ReasonNames() const { return ClockEventReasonNames(reasons.Held()); }
+  // Read in some samples but not held: shown, never judged.
+  std::vector<std::string> TransientReasonNames() const {
+    return ClockEventReasonNames(reasons.Seen() & ~reasons.Held());
+  }
 };
 
 class NvmlSampler {

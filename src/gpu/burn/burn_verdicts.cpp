@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
+
+#include "gpu/bench/clock_event_hold.h"
 
 namespace labcheck::gpu::burn {
 
@@ -68,21 +71,28 @@ GpuVerdict JudgeGpu(const GpuTimeline& gpu) {
   v.mean_tflops = MeanTflops(gpu.samples, 0, duration);
   if (v.first_tflops && v.last_tflops && *v.first_tflops > 0) v.drop = 1 - *v.last_tflops / *v.first_tflops;
 
-  // The cause: the reason family seen most often in the last window.
+  // The cause: the reason family seen most often in the last window, among those that held there
+  // (bench/clock_event_hold.h): a P-state change can set hw_slowdown for one sample.
   std::map<std::string, int> families;
+  int window_samples = 0;
   for (const json& s : gpu.samples) {
     if (s.value("t_s", 0.0) <= duration - v.window_s) continue;
     const json& reasons = s.contains("clock_event_reasons") ? s["clock_event_reasons"] : json();
     if (!reasons.is_array()) continue;
+    ++window_samples;
+    std::set<std::string> seen;  // "thermal" and "hw_thermal" in one sample are one thermal sample
     for (const json& r : reasons)
-      if (r.is_string() && !Family(r.get<std::string>()).empty()) ++families[Family(r.get<std::string>())];
+      if (r.is_string() && !Family(r.get<std::string>()).empty()) seen.insert(Family(r.get<std::string>()));
+    for (const std::string& family : seen) ++families[family];
   }
   int best = 0;
-  for (const auto& [family, count] : families)
+  for (const auto& [family, count] : families) {
+    if (!ReasonHolds(count, window_samples)) continue;
     if (count > best || (count == best && family == "thermal")) {  // heat first: it is what -pl fixes
       best = count;
       v.cause = family;
     }
+  }
 
   // Power drawn while the card still ran at full speed (no thermal reason): the basis for -pl.
   std::vector<double> cool_power;

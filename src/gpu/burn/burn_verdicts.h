@@ -1,7 +1,7 @@
 // The burn test's verdicts from its timeline (a pure function, so tests drive it with made-up
 // series): a wrong product is a FAIL; throughput at the end below the start by more than
-// kDropWarn is a WARN naming the clock event reason seen at the end (thermal, power cap, HW
-// slowdown); a card slower than the best at the start by more than kSlowerWarn is a WARN naming that card; and
+// kDropWarn is a WARN naming the clock event reason that held at the end (thermal, power cap, HW
+// slowdown; bench/clock_event_hold.h, so a one-sample blip names nothing); a card slower than the best at the start by more than kSlowerWarn is a WARN naming that card; and
 // when heat is the cause, the `sudo nvidia-smi -pl <W>` hint with a wattage from the samples.
 #pragma once
 #include <optional>

@@ -1,9 +1,12 @@
 #include "gpu/health/health_facts.h"
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include <fmt/format.h>
 
+#include "gpu/bench/clock_event_hold.h"
 #include "gpu/nvidia/nvml_library.h"
 
 namespace labcheck::gpu::health {
@@ -53,11 +56,25 @@ json EccCount(const nvml::NvmlHealthApi& h, nvml::nvmlDevice_t device, int type,
   });
 }
 
+// nvml.h: pageCount is the buffer's size going in and the number of pages coming out; a NULL
+// `addresses` is NVML_ERROR_INVALID_ARGUMENT, a buffer too small NVML_ERROR_INSUFFICIENT_SIZE with
+// pageCount set to the size needed. (The parameter's own line, "set to 0 to query the size
+// without allocating", contradicts that return list, so we never rely on it.) A card retires at
+// most 64 pages (https://docs.nvidia.com/deploy/dynamic-page-retirement/), so a buffer of 64
+// holds them all; one retry with the size the driver asked for covers a driver that counts more.
+constexpr unsigned kRetiredPagesCapacity = 64;
+constexpr unsigned kRetiredPagesMostWeRead = 1u << 16;  // a nonsense count must not size a huge buffer
+
 json RetiredPages(const nvml::NvmlHealthApi& h, nvml::nvmlDevice_t device, int cause) {
   return Field(h.nvmlDeviceGetRetiredPages, "nvmlDeviceGetRetiredPages", [&](json& out) {
-    unsigned count = 0;  // a null address array asks only for the count
-    nvml::nvmlReturn_t r = h.nvmlDeviceGetRetiredPages(device, cause, &count, nullptr);
-    if (r == nvml::kErrorInsufficientSize) r = nvml::kSuccess;  // some drivers insist on a buffer
+    std::vector<unsigned long long> addresses(kRetiredPagesCapacity);
+    unsigned count = static_cast<unsigned>(addresses.size());
+    nvml::nvmlReturn_t r = h.nvmlDeviceGetRetiredPages(device, cause, &count, addresses.data());
+    if (r == nvml::kErrorInsufficientSize && count > addresses.size() && count <= kRetiredPagesMostWeRead) {
+      addresses.resize(count);
+      count = static_cast<unsigned>(addresses.size());
+      r = h.nvmlDeviceGetRetiredPages(device, cause, &count, addresses.data());
+    }
     out = count;
     return r;
   });
@@ -96,6 +113,30 @@ json Processes(const nvml::NvmlHealthApi& h, nvml::nvmlDevice_t device, unsigned
     }
     return r;
   });
+}
+
+// Clock event reasons at idle from several readings: one reading can catch a P-state change,
+// during which nvml.h says HW slowdown may be set; only reasons that hold over the readings
+// (bench/clock_event_hold.h) go into "clock_event_reasons_idle", the rest are listed apart.
+constexpr int kIdleReasonReadings = 5;
+constexpr int kIdleReasonPauseMs = 20;  // the NVML sampler's period
+
+void IdleReasons(const nvml::NvmlApi& b, nvml::nvmlDevice_t device, json& f) {
+  f["clock_event_reasons_idle"] =
+      Field(b.nvmlDeviceGetCurrentClocksEventReasons, "nvmlDeviceGetCurrentClocksEventReasons", [&](json& out) {
+        ReasonTally tally;
+        nvml::nvmlReturn_t last = nvml::kSuccess;
+        for (int i = 0; i < kIdleReasonReadings; ++i) {
+          if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(kIdleReasonPauseMs));
+          unsigned long long reasons = 0;
+          last = b.nvmlDeviceGetCurrentClocksEventReasons(device, &reasons);
+          if (last == nvml::kSuccess) tally.Add(reasons);
+        }
+        if (tally.samples == 0) return last;
+        out = IdleReasonNames(tally.Held());
+        f["clock_event_reasons_idle_transient"] = IdleReasonNames(tally.Seen() & ~tally.Held());
+        return nvml::kSuccess;
+      });
 }
 
 }  // namespace
@@ -180,13 +221,7 @@ json ReadIdleFacts(const NvmlTables& nvml, nvml::nvmlDevice_t device, unsigned o
     return r;
   });
   f["other_processes"] = Processes(h, device, own_pid);
-  f["clock_event_reasons_idle"] =
-      Field(b.nvmlDeviceGetCurrentClocksEventReasons, "nvmlDeviceGetCurrentClocksEventReasons", [&](json& out) {
-        unsigned long long reasons = 0;
-        nvml::nvmlReturn_t r = b.nvmlDeviceGetCurrentClocksEventReasons(device, &reasons);
-        out = IdleReasonNames(reasons);
-        return r;
-      });
+  IdleReasons(b, device, f);
   f["temperature_c"] = Field(b.nvmlDeviceGetTemperature, "nvmlDeviceGetTemperature", [&](json& out) {
     unsigned celsius = 0;
     nvml::nvmlReturn_t r = b.nvmlDeviceGetTemperature(device, nvml::kTemperatureGpu, &celsius);

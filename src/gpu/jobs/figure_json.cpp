@@ -10,7 +10,12 @@ nlohmann::json SampledJson(const Sampled& s) {
 
 nlohmann::json NvmlSamplesJson(const NvmlSamples& s) {
   // "samples": taken while the work ran; "idle_samples": outside it, used for nothing.
-  nlohmann::json j = {{"clock_event_reasons", s.ReasonNames()}, {"samples", s.count}, {"idle_samples", s.idle_count}};
+  // "clock_event_reasons": those that held over the series (bench/clock_event_hold.h);
+  // "clock_event_reasons_transient": read in too few samples to count, shown for the record.
+  nlohmann::json j = {{"clock_event_reasons", s.ReasonNames()},
+                      {"clock_event_reasons_transient", s.TransientReasonNames()},
+                      {"samples", s.count},
+                      {"idle_samples", s.idle_count}};
   j["min_sm_clock_mhz"] = s.min_sm_clock_mhz ? nlohmann::json(*s.min_sm_clock_mhz) : nlohmann::json(nullptr);
   j["max_power_w"] = s.max_power_w ? nlohmann::json(*s.max_power_w) : nlohmann::json(nullptr);
   j["pcie_gen_under_load"] = s.pcie_gen_under_load ? nlohmann::json(*s.pcie_gen_under_load) : nlohmann::json(nullptr);

@@ -82,18 +82,23 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetTotalEccErrors,
   return r;
 }
 
+// nvml.h's contract, the return list taken literally: pageCount NULL, `addresses` NULL or a cause
+// other than MULTIPLE_SINGLE_BIT_ECC_ERRORS 0 / DOUBLE_BIT_ECC_ERROR 1 is INVALID_ARGUMENT (even
+// with *pageCount = 0: the parameter line's "set to 0 to query the size" is not what the return
+// list says, and the real library is free to follow either); a buffer smaller than the count is
+// INSUFFICIENT_SIZE with *pageCount set to the size needed.
 NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetRetiredPages,
              (nvmlDevice_t device, int cause, unsigned* page_count, unsigned long long* addresses)) {
+  if (Check(device) == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  if (page_count == nullptr || addresses == nullptr || (cause != 0 && cause != 1)) return kInvalidArgument;
   unsigned long long n = 0;
   nvmlReturn_t r = Number(device, cause == 1 ? "health/retired_pages/double_bit" : "health/retired_pages/single_bit", &n);
   if (r != kSuccess) return r;
-  if (page_count == nullptr) return kInvalidArgument;
-  if (addresses != nullptr)
-    for (unsigned i = 0; i < n && i < *page_count; ++i) addresses[i] = 0x100000ull * (i + 1);
-  else if (n > 0 && *page_count < n) {
+  if (*page_count < n) {
     *page_count = static_cast<unsigned>(n);
     return kInsufficientSize;
   }
+  for (unsigned i = 0; i < n; ++i) addresses[i] = 0x100000ull * (i + 1) + (cause == 1 ? 0x8000000ull : 0);
   *page_count = static_cast<unsigned>(n);
   return kSuccess;
 }

@@ -2,6 +2,9 @@
 // temperature, clocks, power draw, clock event (throttle) reasons. Each has an "idle" and a
 // "load" value in the profile; the card is under load while simulated work is in progress and
 // shortly after (core/timeline.h).
+#include <algorithm>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "nvml/nvml_internal.h"
@@ -36,19 +39,42 @@ unsigned long long ReasonBit(const std::string& name) {
   return 0;
 }
 
+unsigned long long Bits(const nvsim::json* list) {
+  unsigned long long bits = 0;
+  if (list != nullptr && list->is_array())
+    for (const nvsim::json& name : *list)
+      if (name.is_string()) bits |= ReasonBit(name.get<std::string>());
+  return bits;
+}
+
+// "clock_event_reasons/transient": {"reasons": [...], "every": N}: under load, these bits are set
+// in the first reading and then in one reading out of every N, as nvml.h says HW slowdown "may be
+// also reported during PState or clock change". Counted per GPU and per process (each child job
+// starts afresh, as a card clocks up again for each).
+unsigned long long TransientBits(const nvsim::Gpu& g) {
+  const nvsim::json* transient = g.At("clock_event_reasons/transient");
+  if (transient == nullptr || !transient->is_object()) return 0;
+  static std::mutex mutex;
+  static std::map<int, long> reads;
+  const long every = std::max(1L, static_cast<long>(transient->value("every", 10)));
+  std::lock_guard<std::mutex> lock(mutex);
+  const long k = reads[g.index]++;
+  return k % every == 0 ? Bits(transient->contains("reasons") ? &(*transient)["reasons"] : nullptr) : 0;
+}
+
 nvmlReturn_t Reasons(nvmlDevice_t device, unsigned long long* reasons) {
   const nvsim::Gpu* g = Check(device);
   if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
   if (reasons == nullptr) return kInvalidArgument;
-  const std::string path = std::string("clock_event_reasons/") + LoadState(*g);
-  *reasons = 0;
+  const std::string state = LoadState(*g);
+  const std::string path = "clock_event_reasons/" + state;
   const nvsim::json* list = g->At(path.c_str());
   if (list == nullptr) {
-    *reasons = std::string(LoadState(*g)) == "idle" ? 0x1 : 0;
+    *reasons = state == "idle" ? 0x1 : 0;
   } else {
-    for (const nvsim::json& name : *list)
-      if (name.is_string()) *reasons |= ReasonBit(name.get<std::string>());
+    *reasons = Bits(list);
   }
+  if (state != "idle") *reasons |= TransientBits(*g);
   return kSuccess;
 }
 
