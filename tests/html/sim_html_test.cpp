@@ -79,7 +79,7 @@ TEST(SimHtml, CourseMachineHasTheBusbwChartAndOneChartPerGpuFigure) {
 
 TEST(SimHtml, ARetryWithoutP2pIsTheSecondLine) {
   if (!SimBuilt()) GTEST_SKIP() << "the simulated NVIDIA libraries are not built (cmake --build build --target sim_nvidia)";
-  SimHtml sim = RunWithHtml("course-nccl-hang-p2p.json", {"--quick", "--timeout-scale", "0.06"});
+  SimHtml sim = RunWithHtml("course-nccl-hang-p2p.json", {"--quick", "--timeout-scale", "0.12"});
   ASSERT_FALSE(sim.html.empty()) << sim.run.stderr_text;
   EXPECT_NE(sim.html.find("без NCCL_P2P_DISABLE — завис"), std::string::npos);
   // The retry's line; on a loaded machine the retry may time out as well and is then named so.
