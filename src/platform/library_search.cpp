@@ -147,7 +147,9 @@ LibrarySearchResult SearchLibrary(const LibrarySpec& spec, const LibrarySearchPa
   }
   std::string names;
   for (const std::string& file : spec.file_names) names += (names.empty() ? "" : ", ") + file;
-  result.error = Status::Error(spec.name + " not found (" + names + ")" + attempts);
+  // "not found" only when nothing opened and was refused: a refused stub is not an absence.
+  const std::string what = result.skipped.empty() ? spec.name + " not found" : "no usable " + spec.name;
+  result.error = Status::Error(what + " (" + names + ")" + attempts);
   return result;
 }
 

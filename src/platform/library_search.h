@@ -89,7 +89,9 @@ using LibraryAcceptor = std::function<Status(const DynamicLibrary&)>;
 struct LibrarySearchResult {
   std::optional<LoadedLibrary> loaded;
   std::vector<SkippedLibrary> skipped;  // every refusal, in search order
-  Status error = Status::Ok();  // when nothing was taken: "X not found (names)" and every attempt, why
+  // When nothing was taken: "X not found (names)", or "no usable X (names)" after refusals, then
+  // every attempt and why it failed.
+  Status error = Status::Ok();
 };
 
 // Opens candidates in order until the judge takes one.

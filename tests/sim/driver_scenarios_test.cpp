@@ -27,7 +27,15 @@ constexpr const char* kToolkitStub = "/usr/local/cuda/lib64/stubs/libcuda.so";
 constexpr const char* kGpuChecks[] = {"gpu.inventory", "gpu.matmul", "gpu.memory_bandwidth", "gpu.host_device_copy",
                                       "gpu.p2p", "interconnect.allreduce"};
 
-std::string Dump(const SimRun& run) { return "\n" + run.stdout_text.substr(0, 4000) + "\n" + run.stderr_text.substr(0, 2000); }
+// What the run printed, shortened, for a failure message (appended piecewise: GCC 12 warns on the
+// temporaries of "\n" + a + "\n" + b).
+std::string Dump(const SimRun& run) {
+  std::string out(1, '\n');
+  out.append(run.stdout_text, 0, 4000);
+  out.push_back('\n');
+  out.append(run.stderr_text, 0, 2000);
+  return out;
+}
 
 std::string Quote(const std::string& s) {
   std::string out = "'";
