@@ -1,5 +1,7 @@
 #include "expect/coefficients.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "expect/expectation_rows.h"
@@ -30,6 +32,7 @@ nlohmann::json Coefficient::ToJson() const {
   j["measured"] = measured ? nlohmann::json(*measured) : nlohmann::json(nullptr);
   j["measured_unit"] = measured_unit;
   if (!value) j["missing_reason"] = {{"ru", missing_reason.ru}, {"en", missing_reason.en}};
+  if (!limited_by.empty()) j["limited_by"] = {{"ru", limited_by.ru}, {"en", limited_by.en}};
   return j;
 }
 
@@ -94,6 +97,13 @@ Coefficient CommunicationTimeFactor(const Report& report, const ReportFacts& fac
                            : CheckMissing(report, facts, "interconnect.allreduce");
   } else {
     c.value = course.allreduce_busbw_assumed_gbps / *c.measured;
+    // What bounds the figure, so the factor reads as a property of the links, not of the run.
+    if (facts.ring && !course.IsCourseGpu(facts.gpus.front().spec().id)) {
+      const RingLimit& ring = *facts.ring;
+      const int a = std::min(ring.a, ring.b), b = std::max(ring.a, ring.b);
+      c.limited_by = T(fmt::format("кольцо ограничено связью GPU {}↔{} ({})", a, b, ring.expected.link.ru),
+                       fmt::format("the ring is bound by GPU {}↔{} ({})", a, b, ring.expected.link.en));
+    }
     return c;
   }
   c.measured.reset();

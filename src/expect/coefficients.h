@@ -24,6 +24,9 @@ struct Coefficient {
   std::optional<double> measured;
   std::string measured_unit;
   Text missing_reason;  // set when value is empty
+  // Communication: the ring's slowest link, which bounds the measured busbw («GPU 1↔2, без P2P…»);
+  // empty when unknown or on the course machine (whose W is the reference).
+  Text limited_by;
 
   nlohmann::json ToJson() const;
 };

@@ -33,8 +33,9 @@ void FinishRow(ExpectationRow& row, const CourseReference& course, const Text& m
   for (const Reading& r : row.readings) {
     low = std::min(low, r.value);
     high = std::max(high, r.value);
-    if (!row.band) continue;
-    const Judgement j = Judge(r.value, *row.band, course.normal_within, course.flag_factor);
+    const std::optional<reference::Band> band = r.band ? r.band : row.band;
+    if (!band) continue;
+    const Judgement j = Judge(r.value, *band, course.normal_within, course.flag_factor);
     if (!row.worst || Severity(j) > Severity(*row.worst)) {
       row.worst = j;
       row.worst_where = r.where;

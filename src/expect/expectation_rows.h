@@ -20,6 +20,9 @@ struct Reading {
   int gpu = -1;       // device index, -1 for pairs and machine-wide figures
   std::string key;    // measurement key (docs/measurement-keys.md)
   double value = 0;
+  // Its own reference where readings of one row differ (GPU→GPU copies: each pair against its
+  // link); else the row's band applies.
+  std::optional<reference::Band> band;
 };
 
 struct ExpectationRow {

@@ -62,13 +62,18 @@ json RowJson(const ExpectationRow& row) {
             {"modified_card", row.modified_card}};
   j["band"] = row.band ? json::array({row.band->low, row.band->high}) : json(nullptr);
   j["readings"] = json::array();
-  for (const Reading& r : row.readings) j["readings"].push_back({{"where", r.where}, {"key", r.key}, {"value", r.value}});
+  for (const Reading& r : row.readings) {
+    j["readings"].push_back({{"where", r.where}, {"key", r.key}, {"value", r.value}});
+    if (r.band) j["readings"].back()["band"] = json::array({r.band->low, r.band->high});
+  }
   j["ratio"] = row.worst ? json(row.worst->ratio) : json(nullptr);
   j["off_2x"] = row.failure                                        ? json("failure")
                 : row.worst && row.worst->level == Level::OffLow  ? json("low")
                 : row.worst && row.worst->level == Level::OffHigh ? json("high")
                                                                    : json(nullptr);
   if (row.failure) j["failure"] = TextJson(*row.failure);
+  if (!row.worst_where.empty()) j["worst_where"] = row.worst_where;  // the card or pair farthest off
+  if (!row.note.empty()) j["note"] = TextJson(row.note);
   return j;
 }
 
@@ -121,6 +126,15 @@ ReportSection ExpectationsSection(const Analysis& a, const CourseReference& cour
   table.notes.push_back(T("Доли паспорта: " + catalog.matmul_share_source() + "; " + catalog.memory_copy_share_source(),
                           "Shares of the datasheet: " + catalog.matmul_share_source() + "; " +
                               catalog.memory_copy_share_source()));
+  // Pairs joined by NVLink are judged against links × the per-link rate: say where both come from.
+  for (const PairFacts& p : a.facts.pairs) {
+    if (p.expected.path != reference::PeerPath::NvLink) continue;
+    const reference::GpuSpec& spec = a.facts.gpus.front().spec();
+    const std::string rate = spec.nvlink ? spec.nvlink->source : "";
+    table.notes.push_back(T("NVLink: скорость линка — " + rate + "; доля — " + catalog.nvlink_copy_share_source(),
+                            "NVLink: link rate from " + rate + "; share from " + catalog.nvlink_copy_share_source()));
+    break;
+  }
   s.tables.push_back(std::move(table));
 
   s.data["rows"] = json::array();

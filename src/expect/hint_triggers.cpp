@@ -82,9 +82,14 @@ void AllreduceHints(const Report& report, const std::vector<ExpectationRow>& row
       out.push_back({hint::kNcclHang, T("all-reduce: " + row.failure->ru, "all-reduce: " + row.failure->en),
                      "interconnect.allreduce"});
     } else if (row.worst && row.worst->level == Level::OffLow) {
+      // The course machine is judged against the lessons' W, other machines against the slowest
+      // link of their ring (machine_rows.cpp).
+      const Text against = row.course_machine ? T("W из уроков", "the lessons' W")
+                                              : T("того, что позволяет самая медленная связь кольца",
+                                                  "what the ring's slowest link allows");
       out.push_back({hint::kNcclHang,
-                     T("all-reduce " + row.measured.ru + " ГБ/с — в 2 раза и больше ниже W из уроков",
-                       "all-reduce " + row.measured.en + " GB/s: 2× or more below the lessons' W"),
+                     T("all-reduce " + row.measured.ru + " ГБ/с — в 2 раза и больше ниже " + against.ru,
+                       "all-reduce " + row.measured.en + " GB/s: 2× or more below " + against.en),
                      "interconnect.allreduce"});
     }
   }

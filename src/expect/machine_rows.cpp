@@ -1,5 +1,8 @@
 // Machine-wide rows: P2P, GPU→GPU copies, all-reduce bus bandwidth and Llama training speed.
+#include <algorithm>
+#include <cmath>
 #include <regex>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -49,10 +52,12 @@ bool AnyGeforce(const ReportFacts& facts) {
   return false;
 }
 
-bool AllNvlink(const ReportFacts& facts) {
+// Every card is an NVLink board (SXM: links soldered, not bridged): with the topology unknown,
+// NVLink is still what every pair has.
+bool AllNvlinkBoards(const ReportFacts& facts) {
   if (facts.gpus.empty()) return false;
   for (const auto& g : facts.gpus) {
-    if (!g.spec().nvlink_gbps) return false;
+    if (!g.spec().nvlink || g.spec().nvlink->bridge_links > 0) return false;
   }
   return true;
 }
@@ -66,13 +71,51 @@ Text NeedsGpu(const ReportFacts& facts) {
   return facts.gpus.empty() ? T("нет GPU", "no GPU") : T("PyTorch не видит GPU", "PyTorch sees no GPU");
 }
 
+// "GPU 0↔1, 2↔3" for a set of unordered pairs; "все пары" when it covers all of them.
+Text PairList(std::vector<std::pair<int, int>> pairs, const ReportFacts& facts) {
+  for (auto& p : pairs)
+    if (p.first > p.second) std::swap(p.first, p.second);
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  const size_t n = facts.gpus.size();
+  if (n > 2 && pairs.size() == n * (n - 1) / 2) return T("все пары", "every pair");
+  constexpr size_t kShown = 6;
+  std::string list;
+  for (size_t i = 0; i < pairs.size() && i < kShown; ++i)
+    list += (list.empty() ? "" : ", ") + fmt::format("{}↔{}", pairs[i].first, pairs[i].second);
+  if (pairs.size() > kShown) list += fmt::format(", … ({})", pairs.size());
+  return Text("GPU " + list);
+}
+
+// The unordered pairs of a path (NVLink, PCIe, host) in facts.pairs.
+std::vector<std::pair<int, int>> PairsOn(const ReportFacts& facts, reference::PeerPath path) {
+  std::vector<std::pair<int, int>> out;
+  for (const PairFacts& p : facts.pairs)
+    if (p.expected.path == path) out.emplace_back(p.from, p.to);
+  return out;
+}
+
 ExpectationRow P2pRow(const Report& report, const ReportFacts& facts, const CourseReference& course) {
   ExpectationRow row = CourseWorded("p2p", course);
   const std::vector<PairReading> access = PairReadings(report, "access");
-  if (!AnyGeforce(facts) && !facts.gpus.empty()) {
-    row.reference = AllNvlink(facts) ? T("с NVLink — «да»", "with NVLink: “yes”")
-                                     : T("зависит от платформы; без P2P обмен идёт через память процессора",
-                                         "depends on the platform; without P2P data goes through host memory");
+  const auto nvlink_pairs = PairsOn(facts, reference::PeerPath::NvLink);
+  const bool other_pairs = nvlink_pairs.size() < facts.pairs.size();
+  if (!nvlink_pairs.empty()) {
+    // Judged per pair: NVLink pairs should have P2P; the others are what their platform allows.
+    const Text nv = PairList(nvlink_pairs, facts);
+    row.reference = T("по NVLink — «да» (" + nv.ru + ")", "over NVLink: “yes” (" + nv.en + ")");
+    if (other_pairs) {
+      const Text rest = AnyGeforce(facts) ? T("по PCIe на GeForce обычно «нет», это нормально",
+                                              "over PCIe usually “no” on GeForce, and that is normal")
+                                          : T("по PCIe зависит от платформы", "over PCIe it depends on the platform");
+      row.reference.ru += "; " + rest.ru;
+      row.reference.en += "; " + rest.en;
+    }
+  } else if (!AnyGeforce(facts) && !facts.gpus.empty()) {
+    row.reference = !facts.topology_known && AllNvlinkBoards(facts)
+                        ? T("с NVLink — «да»", "with NVLink: “yes”")
+                        : T("зависит от платформы; без P2P обмен идёт через память процессора",
+                            "depends on the platform; without P2P data goes through host memory");
   }
   if (access.empty()) {
     row.measured = facts.usable_gpu_count() < 2 ? NeedsTwoGpus(facts) : MissingBecause(report, facts, "gpu.p2p");
@@ -89,42 +132,109 @@ ExpectationRow P2pRow(const Report& report, const ReportFacts& facts, const Cour
   } else {
     row.measured = T("частично (" + counts + ")", "partly (" + counts_en + ")");
   }
-  if (AllNvlink(facts) && !AnyGeforce(facts) && yes < static_cast<int>(access.size())) {
+  // A pair that does not behave as its link says is named; the others are fine as they are.
+  std::vector<std::pair<int, int>> no_p2p;
+  std::vector<std::string> seen;
+  for (const PairFacts& p : facts.pairs) {
+    if (!p.expected.problem) continue;
+    if (p.expected.path == reference::PeerPath::NvLink && p.link.p2p == false) no_p2p.emplace_back(p.from, p.to);
+    const std::string key = fmt::format("{}-{}", std::min(p.from, p.to), std::max(p.from, p.to));
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    const std::string where = fmt::format("GPU {}↔{}: ", std::min(p.from, p.to), std::max(p.from, p.to));
+    row.note.ru += (row.note.ru.empty() ? "" : "; ") + where + p.expected.problem->ru;
+    row.note.en += (row.note.en.empty() ? "" : "; ") + where + p.expected.problem->en;
+  }
+  if (!no_p2p.empty()) {
+    const Text pairs = PairList(no_p2p, facts);
+    row.failure = T("нет P2P по NVLink (" + pairs.ru + ")", "no P2P over NVLink (" + pairs.en + ")");
+  }
+  // Without NVML's topology: NVLink boards should have P2P between every pair.
+  if (!facts.topology_known && AllNvlinkBoards(facts) && !AnyGeforce(facts) && yes < static_cast<int>(access.size())) {
     row.note = T("ожидался P2P через NVLink: посмотрите nvidia-smi topo -m", "P2P over NVLink was expected: look at nvidia-smi topo -m");
   }
   return row;
 }
 
-ExpectationRow GpuToGpuRow(const Report& report, const ReportFacts& facts, const CourseReference& course,
-                           const reference::GpuCatalog& catalog) {
-  ExpectationRow row = CourseWorded("gpu_to_gpu", course);
-  bool all_access = true;
-  for (const auto& a : PairReadings(report, "access")) all_access = all_access && a.value > 0.5;
-  for (const auto& c : PairReadings(report, "copy_gbps")) {
-    row.readings.push_back(Reading{fmt::format("GPU {}→{}", c.from, c.to), -1, c.key, c.value});
-  }
-  const CourseRow* course_row = course.Row("gpu_to_gpu");
-  if (!facts.gpus.empty()) {
-    const reference::GpuSpec& spec = facts.gpus.front().spec();
-    row.gpu_model = spec.id;
-    if (course.IsCourseGpu(spec.id) && course_row != nullptr && course_row->course_band) {
-      row.band = course_row->course_band;
-      row.course_machine = true;
-    } else if (all_access && AllNvlink(facts) && !row.readings.empty()) {
-      const double one_way = *spec.nvlink_gbps / 2;
-      row.band = Band{one_way, one_way};
-      row.reference = T(fmt::format("предел NVLink в одну сторону {} (паспорт: {} в обе стороны)", Num(one_way),
-                                    Num(*spec.nvlink_gbps)),
-                        fmt::format("NVLink limit one way {} (datasheet: {} both ways)", Num(one_way),
-                                    Num(*spec.nvlink_gbps)));
-    } else if (auto link = catalog.Pcie(spec.pcie_gen, spec.pcie_width)) {
-      row.band = link->practice_gbps;
-      row.reference = T(fmt::format("без P2P данные идут через память процессора и обычно не быстрее, чем "
-                                    "CPU→GPU (на практике {})", BandText(link->practice_gbps)),
-                        fmt::format("without P2P data goes through host memory and is usually no faster than "
-                                    "CPU→GPU (in practice {})", BandText(link->practice_gbps)));
+bool SameBand(const std::optional<Band>& a, const std::optional<Band>& b) {
+  if (!a || !b) return !a && !b;
+  return std::abs(a->low - b->low) < 1e-9 && std::abs(a->high - b->high) < 1e-9;
+}
+
+// The reference column: each kind of link with its pairs, «NVLink NV4: … (GPU 0↔1, 2↔3); без P2P …».
+// Pairs of one kind whose bands differ a little (host paths from each card's own measured copies)
+// share one entry with the range of their bands.
+Text PerLinkReference(const std::vector<const PairFacts*>& pairs, const ReportFacts& facts) {
+  struct Group {
+    const reference::PeerExpectation* expected;
+    std::vector<std::pair<int, int>> pairs;
+    std::optional<Band> range;
+    bool same_basis = true;
+  };
+  std::vector<Group> groups;
+  for (const PairFacts* p : pairs) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
+      return g.expected->path == p->expected.path && g.expected->link.en == p->expected.link.en;
+    });
+    if (it == groups.end()) {
+      groups.push_back({&p->expected, {}, p->expected.band, true});
+      it = groups.end() - 1;
+    }
+    it->pairs.emplace_back(p->from, p->to);
+    it->same_basis = it->same_basis && it->expected->basis.en == p->expected.basis.en;
+    if (it->range && p->expected.band) {
+      it->range->low = std::min(it->range->low, p->expected.band->low);
+      it->range->high = std::max(it->range->high, p->expected.band->high);
     }
   }
+  Text out;
+  for (const Group& g : groups) {
+    Text basis = g.expected->basis;
+    if (!g.same_basis && g.expected->path == reference::PeerPath::Host && g.range) {
+      basis = T("без P2P через память процессора: не быстрее GPU→CPU и CPU→GPU этих карт, не медленнее их по очереди: " +
+                    BandText(*g.range),
+                "no P2P, through host memory: no faster than these cards' GPU→CPU and CPU→GPU, no slower than the "
+                "two in turn: " + BandText(*g.range));
+    }
+    const Text where = PairList(g.pairs, facts);
+    const std::string sep_ru = out.ru.empty() ? "" : "; ", sep_en = out.en.empty() ? "" : "; ";
+    out.ru += sep_ru + basis.ru + (groups.size() > 1 ? " (" + where.ru + ")" : "");
+    out.en += sep_en + basis.en + (groups.size() > 1 ? " (" + where.en + ")" : "");
+  }
+  return out;
+}
+
+ExpectationRow GpuToGpuRow(const Report& report, const ReportFacts& facts, const CourseReference& course) {
+  ExpectationRow row = CourseWorded("gpu_to_gpu", course);
+  const CourseRow* course_row = course.Row("gpu_to_gpu");
+  const bool course_gpu = !facts.gpus.empty() && course.IsCourseGpu(facts.gpus.front().spec().id) &&
+                          course_row != nullptr && course_row->course_band;
+  if (!facts.gpus.empty()) row.gpu_model = facts.gpus.front().spec().id;
+  std::vector<const PairFacts*> judged;
+  bool all_host = true;
+  for (const auto& c : PairReadings(report, "copy_gbps")) {
+    Reading r{fmt::format("GPU {}→{}", c.from, c.to), -1, c.key, c.value, std::nullopt};
+    if (const PairFacts* p = facts.Pair(c.from, c.to)) {
+      judged.push_back(p);
+      all_host = all_host && p->expected.path == reference::PeerPath::Host;
+      // The course's own figure for its cards' copies through host memory.
+      r.band = course_gpu && p->expected.path == reference::PeerPath::Host ? course_row->course_band : p->expected.band;
+    }
+    row.readings.push_back(r);
+  }
+  if (judged.empty())
+    for (const PairFacts& p : facts.pairs) judged.push_back(&p);  // nothing measured: still say what to expect
+  if (course_gpu && all_host) {
+    row.course_machine = true;  // the course's text, already the reference
+  } else if (!judged.empty()) {
+    row.reference = PerLinkReference(judged, facts);
+  }
+  // One band for the row where every pair shares it (the JSON's "band"); else each reading has its own.
+  for (size_t i = 0; i < row.readings.size(); ++i) {
+    if (i == 0) row.band = row.readings[0].band;
+    else if (!SameBand(row.band, row.readings[i].band)) row.band.reset();
+  }
+  if (row.readings.empty() && course_gpu) row.band = course_row->course_band;
   const Text missing = facts.usable_gpu_count() < 2 ? NeedsTwoGpus(facts) : MissingBecause(report, facts, "gpu.p2p");
   FinishRow(row, course, missing);
   return row;
@@ -158,10 +268,27 @@ std::optional<Text> AllreduceFailure(const Report& report) {
 ExpectationRow AllreduceRow(const Report& report, const ReportFacts& facts, const CourseReference& course) {
   ExpectationRow row = CourseWorded("allreduce", course);
   const double w = course.allreduce_busbw_assumed_gbps;
-  row.band = Band{w, w};
-  row.course_machine = true;  // the lessons' W is the same for every machine
+  const bool course_gpu = !facts.gpus.empty() && course.IsCourseGpu(facts.gpus.front().spec().id);
+  if (course_gpu || facts.gpus.empty()) {
+    // The course machine: the lessons' W is its own reference (and its PCIe limit is in the text).
+    row.band = Band{w, w};
+    row.course_machine = true;
+  } else if (facts.ring) {
+    // nccl-tests: bus bandwidth "should reflect the speed of the hardware bottleneck"; a ring
+    // through a pair without NVLink is bound by that pair, whatever links the others have.
+    const RingLimit& ring = *facts.ring;
+    row.band = ring.expected.band;
+    row.reference = T(fmt::format("в уроках W = {}; здесь кольцо NCCL ограничено самой медленной связью, GPU {}↔{}: {}",
+                                  Num(w), std::min(ring.a, ring.b), std::max(ring.a, ring.b), ring.expected.basis.ru),
+                      fmt::format("the lessons assume W = {}; here NCCL's ring is bound by its slowest link, GPU {}↔{}: {}",
+                                  Num(w), std::min(ring.a, ring.b), std::max(ring.a, ring.b), ring.expected.basis.en));
+  } else {
+    row.reference = T(fmt::format("в уроках W = {}; скорость связей между картами неизвестна (нет топологии или замера P2P)", Num(w)),
+                      fmt::format("the lessons assume W = {}; the speed of the links between cards is unknown (no topology "
+                                  "or P2P measurement)", Num(w)));
+  }
   if (auto busbw = MeasuredValue(report, "nccl.allreduce_busbw_gbps")) {
-    row.readings.push_back(Reading{"", -1, "nccl.allreduce_busbw_gbps", *busbw});
+    row.readings.push_back(Reading{"", -1, "nccl.allreduce_busbw_gbps", *busbw, std::nullopt});
   }
   row.failure = AllreduceFailure(report);
   Text missing = facts.usable_gpu_count() < 2 ? NeedsTwoGpus(facts)
@@ -193,9 +320,9 @@ ExpectationRow LlamaRow(const Report& report, const ReportFacts& facts, const Co
 }  // namespace
 
 void AddMachineRows(const Report& report, const ReportFacts& facts, const CourseReference& course,
-                    const reference::GpuCatalog& catalog, std::vector<ExpectationRow>& rows) {
+                    const reference::GpuCatalog& /*catalog: the pairs in facts carry it*/, std::vector<ExpectationRow>& rows) {
   rows.push_back(P2pRow(report, facts, course));
-  rows.push_back(GpuToGpuRow(report, facts, course, catalog));
+  rows.push_back(GpuToGpuRow(report, facts, course));
   rows.push_back(AllreduceRow(report, facts, course));
   rows.push_back(LlamaRow(report, facts, course));
 }

@@ -12,7 +12,12 @@ Text CoefficientLine(const Coefficient& c) {
     return T(fmt::format("×{:.2f} (от ×{:.2f} до ×{:.2f}); из {}", *c.value, c.range->low, c.range->high, from),
              fmt::format("×{:.2f} (×{:.2f} to ×{:.2f}); from {}", *c.value, c.range->low, c.range->high, from));
   }
-  return T(fmt::format("×{:.2f}; из {}", *c.value, from), fmt::format("×{:.2f}; from {}", *c.value, from));
+  Text line = T(fmt::format("×{:.2f}; из {}", *c.value, from), fmt::format("×{:.2f}; from {}", *c.value, from));
+  if (!c.limited_by.empty()) {
+    line.ru += "; " + c.limited_by.ru;
+    line.en += "; " + c.limited_by.en;
+  }
+  return line;
 }
 
 ReportSection RecommendationsSection(const Analysis& a, const CourseReference& course) {

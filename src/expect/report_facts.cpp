@@ -142,6 +142,7 @@ ReportFacts ReadFacts(const Report& report, const reference::GpuCatalog& catalog
     if (g.catalog_spec == nullptr) g.derived_spec = reference::DeriveSpec(g.driver, catalog);
   }
   ReadClockReasons(report, facts.gpus);
+  ReadPairFacts(report, catalog, facts);
 
   if (auto count = MeasuredValue(report, "gpu.count")) facts.torch_gpu_count = static_cast<int>(*count);
   ReadTorchCuda(report, facts);

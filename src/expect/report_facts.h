@@ -10,6 +10,7 @@
 #include "expect/report_json.h"  // DataFlag, DataString
 #include "reference/derived_spec.h"
 #include "reference/gpu_catalog.h"
+#include "reference/peer_link.h"
 #include "report/report.h"
 
 namespace labcheck::expect {
@@ -25,6 +26,20 @@ struct GpuFacts {
   bool derived() const { return catalog_spec == nullptr; }
 };
 
+// One ordered pair of GPUs: what joins them (gpu.inventory's topology, gpu.p2p's access) and what
+// a copy between them should reach (reference/peer_link.h).
+struct PairFacts {
+  int from = 0, to = 0;
+  reference::PeerLink link;
+  reference::PeerExpectation expected;
+};
+
+// The slowest link of the best ring through all GPUs: what bounds all-reduce's bus bandwidth.
+struct RingLimit {
+  int a = 0, b = 0;  // the pair that sets it (one of them, when several are as slow)
+  reference::PeerExpectation expected;
+};
+
 struct ReportFacts {
   std::vector<GpuFacts> gpus;  // the driver's view (gpu.inventory), else indices seen in keys
   bool inventory_present = false;
@@ -33,6 +48,15 @@ struct ReportFacts {
   bool quick = false;
   bool skip_dist = false;
   bool interrupted = false;
+  std::vector<PairFacts> pairs;  // every ordered pair of `gpus`
+  bool topology_known = false;   // gpu.inventory carried NVML's topology matrix
+  std::optional<RingLimit> ring;  // none with fewer than two GPUs or a pair of unknown speed
+
+  const PairFacts* Pair(int from, int to) const {
+    for (const PairFacts& p : pairs)
+      if (p.from == from && p.to == to) return &p;
+    return nullptr;
+  }
 
   // The number of GPUs this run could use: none when PyTorch has no CUDA, else what PyTorch sees
   // when known, else the driver's count.
@@ -52,5 +76,9 @@ std::optional<double> MeasuredValue(const Report& report, std::string_view key);
 bool AllreduceWrongSum(const Report& report);
 
 ReportFacts ReadFacts(const Report& report, const reference::GpuCatalog& catalog);
+
+// Fills facts.pairs, topology_known and ring from gpu.inventory's topology, the p2p.{i}-{j}.access
+// measurements and the pinned host copies (pair_facts.cpp); ReadFacts calls it.
+void ReadPairFacts(const Report& report, const reference::GpuCatalog& catalog, ReportFacts& facts);
 
 }  // namespace labcheck::expect

@@ -144,9 +144,36 @@ Result<GpuCatalog> GpuCatalog::Parse(const std::string& json_text) {
       }
     }
 
+    where = "nvlink";
+    // Optional: without it no GPU has a per-link rate, and NVLink pairs get no reference.
+    std::map<std::string, std::pair<double, std::string>> link_gbps;  // generation → rate, source
+    if (root.contains("nvlink")) {
+      const json& nvlink = root.at("nvlink");
+      for (const json& generation : nvlink.at("generations"))
+        link_gbps[generation.at("id").get<std::string>()] = {generation.at("link_gbps").get<double>(),
+                                                             ExpandSource(generation.value("source", ""), sources)};
+      catalog.nvlink_copy_share_ = ParseShare(nvlink.at("copy_share"));
+      catalog.nvlink_copy_share_source_ = ExpandSource(nvlink.at("copy_share").value("source", ""), sources);
+    }
+
     for (const json& g : root.at("gpus")) {
       where = "gpu " + g.value("id", "(no id)");
       GpuSpec spec = ParseGpu(g, sources);
+      if (g.contains("nvlink")) {
+        NvLinkSpec nv;
+        nv.generation = g.at("nvlink").at("generation").get<std::string>();
+        nv.links = g.at("nvlink").at("links").get<int>();
+        nv.bridge_links = g.at("nvlink").value("bridge_links", 0);
+        auto rate = link_gbps.find(nv.generation);
+        if (rate == link_gbps.end()) return Status::Error("gpus.json: " + where + ": unknown NVLink generation " + nv.generation);
+        nv.link_gbps = rate->second.first;
+        nv.source = rate->second.second;
+        // The per-link table is what the code uses; the datasheet total is what people check.
+        if (!spec.nvlink_gbps || std::fabs(nv.links * nv.link_gbps * 2 - *spec.nvlink_gbps) > 0.5)
+          return Status::Error(fmt::format("gpus.json: {}: {} links × {} GB/s × 2 differs from nvlink_gbps", where,
+                                           nv.links, nv.link_gbps));
+        spec.nvlink = nv;
+      }
       // A figure without a source cannot be trusted or fixed; refuse the whole file.
       if (spec.source.empty()) return Status::Error("gpus.json: " + where + " has no source");
       if (spec.match.empty()) return Status::Error("gpus.json: " + where + " has no match words");

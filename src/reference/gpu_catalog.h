@@ -16,6 +16,15 @@ struct Band {
   double high = 0;
 };
 
+// A GPU's NVLink (data/gpus.json "nvlink"): links × link_gbps × 2 is the datasheet's total.
+struct NvLinkSpec {
+  std::string generation;  // "nvlink3", "nvlink3_ga102", "nvlink4"
+  double link_gbps = 0;    // one link, one direction, GB/s
+  int links = 0;           // links the GPU has
+  int bridge_links = 0;    // PCIe cards: links a full set of bridges gives a pair; 0 on boards (SXM)
+  std::string source;      // where the per-link rate comes from
+};
+
 struct GpuSpec {
   std::string id;                  // "rtx-4080-32gb", "h100-sxm"
   std::string name;                // "NVIDIA GeForce RTX 4080 32 GB (modified)"
@@ -37,6 +46,7 @@ struct GpuSpec {
   int pcie_gen = 0;
   int pcie_width = 0;
   std::optional<double> nvlink_gbps;  // total per GPU, both directions; absent = no NVLink
+  std::optional<NvLinkSpec> nvlink;   // per-link rate and link counts; absent = no NVLink
   bool geforce = false;               // P2P is usually disabled by the driver on GeForce cards
   std::optional<double> power_w;
   std::string source;  // where the figures come from: datasheet / whitepaper titles with URLs
@@ -79,6 +89,9 @@ class GpuCatalog {
   Band memory_copy_share() const { return memory_copy_share_; }  // e.g. 0.80–0.90
   const std::string& matmul_share_source() const { return matmul_share_source_; }
   const std::string& memory_copy_share_source() const { return memory_copy_share_source_; }
+  // What a GPU→GPU copy over N NVLinks reaches of N × link_gbps (0.80–0.90).
+  Band nvlink_copy_share() const { return nvlink_copy_share_; }
+  const std::string& nvlink_copy_share_source() const { return nvlink_copy_share_source_; }
   std::optional<PcieLink> Pcie(int gen, int width) const;
   const std::vector<PcieLink>& pcie_links() const { return pcie_; }
   const DerivedRules& derived_rules() const { return derived_; }
@@ -89,6 +102,8 @@ class GpuCatalog {
   Band memory_copy_share_;
   std::string matmul_share_source_;
   std::string memory_copy_share_source_;
+  Band nvlink_copy_share_{0.80, 0.90};
+  std::string nvlink_copy_share_source_;
   std::vector<PcieLink> pcie_;
   DerivedRules derived_;
 };

@@ -82,6 +82,20 @@ TEST(CommunicationFactor, IsWOverTheMeasuredBusBandwidth) {
   EXPECT_EQ(c.from_key, "nccl.allreduce_busbw_gbps");
 }
 
+// The measured busbw is bound by the ring's slowest link; the factor says which, so a user with
+// bridged pairs sees why their NVLink does not lower it.
+TEST(CommunicationFactor, NamesTheRingsSlowestLink) {
+  const Report r = testing::BridgedA100Report();
+  const Coefficient c = CommunicationTimeFactor(r, Facts(r), Course());
+  ASSERT_TRUE(c.value.has_value());
+  EXPECT_DOUBLE_EQ(*c.value, 10.0 / 13.5);
+  EXPECT_NE(c.limited_by.en.find("through host memory"), std::string::npos) << c.limited_by.en;
+  EXPECT_TRUE(c.ToJson().contains("limited_by"));
+  // The course machine's W is its own reference: nothing to add.
+  const Report course = testing::CourseMachineReport();
+  EXPECT_TRUE(CommunicationTimeFactor(course, Facts(course), Course()).limited_by.empty());
+}
+
 TEST(CommunicationFactor, FromTheRetryWhenOnlyNcclP2PDisableWorked) {
   Report r = testing::CourseMachineReport();
   CheckResult& ar = AddCheck(r, "interconnect.allreduce", Outcome::Warn);

@@ -89,6 +89,17 @@ TEST(Hints, HealthyMachinesTriggerNone) {
   EXPECT_TRUE(Hints(testing::CourseMachineReport()).empty());
   EXPECT_TRUE(Hints(testing::H100Report()).empty());
   EXPECT_TRUE(Hints(testing::CpuOnlyReport()).empty());
+  EXPECT_TRUE(Hints(testing::BridgedA100Report()).empty());
+}
+
+// Off the course machine, all-reduce is judged against the ring's slowest link, and the hint says so.
+TEST(Hints, AllReduceFarBelowItsRingsSlowestLink) {
+  Report r = testing::BridgedA100Report();
+  Measure(r, "interconnect.allreduce", "nccl.allreduce_busbw_gbps", 5.0);  // under half of 12.25
+  const auto hints = Hints(r);
+  const auto* h = Find(hints, hint::kNcclHang);
+  ASSERT_NE(h, nullptr);
+  EXPECT_NE(h->detail.en.find("slowest link"), std::string::npos) << h->detail.en;
 }
 
 TEST(Hints, EachSituationTriggersItsHint) {

@@ -132,6 +132,44 @@ Report CourseMachineReport() {
   return r;
 }
 
+void SetTopology(Report& report, const std::vector<std::vector<std::string>>& matrix) {
+  nlohmann::json labels = nlohmann::json::array();
+  for (size_t i = 0; i < matrix.size(); ++i) labels.push_back("GPU" + std::to_string(i));
+  Inventory(report)["topology"] = {{"labels", labels}, {"matrix", matrix}, {"source", "nvml"}};
+}
+
+Report BridgedA100Report() {
+  Report r;
+  r.meta.tool_version = "0.1.0";
+  r.meta.started_at = "2026-12-04T10:00:00Z";
+  Environment(r, {{"available", true}, {"device_count", 4}});
+  CheckResult& inv = AddCheck(r, "gpu.inventory", Outcome::Pass);
+  inv.data["gpus"] = nlohmann::json::array();
+  for (int i = 0; i < 4; ++i) inv.data["gpus"].push_back(InventoryGpu(i, "NVIDIA A100 80GB PCIe", 79.6, 8, 0, 108, 4, 16));
+  SetTopology(r, {{"X", "NV12", "SYS", "SYS"}, {"NV12", "X", "SYS", "SYS"}, {"SYS", "SYS", "X", "NV12"}, {"SYS", "SYS", "NV12", "X"}});
+  Measure(r, "gpu.inventory", "gpu.count", 4, "count");
+  for (int i = 0; i < 4; ++i) {
+    Measure(r, "gpu.matmul", fmt::format("gpu{}.matmul_bf16_tflops", i), 250, "TFLOPS");
+    Measure(r, "gpu.memory_bandwidth", fmt::format("gpu{}.memory_copy_gbps", i), 1650, "GB/s");
+    Measure(r, "gpu.host_device_copy", fmt::format("gpu{}.h2d_pinned_gbps", i), 24.5, "GB/s");
+    Measure(r, "gpu.host_device_copy", fmt::format("gpu{}.d2h_pinned_gbps", i), 25.5, "GB/s");
+  }
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      if (i == j) continue;
+      const bool bridged = i / 2 == j / 2;
+      Measure(r, "gpu.p2p", fmt::format("p2p.{}-{}.access", i, j), bridged ? 1 : 0, "0/1");
+      Measure(r, "gpu.p2p", fmt::format("p2p.{}-{}.copy_gbps", i, j), bridged ? 265 : 20, "GB/s");
+    }
+  }
+  CheckResult& ar = AddCheck(r, "interconnect.allreduce", Outcome::Pass);
+  ar.data = {{"hung", false}, {"wrong_sum", false}, {"transport", "P2P+SHM"}};
+  Measure(r, "interconnect.allreduce", "nccl.allreduce_busbw_gbps", 13.5, "GB/s");
+  Measure(r, "interconnect.allreduce", "nccl.allreduce_ok", 1, "0/1");
+  SmokePasses(r);
+  return r;
+}
+
 Report H100Report() {
   Report r;
   r.meta.tool_version = "0.1.0";
@@ -141,6 +179,9 @@ Report H100Report() {
   inv.data["gpus"] = nlohmann::json::array();
   for (int i = 0; i < 8; ++i) inv.data["gpus"].push_back(InventoryGpu(i, "NVIDIA H100 80GB HBM3", 79.6, 9, 0, 132, 5, 16));
   inv.data["driver_version"] = "550.90.07";
+  std::vector<std::vector<std::string>> nv18(8, std::vector<std::string>(8, "NV18"));
+  for (int i = 0; i < 8; ++i) nv18[i][i] = "X";
+  SetTopology(r, nv18);
   Measure(r, "gpu.inventory", "gpu.count", 8, "count");
   for (int i = 0; i < 8; ++i) {
     Measure(r, "gpu.matmul", fmt::format("gpu{}.matmul_bf16_tflops", i), 720, "TFLOPS");

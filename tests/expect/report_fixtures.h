@@ -1,6 +1,7 @@
 // Reports built by hand with plausible measured values, for the analyser's tests: no GPU needed.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "report/report.h"
 
@@ -19,6 +20,11 @@ Report CpuOnlyReport();
 Report CourseMachineReport();
 // 8× H100 SXM with NVLink; every figure plausible for it.
 Report H100Report();
+// 4× A100 80GB PCIe, NVLink bridges 0↔1 and 2↔3 (NV12), two sockets, P2P only over the bridges:
+// bridged copies ~265 GB/s, the others through host memory ~20 GB/s, all-reduce 13.5 GB/s.
+Report BridgedA100Report();
+// gpu.inventory's topology as the inventory job stores it: `matrix[i][j]` ("NV12", "SYS", "X").
+void SetTopology(Report& report, const std::vector<std::vector<std::string>>& matrix);
 // gpu.inventory's data, to edit the GPUs of a fixture.
 nlohmann::json& Inventory(Report& report);
 // A GPU inventory entry as gpu.inventory stores it.

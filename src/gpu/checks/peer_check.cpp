@@ -1,15 +1,73 @@
-// gpu.p2p: can GPU i read GPU j's memory directly, and GPU→GPU copy speed with and without it.
+// gpu.p2p: can GPU i read GPU j's memory directly, and GPU→GPU copy speed with and without it,
+// each pair judged against the link that joins it (reference/peer_link.h): an NVLink pair against
+// NVLink, a PCIe pair with P2P against the slower card's PCIe link, a pair without P2P against
+// the host path. On a workstation with bridges on some pairs, the bridged pairs are fast and the
+// others are not, and neither is a finding; a pair that does not behave as its link says is.
 #include <fmt/format.h>
 
 #include "gpu/checks/gpu_check_list.h"
 #include "gpu/checks/gpu_check_support.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
+#include "reference/gpu_catalog.h"
+#include "reference/peer_link.h"
 
 namespace labcheck::gpu {
 
+namespace {
+
+constexpr const char* kId = "gpu.p2p";
+// The course: "off by 2× or more is a reason to look into it".
+constexpr double kFarBelow = 0.5;
+
+std::optional<double> NumberAt(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+// Each GPU as gpu.inventory and gpu.host_device_copy saw it.
+std::vector<reference::PeerCard> Cards(const CheckContext& context, int count, const reference::GpuCatalog& catalog) {
+  std::vector<reference::PeerCard> cards(count);
+  const CheckResult* host = context.Earlier("gpu.host_device_copy");
+  for (int i = 0; i < count; ++i) {
+    reference::PeerCard& card = cards[i];
+    if (const nlohmann::json* gpu = InventoryGpu(context, i)) {
+      auto name = gpu->find("name");
+      if (name != gpu->end() && name->is_string())
+        card.spec = catalog.Match(name->get<std::string>(), NumberAt(*gpu, "memory_total_gib").value_or(0));
+      if (auto gen = NumberAt(*gpu, "pcie_gen_max")) card.pcie_gen = static_cast<int>(*gen);
+      if (auto width = NumberAt(*gpu, "pcie_width_max")) card.pcie_width = static_cast<int>(*width);
+    }
+    if (host != nullptr) {
+      if (const Measurement* m = host->Find(fmt::format("gpu{}.h2d_pinned_gbps", i))) card.h2d_gbps = m->value;
+      if (const Measurement* m = host->Find(fmt::format("gpu{}.d2h_pinned_gbps", i))) card.d2h_gbps = m->value;
+    }
+  }
+  return cards;
+}
+
+// gpu.inventory's topology cell for (i, j): NV#, PIX…SYS; unknown when absent.
+reference::PeerLink TopologyLink(const CheckContext& context, int i, int j) {
+  const CheckResult* inventory = context.Earlier("gpu.inventory");
+  if (inventory == nullptr || !inventory->data.is_object()) return {};
+  auto topology = inventory->data.find("topology");
+  if (topology == inventory->data.end() || !topology->is_object()) return {};
+  auto matrix = topology->find("matrix");
+  if (matrix == topology->end() || !matrix->is_array() || i >= static_cast<int>(matrix->size())) return {};
+  const nlohmann::json& row = (*matrix)[i];
+  if (!row.is_array() || j >= static_cast<int>(row.size()) || !row[j].is_string()) return {};
+  return reference::ParseTopologyCell(row[j].get<std::string>()).value_or(reference::PeerLink{});
+}
+
+std::string BandCell(const std::optional<reference::Band>& band) {
+  if (!band) return "—";
+  return fmt::format("{}–{}", Figure(band->low), Figure(band->high));
+}
+
+}  // namespace
+
 CheckResult RunPeerCheck(CheckContext& context) {
-  constexpr const char* kId = "gpu.p2p";
   if (const CheckResult* inventory = context.Earlier("gpu.inventory")) {
     const nlohmann::json& gpus = inventory->data.value("gpus", nlohmann::json::array());
     if (gpus.is_array() && gpus.size() == 1)
@@ -21,6 +79,9 @@ CheckResult RunPeerCheck(CheckContext& context) {
   const int count = j.value("count", 0);
   if (count < 2) return Skipped(kId, T("одна видеокарта: обмениваться не с кем", "one GPU: there is no pair to measure"));
 
+  const reference::GpuCatalog& catalog = reference::GpuCatalog::Builtin();
+  const std::vector<reference::PeerCard> cards = Cards(context, count, catalog);
+
   CheckResult result;
   result.outcome = Outcome::Pass;
   result.data["can_access"] = j["can_access"];
@@ -28,6 +89,8 @@ CheckResult RunPeerCheck(CheckContext& context) {
   Table access{T("P2P: может ли GPU (строка) читать память GPU (столбец)", "P2P: can GPU (row) access GPU (column) memory"), {""}};
   for (int c = 0; c < count; ++c) access.columns.push_back(Text("GPU" + std::to_string(c)));
   int peers = 0;
+  bool pcie_without_p2p = false;
+  std::vector<std::vector<reference::PeerLink>> links(count, std::vector<reference::PeerLink>(count));
   for (int r = 0; r < count; ++r) {
     std::vector<Text> row = {Text("GPU" + std::to_string(r))};
     for (int c = 0; c < count; ++c) {
@@ -36,20 +99,26 @@ CheckResult RunPeerCheck(CheckContext& context) {
         row.push_back(Text("X"));
         continue;
       }
+      links[r][c] = TopologyLink(context, r, c);
       if (!cell.is_boolean()) {  // the query failed: unknown, not "no"
         row.push_back(T("неизвестно", "unknown"));
         continue;
       }
       const bool can = cell.get<bool>();
+      links[r][c].p2p = can;
       peers += can ? 1 : 0;
+      pcie_without_p2p = pcie_without_p2p || (!can && links[r][c].nvlinks == 0);
       row.push_back(can ? T("да", "yes") : T("нет", "no"));
       result.Add({fmt::format("p2p.{}-{}.access", r, c), T(fmt::format("P2P {}→{}", r, c), fmt::format("P2P {}→{}", r, c)),
                   can ? 1.0 : 0.0, "0/1", Text("cuDeviceCanAccessPeer")});
     }
     access.AddRow(row);
   }
-  access.notes.push_back(T("На GeForce прямой обмен P2P обычно отключён драйвером: «нет» здесь — это нормально.",
-                           "On GeForce cards the driver usually disables P2P: \"no\" here is normal."));
+  bool geforce = false;
+  for (const reference::PeerCard& card : cards) geforce = geforce || (card.spec != nullptr && card.spec->geforce);
+  if (pcie_without_p2p && geforce)
+    access.notes.push_back(T("На GeForce прямой обмен P2P по PCIe обычно отключён драйвером: «нет» у пар без NVLink — это нормально.",
+                             "On GeForce cards the driver usually disables P2P over PCIe: \"no\" for pairs without NVLink is normal."));
   const nlohmann::json errors = j.value("can_access_errors", nlohmann::json::array());
   if (!errors.empty()) {
     access.notes.push_back(Text("cuDeviceCanAccessPeer: " + errors.front().get<std::string>()));
@@ -61,18 +130,23 @@ CheckResult RunPeerCheck(CheckContext& context) {
   result.tables.push_back(access);
 
   Table copies{T("Копирование GPU→GPU, ГБ/с", "GPU→GPU copies, GB/s"),
-               {T("Откуда → куда", "From → to"), T("С P2P", "With P2P"), T("Без P2P (через CPU)", "Without P2P (via CPU)")},
+               {T("Откуда → куда", "From → to"), T("Связь", "Link"), T("С P2P", "With P2P"),
+                T("Без P2P (через CPU)", "Without P2P (via CPU)"), T("Ожидается", "Expected")},
                {},
                {Text(j.value("method", std::string()))}};
   double best = 0;
+  std::vector<Text> findings;  // pairs that do not behave as their link says, first one in the reason
+  result.data["links"] = nlohmann::json::array();
   for (const nlohmann::json& pair : j["pairs"]) {
     const int src = pair.value("src", 0), dst = pair.value("dst", 0);
+    if (src < 0 || dst < 0 || src >= count || dst >= count) continue;
     auto cell = [&](const char* key) -> std::optional<double> {
       if (!pair.contains(key) || pair[key].contains("error")) return std::nullopt;
       return pair[key].value("gbps", 0.0);
     };
     std::optional<double> with = cell("with_peer"), without = cell("without_peer");
     std::optional<double> reported = with ? with : without;
+    const reference::PeerExpectation expected = reference::ExpectPeerCopy(links[src][dst], cards[src], cards[dst], catalog);
     if (reported) {
       best = std::max(best, *reported);
       result.Add({fmt::format("p2p.{}-{}.copy_gbps", src, dst), T(fmt::format("GPU{}→GPU{}", src, dst), fmt::format("GPU{}→GPU{}", src, dst)),
@@ -80,11 +154,43 @@ CheckResult RunPeerCheck(CheckContext& context) {
                                                : "cuMemcpyPeerAsync, no peer access (staged via host), bytes copied, median")});
       result.measurements.back().spread = TimingSpread(*reported, pair[with ? "with_peer" : "without_peer"]);
     }
-    copies.AddRow({Text(fmt::format("{} → {}", src, dst)), Text(with ? Figure(*with) : "—"), Text(without ? Figure(*without) : "—")});
+    copies.AddRow({Text(fmt::format("{} → {}", src, dst)), expected.link, Text(with ? Figure(*with) : "—"),
+                   Text(without ? Figure(*without) : "—"), Text(BandCell(expected.band))});
+    nlohmann::json link = {{"src", src}, {"dst", dst}, {"nvlinks", links[src][dst].nvlinks},
+                           {"path", expected.path == reference::PeerPath::NvLink ? "nvlink"
+                                    : expected.path == reference::PeerPath::Pcie ? "pcie" : "host"}};
+    link["expected_gbps"] = expected.band ? nlohmann::json::array({expected.band->low, expected.band->high}) : nlohmann::json(nullptr);
+    if (expected.problem) {
+      link["problem"] = expected.problem->en;
+      // One line per unordered pair: both directions share the link.
+      if (src < dst)
+        findings.push_back(T(fmt::format("GPU{}↔GPU{}: {}", src, dst, expected.problem->ru),
+                             fmt::format("GPU{}↔GPU{}: {}", src, dst, expected.problem->en)));
+    } else if (reported && expected.band && *reported < expected.band->low * kFarBelow) {
+      findings.push_back(T(fmt::format("GPU{}→GPU{}: {} ГБ/с при ожидаемых {} ({})", src, dst, Figure(*reported),
+                                       BandCell(expected.band), expected.link.ru),
+                           fmt::format("GPU{}→GPU{}: {} GB/s where {} is expected ({})", src, dst, Figure(*reported),
+                                       BandCell(expected.band), expected.link.en)));
+    }
+    result.data["links"].push_back(link);
   }
-  copies.notes.push_back(T("Без P2P данные идут через память процессора и обычно не быстрее, чем CPU→GPU.",
-                           "Without P2P the data goes through host memory and is usually no faster than CPU→GPU."));
+  copies.notes.push_back(T("Каждая пара сравнивается со своей связью: NVLink — число линков × скорость линка; PCIe с P2P — "
+                           "более медленная из двух карт; без P2P данные идут через память процессора и обычно не быстрее, "
+                           "чем CPU→GPU.",
+                           "Each pair is compared with its own link: NVLink — links × the link rate; PCIe with P2P — the "
+                           "slower of the two cards; without P2P the data goes through host memory and is usually no "
+                           "faster than CPU→GPU."));
+  for (const Text& f : findings) copies.notes.push_back(f);
   result.tables.push_back(copies);
+  if (!findings.empty() && result.outcome == Outcome::Pass) {
+    result.outcome = Outcome::Warn;
+    result.reason = T("пара ведёт себя не так, как её связь: " + findings.front().ru,
+                      "a pair does not behave as its link says: " + findings.front().en);
+    result.hint = T("проверьте мосты NVLink и P2P: nvidia-smi topo -m, nvidia-smi topo -p2p r, nvidia-smi nvlink -s; "
+                    "без P2P такая пара обменивается через память процессора",
+                    "check the NVLink bridges and P2P: nvidia-smi topo -m, nvidia-smi topo -p2p r, nvidia-smi nvlink -s; "
+                    "without P2P such a pair exchanges data through host memory");
+  }
   result.summary = T(fmt::format("P2P: {} из {} пар; до {} ГБ/с", peers, count * (count - 1), Figure(best)),
                      fmt::format("P2P: {} of {} pairs; up to {} GB/s", peers, count * (count - 1), Figure(best)));
   return result;

@@ -1,0 +1,86 @@
+// Verdicts per pair on mixed topologies, through the real binary on simulated machines: NVLink
+// bridges join some pairs of cards (machines/bridged-4xa100-pcie.json), and each pair is judged
+// against its own link, not the machine as a whole; a broken bridge names its pair
+// (bridged-4xa100-pcie-broken.json).
+#include <gtest/gtest.h>
+
+#include "scenario_support.h"
+
+namespace labcheck::sim {
+namespace {
+
+using nlohmann::json;
+
+// A row of the section «Ожидалось в курсе → у вас» by id, from the JSON report.
+json ExpectationRow(const SimRun& run, const std::string& id) {
+  for (const json& s : run.report.value("sections", json::array())) {
+    if (s.value("id", std::string()) != "expectations") continue;
+    for (const json& row : s["data"].value("rows", json::array()))
+      if (row.value("id", std::string()) == id) return row;
+  }
+  return json();
+}
+
+std::string Dump(const SimRun& run) {
+  std::string out = "exit " + std::to_string(run.exit_code) + "\n";
+  for (const char* id : {"gpu.inventory", "gpu.p2p", "interconnect.allreduce"})
+    out += std::string(id) + ": " + Verdict(run, id) + " " + CheckText(run, id) + "\n";
+  for (const char* row : {"p2p", "gpu_to_gpu", "allreduce"}) out += ExpectationRow(run, row).dump() + "\n";
+  out += "hints:";
+  for (const std::string& h : HintIds(run)) out += " " + h;
+  return out + "\nstderr: " + run.stderr_text.substr(0, 2000);
+}
+
+// Bridged pairs copy at NVLink speed, the others through host memory; each as its link says. The
+// old machine-wide judgement flagged the bridged pairs' 265 GB/s as "> 2× higher" than the
+// no-P2P reference and said "P2P over NVLink was expected".
+TEST(SimTopology, BridgedPairsAreJudgedAgainstTheirOwnLinks) {
+  SimRun run = RunLabCheck({"bridged-4xa100-pcie.json"});
+  ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
+  const json& matrix = (*Check(run, "gpu.inventory"))["data"]["topology"]["matrix"];
+  EXPECT_EQ(matrix[0][1], "NV12") << matrix.dump();
+  EXPECT_EQ(matrix[2][3], "NV12") << matrix.dump();
+  EXPECT_EQ(matrix[1][2], "SYS") << matrix.dump();
+  ASSERT_TRUE(Measured(run, "p2p.0-1.copy_gbps").has_value());
+  EXPECT_NEAR(*Measured(run, "p2p.0-1.copy_gbps"), 265, 265 * 0.05);
+  EXPECT_NEAR(*Measured(run, "p2p.1-2.copy_gbps"), 20, 20 * 0.05);
+
+  EXPECT_EQ(Verdict(run, "gpu.p2p"), "PASS") << Dump(run);
+  const json copies = ExpectationRow(run, "gpu_to_gpu");
+  EXPECT_TRUE(copies["off_2x"].is_null()) << Dump(run);
+  const std::string reference = copies["reference"]["en"].get<std::string>();
+  EXPECT_NE(reference.find("NV12"), std::string::npos) << reference;
+  EXPECT_NE(reference.find("host memory"), std::string::npos) << reference;
+  const json p2p = ExpectationRow(run, "p2p");
+  EXPECT_TRUE(p2p["off_2x"].is_null()) << Dump(run);
+  EXPECT_FALSE(p2p.contains("note")) << Dump(run);
+  EXPECT_EQ(run.markdown.find("ожидался P2P через NVLink"), std::string::npos);
+  // The ring crosses the sockets through host memory: all-reduce is judged against that link.
+  const json allreduce = ExpectationRow(run, "allreduce");
+  EXPECT_TRUE(allreduce["off_2x"].is_null()) << Dump(run);
+  EXPECT_NE(allreduce["reference"]["en"].get<std::string>().find("host memory"), std::string::npos) << Dump(run);
+  EXPECT_TRUE(HintIds(run).empty()) << Dump(run);
+}
+
+// One bridged pair broken (links down, no P2P): that pair, and only it, is named.
+TEST(SimTopology, ABrokenBridgeNamesItsPair) {
+  SimRun run = RunLabCheck({"bridged-4xa100-pcie-broken.json"});
+  ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
+  EXPECT_EQ((*Check(run, "gpu.inventory"))["data"]["topology"]["matrix"][2][3], "NV4");
+  EXPECT_EQ(Verdict(run, "gpu.p2p"), "WARN") << Dump(run);
+  const std::string reason = (*Check(run, "gpu.p2p")).value("reason", "");
+  EXPECT_NE(reason.find("GPU2↔GPU3"), std::string::npos) << reason;
+
+  const json copies = ExpectationRow(run, "gpu_to_gpu");
+  EXPECT_EQ(copies.value("off_2x", json()), "low") << Dump(run);
+  const std::string worst = copies.value("worst_where", "");
+  EXPECT_TRUE(worst == "GPU 2→3" || worst == "GPU 3→2") << Dump(run);
+  const json p2p = ExpectationRow(run, "p2p");
+  EXPECT_EQ(p2p.value("off_2x", json()), "failure") << Dump(run);
+  EXPECT_NE(p2p["failure"]["en"].get<std::string>().find("GPU 2↔3"), std::string::npos) << Dump(run);
+  EXPECT_EQ(p2p["failure"]["en"].get<std::string>().find("0↔1"), std::string::npos) << Dump(run);
+  EXPECT_NE(p2p["note"]["en"].get<std::string>().find("12 links"), std::string::npos) << Dump(run);
+}
+
+}  // namespace
+}  // namespace labcheck::sim
