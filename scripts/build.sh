@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 configure=(-DCMAKE_BUILD_TYPE=Release)
 if [[ ! -f build/CMakeCache.txt ]] && command -v ninja >/dev/null; then configure+=(-G Ninja); fi
-if command -v ccache >/dev/null; then configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+source scripts/ccache-launcher.sh
+configure+=("${launcher[@]}")
 cmake -S . -B build "${configure[@]}" "$@" >/dev/null
 cmake --build build -j "$(nproc)"

@@ -9,8 +9,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 passed=0 failed=0
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+source scripts/ccache-launcher.sh
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 jobs=$(nproc)
