@@ -85,6 +85,10 @@ int RunApp(int argc, char** argv) {
   app.add_option("--python", options.python,
                  ru ? "интерпретатор для Python-проб (по умолчанию: активный virtualenv, иначе python3 из PATH)"
                     : "interpreter for the Python probes (default: the active virtualenv's, else python3 on PATH)");
+  app.add_option("--only", options.only,
+                 ru ? "только эти проверки (и те, чьи данные они читают), через запятую: gpu.health,gpu.*"
+                    : "only these checks (and those whose data they read), comma-separated: gpu.health,gpu.*")
+      ->delimiter(',');
   app.add_option("--timeout-scale", options.timeout_scale,
                  ru ? "множитель всех тайм-аутов (медленная машина)" : "multiplies every timeout (slow machine)")
       ->check(CLI::PositiveNumber)

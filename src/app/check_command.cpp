@@ -16,6 +16,7 @@
 #include "report/json_writer.h"
 #include "report/report_files.h"
 #include "report/terminal_writer.h"
+#include "runner/check_selection.h"
 #include "runner/runner.h"
 
 namespace labcheck {
@@ -46,6 +47,15 @@ int RunCheckCommand(const CheckCommandOptions& options, const std::string& self_
     return kExitUsage;
   }
 
+  const Registry all = AllChecks();
+  if (const std::string unmatched = UnmatchedPattern(all, options.only); !unmatched.empty()) {
+    std::fprintf(stderr, ru ? "lab_check: --only: «%s» не подходит ни к одной проверке. Проверки: %s\n"
+                            : "lab_check: --only: '%s' matches no check. The checks: %s\n",
+                 unmatched.c_str(), CheckIds(all).c_str());
+    return kExitUsage;
+  }
+  const Registry checks = SelectChecks(all, options.only);
+
   const Identity who = Identity::OfThisProcess();
   Report report;
   report.lang = options.lang;
@@ -54,13 +64,14 @@ int RunCheckCommand(const CheckCommandOptions& options, const std::string& self_
   report.meta.quick = options.quick;
   report.meta.skip_dist = options.skip_dist;
   report.meta.python = run.python;
+  report.meta.only = options.only;
 
   const CancelToken cancel = InstallInterruptHandlers();
   const auto start = std::chrono::steady_clock::now();
   {
     const bool live = isatty(STDERR_FILENO) != 0;
     StderrProgress progress(options.lang, live, TerminalStyle::ForStream(STDERR_FILENO).color);
-    report.checks = RunChecks(AllChecks(), run, cancel, progress);
+    report.checks = RunChecks(checks, run, cancel, progress);
   }
   report.meta.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.meta.finished_at = UtcTimestamp();

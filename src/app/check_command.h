@@ -2,6 +2,7 @@
 // charts as journal/lab-report-<chart>.svg, print.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "core/text.h"
 
@@ -16,6 +17,7 @@ struct CheckCommandOptions {
   Lang lang = Lang::Ru;
   std::string python;  // as given with --python; empty: pick automatically
   double timeout_scale = 1;
+  std::vector<std::string> only;  // --only: check ids or patterns (runner/check_selection.h)
 };
 
 // Exit codes.

@@ -58,6 +58,7 @@ void RegisterCompatChecks(Registry& registry) {
       // `import torch` plus bitsandbytes and flash-attn: seconds warm, tens of seconds from a cold disk.
       .budget_s = 120,
       .run = compat::RunCompatCheck,
+      .reads = {"gpu.inventory"},
   });
 }
 

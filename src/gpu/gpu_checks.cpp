@@ -28,22 +28,28 @@ void RegisterGpuChecks(Registry& registry) {
   RegisterGpuChildJobs();
   // Budgets are timeouts for the child, not expected durations: generous for 8 GPUs, and scaled
   // by --timeout-scale. The full GPU section aims at under 60 s per GPU (docs/gpu-checks.md).
-  registry.Add({"gpu.inventory", "gpu", T("Видеокарты и драйвер", "GPUs and driver"), QuickMode::Full, false, 60,
-                gpu::RunInventoryCheck});
+  // Every check after the inventory reads it (which cards, which libraries).
+  const std::vector<std::string> inventory = {"gpu.inventory"};
+  registry.Add({.id = "gpu.inventory", .section = "gpu", .title = T("Видеокарты и драйвер", "GPUs and driver"),
+                .quick = QuickMode::Full, .budget_s = 60, .run = gpu::RunInventoryCheck});
   // Right after the inventory: "clock events at idle" and the idle temperature mean something only
   // before the benchmarks heat the cards.
-  registry.Add({"gpu.health", "gpu", T("Состояние GPU", "GPU health"), QuickMode::Shortened, false, 60,
-                gpu::RunHealthCheck});
-  registry.Add({"gpu.matmul", "gpu", T("Умножение матриц (cuBLASLt)", "Matrix multiply (cuBLASLt)"), QuickMode::Shortened,
-                false, 300, gpu::RunMatmulCheck});
-  registry.Add({"gpu.memory_bandwidth", "gpu", T("Пропускная способность памяти GPU", "GPU memory bandwidth"),
-                QuickMode::Shortened, false, 120, gpu::RunMemoryBandwidthCheck});
-  registry.Add({"gpu.host_device_copy", "gpu", T("Копирование CPU↔GPU", "CPU↔GPU copies"), QuickMode::Shortened, false, 180,
-                gpu::RunHostDeviceCopyCheck});
-  registry.Add({"gpu.p2p", "gpu", T("P2P и копирование между картами", "P2P and GPU-to-GPU copies"), QuickMode::Shortened,
-                false, 240, gpu::RunPeerCheck});
-  registry.Add({"interconnect.allreduce", "interconnect", T("All-reduce через NCCL", "All-reduce through NCCL"),
-                QuickMode::Shortened, /*distributed=*/true, 480, gpu::RunAllReduceCheck});
+  registry.Add({.id = "gpu.health", .section = "gpu", .title = T("Состояние GPU", "GPU health"),
+                .quick = QuickMode::Shortened, .budget_s = 60, .run = gpu::RunHealthCheck, .reads = inventory});
+  registry.Add({.id = "gpu.matmul", .section = "gpu", .title = T("Умножение матриц (cuBLASLt)", "Matrix multiply (cuBLASLt)"),
+                .quick = QuickMode::Shortened, .budget_s = 300, .run = gpu::RunMatmulCheck, .reads = inventory});
+  registry.Add({.id = "gpu.memory_bandwidth", .section = "gpu",
+                .title = T("Пропускная способность памяти GPU", "GPU memory bandwidth"), .quick = QuickMode::Shortened,
+                .budget_s = 120, .run = gpu::RunMemoryBandwidthCheck, .reads = inventory});
+  registry.Add({.id = "gpu.host_device_copy", .section = "gpu", .title = T("Копирование CPU↔GPU", "CPU↔GPU copies"),
+                .quick = QuickMode::Shortened, .budget_s = 180, .run = gpu::RunHostDeviceCopyCheck, .reads = inventory});
+  // GPU→GPU copies without P2P are judged against the host path this card measured.
+  registry.Add({.id = "gpu.p2p", .section = "gpu", .title = T("P2P и копирование между картами", "P2P and GPU-to-GPU copies"),
+                .quick = QuickMode::Shortened, .budget_s = 240, .run = gpu::RunPeerCheck,
+                .reads = {"gpu.inventory", "gpu.host_device_copy"}});
+  registry.Add({.id = "interconnect.allreduce", .section = "interconnect",
+                .title = T("All-reduce через NCCL", "All-reduce through NCCL"), .quick = QuickMode::Shortened,
+                .distributed = true, .budget_s = 480, .run = gpu::RunAllReduceCheck, .reads = inventory});
 }
 
 }  // namespace labcheck

@@ -125,6 +125,9 @@ Report ReportFromJson(const json& j) {
     r.meta.skip_dist = Bool(m, "skip_dist");
     r.meta.python = Str(m, "python");
     r.meta.interrupted = Bool(m, "interrupted");
+    if (m.contains("only") && m["only"].is_array())
+      for (const json& p : m["only"])
+        if (p.is_string()) r.meta.only.push_back(p.get<std::string>());
   }
   if (j.contains("checks") && j["checks"].is_array()) {
     for (const json& c : j["checks"]) {

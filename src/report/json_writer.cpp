@@ -65,6 +65,7 @@ nlohmann::json ReportToJson(const Report& report) {
                {"duration_s", report.meta.duration_s}, {"quick", report.meta.quick},
                {"skip_dist", report.meta.skip_dist},   {"python", report.meta.python},
                {"interrupted", report.meta.interrupted}};
+  if (!report.meta.only.empty()) j["meta"]["only"] = report.meta.only;
   std::map<std::string, int> counts;
   for (Outcome o : {Outcome::Pass, Outcome::Warn, Outcome::Fail, Outcome::Skip, Outcome::NotRun}) counts[OutcomeName(o)] = 0;
   for (const auto& c : report.checks) counts[OutcomeName(c.outcome)]++;

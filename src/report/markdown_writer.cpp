@@ -77,9 +77,7 @@ std::string ReportToMarkdown(const Report& report, const std::vector<ChartLink>&
   std::string md = ru ? "# Отчёт lab_check\n\n" : "# lab_check report\n\n";
   md += fmt::format("- {}: {}\n", ru ? "Дата" : "Date", report.meta.started_at);
   md += fmt::format("- lab_check {}\n", report.meta.tool_version);
-  md += fmt::format("- {}: {}{}\n", ru ? "Режим" : "Mode",
-                    report.meta.quick ? "--quick" : (ru ? "полная проверка" : "full check"),
-                    report.meta.skip_dist ? ", --skip-dist" : "");
+  md += fmt::format("- {}: {}\n", ru ? "Режим" : "Mode", ModeLine(report));
   md += fmt::format("- {}: {:.0f} s\n", ru ? "Длительность" : "Duration", report.meta.duration_s);
   md += fmt::format("- Python: {}\n", report.meta.python.empty() ? "—" : report.meta.python);
   md += fmt::format("- {}: {}\n\n", ru ? "Итог" : "Result", CountsLine(report));

@@ -33,6 +33,7 @@ struct RunMeta {
   bool skip_dist = false;
   std::string python;  // interpreter used by the probes, home as ~
   bool interrupted = false;  // Ctrl-C / SIGTERM stopped the run; the rest is NOT RUN
+  std::vector<std::string> only;  // --only's patterns; empty: every check was chosen
 };
 
 struct Report {

@@ -46,6 +46,14 @@ Table MeasurementTable(const CheckResult& check) {
   return t;
 }
 
+std::string ModeLine(const Report& report) {
+  const bool ru = report.lang == Lang::Ru;
+  std::string line = report.meta.quick ? "--quick" : (ru ? "полная проверка" : "full check");
+  if (report.meta.skip_dist) line += ", --skip-dist";
+  for (size_t i = 0; i < report.meta.only.size(); ++i) line += (i == 0 ? ", --only " : ",") + report.meta.only[i];
+  return line;
+}
+
 std::string CountsLine(const Report& report) {
   std::string line;
   for (Outcome o : {Outcome::Pass, Outcome::Warn, Outcome::Fail, Outcome::Skip, Outcome::NotRun}) {

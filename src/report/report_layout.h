@@ -18,5 +18,7 @@ Table StatusTable(const Report& report);
 Table MeasurementTable(const CheckResult& check);
 // "PASS 12 · WARN 1 · FAIL 0 · SKIP 5"
 std::string CountsLine(const Report& report);
+// "полная проверка, --skip-dist" / "--quick, --only gpu.health": the run's mode, as given.
+std::string ModeLine(const Report& report);
 
 }  // namespace labcheck

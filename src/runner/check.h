@@ -38,7 +38,9 @@ class CheckContext {
         progress_(std::move(progress)) {}
 
   const RunOptions& options() const { return options_; }
-  // Results of the checks that ran before this one (in registry order).
+  // Results of the checks that ran before this one (in registry order); nullptr if `id` did not
+  // run. Throws std::logic_error for an id the check does not declare in Check::reads (its own
+  // id is allowed, and gives nullptr).
   const CheckResult* Earlier(const std::string& id) const;
   const CancelToken& cancel() const { return cancel_; }
   bool cancelled() const { return cancel_.cancelled(); }
@@ -65,6 +67,10 @@ struct Check {
   bool distributed = false;  // SKIP under --skip-dist
   double budget_s = 60;      // time budget; child processes of this check get it as timeout
   std::function<CheckResult(CheckContext&)> run;
+  // The checks whose results this one reads through CheckContext::Earlier: --only runs them too
+  // (runner/check_selection.h). Reading an undeclared one is an internal error, so the list
+  // cannot fall behind the code.
+  std::vector<std::string> reads = {};
 };
 
 // The ordered list of checks; modules add theirs through their Register*Checks(Registry&).

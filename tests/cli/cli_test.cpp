@@ -55,6 +55,30 @@ TEST_F(Cli, VersionAndHelp) {
   EXPECT_NE(en.out.find("no torch.distributed"), std::string::npos);
 }
 
+// --only runs the named checks and what they read; the report says it was partial.
+TEST_F(Cli, OnlyRunsTheNamedChecksAndSaysSo) {
+  ChildOutcome o = Run({"--only", "env.system,cpu.mem*", "--lang", "en", "--python", "/bin/false"});
+  ASSERT_TRUE(o.exit_code == 0 || o.exit_code == 1) << o.Describe() << o.err;
+  auto json_text = ReadFile(dir_ + "/journal/lab-report.json");
+  ASSERT_TRUE(json_text.ok());
+  nlohmann::json j = nlohmann::json::parse(*json_text);
+  std::vector<std::string> ids;
+  for (const auto& c : j["checks"]) ids.push_back(c["id"]);
+  EXPECT_EQ(ids, (std::vector<std::string>{"env.system", "cpu.memory_bandwidth"}));
+  EXPECT_EQ(j["meta"]["only"], nlohmann::json({"env.system", "cpu.mem*"}));
+  auto md = ReadFile(dir_ + "/journal/lab-report.md");
+  ASSERT_TRUE(md.ok());
+  EXPECT_NE(md->find("- Mode: full check, --only env.system,cpu.mem*"), std::string::npos);
+}
+
+TEST_F(Cli, OnlyWithAPatternThatMatchesNothingIsAUsageError) {
+  ChildOutcome o = Run({"--only", "gpu.helth"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("«gpu.helth»"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("gpu.health"), std::string::npos) << "the message lists the checks: " << o.err;
+  EXPECT_FALSE(ReadFile(dir_ + "/journal/lab-report.json").ok());
+}
+
 TEST_F(Cli, QuickRunWritesBothReportsWhereAsked) {
   ChildOutcome o = Run({"--quick", "--out", "sub/dir/lab.md", "--html", "web/lab.html"});
   ASSERT_TRUE(o.exit_code == 0 || o.exit_code == 1) << o.Describe() << o.err;
