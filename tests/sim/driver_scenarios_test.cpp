@@ -91,7 +91,7 @@ bool RealDriverInstalled() {
 // table names both stubs as skipped, and the NVML stub's banner on stdout did not spoil the JSON.
 TEST(SimDriver, StubsFirstOnLdLibraryPathThenTheDriverRunsEveryCheck) {
   const std::string ld = (kBuild / "sim-nvidia-stub").string() + ":" + (kBuild / "sim-nvidia").string();
-  SimRun run = RunLabCheck({"course-4x4080.json", {"--quick"}, {{"LD_LIBRARY_PATH", ld}}});
+  SimRun run = RunLabCheck({"course-4x4080.json", {"--quick", "--only", "gpu.*,interconnect.*"}, {{"LD_LIBRARY_PATH", ld}}});
   ASSERT_TRUE(run.report.is_object()) << Dump(run);
   for (const char* id : kGpuChecks) EXPECT_EQ(Verdict(run, id), "PASS") << id << Dump(run);
   const json& libraries = (*Check(run, "gpu.inventory"))["data"]["libraries"];
@@ -168,7 +168,7 @@ TEST(SimDriver, EachCuInitResultNamesItsCause) {
 // The reproduction: 802 on an NVSwitch board is a FAIL whose hint names the fabric manager,
 // in the report a user reads; the other GPU checks SKIP behind it.
 TEST(SimDriver, FabricManagerDownIsAFailNamingIt) {
-  SimRun run = RunLabCheck({"driver-init-802-fabric-manager.json"});
+  SimRun run = RunLabCheck({"driver-init-802-fabric-manager.json", {"--quick", "--only", "gpu.*,interconnect.*"}});
   ASSERT_TRUE(run.report.is_object()) << Dump(run);
   EXPECT_EQ(Verdict(run, "gpu.inventory"), "FAIL") << Dump(run);
   const std::string text = CheckText(run, "gpu.inventory");

@@ -134,7 +134,7 @@ TEST(DriverSemantics, HungAllReduceChildReportsItself) {
 // 6c: libcuda's teardown crashes. The checks still report their figures: every child prints its
 // result before anything of NVIDIA's is unloaded.
 TEST(DriverSemantics, CrashAtUnloadLosesNoResult) {
-  SimRun run = RunLabCheck({"course-crash-at-unload.json"});
+  SimRun run = RunLabCheck({"course-crash-at-unload.json", {"--quick", "--only", "gpu.*,interconnect.*"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   for (const char* id : {"gpu.inventory", "gpu.matmul", "gpu.memory_bandwidth", "gpu.host_device_copy", "interconnect.allreduce"}) {
     const std::string verdict = Verdict(run, id);
@@ -153,10 +153,12 @@ TEST(DriverSemantics, HangAtUnloadLosesNoResult) {
   EXPECT_EQ((*out.result)["gpus"].size(), 4u) << out.result->dump();
 }
 
-// 9: host launch overhead (150 µs per ncclAllReduce call, four ranks per iteration) that the
+// 9: host launch overhead (500 µs per ncclAllReduce call, four ranks per iteration) that the
 // CUDA events on the streams do not see. nccl-tests' host clock does: at 1 MiB, where a collective
-// takes ~0.1 ms, the loop is launch-bound; at 256 MiB (~28 ms each) the overhead hides behind the
-// GPUs and the two figures meet.
+// takes ~0.5 ms, the loop is launch-bound (2 ms per iteration); at 256 MiB (~28 ms each) the
+// overhead hides behind the GPUs and the two figures meet. The host clock is real time, so the
+// test runs alone (RUN_SERIAL, tests/sim/CMakeLists.txt): another test on the 2 cores would
+// stretch it.
 TEST(DriverSemantics, NcclTestsHostClockSeesLaunchOverheadEventsDoNot) {
   ChildJobOutcome out = RunJob("course-launch-bound.json", gpu::kAllReduceJob, {"--quick"}, 60);
   ASSERT_TRUE(out.result.ok()) << out.result.status().message() << out.process.Tail(10);
@@ -171,7 +173,7 @@ TEST(DriverSemantics, NcclTestsHostClockSeesLaunchOverheadEventsDoNot) {
   }
   const json& small = sizes.front();
   const json& large = sizes.back();
-  EXPECT_GE(small["time_us_nccl_tests"].get<double>(), 4 * 150) << small.dump();
+  EXPECT_GE(small["time_us_nccl_tests"].get<double>(), 4 * 500) << small.dump();
   EXPECT_LT(small["busbw_gbps_nccl_tests"].get<double>(), 0.5 * small["busbw_gbps"].get<double>()) << small.dump();
   EXPECT_GT(large["busbw_gbps_nccl_tests"].get<double>(), 0.8 * large["busbw_gbps"].get<double>()) << large.dump();
   EXPECT_NEAR(large["busbw_gbps"].get<double>(), 14.2, 14.2 * 0.05);  // the events: the profile's curve

@@ -28,7 +28,7 @@ json HealthLine(const SimRun& run, int gpu, const std::string& item) {
 }
 
 TEST(SimHealth, EachFaultYieldsItsVerdictAndHint) {
-  SimRun run = RunLabCheck({"health-faults.json"});
+  SimRun run = RunLabCheck({"health-faults.json", {"--quick", "--only", "gpu.health,env.compat"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ(Verdict(run, "gpu.health"), "FAIL") << CheckText(run, "gpu.health");
   EXPECT_NE(Check(run, "env.compat"), nullptr);  // the full check has both sections
@@ -65,7 +65,7 @@ TEST(SimHealth, EachFaultYieldsItsVerdictAndHint) {
 }
 
 TEST(SimHealth, ANormalMachineIsHealthy) {
-  SimRun run = RunLabCheck({"single-h200.json"});
+  SimRun run = RunLabCheck({"single-h200.json", {"--quick", "--only", "gpu.health"}});
   EXPECT_EQ(Verdict(run, "gpu.health"), "PASS") << CheckText(run, "gpu.health");
 }
 

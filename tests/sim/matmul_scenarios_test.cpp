@@ -102,7 +102,7 @@ TEST(SimMatmul, VoltaCardUsesCublasLt12) {
 // The same machine through the whole program: the matmul check passes on its FP16 figure (--quick
 // measures FP16 where there is no BF16) and the libraries table says why cuBLASLt 13 was not used.
 TEST(SimMatmul, VoltaCardReportSaysWhyCublasLt13WasPassedOver) {
-  SimRun run = RunLabCheck({"old-card-v100.json"});
+  SimRun run = RunLabCheck({"old-card-v100.json", {"--quick", "--only", "gpu.matmul"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ(Verdict(run, "gpu.matmul"), "PASS") << CheckText(run, "gpu.matmul");
   const std::optional<double> fp16 = Measured(run, "gpu0.matmul_fp16_tflops");

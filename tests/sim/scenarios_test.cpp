@@ -87,7 +87,7 @@ TEST(SimScenario, CourseMachineIsNormal) {
 
 // «CPU→GPU около 12–13 ГБ/с»: a card trained at PCIe 3.0 and one in an x8 slot.
 TEST(SimScenario, SlowPcieLinkIsNamed) {
-  SimRun run = RunLabCheck({"course-slow-pcie.json"});
+  SimRun run = RunLabCheck({"course-slow-pcie.json", {"--quick", "--only", "gpu.host_device_copy"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ(Verdict(run, "gpu.host_device_copy"), "WARN") << Dump(run);
   ExpectNear(run, "gpu2.h2d_pinned_gbps", 12.4);
@@ -102,7 +102,7 @@ TEST(SimScenario, SlowPcieLinkIsNamed) {
 
 // «матмул сильно ниже ориентира»: power-capped card.
 TEST(SimScenario, PowerCappedCardIsFlagged) {
-  SimRun run = RunLabCheck({"course-power-capped.json"});
+  SimRun run = RunLabCheck({"course-power-capped.json", {"--quick", "--only", "gpu.matmul"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   ExpectNear(run, "gpu1.matmul_bf16_tflops", 30.0);
   ExpectNear(run, "gpu0.matmul_bf16_tflops", 75.0);
@@ -117,7 +117,7 @@ TEST(SimScenario, PowerCappedCardIsFlagged) {
 
 // «матмул сильно ниже ориентира»: an overheating card.
 TEST(SimScenario, HotCardIsFlagged) {
-  SimRun run = RunLabCheck({"course-hot-card.json"});
+  SimRun run = RunLabCheck({"course-hot-card.json", {"--quick", "--only", "gpu.matmul"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   ExpectNear(run, "gpu0.matmul_bf16_tflops", 33.0);
   EXPECT_EQ(Verdict(run, "gpu.matmul"), "WARN") << Dump(run);
@@ -131,7 +131,7 @@ TEST(SimScenario, HotCardIsFlagged) {
 // in one NVML reading out of ten under load, starting with the first: nothing is slow, so no
 // verdict or hint may name a slowdown; the blip stays visible as transient.
 TEST(SimScenario, TransientSlowdownBitIsNoVerdict) {
-  SimRun run = RunLabCheck({"course-transient-slowdown.json"});
+  SimRun run = RunLabCheck({"course-transient-slowdown.json", {"--quick", "--only", "gpu.matmul"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ(Verdict(run, "gpu.matmul"), "PASS") << Dump(run);
   const json& gpu0 = (*Check(run, "gpu.matmul"))["data"]["gpus"][0];
@@ -162,7 +162,7 @@ TEST(SimScenario, NcclHangRetriedWithoutP2p) {
 // P2P works but is slower than NCCL's shared-memory path: the full check measures both and says
 // that NCCL_P2P_DISABLE=1 is faster here (WARN with the export), keeping both sweeps.
 TEST(SimScenario, SlowerP2pPathIsComparedAndNamed) {
-  SimRun run = RunLabCheck({"course-p2p-slower.json", {}});
+  SimRun run = RunLabCheck({"course-p2p-slower.json", {"--only", "interconnect.allreduce"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ(Verdict(run, "interconnect.allreduce"), "WARN") << Dump(run);
   const json& data = (*Check(run, "interconnect.allreduce"))["data"];
@@ -184,7 +184,7 @@ TEST(SimScenario, SlowerP2pPathIsComparedAndNamed) {
 // Hangs both ways: FAIL with the NCCL_DEBUG / IOMMU / ACS advice, report written, the check
 // bounded by its timeouts (two attempts of half its budget each).
 TEST(SimScenario, NcclHangAlwaysFails) {
-  SimRun run = RunLabCheck({"course-nccl-hang-always.json", {"--quick", "--timeout-scale", "0.2"}});
+  SimRun run = RunLabCheck({"course-nccl-hang-always.json", {"--quick", "--timeout-scale", "0.2", "--only", "interconnect.allreduce"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ(Verdict(run, "interconnect.allreduce"), "FAIL") << Dump(run);
   EXPECT_EQ(run.exit_code, 1);
@@ -203,7 +203,7 @@ TEST(SimScenario, NcclHangAlwaysFails) {
 
 // «all-reduce вернул неверную сумму».
 TEST(SimScenario, WrongSumFails) {
-  SimRun run = RunLabCheck({"course-wrong-sum.json"});
+  SimRun run = RunLabCheck({"course-wrong-sum.json", {"--quick", "--only", "interconnect.allreduce"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ(Verdict(run, "interconnect.allreduce"), "FAIL") << Dump(run);
   EXPECT_TRUE((*Check(run, "interconnect.allreduce"))["data"].value("wrong_sum", false));
@@ -213,7 +213,7 @@ TEST(SimScenario, WrongSumFails) {
 
 // 8× H100 SXM, NVLink through NVSwitches: judged against NVLink, nothing about PCIe.
 TEST(SimScenario, HgxH100IsJudgedAgainstNvlink) {
-  SimRun run = RunLabCheck({"hgx-8xh100-nvswitch.json"});
+  SimRun run = RunLabCheck({"hgx-8xh100-nvswitch.json", {"--quick", "--only", "gpu.*,interconnect.*"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   for (const char* id : kGpuChecks) EXPECT_EQ(Verdict(run, id), "PASS") << Dump(run);
   EXPECT_EQ(InventoryGpus(run).size(), 8u);
@@ -239,7 +239,7 @@ TEST(SimScenario, HgxH100NvlinkThroughNvswitchIsFound) {
 
 // One H200: all-reduce SKIP with its reason, everything else normal.
 TEST(SimScenario, SingleH200SkipsAllReduce) {
-  SimRun run = RunLabCheck({"single-h200.json"});
+  SimRun run = RunLabCheck({"single-h200.json", {"--quick", "--only", "gpu.*,interconnect.*"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ(Verdict(run, "interconnect.allreduce"), "SKIP") << Dump(run);
   EXPECT_NE(CheckText(run, "interconnect.allreduce").find("bus bandwidth"), std::string::npos);
@@ -267,7 +267,7 @@ TEST(SimScenario, CuInitErrorsAreCleanVerdicts) {
       out << R"({"base": ")" << machines << R"(course-4x4080.json", "description": "cuInit fails", "cuda": {"init_error": )"
           << c.code << "}}";
     }
-    SimRun run = RunLabCheck({name});
+    SimRun run = RunLabCheck({name, {"--quick", "--only", "gpu.*,interconnect.*,cpu.memory_bandwidth"}});
     std::remove(name.c_str());
     ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
     EXPECT_EQ(Verdict(run, "gpu.inventory"), c.verdict) << c.code << Dump(run);
@@ -282,7 +282,7 @@ TEST(SimScenario, CuInitErrorsAreCleanVerdicts) {
 // CUDA_VISIBLE_DEVICES=1,3 with NVML in another order: two GPUs, each row with its own card's
 // NVML figures (power limit and temperature differ per card in the profile).
 TEST(SimScenario, CudaVisibleDevicesRenumbersAndKeepsNvmlRows) {
-  SimRun run = RunLabCheck({"course-cvd-order.json", {"--quick"}, {{"CUDA_VISIBLE_DEVICES", "1,3"}}});
+  SimRun run = RunLabCheck({"course-cvd-order.json", {"--quick", "--only", "gpu.*,interconnect.*"}, {{"CUDA_VISIBLE_DEVICES", "1,3"}}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   const json& gpus = InventoryGpus(run);
   ASSERT_EQ(gpus.size(), 2u) << Dump(run);
@@ -297,7 +297,7 @@ TEST(SimScenario, CudaVisibleDevicesRenumbersAndKeepsNvmlRows) {
 
 // NVML absent: inventory without NVML's fields, says why; the measurements go on.
 TEST(SimScenario, NvmlAbsentStillMeasures) {
-  SimRun run = RunLabCheck({"course-no-nvml.json"});
+  SimRun run = RunLabCheck({"course-no-nvml.json", {"--quick", "--only", "gpu.*,interconnect.*"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ(Verdict(run, "gpu.inventory"), "PASS") << Dump(run);
   EXPECT_TRUE(InventoryGpus(run)[0]["pcie_gen_max"].is_null());
@@ -310,7 +310,7 @@ TEST(SimScenario, NvmlAbsentStillMeasures) {
 
 // An old driver: optional symbols missing, the old names bound instead, cuBLASLt 12 chosen.
 TEST(SimScenario, OldDriverFallsBackToOldSymbols) {
-  SimRun run = RunLabCheck({"course-old-driver.json"});
+  SimRun run = RunLabCheck({"course-old-driver.json", {"--quick", "--only", "gpu.*,interconnect.*"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   for (const char* id : kGpuChecks) EXPECT_EQ(Verdict(run, id), "PASS") << Dump(run);
   EXPECT_TRUE(InventoryGpus(run)[0]["uuid"].is_string()) << "cuDeviceGetUuid without _v2";
@@ -322,7 +322,7 @@ TEST(SimScenario, OldDriverFallsBackToOldSymbols) {
 // Another process holds GPU 1's memory: the measurements that cannot fit fail on GPU 1 only, the
 // matmul shrinks there, nothing crashes.
 TEST(SimScenario, MemoryHeldByAnotherProcess) {
-  SimRun run = RunLabCheck({"course-memory-held.json"});
+  SimRun run = RunLabCheck({"course-memory-held.json", {"--quick", "--only", "gpu.*,interconnect.*"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ(Verdict(run, "gpu.inventory"), "PASS");
   EXPECT_EQ(Verdict(run, "gpu.memory_bandwidth"), "WARN") << Dump(run);
@@ -335,7 +335,7 @@ TEST(SimScenario, MemoryHeldByAnotherProcess) {
 
 // The driver crashes inside one call: that check FAILs, the others go on.
 TEST(SimScenario, CrashInOneCallIsContained) {
-  SimRun run = RunLabCheck({"course-crash-peer.json"});
+  SimRun run = RunLabCheck({"course-crash-peer.json", {"--quick", "--only", "gpu.*,interconnect.*"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ(Verdict(run, "gpu.p2p"), "FAIL") << Dump(run);
   EXPECT_NE(CheckText(run, "gpu.p2p").find("SIGSEGV"), std::string::npos) << CheckText(run, "gpu.p2p");

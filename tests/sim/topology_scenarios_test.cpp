@@ -35,7 +35,7 @@ std::string Dump(const SimRun& run) {
 // old machine-wide judgement flagged the bridged pairs' 265 GB/s as "> 2× higher" than the
 // no-P2P reference and said "P2P over NVLink was expected".
 TEST(SimTopology, BridgedPairsAreJudgedAgainstTheirOwnLinks) {
-  SimRun run = RunLabCheck({"bridged-4xa100-pcie.json"});
+  SimRun run = RunLabCheck({"bridged-4xa100-pcie.json", {"--quick", "--only", "gpu.*,interconnect.*"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   const json& matrix = (*Check(run, "gpu.inventory"))["data"]["topology"]["matrix"];
   EXPECT_EQ(matrix[0][1], "NV12") << matrix.dump();
@@ -64,7 +64,7 @@ TEST(SimTopology, BridgedPairsAreJudgedAgainstTheirOwnLinks) {
 
 // One bridged pair broken (links down, no P2P): that pair, and only it, is named.
 TEST(SimTopology, ABrokenBridgeNamesItsPair) {
-  SimRun run = RunLabCheck({"bridged-4xa100-pcie-broken.json"});
+  SimRun run = RunLabCheck({"bridged-4xa100-pcie-broken.json", {"--quick", "--only", "gpu.*,interconnect.*"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ((*Check(run, "gpu.inventory"))["data"]["topology"]["matrix"][2][3], "NV4");
   EXPECT_EQ(Verdict(run, "gpu.p2p"), "WARN") << Dump(run);

@@ -20,6 +20,11 @@ std::map<int, RealClock::time_point>& BusyUntil() {
   return *busy;
 }
 
+std::map<int, int>& CallsInProgress() {
+  static auto* calls = new std::map<int, int>();
+  return *calls;
+}
+
 double Pacing(Work kind) {
   switch (kind) {
     case Work::Copy: return Profile().Number("pacing/copy", 1.0);
@@ -36,7 +41,9 @@ RealClock::duration Real(double seconds) {
 void StartLocked(Stream& s, double start, double seconds, Work kind, RealClock::time_point real_from) {
   s.virtual_s = start + seconds;
   s.real_done = std::max(real_from, s.real_done) + Real(seconds * Pacing(kind));
-  MarkBusy(s.device, s.real_done);
+  // Work whose real part (a memmove) outlasted its modelled time ended when the call returned,
+  // not before: the linger counts from then.
+  MarkBusy(s.device, std::max(s.real_done, RealClock::now()));
 }
 
 }  // namespace
@@ -155,6 +162,7 @@ double Noise() {
 
 bool UnderLoad(int device) {
   std::lock_guard<std::mutex> lock(TimeLock());
+  if (CallsInProgress()[device] > 0) return true;
   auto it = BusyUntil().find(device);
   if (it == BusyUntil().end()) return false;
   const auto linger = std::chrono::milliseconds(static_cast<int>(Profile().Number("pacing/load_linger_ms", 300)));
@@ -164,6 +172,17 @@ bool UnderLoad(int device) {
 void MarkBusy(int device, RealClock::time_point until) {
   auto& busy = BusyUntil()[device];
   busy = std::max(busy, until);
+}
+
+CallInProgress::CallInProgress(int device) : device_(device) {
+  std::lock_guard<std::mutex> lock(TimeLock());
+  ++CallsInProgress()[device_];
+}
+
+CallInProgress::~CallInProgress() {
+  std::lock_guard<std::mutex> lock(TimeLock());
+  --CallsInProgress()[device_];
+  MarkBusy(device_, RealClock::now());
 }
 
 void ReleaseHung(Stream& stream) {

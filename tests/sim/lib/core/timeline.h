@@ -68,6 +68,20 @@ double Noise();
 // after (a real GPU keeps its clocks and PCIe link up for a moment after work ends).
 bool UnderLoad(int device);
 void MarkBusy(int device, RealClock::time_point until);  // caller holds TimeLock
+// The host's real work inside a call is the card's work in the sim (a host copy's memmove is
+// its DMA): the card counts as under load for the whole call, however long a loaded CI machine
+// makes it, as a real card's link and clocks are up while its DMA runs. Without this, a memmove
+// longer than its modelled time plus the linger read as idle right after the copy was issued.
+class CallInProgress {
+ public:
+  explicit CallInProgress(int device);
+  ~CallInProgress();
+  CallInProgress(const CallInProgress&) = delete;
+  CallInProgress& operator=(const CallInProgress&) = delete;
+
+ private:
+  int device_;
+};
 // The hung operation on `stream` is cancelled (ncclCommAbort): the stream runs again from now and
 // the card stops counting as under load. TimeLock not held by the caller.
 void ReleaseHung(Stream& stream);

@@ -80,9 +80,12 @@ CUresult HostCopy(bool to_device, CUdeviceptr device_pointer, void* host, size_t
   const bool lands_late = to_device && sync && !pinned;
   if (lands_late) nvsim::Wait(*stream);
   const auto started = nvsim::RealClock::now();
-  if (lands_late) nvsim::WriteAfterLegacyDma(place, host, bytes, stream->device);
-  else if (to_device) nvsim::WriteBytes(place, host, bytes);
-  else nvsim::ReadBytes(place, host, bytes);
+  {
+    const nvsim::CallInProgress dma(place.allocation->device);
+    if (lands_late) nvsim::WriteAfterLegacyDma(place, host, bytes, stream->device);
+    else if (to_device) nvsim::WriteBytes(place, host, bytes);
+    else nvsim::ReadBytes(place, host, bytes);
+  }
   const nvsim::Gpu& g = GpuAt(place.allocation->device);
   const char* key = to_device ? (pinned ? "perf/h2d_pinned_gbps" : "perf/h2d_pageable_gbps")
                               : (pinned ? "perf/d2h_pinned_gbps" : "perf/d2h_pageable_gbps");
