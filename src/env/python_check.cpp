@@ -52,9 +52,11 @@ CheckResult AssessPython(const PythonFacts& facts, const PythonContext& context)
   packages.title = T("Пакеты курса", "Course packages");
   packages.columns = {T("Пакет", "Package"), T("Версия", "Version")};
   packages.notes.push_back(T("Версии из метаданных установленных пакетов (importlib.metadata), "
-                             "сборка PyTorch из torch/version.py: сами пакеты не импортируются.",
+                             "сборка PyTorch из torch/version.py: для версий пакеты не импортируются; "
+                             "`import torch` выполняется отдельно, только чтобы убедиться, что он не зависает.",
                              "Versions from installed package metadata (importlib.metadata), "
-                             "PyTorch's build from torch/version.py: no package is imported."));
+                             "PyTorch's build from torch/version.py: no package is imported for them; "
+                             "`import torch` runs once on its own, only to see that it comes back."));
   json packages_data = json::object();
   int installed = 0;
   for (const auto& [name, version] : facts.packages) {
