@@ -15,9 +15,8 @@
 #include "gpu/gpu_checks.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
-#include "platform/python_site_packages.h"
 #include "platform/files.h"
-#include "probes/python_probe.h"
+#include "probes/interpreter.h"
 #include "report/anonymize.h"
 #include "report/json_writer.h"
 #include "report/markdown_writer.h"
@@ -59,8 +58,13 @@ int Run(const BurnOptions& o, Lang lang, const std::string& self_exe) {
 
   std::vector<std::string> args;
   const Result<std::string> python = probes::ResolvePython(o.python);
-  if (python.ok())
-    for (const std::string& folder : PythonSitePackages(*python, cancel)) args.insert(args.end(), {"--site-packages", folder});
+  if (python.ok()) {
+    // Only where pip put NVIDIA's wheels: a Python that does not answer leaves them out, after one
+    // start-up budget, and the burn goes on with the other places.
+    probes::Interpreter interpreter(*python, 1);
+    for (const std::string& folder : interpreter.FindSitePackages(cancel).folders)
+      args.insert(args.end(), {"--site-packages", folder});
+  }
   Result<std::string> dir = MakePrivateTempDir("lab_burn");
   if (!dir.ok()) {
     std::fprintf(stderr, "lab_check burn: %s\n", dir.status().message().c_str());

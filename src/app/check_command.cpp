@@ -11,7 +11,7 @@
 
 #include "app/all_checks.h"
 #include "platform/files.h"
-#include "probes/python_probe.h"
+#include "probes/interpreter.h"
 #include "report/anonymize.h"
 #include "report/json_writer.h"
 #include "report/report_files.h"
@@ -46,6 +46,8 @@ int RunCheckCommand(const CheckCommandOptions& options, const std::string& self_
                  python.status().message().c_str());
     return kExitUsage;
   }
+  // One owner of the interpreter for the whole run: every part that needs Python asks it.
+  run.interpreter = std::make_shared<probes::Interpreter>(run.python, run.timeout_scale);
 
   const Registry all = AllChecks();
   if (const std::string unmatched = UnmatchedPattern(all, options.only); !unmatched.empty()) {

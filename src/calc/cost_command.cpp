@@ -69,6 +69,15 @@ void Run(const CostOptions& o, const CommandContext& context) {
   std::optional<MachineReport> report;
   if (o.from_report) {
     auto read = ReadMachineReport(context.env->last_report_path);
+    // No figure because that run's interpreter did not answer: "run lab_check" would only repeat it.
+    if (read.ok() && !read->train_tflops && read->interpreter_unresponsive) {
+      const probes::Unresponsive& u = *read->interpreter_unresponsive;
+      context.Fail(T(fmt::format("в {} нет измерения smoke.llama.train_tflops: {}. {} Или задайте --tflops",
+                                 context.env->last_report_path, u.Reason().ru, u.Hint().ru),
+                     fmt::format("{} has no smoke.llama.train_tflops measurement: {}. {} Or give --tflops",
+                                 context.env->last_report_path, u.Reason().en, u.Hint().en)).In(lang));
+      return;
+    }
     if (!read.ok() || !read->train_tflops) {
       context.Fail(T(fmt::format("в {} нет измерения smoke.llama.train_tflops: запустите lab_check или задайте --tflops",
                                  context.env->last_report_path),

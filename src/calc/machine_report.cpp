@@ -34,6 +34,9 @@ Result<MachineReport> ParseMachineReport(const std::string& text, const std::str
       else if (std::regex_match(key, match, kMatmul)) matmul[std::stoi(match[1])] = value;
       else if (std::regex_match(key, match, kMemory)) memory[std::stoi(match[1])] = value;
     }
+    if (check.value("id", "") == "env.python" && check.contains("data") && check["data"].is_object() &&
+        check["data"].contains(probes::kUnresponsiveKey))
+      report.interpreter_unresponsive = probes::Unresponsive::FromJson(check["data"][probes::kUnresponsiveKey]);
     if (check.value("id", "") == "gpu.inventory" && check.contains("data") && check["data"].is_object()) {
       for (const json& gpu : check["data"].value("gpus", json::array())) {
         if (!gpu.is_object()) continue;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "probes/unresponsive.h"
 
 namespace labcheck::calc {
 
@@ -21,6 +22,8 @@ struct MachineReport {
   std::vector<double> matmul_bf16_tflops;        // gpu{i}.matmul_bf16_tflops, by index
   std::optional<double> allreduce_busbw_gbps;    // nccl.allreduce_busbw_gbps
   std::vector<ReportGpu> gpus;                   // gpu.inventory data, else gpu{i}.memory_total_gib
+  // That run's interpreter did not answer (env.python's data): why no smoke figure was measured.
+  std::optional<probes::Unresponsive> interpreter_unresponsive;
 };
 
 // NotFound and unreadable files are errors; a readable report with none of the figures is not.

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "platform/files.h"
-#include "probes/python_probe.h"
+#include "probes/interpreter.h"
 #include "report/anonymize.h"
 #include "report/json_writer.h"
 #include "report/markdown_writer.h"
@@ -44,7 +44,6 @@ int RunDistSmoke(const DistSmokeOptions& options, Lang lang) {
     return 2;
   }
   smoke::DistRunRequest request;
-  request.python = *python;
   request.test = options.test;
   request.budget_s = options.timeout_s;
   request.launch_args = {"--nnodes", std::to_string(options.nnodes), "--rdzv-endpoint", options.rdzv_endpoint,
@@ -54,7 +53,10 @@ int RunDistSmoke(const DistSmokeOptions& options, Lang lang) {
   report.lang = lang;
   report.meta.tool_version = LAB_CHECK_VERSION;
   report.meta.started_at = UtcTimestamp();
-  smoke::TestOutcome outcome = smoke::RunDistributedTest(request, cancel);
+  // This command's own run of the interpreter: started once, and a hang is its FAIL, with the
+  // reason and hint every part of lab_check gives for it.
+  probes::Interpreter interpreter(*python, 1);
+  smoke::TestOutcome outcome = smoke::RunDistributedTest(request, interpreter, cancel);
   report.meta.finished_at = UtcTimestamp();
   report.meta.interrupted = cancel.cancelled();
 
@@ -71,7 +73,10 @@ int RunDistSmoke(const DistSmokeOptions& options, Lang lang) {
     }
     return 0;
   }
-  CheckResult result = smoke::JudgeOutcome(*test, outcome, nlohmann::json::object(), *python);
+  CheckResult result = interpreter.unresponsive()
+                           ? probes::UnresponsiveResult(test->check_id, *interpreter.unresponsive(), /*found_now=*/true,
+                                                        outcome.lost_error)
+                           : smoke::JudgeOutcome(*test, outcome, nlohmann::json::object(), *python);
   if (outcome.result) {
     for (const char* key : {"nnodes", "world_size", "local_ranks", "backend", "device"})
       if (outcome.result->contains(key)) result.data[key] = (*outcome.result)[key];

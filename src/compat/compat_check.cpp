@@ -1,7 +1,7 @@
 #include "compat/compat_check.h"
 
 #include "compat/compat_rules.h"
-#include "probes/python_probe.h"
+#include "probes/interpreter.h"
 
 namespace labcheck {
 
@@ -19,11 +19,17 @@ CheckResult RunCompatCheck(CheckContext& context) {
   } else {
     context.Progress(-1, "env_compat.py: import torch");
     probes::ProbeSpec spec;
-    spec.python = python;
     spec.probe = "env_compat.py";
     spec.args = CompatPackages();
     spec.timeout_s = context.budget_s();
-    probes::ProbeRun run = probes::RunProbe(spec, context.cancel());
+    // The interpreter's start has imported torch already; should this import hang all the same,
+    // it costs the same budget, not the check's whole timeout.
+    spec.startup_budget_s = probes::kTorchImportBudgetS * context.options().timeout_scale;
+    probes::Asked asked = probes::ChosenInterpreter(context.options()).Run(spec, probes::Needs::Torch, context.cancel());
+    // Without an answer there is nothing of Python's to compare: the interpreter's own words.
+    if (asked.unresponsive)
+      return probes::UnresponsiveResult("env.compat", *asked.unresponsive, asked.found_now, asked.run.process.Tail(15));
+    const probes::ProbeRun& run = asked.run;
     if (!run.result.ok()) {
       facts.python_problem = run.result.status().message();
     } else if (Result<PythonSide> side = ParseCompatProbe(*run.result); side.ok()) {

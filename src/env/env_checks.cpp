@@ -23,8 +23,9 @@ void RegisterEnvironmentChecks(Registry& registry) {
       .section = "environment",
       .title = T("Python и пакеты курса", "Python and course packages"),
       .quick = QuickMode::Full,
-      // Interpreter start-up (kPythonStartupBudgetS at most, the handshake) plus one pass over
-      // installed metadata: well under a second on a local disk, seconds on a cold network home.
+      // The packages probe: one pass over installed metadata, well under a second on a local
+      // disk, seconds on a cold network home. The interpreter's start and its `import torch` have
+      // their own budgets (probes/interpreter.h).
       .budget_s = 45,
       .run = env::RunPythonCheck,
   });

@@ -6,8 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "env/text_util.h"
-#include "probes/python_probe.h"
-#include "probes/unresponsive.h"
+#include "probes/interpreter.h"
 
 namespace labcheck::env {
 namespace {
@@ -53,9 +52,11 @@ CheckResult AssessPython(const PythonFacts& facts, const PythonContext& context)
   packages.title = T("Пакеты курса", "Course packages");
   packages.columns = {T("Пакет", "Package"), T("Версия", "Version")};
   packages.notes.push_back(T("Версии из метаданных установленных пакетов (importlib.metadata), "
-                             "сборка PyTorch из torch/version.py: сами пакеты не импортируются.",
+                             "сборка PyTorch из torch/version.py: для версий пакеты не импортируются; "
+                             "`import torch` выполняется отдельно, только чтобы убедиться, что он не зависает.",
                              "Versions from installed package metadata (importlib.metadata), "
-                             "PyTorch's build from torch/version.py: no package is imported."));
+                             "PyTorch's build from torch/version.py: no package is imported for them; "
+                             "`import torch` runs once on its own, only to see that it comes back."));
   json packages_data = json::object();
   int installed = 0;
   for (const auto& [name, version] : facts.packages) {
@@ -130,23 +131,18 @@ CheckResult RunPythonCheck(CheckContext& ctx) {
                      "Activate the course environment (source ~/venvs/ai/bin/activate) or name "
                      "the interpreter: --python /path/to/python"));
   }
+  probes::Interpreter& interpreter = probes::ChosenInterpreter(ctx.options());
   ctx.Progress(-1, "env_packages.py");
   probes::ProbeSpec spec;
-  spec.python = python;
   spec.probe = "env_packages.py";
   spec.args = CoursePackages();
   spec.timeout_s = ctx.budget_s();
-  // The probe imports nothing heavy: an interpreter that has not started its code by then is
-  // stuck (a dead network mount, a hung site hook), and the later probes need not wait on it.
-  spec.startup_budget_s = kPythonStartupBudgetS * ctx.options().timeout_scale;
-  probes::ProbeRun run = probes::RunProbe(spec, ctx.cancel());
-  std::optional<probes::Unresponsive> unresponsive = probes::UnresponsiveIn(run, python);
-  if (!unresponsive) unresponsive = probes::EndedBeforeHandshake(run, python);
-  if (unresponsive) {
-    CheckResult failed = Failed("env.python", unresponsive->Reason(), unresponsive->Hint(), run.process.Tail(15));
-    failed.data = {{probes::kUnresponsiveKey, unresponsive->ToJson()}};
-    return failed;
-  }
+  // The probe imports nothing heavy, like the interpreter's own start before it.
+  spec.startup_budget_s = probes::kStartupBudgetS * ctx.options().timeout_scale;
+  probes::Asked asked = interpreter.Run(spec, probes::Needs::Interpreter, ctx.cancel());
+  // This check is the interpreter's own: whoever learned it first, not answering is its FAIL.
+  if (asked.unresponsive) return probes::UnresponsiveResult("env.python", *asked.unresponsive, true, asked.run.process.Tail(15));
+  const probes::ProbeRun& run = asked.run;
 
   Text hint = T("Проверьте, что интерпретатор запускается: " + python + " -c 'import sys; print(sys.version)'",
                 "Check that the interpreter starts: " + python + " -c 'import sys; print(sys.version)'");
@@ -167,7 +163,19 @@ CheckResult RunPythonCheck(CheckContext& ctx) {
   PythonContext context;
   context.python_path = python;
   context.nvidia_driver_present = access("/proc/driver/nvidia/version", F_OK) == 0;
-  return AssessPython(*facts, context);
+  CheckResult result = AssessPython(*facts, context);
+
+  // The versions above need no import; every later part that uses torch imports it. A hang there is
+  // found here, once, beside the packages it hangs in, and the later parts SKIP at once.
+  ctx.Progress(-1, "import torch");
+  if (std::optional<probes::Unresponsive> stuck = interpreter.Start(probes::Needs::Torch, ctx.cancel())) {
+    CheckResult failed = probes::UnresponsiveResult("env.python", *stuck, true);
+    result.outcome = failed.outcome;
+    result.reason = failed.reason;
+    result.hint = failed.hint;
+    result.data.update(failed.data);
+  }
+  return result;
 }
 
 }  // namespace labcheck::env

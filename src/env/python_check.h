@@ -15,12 +15,11 @@ struct PythonContext {
   bool nvidia_driver_present = false;  // /proc/driver/nvidia/version exists
 };
 
-// How long the interpreter may take to start the probe's code (before --timeout-scale).
-inline constexpr double kPythonStartupBudgetS = 30;
-
 CheckResult AssessPython(const PythonFacts& facts, const PythonContext& context);
 
-// The whole check: SKIP without a Python, FAIL when the probe crashes or prints garbage.
+// The whole check, through the run's Interpreter (RunOptions::interpreter): SKIP without a Python,
+// FAIL when the probe crashes or prints garbage, or when the interpreter or its `import torch`
+// does not answer (probes/interpreter.h; the later Python checks then SKIP with the same words).
 CheckResult RunPythonCheck(CheckContext& ctx);
 
 }  // namespace labcheck::env

@@ -2,6 +2,7 @@
 // that returns its result (nvbandwidth's testcase: filter() is `needs` + the check's own SKIPs).
 #pragma once
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,11 +12,18 @@
 
 namespace labcheck {
 
+namespace probes {
+class Interpreter;  // src/probes/interpreter.h; the runner only carries it to the checks
+}
+
 struct RunOptions {
   bool quick = false;      // environment plus one short measurement each, no smoke tests
   bool skip_dist = false;  // nothing that uses torch.distributed or NCCL
   Lang lang = Lang::Ru;
   std::string python;         // interpreter for the probes, resolved (absolute path) or empty
+  // The one owner of that interpreter for the whole run: every part that needs Python asks it, so
+  // what it learned (that it does not answer, where its site-packages are) is learned once.
+  std::shared_ptr<probes::Interpreter> interpreter;
   double timeout_scale = 1;   // multiplies every time budget (slow machines, debuggers)
   std::string self_exe;       // this binary, for checks that re-run it as a child
 };

@@ -4,28 +4,23 @@
 
 #include <fmt/format.h>
 
-#include "probes/python_probe.h"
 #include "runner/child_failure.h"
 
 namespace labcheck::smoke {
 
 double WatchdogFor(double budget_s) { return std::max(budget_s / 2, budget_s - 15); }
 
-TestOutcome RunDistributedTest(const DistRunRequest& request, const CancelToken& cancel,
-                               std::optional<probes::Unresponsive>* unresponsive) {
+TestOutcome RunDistributedTest(const DistRunRequest& request, probes::Interpreter& python, const CancelToken& cancel) {
   probes::ProbeSpec spec;
-  spec.python = request.python;
   spec.probe = "smoke_dist_launch.py";
   spec.args = {"--test", request.test, "--watchdog-s", fmt::format("{:g}", WatchdogFor(request.budget_s))};
   spec.args.insert(spec.args.end(), request.launch_args.begin(), request.launch_args.end());
   spec.timeout_s = request.budget_s;
   spec.startup_budget_s = std::min(request.startup_budget_s, request.budget_s);
   spec.set_env = request.set_env;
-  probes::ProbeRun run = probes::RunProbe(spec, cancel);
-  if (auto stuck = probes::UnresponsiveIn(run, request.python)) {
-    if (unresponsive) *unresponsive = stuck;
-    return TestOutcome::Lost(stuck->Reason(), run.process.Tail(30));
-  }
+  probes::Asked asked = python.Run(spec, probes::Needs::Torch, cancel);
+  if (asked.unresponsive) return TestOutcome::Lost(asked.unresponsive->Reason(), asked.run.process.Tail(30));
+  probes::ProbeRun& run = asked.run;
   if (run.result.ok()) return TestOutcome::Of(std::move(run.result).value());
   const ChildOutcome& process = run.process;
   if (!process.started || process.timed_out || process.cancelled || process.term_signal != 0) {

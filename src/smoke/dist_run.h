@@ -8,18 +8,17 @@
 #include <utility>
 #include <vector>
 
-#include "probes/unresponsive.h"
+#include "probes/interpreter.h"
 #include "runner/cancel.h"
 #include "smoke/test_outcome.h"
 
 namespace labcheck::smoke {
 
 struct DistRunRequest {
-  std::string python;
   std::string test;       // "ddp" or "fsdp2"
   double budget_s = 180;  // already scaled by --timeout-scale
   std::vector<std::pair<std::string, std::string>> set_env;
-  double startup_budget_s = 90;  // the launcher's `import torch` (the handshake), already scaled
+  double startup_budget_s = probes::kTorchImportBudgetS;  // the launcher's `import torch` (the handshake), already scaled
   // Across nodes (docs/multi-node.md): "--nnodes", "2", "--rdzv-endpoint", "node01:29400", …
   std::vector<std::string> launch_args;
 };
@@ -28,8 +27,8 @@ struct DistRunRequest {
 // PyTorch's launcher noticing and reporting.
 double WatchdogFor(double budget_s);
 
-// `unresponsive`, when given, is set when the launcher missed its handshake.
-TestOutcome RunDistributedTest(const DistRunRequest& request, const CancelToken& cancel,
-                               std::optional<probes::Unresponsive>* unresponsive = nullptr);
+// Through `python`, the run's interpreter: when it is known not to answer, nothing is started and
+// the outcome is lost with its reason; a launcher that misses its handshake makes it known so.
+TestOutcome RunDistributedTest(const DistRunRequest& request, probes::Interpreter& python, const CancelToken& cancel);
 
 }  // namespace labcheck::smoke

@@ -32,7 +32,6 @@ probes::ProbeSpec SpecFor(const SharedRunRequest& request, const std::vector<con
     }
   }
   probes::ProbeSpec spec;
-  spec.python = request.python;
   spec.probe = "smoke_run.py";
   spec.args = {"--tests", Join(names, ","), "--defer", Join(deferred, ","), "--budgets", Join(budgets, ",")};
   spec.timeout_s = timeout_s;
@@ -56,11 +55,22 @@ TestOutcome NobodysFault(const ChildOutcome& process, const SharedRunLines& line
 
 }  // namespace
 
-SharedRunResult RunSharedTests(const SharedRunRequest& request, const CancelToken& cancel) {
+SharedRunResult RunSharedTests(const SharedRunRequest& request, probes::Interpreter& python, const CancelToken& cancel) {
   SharedRunResult run;
   std::vector<const SmokeTest*> pending = request.tests;
   while (!pending.empty()) {
-    probes::ProbeRun probe = probes::RunProbe(SpecFor(request, pending), cancel);
+    probes::Asked asked = python.Run(SpecFor(request, pending), probes::Needs::Torch, cancel);
+    // No alive line within the start-up budget, now or before: the interpreter (or `import
+    // torch`) hangs, and a fresh one would hang the same way.
+    if (asked.unresponsive) {
+      run.unresponsive = asked.unresponsive;
+      run.found_now = asked.found_now;
+      if (asked.found_now && asked.run.process.started) ++run.interpreters;
+      for (const SmokeTest* test : pending)
+        run.outcomes[test->name] = TestOutcome::Lost(asked.unresponsive->Reason(), asked.run.process.Tail(30));
+      break;
+    }
+    const probes::ProbeRun& probe = asked.run;
     ++run.interpreters;
     const SharedRunLines lines = ParseSharedRunOutput(probe.process.out);
     if (lines.facts && run.facts.empty()) run.facts = *lines.facts;
@@ -75,16 +85,6 @@ SharedRunResult RunSharedTests(const SharedRunRequest& request, const CancelToke
       }
     }
     if (missing.empty()) break;
-
-    // No alive line within the start-up budget: the interpreter (or `import torch`) hangs, and a
-    // fresh one would hang the same way.
-    if (auto unresponsive = probes::UnresponsiveIn(probe, request.python)) {
-      run.unresponsive = unresponsive;
-      for (const SmokeTest* test : missing) {
-        run.outcomes[test->name] = TestOutcome::Lost(unresponsive->Reason(), probe.process.Tail(30));
-      }
-      break;
-    }
 
     // A test that began and never reported took the interpreter down (or hung past the
     // timeout): it FAILs, and the ones after it get a fresh interpreter. Anything else (no start,

@@ -11,25 +11,20 @@
 
 #include <nlohmann/json.hpp>
 
-#include "probes/unresponsive.h"
+#include "probes/interpreter.h"
 #include "runner/cancel.h"
 #include "smoke/smoke_catalog.h"
 #include "smoke/test_outcome.h"
 
 namespace labcheck::smoke {
 
-// How long `import torch` may take before the interpreter counts as stuck (before --timeout-scale):
-// tens of seconds on a cold disk or a busy machine, never minutes.
-inline constexpr double kTorchStartupBudgetS = 90;
-
 struct SharedRunRequest {
-  std::string python;
   std::vector<const SmokeTest*> tests;  // in the order they run
   std::set<std::string> deferred;       // only prechecked: {"status": "defer"} if they can run
   double timeout_scale = 1;
   // `import torch` and its CUDA start-up, before any test's own budget starts; also the handshake:
   // a probe not alive by then is killed and the interpreter counts as unresponsive.
-  double startup_budget_s = kTorchStartupBudgetS;
+  double startup_budget_s = probes::kTorchImportBudgetS;
   std::vector<std::pair<std::string, std::string>> set_env;
 };
 
@@ -37,9 +32,12 @@ struct SharedRunResult {
   std::map<std::string, TestOutcome> outcomes;  // one per requested test
   nlohmann::json facts = nlohmann::json::object();  // torch and GPU facts (smoke_common.torch_facts)
   int interpreters = 0;                             // how many processes it took
-  std::optional<probes::Unresponsive> unresponsive;   // the handshake was missed: nothing ran
+  // The interpreter does not answer (known before, or found by this run's handshake): nothing ran.
+  std::optional<probes::Unresponsive> unresponsive;
+  bool found_now = false;  // this run is the one that found it
 };
 
-SharedRunResult RunSharedTests(const SharedRunRequest& request, const CancelToken& cancel);
+// Every probe goes through `python`, the run's interpreter: known unresponsive, it starts nothing.
+SharedRunResult RunSharedTests(const SharedRunRequest& request, probes::Interpreter& python, const CancelToken& cancel);
 
 }  // namespace labcheck::smoke

@@ -1,6 +1,6 @@
 #include "smoke/smoke_checks.h"
 
-#include "probes/unresponsive.h"
+#include "probes/interpreter.h"
 #include "smoke/verdict.h"
 
 namespace labcheck {
@@ -14,23 +14,16 @@ CheckResult RunSmokeCheck(const SmokeTest& test, SmokeSession& session, CheckCon
                    T("укажите интерпретатор с PyTorch: lab_check --python ~/venvs/ai/bin/python",
                      "name an interpreter with PyTorch: lab_check --python ~/venvs/ai/bin/python"));
   }
-  // An interpreter known not to answer costs one timeout, not one per test.
-  std::optional<probes::Unresponsive> known = session.unresponsive();
-  if (const CheckResult* env = ctx.Earlier("env.python"); !known && env && env->data.contains(probes::kUnresponsiveKey)) {
-    known = probes::Unresponsive::FromJson(env->data[probes::kUnresponsiveKey]);
-  }
-  if (known) {
-    CheckResult skipped = Skipped(test.check_id, known->Reason(), known->Hint());
-    skipped.data = {{probes::kUnresponsiveKey, known->ToJson()}};
-    return skipped;
-  }
+  // An interpreter known not to answer costs one start-up budget, not one per test: the run's
+  // interpreter says so at once, whoever found it (env.python, as a rule).
+  probes::Interpreter& interpreter = probes::ChosenInterpreter(ctx.options());
+  const bool known = interpreter.unresponsive().has_value();
+  if (known && !session.HasOutcome(test))
+    return probes::UnresponsiveResult(test.check_id, *interpreter.unresponsive(), /*found_now=*/false);
   const TestOutcome outcome = session.Outcome(test, ctx);
-  if (const auto& found = session.unresponsive(); found && !outcome.result) {
-    // This test's probe is the one that found it: a FAIL, with the same reason and hint.
-    CheckResult failed = Failed(test.check_id, found->Reason(), found->Hint(), outcome.lost_error);
-    failed.data = {{probes::kUnresponsiveKey, found->ToJson()}};
-    return failed;
-  }
+  // This test's probe is the one that found it: a FAIL, with the same reason and hint.
+  if (!known && interpreter.unresponsive() && !outcome.result)
+    return probes::UnresponsiveResult(test.check_id, *interpreter.unresponsive(), /*found_now=*/true, outcome.lost_error);
   return JudgeOutcome(test, outcome, session.facts(), python);
 }
 

@@ -13,7 +13,6 @@ std::vector<std::pair<std::string, std::string>> SmokeSession::Env() const {
 
 void SmokeSession::RunSharedGroup(CheckContext& ctx) {
   SharedRunRequest request;
-  request.python = ctx.options().python;
   request.timeout_scale = ctx.options().timeout_scale;
   request.set_env = Env();
   for (const SmokeTest& test : SmokeTests()) {
@@ -23,16 +22,20 @@ void SmokeSession::RunSharedGroup(CheckContext& ctx) {
   }
   ctx.Progress(-1, T("смоук-тесты: один интерпретатор Python на все однопроцессные тесты",
                      "smoke tests: one Python interpreter for the single-process tests").In(ctx.options().lang));
-  shared_ = RunSharedTests(request, ctx.cancel());
-  if (shared_->unresponsive) unresponsive_ = shared_->unresponsive;
+  shared_ = RunSharedTests(request, probes::ChosenInterpreter(ctx.options()), ctx.cancel());
+}
+
+bool SmokeSession::HasOutcome(const SmokeTest& test) const {
+  if (!shared_ || test.launch == Launch::Torchrun) return false;
+  auto found = shared_->outcomes.find(test.name);
+  return found != shared_->outcomes.end() && found->second.status() != "defer";
 }
 
 TestOutcome SmokeSession::Outcome(const SmokeTest& test, CheckContext& ctx) {
   if (test.launch == Launch::Torchrun) {
     ctx.Progress(-1, "torch.distributed.run: " + test.name);
-    DistRunRequest request{ctx.options().python, test.name, ctx.budget_s(), Env(),
-                           kTorchStartupBudgetS * ctx.options().timeout_scale};
-    return RunDistributedTest(request, ctx.cancel(), &unresponsive_);
+    DistRunRequest request{test.name, ctx.budget_s(), Env(), probes::kTorchImportBudgetS * ctx.options().timeout_scale};
+    return RunDistributedTest(request, probes::ChosenInterpreter(ctx.options()), ctx.cancel());
   }
   if (!shared_) RunSharedGroup(ctx);
   auto found = shared_->outcomes.find(test.name);
@@ -45,12 +48,10 @@ TestOutcome SmokeSession::Outcome(const SmokeTest& test, CheckContext& ctx) {
   ctx.Progress(-1, T("смоук-тест в отдельном интерпретаторе: ", "smoke test in its own interpreter: ")
                        .In(ctx.options().lang) + test.name);
   SharedRunRequest alone;
-  alone.python = ctx.options().python;
   alone.timeout_scale = ctx.options().timeout_scale;
   alone.set_env = Env();
   alone.tests = {&test};
-  SharedRunResult run = RunSharedTests(alone, ctx.cancel());
-  if (run.unresponsive) unresponsive_ = run.unresponsive;
+  SharedRunResult run = RunSharedTests(alone, probes::ChosenInterpreter(ctx.options()), ctx.cancel());
   if (!run.facts.empty()) shared_->facts = run.facts;
   found->second = run.outcomes[test.name];
   return found->second;

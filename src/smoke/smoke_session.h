@@ -1,7 +1,8 @@
 // One lab_check run's smoke tests: runs each group of probes once and hands every check its
 // test's outcome. The first check of the shared group starts the interpreter for all of them and
 // the others read the cached outcome; an isolated test whose precheck passed is run alone when its
-// own check asks; each distributed test is its own launch.
+// own check asks; each distributed test is its own launch. Every probe goes through the run's
+// interpreter (RunOptions::interpreter), which knows when it does not answer.
 #pragma once
 #include <optional>
 #include <string>
@@ -26,8 +27,8 @@ class SmokeSession {
   const nlohmann::json& facts() const { return shared_ ? shared_->facts : empty_facts_; }
   // How many interpreters the shared group took (0 until it has run).
   int shared_interpreters() const { return shared_ ? shared_->interpreters : 0; }
-  // Set once a probe under this interpreter missed its handshake: the later tests are SKIPs.
-  const std::optional<probes::Unresponsive>& unresponsive() const { return unresponsive_; }
+  // Whether the test's outcome is known already, with nothing left to start for it.
+  bool HasOutcome(const SmokeTest& test) const;
 
  private:
   void RunSharedGroup(CheckContext& ctx);
@@ -35,7 +36,6 @@ class SmokeSession {
 
   std::vector<std::pair<std::string, std::string>> extra_env_;
   std::optional<SharedRunResult> shared_;
-  std::optional<probes::Unresponsive> unresponsive_;
   nlohmann::json empty_facts_ = nlohmann::json::object();
 };
 

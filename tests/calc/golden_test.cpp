@@ -192,6 +192,21 @@ TEST(CalcCliTest, PlanTakesMeasuredSpeedAndTheReportsCardsWhenNoneAreLive) {
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(cost.out).at("cost").at("tflops_per_gpu").at("high").get<double>(), 55.0);
 }
 
+TEST(CalcCliTest, CostFromReportSaysTheLastRunsInterpreterDidNotAnswer) {
+  // The run's interpreter hung (issue 25): no smoke figure, and "run lab_check" would only repeat it.
+  const std::string path = ::testing::TempDir() + "/calc-dead-python-report.json";
+  std::ofstream(path) << R"({"checks": [
+    {"id": "env.python", "status": "FAIL",
+     "data": {"interpreter_unresponsive": {"python": "/x/python", "stage": "import torch", "waited_s": 90}}},
+    {"id": "smoke.llama_train", "status": "SKIP"}]})";
+  const testing::CliRun run = testing::RunCalc({"cost", "--params", "7B", "--tokens", "1e9", "--from-report"}, Lang::En, {}, path);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("the interpreter /x/python did not answer within 90 s: `import torch` hangs"), std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("timeout 30 /x/python -c \"import torch\""), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("--tflops"), std::string::npos) << run.err;
+}
+
 TEST(CalcCliTest, CostFromReportWithoutReportIsBadInput) {
   const testing::CliRun run = testing::RunCalc({"cost", "--params", "7B", "--tokens", "1e9", "--from-report"}, Lang::En);
   EXPECT_EQ(run.exit_code, 2);

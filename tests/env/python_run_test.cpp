@@ -11,6 +11,7 @@
 #include "env/env_checks.h"
 #include "env/python_check.h"
 #include "platform/files.h"
+#include "probes/interpreter.h"
 
 namespace labcheck::env {
 namespace {
@@ -18,6 +19,7 @@ namespace {
 CheckResult RunWith(const std::string& python) {
   RunOptions options;
   options.python = python;
+  options.interpreter = std::make_shared<probes::Interpreter>(python, 1);
   std::vector<CheckResult> earlier;
   Check check;
   check.id = "env.python";

@@ -9,7 +9,6 @@
 #include "platform/elf_section.h"
 #include "platform/library_search.h"
 #include "platform/loader_cache.h"
-#include "platform/python_site_packages.h"
 #include "temp_tree.h"
 
 namespace labcheck {
@@ -254,22 +253,6 @@ TEST(ElfSection, ReadsOneSectionOfARealLibrary) {
   EXPECT_FALSE(ReadElfSection(kToolkitStub, ".dynstr", 16).ok());  // larger than allowed
   TempTree tree;
   EXPECT_FALSE(ReadElfSection(tree.Write("text.so", "not an ELF").string(), ".rodata", 1u << 20).ok());
-}
-
-TEST(SitePackages, KeepsOnlyPackageFoldersInOrderWithoutDuplicates) {
-  std::vector<std::string> folders = SitePackagesFromAnswer(
-      R"(["/v/lib/python3.12/site-packages", "/usr/lib/python3/dist-packages/", "/v/lib/python312.zip",
-          "", "/v/lib/python3.12/site-packages", 7])");
-  EXPECT_EQ(folders, (std::vector<std::string>{"/v/lib/python3.12/site-packages", "/usr/lib/python3/dist-packages"}));
-  EXPECT_TRUE(SitePackagesFromAnswer("not json").empty());
-}
-
-TEST(SitePackages, AsksTheRealInterpreter) {
-  if (!std::filesystem::exists("/usr/bin/python3")) GTEST_SKIP() << "no python3";
-  std::vector<std::string> folders = PythonSitePackages("/usr/bin/python3", CancelToken::Never());
-  ASSERT_FALSE(folders.empty());
-  for (const std::string& f : folders) EXPECT_TRUE(f.ends_with("-packages")) << f;
-  EXPECT_TRUE(PythonSitePackages("/nonexistent/python", CancelToken::Never()).empty());
 }
 
 }  // namespace

@@ -32,6 +32,9 @@ TEST(SimHealth, EachFaultYieldsItsVerdictAndHint) {
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ(Verdict(run, "gpu.health"), "FAIL") << CheckText(run, "gpu.health");
   EXPECT_NE(Check(run, "env.compat"), nullptr);  // the full check has both sections
+  // --python /bin/false: the library search went on without its site-packages, and says why.
+  EXPECT_NE(run.markdown.find("site-packages Python не просмотрены: интерпретатор /bin/false не работает"),
+            std::string::npos);
 
   struct Expected {
     int gpu;

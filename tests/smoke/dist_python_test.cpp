@@ -27,7 +27,8 @@ using testing::TorchVersion;
 
 CheckResult RunDist(const std::string& python, const std::string& test, double budget_s,
                     std::vector<std::pair<std::string, std::string>> env = {}) {
-  TestOutcome outcome = RunDistributedTest({python, test, budget_s, std::move(env)}, CancelToken::Never());
+  probes::Interpreter interpreter(python, 1);
+  TestOutcome outcome = RunDistributedTest({test, budget_s, std::move(env)}, interpreter, CancelToken::Never());
   return JudgeOutcome(*FindSmokeTest(test), outcome, nlohmann::json::object(), python);
 }
 

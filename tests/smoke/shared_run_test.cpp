@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <memory>
 
 #include <gtest/gtest.h>
 
@@ -13,6 +14,12 @@
 
 namespace labcheck::smoke {
 namespace {
+
+// The run's interpreter starts with interpreter_start.py (probes/interpreter.h): every stand-in
+// answers that at once, as a Python without torch would, and goes on to its smoke protocol.
+constexpr const char* kAnswersTheStart =
+    "case \"$1\" in */interpreter_start.py) echo LABCHECK_ALIVE; "
+    "echo 'LABCHECK_RESULT {\"site_packages\": [], \"torch_installed\": false}'; exit 0 ;; esac\n";
 
 class FakeInterpreter : public ::testing::Test {
  protected:
@@ -22,7 +29,7 @@ class FakeInterpreter : public ::testing::Test {
   // `cases` is the body of a shell `case "$tests" in ... esac`; each call's --tests is logged.
   std::string Make(const std::string& cases) {
     const std::string path = dir_ + "/python";
-    std::ofstream(path) << "#!/bin/sh\n"
+    std::ofstream(path) << "#!/bin/sh\n" << kAnswersTheStart
                         << "echo \"$*\" >> " << dir_ << "/args\n"
                         << "tests=''\nwhile [ $# -gt 0 ]; do [ \"$1\" = --tests ] && tests=\"$2\"; shift; done\n"
                         << "echo \"$tests\" >> " << dir_ << "/calls\n"
@@ -35,34 +42,41 @@ class FakeInterpreter : public ::testing::Test {
   }
   std::string Calls() { return ReadFile(dir_ + "/calls").value(); }
 
+  // Each test is one run, with its own interpreter.
+  SharedRunResult Run(const SharedRunRequest& request, const std::string& python,
+                      const CancelToken& cancel = CancelToken::Never()) {
+    if (!interpreter_ || interpreter_->python() != python) interpreter_ = std::make_unique<probes::Interpreter>(python, 1);
+    return RunSharedTests(request, *interpreter_, cancel);
+  }
+
   SharedRunRequest Request(const std::string& python, double budget_s = 5) {
+    python_ = python;
     tests_ = {{"a", "smoke.a", Text("a"), Launch::Shared, budget_s},
               {"b", "smoke.b", Text("b"), Launch::Shared, budget_s},
               {"c", "smoke.c", Text("c"), Launch::Shared, budget_s}};
     SharedRunRequest request;
-    request.python = python;
     request.startup_budget_s = 5;
     for (const auto& test : tests_) request.tests.push_back(&test);
     return request;
   }
 
   std::string dir_;
+  std::string python_;  // the last Request's
   std::vector<SmokeTest> tests_;
+  std::unique_ptr<probes::Interpreter> interpreter_;
 };
 
 TEST_F(FakeInterpreter, OneInterpreterWhenAllIsWell) {
-  SharedRunResult run = RunSharedTests(
-      Request(Make("a,b,c) for t in a b c; do begin $t; done_ $t; done ;;")), CancelToken::Never());
+  SharedRunResult run = Run(Request(Make("a,b,c) for t in a b c; do begin $t; done_ $t; done ;;")), python_);
   EXPECT_EQ(run.interpreters, 1);
   for (const char* name : {"a", "b", "c"}) EXPECT_EQ(run.outcomes[name].status(), "skip") << name;
   EXPECT_TRUE(run.facts.contains("devices"));
 }
 
 TEST_F(FakeInterpreter, ACrashBlamesTheRunningTestAndTheRestContinue) {
-  SharedRunResult run = RunSharedTests(
-      Request(Make("a,b,c) begin a; done_ a; begin b; kill -SEGV $$ ;;\n"
-                   "c) begin c; done_ c ;;")),
-      CancelToken::Never());
+  const SharedRunRequest request = Request(Make("a,b,c) begin a; done_ a; begin b; kill -SEGV $$ ;;\n"
+                                                "c) begin c; done_ c ;;"));
+  SharedRunResult run = Run(request, python_);
   EXPECT_EQ(run.interpreters, 2);
   EXPECT_EQ(Calls(), "a,b,c\nc\n");
   EXPECT_EQ(run.outcomes["a"].status(), "skip");
@@ -77,7 +91,7 @@ TEST_F(FakeInterpreter, AHangPastTheTimeoutBlamesTheRunningTest) {
                                           "b,c) for t in b c; do begin $t; done_ $t; done ;;"),
                                      /*budget_s=*/0.3);
   request.startup_budget_s = 1;
-  SharedRunResult run = RunSharedTests(request, CancelToken::Never());
+  SharedRunResult run = Run(request, python_);
   EXPECT_EQ(run.interpreters, 2);
   EXPECT_FALSE(run.outcomes["a"].result);
   EXPECT_NE(run.outcomes["a"].lost_reason.en.find("killed"), std::string::npos) << run.outcomes["a"].lost_reason.en;
@@ -87,10 +101,10 @@ TEST_F(FakeInterpreter, AHangPastTheTimeoutBlamesTheRunningTest) {
 
 TEST_F(FakeInterpreter, ACrashWhileImportingTorchIsNotRetried) {
   const std::string python = dir_ + "/python";
-  std::ofstream(python) << "#!/bin/sh\necho x >> " << dir_ << "/calls\necho 'LABCHECK_SMOKE_BEGIN _torch_import'\n"
+  std::ofstream(python) << "#!/bin/sh\n" << kAnswersTheStart << "echo x >> " << dir_ << "/calls\necho 'LABCHECK_SMOKE_BEGIN _torch_import'\n"
                         << "echo 'libcudart.so.12: cannot open shared object file' >&2\nkill -SEGV $$\n";
   chmod(python.c_str(), 0755);
-  SharedRunResult run = RunSharedTests(Request(python), CancelToken::Never());
+  SharedRunResult run = Run(Request(python), python);
   EXPECT_EQ(run.interpreters, 1);
   for (const char* name : {"a", "b", "c"}) {
     ASSERT_FALSE(run.outcomes[name].result) << name;
@@ -103,26 +117,35 @@ TEST_F(FakeInterpreter, AMissedHandshakeIsOneUnresponsiveInterpreterNotOneTimeou
   // `import torch` never returns: no alive line within the start-up budget, long before the
   // process timeout (start-up plus every test's budget).
   const std::string python = dir_ + "/python";
-  std::ofstream(python) << "#!/bin/sh\necho x >> " << dir_ << "/calls\necho 'LABCHECK_SMOKE_BEGIN _torch_import'\n"
+  std::ofstream(python) << "#!/bin/sh\n" << kAnswersTheStart << "echo x >> " << dir_ << "/calls\necho 'LABCHECK_SMOKE_BEGIN _torch_import'\n"
                         << "echo 'LABCHECK_STAGE import torch'\nexec sleep 60\n";
   chmod(python.c_str(), 0755);
   SharedRunRequest request = Request(python, /*budget_s=*/30);
   request.startup_budget_s = 1;
-  SharedRunResult run = RunSharedTests(request, CancelToken::Never());
+  SharedRunResult run = Run(request, python_);
   EXPECT_EQ(run.interpreters, 1);
   ASSERT_TRUE(run.unresponsive);
   EXPECT_EQ(run.unresponsive->stage, "import torch");
   EXPECT_EQ(run.unresponsive->python, python);
   EXPECT_LT(run.unresponsive->waited_s, 10);
+  EXPECT_TRUE(run.found_now);
   for (const char* name : {"a", "b", "c"}) {
     ASSERT_FALSE(run.outcomes[name].result) << name;
     EXPECT_NE(run.outcomes[name].lost_reason.en.find("`import torch` hangs"), std::string::npos)
         << run.outcomes[name].lost_reason.en;
   }
+
+  // The run's interpreter remembers: the next group starts nothing and says the same at once.
+  SharedRunResult again = Run(request, python);
+  EXPECT_EQ(again.interpreters, 0);
+  EXPECT_FALSE(again.found_now);
+  ASSERT_TRUE(again.unresponsive);
+  EXPECT_EQ(again.outcomes["a"].lost_reason.en, run.outcomes["a"].lost_reason.en);
+  EXPECT_EQ(Calls(), "x\n");
 }
 
 TEST_F(FakeInterpreter, AProbeThatForgetsATestIsNotRetriedEither) {
-  SharedRunResult run = RunSharedTests(Request(Make("a,b,c) begin a; done_ a ;;")), CancelToken::Never());
+  SharedRunResult run = Run(Request(Make("a,b,c) begin a; done_ a ;;")), python_);
   EXPECT_EQ(run.interpreters, 1);
   EXPECT_EQ(run.outcomes["a"].status(), "skip");
   EXPECT_NE(run.outcomes["b"].lost_reason.en.find("without this test's result"), std::string::npos);
@@ -130,7 +153,7 @@ TEST_F(FakeInterpreter, AProbeThatForgetsATestIsNotRetriedEither) {
 
 TEST_F(FakeInterpreter, AnInterruptedRunIsCancelledNotFailed) {
   std::atomic<bool> interrupted{true};
-  SharedRunResult run = RunSharedTests(Request(Make("a,b,c) begin a; sleep 30 ;;")), CancelToken(&interrupted));
+  SharedRunResult run = Run(Request(Make("a,b,c) begin a; sleep 30 ;;")), python_, CancelToken(&interrupted));
   EXPECT_EQ(run.interpreters, 1);
   for (const char* name : {"a", "b", "c"}) EXPECT_TRUE(run.outcomes[name].cancelled) << name;
 }
@@ -139,7 +162,7 @@ TEST_F(FakeInterpreter, DeferredTestsAreOnlyPrecheckedAndTheirBudgetIsNotWaited)
   SharedRunRequest request = Request(Make("a,b,c) for t in a b c; do begin $t; done_ $t; done ;;"));
   request.deferred = {"b"};
   request.timeout_scale = 2;
-  SharedRunResult run = RunSharedTests(request, CancelToken::Never());
+  SharedRunResult run = Run(request, python_);
   EXPECT_EQ(run.interpreters, 1);
   EXPECT_EQ(run.outcomes.size(), 3u);
   const std::string args = ReadFile(dir_ + "/args").value();

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "probes/interpreter.h"
 #include "runner/runner.h"
 #include "torch_python.h"
 
@@ -61,6 +62,7 @@ TEST(SmokeChecks, AWholeRunOnThisMachineImportsTorchOnceForTheSingleProcessTests
   smoke::RegisterSmokeChecks(registry, session);
   RunOptions options;
   options.python = python;
+  options.interpreter = std::make_shared<probes::Interpreter>(python, 1);
   options.skip_dist = true;  // DDP for real is DistPython's; one launch less keeps the suite short
   for (const CheckResult& r : RunAll(registry, options)) {
     EXPECT_NE(r.outcome, Outcome::Fail) << r.id << ": " << r.reason.en << "\n" << r.error;

@@ -19,9 +19,8 @@ using testing::TorchVersion;
   const std::string var = TorchPython();                                        \
   if (var.empty()) GTEST_SKIP() << "no Python with torch (set LABCHECK_TEST_PYTHON)"
 
-SharedRunRequest AllSingleProcessTests(const std::string& python) {
+SharedRunRequest AllSingleProcessTests() {
   SharedRunRequest request;
-  request.python = python;
   for (const SmokeTest& test : SmokeTests()) {
     if (test.launch == Launch::Torchrun) continue;
     request.tests.push_back(&test);
@@ -36,7 +35,8 @@ CheckResult Verdict(const SharedRunResult& run, const std::string& name, const s
 
 TEST(SmokePython, OneInterpreterRunsOrSkipsEverySingleProcessTest) {
   REQUIRE_TORCH_PYTHON(python);
-  SharedRunResult run = RunSharedTests(AllSingleProcessTests(python), CancelToken::Never());
+  probes::Interpreter interpreter(python, 1);
+  SharedRunResult run = RunSharedTests(AllSingleProcessTests(), interpreter, CancelToken::Never());
   EXPECT_EQ(run.interpreters, 1);
   ASSERT_TRUE(run.facts.contains("torch_version"));
   EXPECT_TRUE(run.facts["torch_version"].is_string());
@@ -73,10 +73,9 @@ TEST(SmokePython, OneInterpreterRunsOrSkipsEverySingleProcessTest) {
   }
 }
 
-SharedRunRequest ThreeTests(const std::string& python, std::vector<SmokeTest>& storage, double budget_s) {
+SharedRunRequest ThreeTests(std::vector<SmokeTest>& storage, double budget_s) {
   storage = {*FindSmokeTest("llama_train"), *FindSmokeTest("hf_llama"), *FindSmokeTest("lora")};
   SharedRunRequest request;
-  request.python = python;
   for (auto& test : storage) {
     test.budget_s = budget_s;
     request.tests.push_back(&test);
@@ -87,9 +86,10 @@ SharedRunRequest ThreeTests(const std::string& python, std::vector<SmokeTest>& s
 TEST(SmokePython, ACrashingTestFailsAloneAndTheOthersStillRun) {
   REQUIRE_TORCH_PYTHON(python);
   std::vector<SmokeTest> tests;
-  SharedRunRequest request = ThreeTests(python, tests, 120);
+  SharedRunRequest request = ThreeTests(tests, 120);
   request.set_env = {{"LABCHECK_TEST_CRASH_TEST", "llama_train"}};
-  SharedRunResult run = RunSharedTests(request, CancelToken::Never());
+  probes::Interpreter interpreter(python, 1);
+  SharedRunResult run = RunSharedTests(request, interpreter, CancelToken::Never());
   EXPECT_EQ(run.interpreters, 2);
   CheckResult llama = Verdict(run, "llama_train", python);
   EXPECT_EQ(llama.outcome, Outcome::Fail);
@@ -101,9 +101,10 @@ TEST(SmokePython, ACrashingTestFailsAloneAndTheOthersStillRun) {
 TEST(SmokePython, ATestOverItsBudgetIsStoppedAndTheNextOneRuns) {
   REQUIRE_TORCH_PYTHON(python);
   std::vector<SmokeTest> tests;
-  SharedRunRequest request = ThreeTests(python, tests, 2);
+  SharedRunRequest request = ThreeTests(tests, 2);
   request.set_env = {{"LABCHECK_TEST_SLOW_TEST", "llama_train"}};
-  SharedRunResult run = RunSharedTests(request, CancelToken::Never());
+  probes::Interpreter interpreter(python, 1);
+  SharedRunResult run = RunSharedTests(request, interpreter, CancelToken::Never());
   EXPECT_EQ(run.interpreters, 1);
   CheckResult llama = Verdict(run, "llama_train", python);
   EXPECT_EQ(llama.outcome, Outcome::Fail);
@@ -114,7 +115,8 @@ TEST(SmokePython, ATestOverItsBudgetIsStoppedAndTheNextOneRuns) {
 TEST(SmokePython, APythonWithoutTorchSkipsWithTheReason) {
   REQUIRE_TORCH_PYTHON(python);
   NoTorchPython bare(python);
-  SharedRunResult run = RunSharedTests(AllSingleProcessTests(bare.path()), CancelToken::Never());
+  probes::Interpreter interpreter(bare.path(), 1);
+  SharedRunResult run = RunSharedTests(AllSingleProcessTests(), interpreter, CancelToken::Never());
   EXPECT_EQ(run.interpreters, 1);
   EXPECT_TRUE(run.facts["torch_version"].is_null());
   for (const char* name : {"llama_train", "hf_llama", "qlora", "torch_compile"}) {

@@ -5,14 +5,14 @@
 #include <fmt/format.h>
 
 #include "gpu/job_envelope.h"
-#include "platform/python_site_packages.h"
+#include "probes/interpreter.h"
 
 namespace labcheck::gpu {
 
 ChildJobOutcome RunGpuJob(const CheckContext& context, const std::string& job, std::vector<std::string> extra_args,
                           std::vector<std::pair<std::string, std::string>> env, double timeout_s) {
   std::vector<std::string> args;
-  for (const std::string& folder : PythonSitePackages(context.options().python, context.cancel())) {
+  for (const std::string& folder : SitePackagesFor(context).folders) {
     args.push_back("--site-packages");
     args.push_back(folder);
   }
@@ -20,6 +20,11 @@ ChildJobOutcome RunGpuJob(const CheckContext& context, const std::string& job, s
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   return RunChildJob(context.options().self_exe, job, args, timeout_s > 0 ? timeout_s : context.budget_s(),
                      context.cancel(), std::move(env));
+}
+
+probes::SitePackages SitePackagesFor(const CheckContext& context) {
+  if (context.options().python.empty()) return {};  // no Python: nothing to search, nothing to say
+  return probes::ChosenInterpreter(context.options()).FindSitePackages(context.cancel());
 }
 
 GpuJobReply RunGpuJobFor(CheckContext& context, const std::string& check_id, const std::string& job,

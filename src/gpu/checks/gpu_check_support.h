@@ -7,12 +7,17 @@
 #include <vector>
 
 #include "core/check_result.h"
+#include "probes/interpreter.h"
 #include "runner/check.h"
 #include "runner/child_job.h"
 
 namespace labcheck::gpu {
 
-// Runs `job` with --site-packages for RunOptions::python and --quick when asked.
+// The site-packages folders of the run's interpreter, asked once per run (probes/interpreter.h):
+// none, with the reason, when it does not answer; none, without one, when the run has no Python.
+probes::SitePackages SitePackagesFor(const CheckContext& context);
+
+// Runs `job` with --site-packages (SitePackagesFor) and --quick when asked.
 ChildJobOutcome RunGpuJob(const CheckContext& context, const std::string& job, std::vector<std::string> extra_args = {},
                           std::vector<std::pair<std::string, std::string>> env = {}, double timeout_s = 0);
 

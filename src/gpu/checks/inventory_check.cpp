@@ -98,6 +98,11 @@ CheckResult RunInventoryCheck(CheckContext& context) {
   if (j.contains("nccl_error")) libraries.notes.push_back(Text("NCCL: " + j["nccl_error"].get<std::string>()));
   if (!j.value("nvml_error", std::string()).empty())
     libraries.notes.push_back(Text("NVML: " + j["nvml_error"].get<std::string>()));
+  // The search went on without the wheels' folders (nvidia-cublas, nvidia-nccl): say why, since a
+  // library "not found" above may be sitting in them.
+  if (const probes::SitePackages site = SitePackagesFor(context); site.unknown)
+    libraries.notes.push_back(T("site-packages Python не просмотрены: " + site.unknown->ru,
+                                "Python's site-packages were not searched: " + site.unknown->en));
   result.tables.push_back(libraries);
 
   const nlohmann::json& topology = j["topology"];

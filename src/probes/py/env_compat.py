@@ -10,7 +10,7 @@ requirements on torch/triton from installed metadata (markers evaluated for this
 import re
 import sys
 
-from _labcheck import emit
+from _labcheck import alive, emit, stage
 
 # Distribution name -> module whose import loads the compiled extension.
 EXTENSIONS = {"flash-attn": "flash_attn_2_cuda", "bitsandbytes": "bitsandbytes"}
@@ -119,7 +119,9 @@ def import_errors(packages):
 
 def main(wanted):
     packages, error = package_facts(wanted)
+    stage("import torch")
     torch = torch_facts()
+    alive()  # the handshake: `import torch` came back (or failed, which is a finding)
     emit({"torch": torch, "packages": packages, "metadata_error": error,
           "imports": import_errors(packages) if torch["import_error"] is None else {}})
 
