@@ -1,0 +1,77 @@
+#include "node_check/node_verdict.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "node_check/findings.h"
+
+namespace labcheck::node_check {
+
+namespace {
+
+using nlohmann::json;
+
+// Each card's facts beside its figures, so that --json and the fleet table need no second look.
+json CardsFromInventory(const json& inventory, const json& health) {
+  json cards = json::array();
+  const json gpus = inventory.value("gpus", json::array());
+  const json health_gpus = health.value("gpus", json::array());
+  for (size_t k = 0; k < gpus.size(); ++k) {
+    const json& g = gpus[k];
+    json card = {{"index", g.value("index", static_cast<int>(k))},
+                 {"name", g.value("name", std::string())},
+                 {"pci_bus_id", g.value("pci_bus_id", std::string())},
+                 {"memory_total_gib", g.value("memory_total_gib", 0.0)},
+                 {"nvlink", g.value("nvlink", json(nullptr))}};
+    if (k < health_gpus.size()) {
+      const json facts = health_gpus[k].value("facts", json::object());
+      for (const char* key : {"pcie_gen_under_load", "pcie_width_under_load", "pcie_gen_max", "pcie_width_max"})
+        card[key] = facts.value(key, json(nullptr));
+    }
+    cards.push_back(card);
+  }
+  return cards;
+}
+
+}  // namespace
+
+NodeVerdict JudgeNode(const json& payload, const NodeExpectations& expect) {
+  NodeVerdict v;
+  const json inventory = payload.value("inventory", json::object());
+  const json health = payload.value("health", json::object());
+  const std::vector<const reference::GpuSpec*> specs = CatalogSpecs(inventory);
+  v.gpus = CardsFromInventory(inventory, health);
+  AddInventoryFindings(inventory, specs, expect, v.findings);
+  AddHealthFindings(health, inventory, specs, expect, v.findings);
+  AddPerformanceFindings(payload.value("matmul", json::array()), payload.value("copy", json::array()), specs, expect,
+                         v.findings, v.gpus);
+  // Node-wide findings first, then card by card in index order (stable within a card).
+  std::stable_sort(v.findings.begin(), v.findings.end(), [](const Finding& a, const Finding& b) { return a.gpu < b.gpu; });
+  v.timings = payload.value("timings_s", json::object());
+  v.state = v.findings.empty() ? NodeState::Healthy : NodeState::Unhealthy;
+  return v;
+}
+
+std::string FindingText(const Finding& f, Lang lang) {
+  return f.gpu < 0 ? f.text.In(lang) : fmt::format("GPU{} {}", f.gpu, f.text.In(lang));
+}
+
+std::string VerdictLine(const NodeVerdict& v, Lang lang) {
+  if (v.state == NodeState::CannotTell) return "UNKNOWN: " + v.cannot_tell.In(lang);
+  if (v.findings.empty()) return "OK";
+  std::string line = "FAIL: ";
+  for (size_t i = 0; i < v.findings.size(); ++i) line += (i ? "; " : "") + FindingText(v.findings[i], lang);
+  return line;
+}
+
+const char* StateName(NodeState state) {
+  switch (state) {
+    case NodeState::Healthy: return "OK";
+    case NodeState::Unhealthy: return "FAIL";
+    case NodeState::CannotTell: return "UNKNOWN";
+  }
+  return "UNKNOWN";
+}
+
+}  // namespace labcheck::node_check
