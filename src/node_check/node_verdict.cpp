@@ -1,6 +1,7 @@
 #include "node_check/node_verdict.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -34,12 +35,37 @@ json CardsFromInventory(const json& inventory, const json& health) {
   return cards;
 }
 
+// The PCIe link under load is the best one NVML showed while the card worked: in the health
+// window (host copies) and during the matmul and the copy. A link that trained low stays low in
+// all of them; one sample taken as the link came up from idle (a real card's link drops to Gen1
+// at idle and returns within milliseconds of work) must not drain a healthy node.
+json WithBestLinkSamples(json health, const json& matmul, const json& copy) {
+  if (!health.contains("gpus") || !health["gpus"].is_array()) return health;
+  for (size_t k = 0; k < health["gpus"].size(); ++k) {
+    json& facts = health["gpus"][k]["facts"];
+    if (!facts.is_object()) continue;
+    for (const char* key : {"pcie_gen_under_load", "pcie_width_under_load"}) {
+      std::optional<unsigned> best;
+      if (facts.contains(key) && facts[key].is_number()) best = facts[key].get<unsigned>();
+      for (const json* list : {&matmul, &copy}) {
+        if (!list->is_array() || k >= list->size()) continue;
+        const json& nvml = (*list)[k].value("nvml", json::object());
+        if (nvml.is_object() && nvml.contains(key) && nvml[key].is_number())
+          best = std::max(best.value_or(0), nvml[key].get<unsigned>());
+      }
+      if (best) facts[key] = *best;
+    }
+  }
+  return health;
+}
+
 }  // namespace
 
 NodeVerdict JudgeNode(const json& payload, const NodeExpectations& expect) {
   NodeVerdict v;
   const json inventory = payload.value("inventory", json::object());
-  const json health = payload.value("health", json::object());
+  const json health = WithBestLinkSamples(payload.value("health", json::object()), payload.value("matmul", json::array()),
+                                          payload.value("copy", json::array()));
   const std::vector<const reference::GpuSpec*> specs = CatalogSpecs(inventory);
   v.gpus = CardsFromInventory(inventory, health);
   AddInventoryFindings(inventory, specs, expect, v.findings);
