@@ -16,9 +16,8 @@ std::vector<const reference::GpuSpec*> CatalogSpecs(const nlohmann::json& invent
 
 void AddInventoryFindings(const nlohmann::json& inventory, const std::vector<const reference::GpuSpec*>& specs,
                           const NodeExpectations& expect, std::vector<Finding>& out);
-void AddHealthFindings(const nlohmann::json& health, const nlohmann::json& inventory,
-                       const std::vector<const reference::GpuSpec*>& specs, const NodeExpectations& expect,
-                       std::vector<Finding>& out);
+void AddHealthFindings(const nlohmann::json& health, const std::vector<const reference::GpuSpec*>& specs,
+                       const NodeExpectations& expect, std::vector<Finding>& out);
 // Also fills each card's figures into `gpus` ({index, matmul_tflops, copy_gbps, …}).
 void AddPerformanceFindings(const nlohmann::json& matmul, const nlohmann::json& copy,
                             const std::vector<const reference::GpuSpec*>& specs, const NodeExpectations& expect,

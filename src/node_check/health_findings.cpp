@@ -136,9 +136,8 @@ void HealthFails(Collector& c, int index, const json& f) {
 
 }  // namespace
 
-void AddHealthFindings(const json& health, const json& inventory, const std::vector<const reference::GpuSpec*>& specs,
+void AddHealthFindings(const json& health, const std::vector<const reference::GpuSpec*>& specs,
                        const NodeExpectations& expect, std::vector<Finding>& out) {
-  (void)inventory;
   if (health.value("outcome", std::string("ok")) != "ok") {
     const json& reason = health.value("reason", json(nullptr));
     const std::string en = reason.is_object() ? reason.value("en", std::string()) : "";

@@ -75,12 +75,11 @@ json Matmul(GpuRuntime& runtime, int ordinal, MatmulInputCache& inputs) {
 
 // lab_check's SM copy kernel, the figure gpu.memory_bandwidth judges; the driver's copy where the
 // driver cannot load the kernel.
-json DeviceCopy(GpuRuntime& runtime, int ordinal, const JobArgs& args) {
+json DeviceCopy(GpuRuntime& runtime, int ordinal) {
   Result<std::shared_ptr<DeviceContext>> context = runtime.Context(ordinal);
   if (!context.ok()) return {{"error", context.status().message()}};
+  // At most a quarter of what is free, as gpu.memory_bandwidth takes (a card with little memory).
   size_t bytes = kCopyBytes;
-  const std::string mib = args.Option("copy-mib");
-  if (!mib.empty()) bytes = std::max<size_t>(1, std::stoull(mib)) * kMiB;
   size_t free_bytes = 0, total = 0;
   if (runtime.driver().api().cuMemGetInfo(&free_bytes, &total) == cuda::kSuccess && free_bytes / 4 < bytes)
     bytes = std::max<size_t>(kMiB, free_bytes / 4 / kMiB * kMiB);
@@ -123,7 +122,7 @@ Result<json> NodeCheckJob(const std::vector<std::string>& raw_args) {
     matmul_s.push_back(clock.Lap());
   }
   for (int i = 0; i < runtime->device_count(); ++i) {
-    copy.push_back(DeviceCopy(*runtime, i, args));
+    copy.push_back(DeviceCopy(*runtime, i));
     copy.back()["index"] = i;
     copy_s.push_back(clock.Lap());
   }
