@@ -5,7 +5,7 @@
 //   - `srun -n 2 lab_check allreduce`: the merged report names Slurm and the node Slurm gave;
 //   - `srun lab_check node-check --drain` on a node with health faults drains it with the reason
 //     line, which `sinfo -R` shows; on a healthy profile the node stays idle.
-// Skipped, with the reason, without the binaries or without root (slurmd runs jobs as root here).
+// Skipped, with the reason, without the binaries or without root (both daemons run as root here).
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -88,7 +88,7 @@ class SlurmCluster : public ::testing::Test {
         return;
       }
     if (geteuid() != 0) {
-      skip_ = "needs root: slurmd starts the job steps as the submitting user with SlurmdUser=root";
+      skip_ = "needs root: the test runs its own slurmctld and slurmd as root (SlurmUser=root, SlurmdUser=root)";
       return;
     }
     if (!testing::SimPresent()) {
@@ -131,7 +131,7 @@ class SlurmCluster : public ::testing::Test {
          << "AccountingStorageType=accounting_storage/none\nMailProg=/bin/true\nReturnToService=2\n"
          << "SchedulerType=sched/builtin\nInactiveLimit=0\nKillWait=5\nMinJobAge=5\n"
          << "NodeName=" << kNode << " NodeHostname=" << host << " NodeAddr=127.0.0.1 CPUs="
-         << std::max(2u, std::thread::hardware_concurrency()) << " State=UNKNOWN\n"
+         << std::max(1u, std::thread::hardware_concurrency()) << " State=UNKNOWN\n"
          << "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES\n";
     conf.close();
     const std::vector<std::string> env = {"SLURM_CONF=" + conf_};
@@ -179,8 +179,10 @@ class SlurmCluster : public ::testing::Test {
   }
   // srun one task on our node with the simulated machine `profile`.
   static std::vector<std::string> Srun(int tasks, const std::string& profile) {
-    return {"srun", "-N", "1", "-n", std::to_string(tasks), "-w", kNode, "--export=ALL,LD_LIBRARY_PATH=" + testing::SimDir() +
-                                                                               ",LABCHECK_SIM_MACHINE=" + testing::Profile(profile)};
+    // --overcommit: two tasks even where the machine has one CPU (slurmd drains a node whose
+    // configured CPUs exceed the hardware's, so the configuration says what is there).
+    return {"srun", "--overcommit", "-N", "1", "-n", std::to_string(tasks), "-w", kNode,
+            "--export=ALL,LD_LIBRARY_PATH=" + testing::SimDir() + ",LABCHECK_SIM_MACHINE=" + testing::Profile(profile)};
   }
 
   static inline std::string skip_, setup_error_, dir_, conf_;
