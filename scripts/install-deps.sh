@@ -5,7 +5,8 @@
 #   that the Python smoke tests run against in CI), tmux (a real terminal of a chosen width for
 #   the terminal-layout test), chromium, xmllint and zlib for the tests of the HTML report, and
 #   Open MPI's mpirun (openmpi-bin: the multi-node all-reduce tests start two ranks with it,
-#   docs/multi-node.md), and unpacks NVML's header (below).
+#   docs/multi-node.md), slurm-wlm and munge (the real one-node Slurm of `ctest -L slurm`, which
+#   starts its own daemons: docs/cluster-gate.md), and unpacks NVML's header (below).
 set -euo pipefail
 
 # nvml.h for the ABI test (tests/gpu/abi_test.cpp): the CUDA toolkit here has none, and Debian
@@ -47,6 +48,10 @@ if [[ "${1:-}" == "--with-tests" ]]; then
   # report in the browser tests; xmllint validates its SVGs; zlib reads the screenshot; openmpi-bin
   # starts the two ranks of the multi-node tests.
   packages+=(googletest libgtest-dev libgmock-dev python3-torch python3-numpy tmux chromium libxml2-utils zlib1g-dev openmpi-bin)
+  # slurm-wlm and munge: the Slurm test (tests/node_check/slurm_cluster_test.cpp) writes its own
+  # configuration and starts slurmctld, slurmd and munged itself; the packages' own services are
+  # not needed (in a container without systemd they do not start).
+  packages+=(slurm-wlm munge)
   # g++-11: the platform check (scripts/check-platforms.sh) builds with Ubuntu 22.04's compiler;
   # ccache turns its second build of the same sources into links; ninja builds faster than make.
   packages+=(g++-11 ccache ninja-build)

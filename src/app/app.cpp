@@ -20,6 +20,8 @@
 #include "expect/report_commands.h"
 #include "gpu/live_gpus.h"
 #include "gpu/gpu_checks.h"
+#include "node_check/node_check_command.h"
+#include "node_check/node_fleet.h"
 #include "runner/child_job.h"
 
 namespace labcheck {
@@ -109,9 +111,10 @@ int RunApp(int argc, char** argv) {
     return gpus;
   };
   calc::AddCalcSubcommands(app, calc_env, &subcommand_exit);
-  expect::AddReportSubcommands(app, &parsed_lang, &subcommand_exit);
+  expect::AddReportSubcommands(app, &parsed_lang, &subcommand_exit, node_check::CompareFleet);
   cluster::AddClusterSubcommand(app, &parsed_lang, peeked, self_exe, &subcommand_exit);
   cluster::AddDistSmokeSubcommand(app, &parsed_lang, peeked, &subcommand_exit);
+  node_check::AddNodeCheckSubcommand(app, &parsed_lang, peeked, self_exe, &subcommand_exit);
   AddBurnSubcommand(app, &parsed_lang, &subcommand_exit, self_exe);
   FinishLocalizingCli(app, peeked);
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cluster/cluster_merge.h"
+#include "cluster/host_list.h"
 #include "cluster/rank_run.h"
 #include "platform/files.h"
 #include "report/anonymize.h"
@@ -100,6 +101,15 @@ int RunClusterAllReduce(const ClusterOptions& options, Lang lang, const std::str
   CheckResult result = MergeClusterRun(merge);
   result.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   result.data["launcher"] = LauncherName(launch->launcher);
+  // Under srun: the job and the nodes Slurm gave it, as Slurm names them (this host's own name is
+  // anonymised below, like every host name in a report; the others are the cluster's node names,
+  // which an administrator needs to find the slow node).
+  if (launch->launcher == Launcher::Slurm) {
+    Result<std::vector<std::string>> hosts = ExpandHostList(launch->node_list);
+    result.data["slurm"] = {{"job_id", launch->job_id ? nlohmann::json(*launch->job_id) : nlohmann::json(nullptr)},
+                            {"node_list", launch->node_list},
+                            {"nodes", hosts.ok() ? nlohmann::json(hosts->size()) : nlohmann::json(nullptr)}};
+  }
   result.data["rendezvous"] = rendezvous->source;
   report.checks.push_back(result);
   report.meta.duration_s = result.duration_s;

@@ -59,7 +59,7 @@ int RunCompare(const CompareOptions& options, Lang lang, std::ostream& out, std:
   return 0;
 }
 
-void AddReportSubcommands(CLI::App& app, const Lang* lang, int* exit_code) {
+void AddReportSubcommands(CLI::App& app, const Lang* lang, int* exit_code, CompareExtension extension) {
   auto journal_options = std::make_shared<JournalOptions>();
   // *lang is the peeked --lang while the command line is built, so descriptions follow it too.
   const bool ru = *lang == Lang::Ru;
@@ -74,16 +74,32 @@ void AddReportSubcommands(CLI::App& app, const Lang* lang, int* exit_code) {
 
   auto compare_options = std::make_shared<CompareOptions>();
   CLI::App* compare = app.add_subcommand(
-      "compare", ru ? "сравнить два отчёта: замеры, отношение B/A, изменения окружения"
-                    : "compare two reports: figures, the ratio B/A, changes of the environment");
-  compare->add_option("a", compare_options->a, "A.json")->required();
-  compare->add_option("b", compare_options->b, "B.json")->required();
+      "compare", ru ? "сравнить два отчёта: замеры, отношение B/A, изменения окружения; или JSON многих узлов от node-check одной таблицей"
+                    : "compare two reports: figures, the ratio B/A, changes of the environment; or many nodes' node-check JSONs in one table");
+  auto files = std::make_shared<std::vector<std::string>>();
+  compare->add_option("reports", *files, ru ? "A.json B.json, или JSON узлов от node-check (файлы, папки, JSON Lines)"
+                                           : "A.json B.json, or node-check JSONs (files, folders, JSON Lines)")
+      ->required();
   compare->add_flag("--json", compare_options->json, ru ? "напечатать только JSON" : "print JSON only");
   CLI::Option* html = compare->add_option("--html", compare_options->html,
                                           ru ? std::string("HTML с графиками рядом (по умолчанию ") + kDefaultCompareHtml + ")"
                                              : std::string("side-by-side HTML with charts (default ") + kDefaultCompareHtml + ")")
                           ->expected(0, 1);
-  compare->callback([compare_options, lang, exit_code, html] {
+  compare->callback([compare_options, files, extension, lang, exit_code, html] {
+    if (extension) {
+      if (std::optional<int> code = extension(*files, compare_options->json, *lang, std::cout, std::cerr)) {
+        *exit_code = *code;
+        return;
+      }
+    }
+    if (files->size() != 2) {
+      std::cerr << (*lang == Lang::Ru ? "lab_check compare: нужны два отчёта, A.json и B.json (или JSON узлов от node-check)\n"
+                                      : "lab_check compare: give two reports, A.json and B.json (or node-check JSONs)\n");
+      *exit_code = 2;
+      return;
+    }
+    compare_options->a = (*files)[0];
+    compare_options->b = (*files)[1];
     if (html->count() > 0 && compare_options->html.empty()) compare_options->html = kDefaultCompareHtml;
     *exit_code = RunCompare(*compare_options, *lang, std::cout, std::cerr);
   });

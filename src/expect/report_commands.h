@@ -1,7 +1,10 @@
 // The subcommands that work on finished reports: `journal` and `compare`.
 #pragma once
+#include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -12,7 +15,12 @@ namespace labcheck::expect {
 // Adds `journal [--report PATH] [--journal PATH]` and `compare A.json B.json [--json] [--html [PATH]]` as CLI11
 // subcommands; their callbacks store the exit code (0 ok, 2 bad input: a missing or corrupt file is
 // a clear message on stderr naming the path and what to do) in *exit_code.
-void AddReportSubcommands(CLI::App& app, const Lang* lang, int* exit_code);
+// `compare` also takes inputs of another kind, one or many files: `extension` returns nullopt when
+// the files are not of its kind, else its exit code. app.cpp hands in the fleet table of
+// node-check JSONs (src/node_check/node_fleet.h), so that this folder does not depend on that one.
+using CompareExtension = std::function<std::optional<int>(const std::vector<std::string>& files, bool json, Lang lang,
+                                                          std::ostream& out, std::ostream& err)>;
+void AddReportSubcommands(CLI::App& app, const Lang* lang, int* exit_code, CompareExtension extension = {});
 
 struct JournalOptions {
   std::string report = "journal/lab-report.json";

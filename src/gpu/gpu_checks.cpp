@@ -21,6 +21,7 @@ void RegisterGpuChildJobs() {
     RegisterChildJob(gpu::kClusterGatherJob, gpu::ClusterGatherJob);
     RegisterChildJob(gpu::kHealthJob, gpu::HealthJob);
     RegisterChildJob(gpu::kBurnJob, gpu::BurnJob);
+    RegisterChildJob(gpu::kNodeCheckJob, gpu::NodeCheckJob);
   });
 }
 

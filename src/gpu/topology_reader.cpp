@@ -59,6 +59,19 @@ std::optional<bool> NvLinkP2P(const nvml::NvmlApi& n, nvml::nvmlDevice_t a, nvml
 
 }  // namespace
 
+NvLinkStates ReadNvLinkStates(const nvml::NvmlApi& n, nvml::nvmlDevice_t device) {
+  NvLinkStates states;
+  if (n.nvmlDeviceGetNvLinkState == nullptr || device == nullptr) return states;
+  states.queried = true;
+  for (unsigned link = 0; link < nvml::kNvLinkMaxLinks; ++link) {
+    nvml::nvmlEnableState_t active = 0;
+    if (n.nvmlDeviceGetNvLinkState(device, link, &active) != nvml::kSuccess) continue;  // no such link
+    if (active == nvml::kFeatureEnabled) ++states.active;
+    else ++states.down;
+  }
+  return states;
+}
+
 TopologyInput ReadNvmlTopology(const nvml::NvmlApi& n, const std::vector<nvml::nvmlDevice_t>& devices,
                                const std::vector<std::string>& bus_ids) {
   const int count = static_cast<int>(devices.size());

@@ -21,6 +21,16 @@ namespace labcheck::gpu {
 
 // devices[i]: NVML's handle for CUDA ordinal i (null when NVML does not know it); bus_ids[i]: its
 // canonical PCI bus id (CanonicalPciBusId).
+// One GPU's NVLinks as nvmlDeviceGetNvLinkState answers link by link: `active` (enabled), `down`
+// (the link exists and answers, but is not active). A link number that answers "not supported" or
+// "invalid argument" is not one the GPU has and is in neither count (the numbering may have gaps).
+struct NvLinkStates {
+  int active = 0;
+  int down = 0;
+  bool queried = false;  // false: no NVML function for it (old driver) or no handle
+};
+NvLinkStates ReadNvLinkStates(const nvml::NvmlApi& api, nvml::nvmlDevice_t device);
+
 TopologyInput ReadNvmlTopology(const nvml::NvmlApi& api, const std::vector<nvml::nvmlDevice_t>& devices,
                                const std::vector<std::string>& bus_ids);
 

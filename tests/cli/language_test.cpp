@@ -26,7 +26,7 @@ bool HasEnglishProse(const std::string& s) {
   return std::regex_search(s, std::regex(R"(\b(Usage|OPTIONS|Options|Subcommands|REQUIRED|Print this|print|the|and|per)\b)"));
 }
 
-const std::vector<std::string> kSubcommands = {"vram", "kv", "serve", "cost", "plan", "journal", "compare"};
+const std::vector<std::string> kSubcommands = {"vram", "kv", "serve", "cost", "plan", "journal", "compare", "node-check"};
 
 TEST_F(Language, RussianHelpEverywhereByDefault) {
   for (std::vector<std::string> args : std::vector<std::vector<std::string>>{{"--help"}}) {
@@ -44,7 +44,7 @@ TEST_F(Language, RussianHelpEverywhereByDefault) {
 }
 
 TEST_F(Language, EnglishHelpEverywhereWithLangEn) {
-  for (const std::string& sub : std::vector<std::string>{"", "vram", "kv", "serve", "cost", "plan", "journal", "compare"}) {
+  for (const std::string& sub : std::vector<std::string>{"", "vram", "kv", "serve", "cost", "plan", "journal", "compare", "node-check"}) {
     std::vector<std::string> args = {"--lang", "en"};
     if (!sub.empty()) args.push_back(sub);
     args.push_back("--help");

@@ -25,6 +25,9 @@ inline constexpr const char* kClusterGatherJob = "gpu-cluster-gather";
 inline constexpr size_t kClusterBlockBytes = 32 * 1024;
 inline constexpr const char* kHealthJob = "gpu-health";
 inline constexpr const char* kBurnJob = "gpu-burn";
+// `lab_check node-check`: inventory, health, NVLink states, a short matmul and copy per GPU, in
+// one process so that the driver is initialised once (src/node_check/).
+inline constexpr const char* kNodeCheckJob = "gpu-node-check";
 
 Result<nlohmann::json> InventoryJob(const std::vector<std::string>& args);
 Result<nlohmann::json> MatmulJob(const std::vector<std::string>& args);
@@ -36,6 +39,7 @@ Result<nlohmann::json> AllReduceRankJob(const std::vector<std::string>& args);
 Result<nlohmann::json> ClusterGatherJob(const std::vector<std::string>& args);
 Result<nlohmann::json> HealthJob(const std::vector<std::string>& args);  // health_job.cpp
 Result<nlohmann::json> BurnJob(const std::vector<std::string>& args);    // burn_job.cpp
+Result<nlohmann::json> NodeCheckJob(const std::vector<std::string>& args);  // node_check_job.cpp
 
 // Registers all of the above with the child-job table (idempotent).
 void RegisterGpuChildJobs();

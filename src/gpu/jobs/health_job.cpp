@@ -15,6 +15,7 @@
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
 #include "gpu/jobs/gpu_runtime.h"
+#include "gpu/jobs/job_bodies.h"
 #include "gpu/nvidia/nvml_health_library.h"
 
 namespace labcheck::gpu {
@@ -78,6 +79,11 @@ Result<json> HealthJob(const std::vector<std::string>& raw_args) {
   json envelope;
   std::unique_ptr<GpuRuntime> runtime = GpuRuntime::Open(args, &envelope);
   if (!runtime) return envelope;
+  return HealthJobOn(*runtime, args);
+}
+
+json HealthJobOn(GpuRuntime& open_runtime, const JobArgs& args) {
+  GpuRuntime* runtime = &open_runtime;
   if (runtime->nvml() == nullptr) {
     json skip = SkipEnvelope(T("NVML (libnvidia-ml.so.1) не загрузилась: состояние карт не прочитать",
                                "NVML (libnvidia-ml.so.1) did not load: the cards' health cannot be read"),

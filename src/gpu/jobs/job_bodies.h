@@ -16,6 +16,8 @@ nlohmann::json MatmulJobOn(GpuRuntime& runtime, const CublasLt& lt, const JobArg
 nlohmann::json MemoryJobOn(GpuRuntime& runtime, const JobArgs& args);
 nlohmann::json HostCopyJobOn(GpuRuntime& runtime, const JobArgs& args);
 nlohmann::json PeerJobOn(GpuRuntime& runtime, const JobArgs& args);
+// gpu-health on an open runtime: `--quick` shortens the load window to 500 ms.
+nlohmann::json HealthJobOn(GpuRuntime& runtime, const JobArgs& args);
 nlohmann::json AllReduceJobOn(GpuRuntime& runtime, const Nccl& nccl, const JobArgs& args);
 
 }  // namespace labcheck::gpu

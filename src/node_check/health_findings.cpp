@@ -1,0 +1,164 @@
+// Findings from gpu.health's facts. Every FAIL line of gpu.health (health/health_verdicts.h) is
+// one; on top, what a lab can live with but a scheduler must not hand to the next job: a row
+// remap or page retirement pending a reset, any XID in the kernel log since boot or during the
+// check, PCIe replays growing under load, a link under load below the card's maximum, persistence
+// off, a power limit below the default, another process holding memory, MIG not as expected.
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "gpu/health/health_facts.h"
+#include "gpu/health/health_verdicts.h"
+#include "gpu/health/xid_watch.h"
+#include "node_check/findings.h"
+
+namespace labcheck::node_check {
+
+namespace {
+
+using nlohmann::json;
+
+const json& Get(const json& facts, const char* key) {
+  static const json kNull;
+  auto it = facts.find(key);
+  return it == facts.end() ? kNull : *it;
+}
+bool Known(const json& field) { return !field.is_null() && !gpu::health::IsNotAvailable(field); }
+double Number(const json& field) { return field.is_number() ? field.get<double>() : 0; }
+bool True(const json& field) { return field.is_boolean() && field.get<bool>(); }
+
+std::string XidList(const json& xids) {
+  std::string s;
+  for (const json& x : xids) s += (s.empty() ? "" : ", ") + std::to_string(x.is_number() ? x.get<int>() : x.value("xid", 0));
+  return s;
+}
+
+// The kernel log's XIDs are read once for all cards; each card gets those of its bus id.
+json KernelXidsOf(const json& gpu, const json& health) {
+  const json& log = health.value("xid_kernel_log", json(nullptr));
+  if (!log.is_array()) return log;
+  json mine = json::array();
+  for (const json& x : log)
+    if (gpu::health::SameGpu(x.value("pci", ""), gpu.value("pci_bus_id", ""))) mine.push_back(x);
+  return mine;
+}
+
+struct Collector {
+  int gpu;
+  std::vector<Finding>& out;
+  std::set<std::string> items;
+  void Add(const std::string& item, Text text) {
+    if (!items.insert(item).second) return;  // one finding per item and card
+    out.push_back({gpu, item, std::move(text)});
+  }
+};
+
+void Memory(Collector& c, const json& f) {
+  const json& ecc = Get(f, "ecc_uncorrected_volatile");
+  const bool ecc_off = Get(f, "ecc_mode").is_boolean() && !Get(f, "ecc_mode").get<bool>();
+  if (!ecc_off && Number(ecc) > 0) {
+    c.Add("ecc_uncorrected", T(fmt::format("неисправимые ошибки ECC: {} с загрузки", Number(ecc)),
+                               fmt::format("{:.0f} uncorrected ECC errors since boot", Number(ecc))));
+  }
+  const json& rows = Get(f, "remapped_rows");
+  if (rows.is_object() && rows.value("failed", false)) c.Add("remapped_rows", T("замена строк памяти не удалась", "row remap failed"));
+  else if (rows.is_object() && rows.value("pending", false))
+    c.Add("remapped_rows", T("замена строк ждёт сброса карты", "row remap pending a reset"));
+  if (True(Get(f, "retired_pages_pending")))
+    c.Add("retired_pages", T("изъятие страниц ждёт сброса карты", "retired pages pending a reset"));
+}
+
+void Xids(Collector& c, const json& f) {
+  const json& log = Get(f, "xid_kernel_log");
+  if (log.is_array() && !log.empty())
+    c.Add("xid_kernel_log", T("XID " + XidList(log) + " в журнале ядра", "XID " + XidList(log) + " in the kernel log"));
+  const json& during = Get(f, "xid_during_run");
+  if (during.is_array() && !during.empty())
+    c.Add("xid_during_run", T("XID " + XidList(during) + " во время проверки", "XID " + XidList(during) + " during the check"));
+}
+
+void Pcie(Collector& c, const json& f, const reference::GpuSpec* spec, const NodeExpectations& e) {
+  const json& growth = Get(f, "pcie_replay_growth");
+  if (Number(growth) > 0)
+    c.Add("pcie_replay", T(fmt::format("PCIe: повторы растут (+{:.0f} под нагрузкой)", Number(growth)),
+                           fmt::format("PCIe replays growing (+{:.0f} under load)", Number(growth))));
+  const json& gen = Get(f, "pcie_gen_under_load");
+  const json& width = Get(f, "pcie_width_under_load");
+  if (!gen.is_number()) return;
+  // The generation: NVML's maximum, which already says what card and slot can do together (a
+  // Gen5 card in a Gen4 server is how it was bought). The width: the card's own, where the catalog
+  // knows it, because NVML's maximum includes the slot and would hide a x16 card in a x8 slot.
+  const int max_gen = e.pcie_gen.value_or(static_cast<int>(Number(Get(f, "pcie_gen_max"))));
+  int max_width = static_cast<int>(Number(Get(f, "pcie_width_max")));
+  if (spec != nullptr && spec->pcie_width > 0) max_width = std::max(max_width, spec->pcie_width);
+  if (e.pcie_width) max_width = *e.pcie_width;
+  const int g = static_cast<int>(Number(gen)), w = width.is_number() ? static_cast<int>(Number(width)) : max_width;
+  if ((max_gen > 0 && g < max_gen) || (max_width > 0 && w < max_width))
+    c.Add("pcie_link", T(fmt::format("PCIe Gen{} x{} (максимум Gen{} x{})", g, w, max_gen, max_width),
+                         fmt::format("PCIe Gen{} x{} (max Gen{} x{})", g, w, max_gen, max_width)));
+}
+
+void Settings(Collector& c, const json& f, const NodeExpectations& e) {
+  const json& persistence = Get(f, "persistence_mode");
+  if (e.persistence_required && persistence.is_boolean() && !persistence.get<bool>())
+    c.Add("persistence_mode", T("persistence выключен", "persistence mode off"));
+  const json& limit = Get(f, "power_limit_w");
+  const json& fallback = Get(f, "power_default_limit_w");
+  if (limit.is_number() && fallback.is_number() && Number(limit) + 1 < Number(fallback))
+    c.Add("power_limit", T(fmt::format("лимит мощности {:.0f} Вт (штатный {:.0f})", Number(limit), Number(fallback)),
+                           fmt::format("power limit {:.0f} W (default {:.0f} W)", Number(limit), Number(fallback))));
+  const json& procs = Get(f, "other_processes");
+  if (procs.is_array() && !procs.empty()) {
+    double gib = 0;
+    bool unknown = false;
+    for (const json& p : procs) {
+      if (p.value("used_gib", json(nullptr)).is_number()) gib += p["used_gib"].get<double>();
+      else unknown = true;
+    }
+    if (gib >= e.other_process_gib || unknown)
+      c.Add("other_processes", T(fmt::format("чужой процесс держит {:.1f} GiB", gib), fmt::format("another process holds {:.1f} GiB", gib)));
+  }
+  const json& mig = Get(f, "mig_mode");
+  if (mig.is_object() && Known(mig) && mig.value("current", false) != e.mig)
+    c.Add("mig_mode", mig.value("current", false) ? T("MIG включён (ожидался выключенным)", "MIG on (expected off)")
+                                                  : T("MIG выключен (ожидался включённым)", "MIG off (expected on)"));
+}
+
+// gpu.health's own FAIL lines not named above (PROHIBITED compute mode, 60+ retired pages): its
+// label and value. Same item keys as gpu.health's, so a card gets one finding per item.
+void HealthFails(Collector& c, int index, const json& f) {
+  for (const gpu::health::HealthLine& line : gpu::health::JudgeGpu(index, f)) {
+    if (line.na || line.status != Outcome::Fail) continue;
+    c.Add(line.item, T(line.label.ru + ": " + line.value.ru, line.label.en + ": " + line.value.en));
+  }
+}
+
+}  // namespace
+
+void AddHealthFindings(const json& health, const std::vector<const reference::GpuSpec*>& specs,
+                       const NodeExpectations& expect, std::vector<Finding>& out) {
+  if (health.value("outcome", std::string("ok")) != "ok") {
+    const json& reason = health.value("reason", json(nullptr));
+    const std::string en = reason.is_object() ? reason.value("en", std::string()) : "";
+    const std::string ru = reason.is_object() ? reason.value("ru", en) : en;
+    out.push_back({-1, "health_unavailable", T("состояние карт не прочитано: " + ru, "GPU health unreadable: " + en)});
+    return;
+  }
+  const json gpus = health.value("gpus", json::array());
+  for (size_t k = 0; k < gpus.size(); ++k) {
+    const json& gpu = gpus[k];
+    const int index = gpu.value("index", static_cast<int>(k));
+    json facts = gpu.value("facts", json::object());
+    if (!facts.contains("xid_kernel_log")) facts["xid_kernel_log"] = KernelXidsOf(gpu, health);
+    Collector c{index, out, {}};
+    if (gpu.contains("error")) c.Add("health_unavailable", Text(gpu["error"].get<std::string>()));
+    Memory(c, facts);
+    Xids(c, facts);
+    Pcie(c, facts, k < specs.size() ? specs[k] : nullptr, expect);
+    Settings(c, facts, expect);
+    HealthFails(c, index, facts);
+  }
+}
+
+}  // namespace labcheck::node_check

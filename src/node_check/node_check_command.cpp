@@ -1,0 +1,165 @@
+#include "node_check/node_check_command.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "gpu/gpu_checks.h"
+#include "gpu/job_envelope.h"
+#include "gpu/jobs/gpu_jobs.h"
+#include "node_check/node_report.h"
+#include "node_check/node_verdict.h"
+#include "node_check/slurm_drain.h"
+#include "platform/files.h"
+#include "runner/cancel.h"
+#include "runner/child_job.h"
+
+namespace labcheck::node_check {
+
+namespace {
+
+using nlohmann::json;
+
+struct Options {
+  NodeExpectations expect;
+  std::string mig = "off";
+  bool json = false;
+  bool drain = false;
+  std::string node;
+  std::string out;
+  std::vector<std::string> site_packages;
+  double timeout_s = 60;
+};
+
+std::optional<std::string> Env(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  return v ? std::optional<std::string>(v) : std::nullopt;
+}
+
+// What the child's envelope says when it is not "ok": no driver or no GPU is "cannot tell",
+// unless GPUs were expected; a driver that is there but fails (cuInit 802: fabric manager down),
+// a crash or a hang is a sick node.
+NodeVerdict FromEnvelope(const CheckResult& problem, const NodeExpectations& expect) {
+  NodeVerdict v;
+  if (problem.outcome == Outcome::Skip && !(expect.gpus && *expect.gpus > 0)) {
+    v.state = NodeState::CannotTell;
+    v.cannot_tell = problem.reason;
+    return v;
+  }
+  v.state = NodeState::Unhealthy;
+  Text reason = problem.reason;
+  if (problem.outcome == Outcome::Skip) reason = T(fmt::format("нет GPU (ожидалось {}): {}", *expect.gpus, problem.reason.ru),
+                                                   fmt::format("no GPU (expected {}): {}", *expect.gpus, problem.reason.en));
+  v.findings.push_back({-1, "driver", reason});
+  return v;
+}
+
+int Run(Options o, Lang lang, const std::string& self_exe) {
+  const bool ru = lang == Lang::Ru;
+  const auto started = std::chrono::steady_clock::now();
+  o.expect.mig = o.mig == "on";
+  RegisterGpuChildJobs();
+  std::vector<std::string> args;
+  for (const std::string& dir : o.site_packages) args.insert(args.end(), {"--site-packages", dir});
+  const CancelToken cancel = InstallInterruptHandlers();
+  ChildJobOutcome outcome = RunChildJob(self_exe, gpu::kNodeCheckJob, args, o.timeout_s, cancel);
+  if (cancel.cancelled()) return 130;
+
+  NodeVerdict verdict;
+  json payload = json::object();
+  if (std::optional<CheckResult> problem = gpu::EnvelopeProblem("node.check", outcome)) {
+    verdict = FromEnvelope(*problem, o.expect);
+    if (!problem->error.empty()) payload["error"] = problem->error;
+  } else {
+    payload = outcome.result.value();
+    verdict = JudgeNode(payload, o.expect);
+  }
+  verdict.timings["total_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  const std::string node = o.node.empty() ? SlurmNodeName(Env) : o.node;
+  json report = NodeReportJson(verdict, payload, o.expect, node);
+  const std::string line = VerdictLine(verdict, lang);
+
+  if (o.drain && verdict.state == NodeState::Unhealthy) {
+    const std::string findings = VerdictLine(verdict, lang).substr(std::string("FAIL: ").size());
+    DrainOutcome d = Drain(node, DrainReason(findings));
+    report["drain"] = {{"command", d.command}, {"ran", d.slurm_present}, {"ok", d.ok}, {"error", d.error}};
+    if (!d.slurm_present)
+      std::fprintf(stderr, ru ? "lab_check node-check: Slurm не найден (scontrol нет в PATH), узел не выведен: %s\n"
+                              : "lab_check node-check: no Slurm here (scontrol is not on PATH), the node is not drained: %s\n",
+                   d.command.c_str());
+    else if (d.ok)
+      std::fprintf(stderr, ru ? "lab_check node-check: выполнено: %s\n" : "lab_check node-check: ran: %s\n", d.command.c_str());
+    else
+      std::fprintf(stderr, ru ? "lab_check node-check: не удалось: %s — %s\n" : "lab_check node-check: failed: %s — %s\n",
+                   d.command.c_str(), d.error.c_str());
+  }
+
+  if (!o.out.empty()) {
+    std::string path = o.out;
+    for (size_t at; (at = path.find("{node}")) != std::string::npos;) path.replace(at, 6, node);
+    Status s = WriteFileAtomically(path, report.dump(2) + "\n");
+    if (!s.ok())
+      std::fprintf(stderr, ru ? "lab_check node-check: --out: не удалось записать %s\n" : "lab_check node-check: --out: cannot write %s\n",
+                   s.message().c_str());
+  }
+  // --json: one line, so that `srun -N 64 lab_check node-check --json > fleet.jsonl` gives one
+  // object per node that `lab_check compare fleet.jsonl` reads.
+  std::printf("%s\n", o.json ? report.dump().c_str() : line.c_str());
+  std::fflush(stdout);
+  switch (verdict.state) {
+    case NodeState::Healthy: return kExitHealthy;
+    case NodeState::Unhealthy: return kExitUnhealthy;
+    case NodeState::CannotTell: return kExitCannotTell;
+  }
+  return kExitCannotTell;
+}
+
+}  // namespace
+
+void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, const std::string& self_exe, int* exit_code) {
+  auto o = std::make_shared<Options>();
+  auto h = [help_lang](const char* ru, const char* en) { return T(ru, en).In(help_lang); };
+  CLI::App* cmd = app.add_subcommand(
+      "node-check", h("проверка узла для планировщика (Slurm HealthCheckProgram, пролог): за секунды, одна строка OK или "
+                      "FAIL: …, код 0 здоров / 1 вывести из работы / 2 ошибка в аргументах / 3 не понять (нет драйвера)",
+                      "a node gate for schedulers (Slurm HealthCheckProgram, a prolog): seconds, one line OK or FAIL: …, exit "
+                      "0 healthy / 1 drain it / 2 bad usage / 3 cannot tell (no driver)"));
+  cmd->add_option("--expect-gpus", o->expect.gpus, h("сколько GPU должно быть (по умолчанию: хотя бы одна)", "how many GPUs there must be (default: at least one)"))
+      ->check(CLI::Range(0, 1024));
+  cmd->add_option("--expect-model", o->expect.model, h("модель: слова из имени карты, например H100 (по умолчанию: все карты одной модели)",
+                                                     "the model: words of the card's name, e.g. H100 (default: all cards the same model)"));
+  cmd->add_option("--expect-memory-gib", o->expect.memory_gib, h("память каждой карты, GiB (по умолчанию: как у соседних)", "each card's memory, GiB (default: as its siblings')"))
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--expect-driver", o->expect.driver, h("версия драйвера: 580 или 580.95.05", "driver version: 580 or 580.95.05"));
+  cmd->add_option("--expect-mig", o->mig, h("MIG: on или off", "MIG: on or off"))->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+  cmd->add_flag_function("--persistence-optional", [o](std::int64_t) { o->expect.persistence_required = false; },
+                h("не считать выключенный persistence находкой", "persistence mode off is not a finding"));
+  cmd->add_option("--pcie-gen", o->expect.pcie_gen, h("поколение PCIe под нагрузкой (по умолчанию: максимум по NVML)", "PCIe generation under load (default: NVML's maximum)"))
+      ->check(CLI::Range(1, 7));
+  cmd->add_option("--pcie-width", o->expect.pcie_width, h("ширина PCIe под нагрузкой (по умолчанию: карты по каталогу)", "PCIe width under load (default: the card's, from the catalog)"))
+      ->check(CLI::Range(1, 32));
+  cmd->add_option("--expect-nvlinks", o->expect.nvlinks, h("активных NVLink на карту (по умолчанию: по каталогу)", "active NVLinks per card (default: from the catalog)"))
+      ->check(CLI::Range(0, 18));
+  cmd->add_option("--perf-tolerance", o->expect.perf_tolerance, h("насколько ниже нижней границы каталога ещё нормально (доля)", "how far below the catalog band's low edge is still fine (fraction)"))
+      ->check(CLI::Range(0.0, 0.99))
+      ->capture_default_str();
+  cmd->add_option("--max-spread", o->expect.max_spread, h("карта медленнее медианной на эту долю — находка", "a card this fraction slower than the median card is a finding"))
+      ->check(CLI::Range(0.01, 0.99))
+      ->capture_default_str();
+  cmd->add_flag("--json", o->json, h("всё подробно одной строкой JSON", "the full detail as one line of JSON"));
+  cmd->add_flag("--drain", o->drain, h("при FAIL вывести узел из работы в Slurm (scontrol update … state=drain) и сказать, что выполнено",
+                                       "on FAIL drain the node in Slurm (scontrol update … state=drain) and say what was run"));
+  cmd->add_option("--node", o->node, h("имя узла в Slurm (по умолчанию SLURMD_NODENAME, иначе hostname -s)", "the node's name in Slurm (default SLURMD_NODENAME, else hostname -s)"));
+  cmd->add_option("--out", o->out, h("записать JSON и в файл; {node} — имя узла (journal/nodes/{node}.json)", "also write the JSON to a file; {node} is the node's name (journal/nodes/{node}.json)"));
+  cmd->add_option("--site-packages", o->site_packages, h("папка site-packages с cuBLAS (nvidia/cublas/lib), если в системе его нет", "a site-packages folder holding cuBLAS (nvidia/cublas/lib) when the system has none"));
+  cmd->add_option("--timeout", o->timeout_s, h("секунд на всё; зависшая проверка — FAIL", "seconds for everything; a hung check is a FAIL"))
+      ->check(CLI::Range(5.0, 3600.0))
+      ->capture_default_str();
+  cmd->callback([o, lang, self_exe, exit_code] { *exit_code = Run(*o, *lang, self_exe); });
+}
+
+}  // namespace labcheck::node_check

@@ -1,0 +1,30 @@
+// What a node should be, as `lab_check node-check` judges it: every threshold with its default
+// and the flag that sets it (node_check_command.cpp). A default is what a healthy node of any
+// model meets; the flags say what this cluster's nodes must have on top.
+#pragma once
+#include <optional>
+#include <string>
+
+namespace labcheck::node_check {
+
+struct NodeExpectations {
+  std::optional<int> gpus;             // --expect-gpus: exact count; default: any, but at least one
+  std::string model;                   // --expect-model: words of the device name ("H100"); default: all cards alike
+  std::optional<double> memory_gib;    // --expect-memory-gib: each card at least this × kMemoryTolerance
+  std::string driver;                  // --expect-driver: "580" or "580.95.05", matched by leading components
+  bool mig = false;                    // --expect-mig on|off
+  bool persistence_required = true;    // --persistence-optional turns it off
+  std::optional<int> pcie_gen;         // --pcie-gen: the generation under load; default NVML's maximum
+  std::optional<int> pcie_width;       // --pcie-width: default the card's width (catalog), else NVML's
+  std::optional<int> nvlinks;          // --expect-nvlinks: active links per GPU; default from the catalog
+  double perf_tolerance = 0.20;        // --perf-tolerance: how far below the catalog band's low edge is still fine
+  double max_spread = 0.15;            // --max-spread: a card this much slower than the median card is a finding
+  double other_process_gib = 0.5;      // another process holding this much memory is a finding
+};
+
+// The driver reports a little less than the memory a card is sold with (an H100 80GB: 79.6 GiB),
+// and a card whose memory differs from its siblings' by more than a few percent is another model
+// or a card with a memory fault.
+inline constexpr double kMemoryTolerance = 0.97;
+
+}  // namespace labcheck::node_check

@@ -1,0 +1,51 @@
+#include "node_check/node_report.h"
+
+#include "platform/files.h"
+
+namespace labcheck::node_check {
+
+using nlohmann::json;
+
+json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpectations& e, const std::string& node) {
+  json findings = json::array();
+  for (const Finding& f : v.findings)
+    findings.push_back({{"gpu", f.gpu < 0 ? json(nullptr) : json(f.gpu)}, {"item", f.item}, {"text", FindingText(f, Lang::En)},
+                        {"text_ru", FindingText(f, Lang::Ru)}});
+  const json inventory = payload.value("inventory", json::object());
+  json expectations = {{"gpus", e.gpus ? json(*e.gpus) : json(nullptr)},
+                       {"model", e.model},
+                       {"memory_gib", e.memory_gib ? json(*e.memory_gib) : json(nullptr)},
+                       {"driver", e.driver},
+                       {"mig", e.mig},
+                       {"persistence_required", e.persistence_required},
+                       {"pcie_gen", e.pcie_gen ? json(*e.pcie_gen) : json(nullptr)},
+                       {"pcie_width", e.pcie_width ? json(*e.pcie_width) : json(nullptr)},
+                       {"nvlinks", e.nvlinks ? json(*e.nvlinks) : json(nullptr)},
+                       {"perf_tolerance", e.perf_tolerance},
+                       {"max_spread", e.max_spread},
+                       {"other_process_gib", e.other_process_gib}};
+  const int exit_code = v.state == NodeState::Healthy ? 0 : v.state == NodeState::Unhealthy ? 1 : 3;
+  json out = {{"kind", kNodeReportKind},
+              {"version", 1},
+              {"tool_version", LAB_CHECK_VERSION},
+              {"node", node},
+              {"checked_at", UtcTimestamp()},
+              {"verdict", StateName(v.state)},
+              {"line", VerdictLine(v, Lang::En)},
+              {"line_ru", VerdictLine(v, Lang::Ru)},
+              {"exit_code", exit_code},
+              {"findings", findings},
+              {"gpus", v.gpus},
+              {"timings_s", v.timings},
+              {"expectations", expectations},
+              {"driver_version", inventory.value("driver_version", json(nullptr))},
+              {"cuda_driver_version", inventory.value("cuda_driver_version", json(nullptr))},
+              {"simulated", inventory.value("simulated", false)}};
+  if (inventory.contains("simulated_machine")) out["simulated_machine"] = inventory["simulated_machine"];
+  if (payload.contains("error")) out["error"] = payload["error"];
+  return out;
+}
+
+bool IsNodeReport(const json& value) { return value.is_object() && value.value("kind", std::string()) == kNodeReportKind; }
+
+}  // namespace labcheck::node_check

@@ -1,0 +1,103 @@
+#include "node_check/node_verdict.h"
+
+#include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "node_check/findings.h"
+
+namespace labcheck::node_check {
+
+namespace {
+
+using nlohmann::json;
+
+// Each card's facts beside its figures, so that --json and the fleet table need no second look.
+json CardsFromInventory(const json& inventory, const json& health) {
+  json cards = json::array();
+  const json gpus = inventory.value("gpus", json::array());
+  const json health_gpus = health.value("gpus", json::array());
+  for (size_t k = 0; k < gpus.size(); ++k) {
+    const json& g = gpus[k];
+    json card = {{"index", g.value("index", static_cast<int>(k))},
+                 {"name", g.value("name", std::string())},
+                 {"pci_bus_id", g.value("pci_bus_id", std::string())},
+                 {"memory_total_gib", g.value("memory_total_gib", 0.0)},
+                 {"nvlink", g.value("nvlink", json(nullptr))}};
+    if (k < health_gpus.size()) {
+      const json facts = health_gpus[k].value("facts", json::object());
+      for (const char* key : {"pcie_gen_under_load", "pcie_width_under_load", "pcie_gen_max", "pcie_width_max"})
+        card[key] = facts.value(key, json(nullptr));
+    }
+    cards.push_back(card);
+  }
+  return cards;
+}
+
+// The PCIe link under load is the best one NVML showed while the card worked: in the health
+// window (host copies) and during the matmul and the copy. A link that trained low stays low in
+// all of them; one sample taken as the link came up from idle (a real card's link drops to Gen1
+// at idle and returns within milliseconds of work) must not drain a healthy node.
+json WithBestLinkSamples(json health, const json& matmul, const json& copy) {
+  if (!health.contains("gpus") || !health["gpus"].is_array()) return health;
+  for (size_t k = 0; k < health["gpus"].size(); ++k) {
+    json& facts = health["gpus"][k]["facts"];
+    if (!facts.is_object()) continue;
+    for (const char* key : {"pcie_gen_under_load", "pcie_width_under_load"}) {
+      std::optional<unsigned> best;
+      if (facts.contains(key) && facts[key].is_number()) best = facts[key].get<unsigned>();
+      for (const json* list : {&matmul, &copy}) {
+        if (!list->is_array() || k >= list->size()) continue;
+        const json& nvml = (*list)[k].value("nvml", json::object());
+        if (nvml.is_object() && nvml.contains(key) && nvml[key].is_number())
+          best = std::max(best.value_or(0), nvml[key].get<unsigned>());
+      }
+      if (best) facts[key] = *best;
+    }
+  }
+  return health;
+}
+
+}  // namespace
+
+NodeVerdict JudgeNode(const json& payload, const NodeExpectations& expect) {
+  NodeVerdict v;
+  const json inventory = payload.value("inventory", json::object());
+  const json health = WithBestLinkSamples(payload.value("health", json::object()), payload.value("matmul", json::array()),
+                                          payload.value("copy", json::array()));
+  const std::vector<const reference::GpuSpec*> specs = CatalogSpecs(inventory);
+  v.gpus = CardsFromInventory(inventory, health);
+  AddInventoryFindings(inventory, specs, expect, v.findings);
+  AddHealthFindings(health, specs, expect, v.findings);
+  AddPerformanceFindings(payload.value("matmul", json::array()), payload.value("copy", json::array()), specs, expect,
+                         v.findings, v.gpus);
+  // Node-wide findings first, then card by card in index order (stable within a card).
+  std::stable_sort(v.findings.begin(), v.findings.end(), [](const Finding& a, const Finding& b) { return a.gpu < b.gpu; });
+  v.timings = payload.value("timings_s", json::object());
+  v.state = v.findings.empty() ? NodeState::Healthy : NodeState::Unhealthy;
+  return v;
+}
+
+std::string FindingText(const Finding& f, Lang lang) {
+  return f.gpu < 0 ? f.text.In(lang) : fmt::format("GPU{} {}", f.gpu, f.text.In(lang));
+}
+
+std::string VerdictLine(const NodeVerdict& v, Lang lang) {
+  if (v.state == NodeState::CannotTell) return "UNKNOWN: " + v.cannot_tell.In(lang);
+  if (v.findings.empty()) return "OK";
+  std::string line = "FAIL: ";
+  for (size_t i = 0; i < v.findings.size(); ++i) line += (i ? "; " : "") + FindingText(v.findings[i], lang);
+  return line;
+}
+
+const char* StateName(NodeState state) {
+  switch (state) {
+    case NodeState::Healthy: return "OK";
+    case NodeState::Unhealthy: return "FAIL";
+    case NodeState::CannotTell: return "UNKNOWN";
+  }
+  return "UNKNOWN";
+}
+
+}  // namespace labcheck::node_check

@@ -1,0 +1,78 @@
+#include "node_check/slurm_drain.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "runner/child_process.h"
+
+namespace labcheck::node_check {
+
+namespace {
+
+bool OnPath(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  std::string dir;
+  while (std::getline(dirs, dir, ':'))
+    if (!dir.empty() && access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string SlurmNodeName(const EnvLookup& env) {
+  if (std::optional<std::string> name = env("SLURMD_NODENAME"); name && !name->empty()) return *name;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::string name = host;
+  return name.substr(0, name.find('.'));
+}
+
+std::string DrainReason(const std::string& findings, size_t max_chars) {
+  std::string reason = "lab_check: " + findings;
+  for (char& c : reason)
+    if (c == '\n' || c == '\r' || c == '"' || c == '\'') c = ' ';
+  if (reason.size() > max_chars) {
+    size_t cut = max_chars - 3;
+    while (cut > 0 && (static_cast<unsigned char>(reason[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 letter
+    reason = reason.substr(0, cut) + "...";
+  }
+  return reason;
+}
+
+std::vector<std::string> DrainArgv(const std::string& node, const std::string& reason) {
+  return {"scontrol", "update", "nodename=" + node, "state=drain", "reason=" + reason};
+}
+
+std::string CommandLine(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const std::string& a : argv) {
+    const size_t eq = a.find('=');
+    const bool plain = a.find_first_of(" \t;&|$`\\\"'()<>*?") == std::string::npos;
+    std::string shown = plain ? a : eq != std::string::npos ? a.substr(0, eq + 1) + "\"" + a.substr(eq + 1) + "\"" : "\"" + a + "\"";
+    line += (line.empty() ? "" : " ") + shown;
+  }
+  return line;
+}
+
+DrainOutcome Drain(const std::string& node, const std::string& reason, double timeout_s) {
+  DrainOutcome out;
+  const std::vector<std::string> argv = DrainArgv(node, reason);
+  out.command = CommandLine(argv);
+  out.slurm_present = OnPath("scontrol");
+  if (!out.slurm_present) {
+    out.error = "scontrol is not on PATH: no Slurm here";
+    return out;
+  }
+  ChildSpec spec;
+  spec.argv = argv;
+  spec.timeout_s = timeout_s;
+  ChildOutcome ran = RunChild(spec, CancelToken::Never());
+  out.ok = ran.exited_ok();
+  if (!out.ok) out.error = ran.Describe() + (ran.Tail().empty() ? "" : ": " + ran.Tail());
+  return out;
+}
+
+}  // namespace labcheck::node_check

@@ -1,0 +1,37 @@
+// Taking a node out of service as NHC does (LBNL Node Health Check, `nhc`'s "mark offline"):
+// `scontrol update nodename=NODE state=drain reason="lab_check: …"`. Slurm then schedules nothing
+// new there and `sinfo -R` shows the reason; an administrator returns it with state=resume.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace labcheck::node_check {
+
+using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
+
+// The node's name in Slurm: SLURMD_NODENAME (slurmd sets it for prologs, epilogs and the health
+// check program), else the short host name, as NHC takes it (`hostname -s`).
+std::string SlurmNodeName(const EnvLookup& env);
+
+// Slurm's reason field is one line; keep it short enough for `sinfo -R`'s readers (Slurm itself
+// stores longer ones). "lab_check: " + the findings, newlines and quotes removed.
+std::string DrainReason(const std::string& findings, size_t max_chars = 240);
+
+std::vector<std::string> DrainArgv(const std::string& node, const std::string& reason);
+
+// The command line as a person would type it, for the message that says what was run.
+std::string CommandLine(const std::vector<std::string>& argv);
+
+struct DrainOutcome {
+  bool slurm_present = false;  // scontrol found on PATH
+  bool ok = false;
+  std::string command;         // what was run
+  std::string error;           // scontrol's own words, or why it could not run
+};
+
+// Runs scontrol (found on PATH); not present: slurm_present false and nothing run.
+DrainOutcome Drain(const std::string& node, const std::string& reason, double timeout_s = 30);
+
+}  // namespace labcheck::node_check

@@ -1,0 +1,124 @@
+// The real binary on the simulated machines: OK on a healthy one, FAIL naming card and reason on
+// each health-fault and slow-link profile, exit codes 0/1/2/3, per-part timings in --json. Wall
+// time is only reported, never asserted tightly (the CI machine is shared).
+#include <gtest/gtest.h>
+
+#include "node_check_run.h"
+
+namespace labcheck::node_check {
+namespace {
+
+using testing::NodeCheck;
+
+class NodeCheckSim : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!testing::SimPresent()) GTEST_SKIP() << "no simulated NVIDIA libraries in " << testing::SimDir();
+  }
+};
+
+bool Names(const std::string& line, const std::string& what) { return line.find(what) != std::string::npos; }
+
+TEST_F(NodeCheckSim, CourseMachineIsOkWithinTheBudget) {
+  testing::Run run = NodeCheck("course-4x4080.json", {"--json", "--expect-gpus", "4", "--expect-model", "RTX 4080"});
+  ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.out << run.outcome.err;
+  ASSERT_TRUE(run.json.is_object()) << run.outcome.out;
+  EXPECT_EQ(run.json["verdict"], "OK");
+  EXPECT_EQ(run.json["line"], "OK");
+  EXPECT_TRUE(run.json["simulated"].get<bool>());
+  ASSERT_EQ(run.json["gpus"].size(), 4u);
+  for (const auto& g : run.json["gpus"]) {
+    EXPECT_TRUE(g["matmul_tflops"].is_number()) << g.dump();
+    EXPECT_TRUE(g["copy_gbps"].is_number()) << g.dump();
+  }
+  // Every part's time is reported; the total is generous under a loaded CI machine.
+  const auto& t = run.json["timings_s"];
+  for (const char* part : {"driver_s", "inventory_s", "health_s", "total_s"}) EXPECT_TRUE(t[part].is_number()) << part;
+  EXPECT_EQ(t["matmul_per_gpu_s"].size(), 4u);
+  EXPECT_EQ(t["copy_per_gpu_s"].size(), 4u);
+  EXPECT_LT(t["total_s"].get<double>(), 60.0);
+  std::printf("node-check on course-4x4080: %s\n", t.dump().c_str());
+
+  testing::Run plain = NodeCheck("course-4x4080.json");
+  EXPECT_EQ(plain.outcome.exit_code, 0);
+  EXPECT_EQ(plain.outcome.out, "OK\n");
+}
+
+TEST_F(NodeCheckSim, HealthFaultsNameEachCard) {
+  testing::Run run = NodeCheck("health-faults.json");
+  EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.out << run.outcome.err;
+  const std::string& line = run.line;
+  EXPECT_EQ(line.rfind("FAIL: ", 0), 0u) << line;
+  EXPECT_TRUE(Names(line, "GPU0 2 uncorrected ECC errors since boot")) << line;
+  EXPECT_TRUE(Names(line, "GPU0 XID 79 during the check")) << line;
+  EXPECT_TRUE(Names(line, "GPU1 row remap pending a reset")) << line;
+  EXPECT_TRUE(Names(line, "GPU2 PCIe replays growing")) << line;
+  EXPECT_TRUE(Names(line, "GPU3 power limit 250 W (default 320 W)")) << line;
+  EXPECT_TRUE(Names(line, "GPU3 another process holds 20.0 GiB")) << line;
+}
+
+TEST_F(NodeCheckSim, TheHgxNodeToDrain) {
+  testing::Run run = NodeCheck("hgx-node-faults.json", {"--expect-gpus", "8", "--expect-model", "H100"});
+  EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.err;
+  EXPECT_EQ(run.line, "FAIL: GPU3 row remap failed; GPU5 PCIe Gen3 x16 (max Gen5 x16); GPU6 NVLink 16/18 links up");
+  testing::Run healthy = NodeCheck("hgx-8xh100-nvswitch.json", {"--json", "--expect-gpus", "8", "--expect-model", "H100"});
+  EXPECT_EQ(healthy.outcome.exit_code, 0) << healthy.outcome.out;
+  std::printf("node-check on hgx-8xh100-nvswitch: %s\n", healthy.json["timings_s"].dump().c_str());
+}
+
+TEST_F(NodeCheckSim, SlowLinksAndSlowCards) {
+  testing::Run pcie = NodeCheck("course-slow-pcie.json");
+  EXPECT_EQ(pcie.outcome.exit_code, 1);
+  EXPECT_TRUE(Names(pcie.line, "GPU2 PCIe Gen3 x16 (max Gen4 x16)")) << pcie.line;
+  EXPECT_TRUE(Names(pcie.line, "GPU3 PCIe Gen4 x8 (max Gen4 x16)")) << pcie.line;
+
+  testing::Run bridges = NodeCheck("bridged-4xa100-pcie-broken.json");
+  EXPECT_EQ(bridges.outcome.exit_code, 1);
+  EXPECT_TRUE(Names(bridges.line, "GPU2 NVLink 4/12 links up")) << bridges.line;
+  EXPECT_TRUE(Names(bridges.line, "GPU3 NVLink 4/12 links up")) << bridges.line;
+  EXPECT_FALSE(Names(bridges.line, "GPU0")) << bridges.line;
+
+  testing::Run capped = NodeCheck("course-power-capped.json");
+  EXPECT_EQ(capped.outcome.exit_code, 1);
+  EXPECT_TRUE(Names(capped.line, "GPU1 matmul")) << capped.line;
+  EXPECT_TRUE(Names(capped.line, "GPU1 power limit 200 W (default 320 W)")) << capped.line;
+
+  testing::Run held = NodeCheck("course-memory-held.json");
+  EXPECT_EQ(held.outcome.exit_code, 1);
+  EXPECT_TRUE(Names(held.line, "GPU1 another process holds")) << held.line;
+}
+
+TEST_F(NodeCheckSim, CannotTellAndBadUsage) {
+  // The toolkit's stub driver ahead of the simulated one: no driver to ask.
+  testing::Run stub = NodeCheck("course-4x4080.json", {}, {{"LD_LIBRARY_PATH", testing::BuildDir() + "/sim-nvidia-stub"}});
+  EXPECT_EQ(stub.outcome.exit_code, 3) << stub.outcome.out << stub.outcome.err;
+  EXPECT_EQ(stub.line.rfind("UNKNOWN: ", 0), 0u) << stub.line;
+  // ...unless GPUs were expected there: then the node is sick.
+  testing::Run expected = NodeCheck("course-4x4080.json", {"--expect-gpus", "4"}, {{"LD_LIBRARY_PATH", testing::BuildDir() + "/sim-nvidia-stub"}});
+  EXPECT_EQ(expected.outcome.exit_code, 1) << expected.line;
+  // A driver that is there and fails (fabric manager stopped) is a node to drain.
+  testing::Run fabric = NodeCheck("driver-init-802-fabric-manager.json");
+  EXPECT_EQ(fabric.outcome.exit_code, 1) << fabric.line;
+
+  testing::Run bad = NodeCheck("course-4x4080.json", {"--max-spread", "7"});
+  EXPECT_EQ(bad.outcome.exit_code, 2);
+  EXPECT_NE(bad.outcome.err.find("--max-spread"), std::string::npos) << bad.outcome.err;
+  testing::Run unknown = NodeCheck("course-4x4080.json", {"--expect-gpu", "4"});
+  EXPECT_EQ(unknown.outcome.exit_code, 2);
+  EXPECT_NE(unknown.outcome.err.find("--expect-gpu"), std::string::npos) << unknown.outcome.err;
+}
+
+TEST_F(NodeCheckSim, DrainWithoutSlurmSaysSoAndOutWritesTheJson) {
+  const std::string dir = ::testing::TempDir() + "node_check_out";
+  testing::Run run = NodeCheck("health-faults.json", {"--drain", "--node", "gpu07", "--out", dir + "/{node}.json"},
+                               {{"PATH", "/nonexistent"}});
+  EXPECT_EQ(run.outcome.exit_code, 1);
+  EXPECT_NE(run.outcome.err.find("no Slurm here"), std::string::npos) << run.outcome.err;
+  EXPECT_NE(run.outcome.err.find("scontrol update nodename=gpu07 state=drain reason=\"lab_check: GPU0"), std::string::npos)
+      << run.outcome.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/gpu07.json"));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace labcheck::node_check

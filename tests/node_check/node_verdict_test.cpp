@@ -1,0 +1,194 @@
+// The node's verdict on hand-written payloads of the gpu-node-check job: one finding per fault,
+// naming the card, and none on a healthy node.
+#include <gtest/gtest.h>
+
+#include "node_check/node_verdict.h"
+#include "node_check/slurm_drain.h"
+
+namespace labcheck::node_check {
+namespace {
+
+using nlohmann::json;
+
+// A healthy H100 SXM card as the job reports it.
+json Card(int index) {
+  return {{"index", index}, {"name", "NVIDIA H100 80GB HBM3"}, {"pci_bus_id", "0000:1" + std::to_string(index) + ":00.0"},
+          {"memory_total_gib", 79.6}, {"nvlink", {{"active", 18}, {"down", 0}}}};
+}
+json Facts() {
+  return {{"ecc_mode", true}, {"ecc_uncorrected_volatile", 0}, {"ecc_uncorrected_aggregate", 0},
+          {"retired_pages_single_bit", 0}, {"retired_pages_double_bit", 0}, {"retired_pages_pending", false},
+          {"remapped_rows", {{"corrected", 0}, {"uncorrected", 0}, {"pending", false}, {"failed", false}}},
+          {"pcie_replay_count", 0}, {"pcie_replay_growth", 0}, {"pcie_gen_max", 5}, {"pcie_width_max", 16},
+          {"pcie_gen_under_load", 5}, {"pcie_width_under_load", 16}, {"persistence_mode", true},
+          {"power_limit_w", 700.0}, {"power_default_limit_w", 700.0}, {"compute_mode", "default"},
+          {"mig_mode", {{"current", false}, {"pending", false}}}, {"other_processes", json::array()},
+          {"xid_during_run", json::array()}, {"clock_event_reasons_idle", {"idle"}}, {"temperature_c", 31},
+          {"temperature_slowdown_c", 87}};
+}
+
+json Payload(int gpus = 8) {
+  json p = {{"outcome", "ok"},
+            {"inventory", {{"outcome", "ok"}, {"driver_version", "580.95.05"}, {"gpus", json::array()}}},
+            {"health", {{"outcome", "ok"}, {"gpus", json::array()}, {"xid_kernel_log", json::array()}}},
+            {"matmul", json::array()},
+            {"copy", json::array()},
+            {"timings_s", {{"driver_s", 0.5}}}};
+  for (int i = 0; i < gpus; ++i) {
+    p["inventory"]["gpus"].push_back(Card(i));
+    p["health"]["gpus"].push_back({{"index", i}, {"pci_bus_id", Card(i)["pci_bus_id"]}, {"facts", Facts()}});
+    p["matmul"].push_back({{"index", i}, {"tflops", 720.0}, {"precision", "bf16"}});
+    p["copy"].push_back({{"index", i}, {"gbps", 2900.0}});
+  }
+  return p;
+}
+
+std::string Line(const json& payload, const NodeExpectations& e = {}) { return VerdictLine(JudgeNode(payload, e), Lang::En); }
+
+TEST(NodeVerdict, HealthyBoardIsOk) {
+  const NodeVerdict v = JudgeNode(Payload(), {});
+  EXPECT_EQ(v.state, NodeState::Healthy);
+  EXPECT_EQ(VerdictLine(v, Lang::En), "OK");
+  ASSERT_EQ(v.gpus.size(), 8u);
+  EXPECT_EQ(v.gpus[0]["matmul_tflops"], 720.0);
+}
+
+TEST(NodeVerdict, TheIssuesExampleLine) {
+  json p = Payload();
+  p["health"]["gpus"][3]["facts"]["remapped_rows"]["failed"] = true;
+  p["health"]["gpus"][5]["facts"]["pcie_gen_under_load"] = 3;
+  EXPECT_EQ(Line(p), "FAIL: GPU3 row remap failed; GPU5 PCIe Gen3 x16 (max Gen5 x16)");
+}
+
+TEST(NodeVerdict, EachHealthFaultNamesItsCard) {
+  struct Case {
+    const char* key;
+    json value;
+    const char* expected;
+  };
+  const std::vector<Case> cases = {
+      {"ecc_uncorrected_volatile", 2, "GPU2 2 uncorrected ECC errors since boot"},
+      {"retired_pages_pending", true, "GPU2 retired pages pending a reset"},
+      {"pcie_replay_growth", 5, "GPU2 PCIe replays growing (+5 under load)"},
+      {"persistence_mode", false, "GPU2 persistence mode off"},
+      {"power_limit_w", 500.0, "GPU2 power limit 500 W (default 700 W)"},
+      {"other_processes", json::array({{{"pid", 4242}, {"used_gib", 20.0}, {"name", "python"}}}), "GPU2 another process holds 20.0 GiB"},
+      {"mig_mode", {{"current", true}, {"pending", true}}, "GPU2 MIG on (expected off)"},
+      {"xid_during_run", json::array({79}), "GPU2 XID 79 during the check"},
+      {"pcie_width_under_load", 8, "GPU2 PCIe Gen5 x8 (max Gen5 x16)"},
+  };
+  for (const Case& c : cases) {
+    json p = Payload();
+    p["health"]["gpus"][2]["facts"][c.key] = c.value;
+    EXPECT_EQ(Line(p), std::string("FAIL: ") + c.expected) << c.key;
+  }
+  json pending = Payload();
+  pending["health"]["gpus"][1]["facts"]["remapped_rows"]["pending"] = true;
+  EXPECT_EQ(Line(pending), "FAIL: GPU1 row remap pending a reset");
+}
+
+TEST(NodeVerdict, KernelLogXidsGoToTheirCard) {
+  json p = Payload();
+  p["health"]["xid_kernel_log"] = json::array({{{"pci", "0000:14:00"}, {"xid", 79}, {"line", "NVRM: Xid (PCI:0000:14:00): 79"}}});
+  EXPECT_EQ(Line(p), "FAIL: GPU4 XID 79 in the kernel log");
+  // Unreadable (dmesg_restrict): not a finding.
+  p["health"]["xid_kernel_log"] = {{"na", "/dev/kmsg is readable only by root here"}};
+  EXPECT_EQ(Line(p), "OK");
+}
+
+TEST(NodeVerdict, ExpectationsOnCountModelMemoryDriverMig) {
+  NodeExpectations e;
+  e.gpus = 8;
+  EXPECT_EQ(Line(Payload(7), e), "FAIL: 7 GPUs, expected 8");
+  e = {};
+  e.model = "A100";
+  EXPECT_EQ(JudgeNode(Payload(2), e).findings.size(), 2u);
+  EXPECT_EQ(FindingText(JudgeNode(Payload(2), e).findings[0], Lang::En), "GPU0 NVIDIA H100 80GB HBM3, expected A100");
+  e.model = "h100";
+  EXPECT_EQ(Line(Payload(), e), "OK");
+  e = {};
+  e.driver = "570";
+  EXPECT_EQ(Line(Payload(), e), "FAIL: driver 580.95.05, expected 570");
+  e.driver = "580.95";
+  EXPECT_EQ(Line(Payload(), e), "OK");
+  e = {};
+  e.mig = true;
+  EXPECT_EQ(JudgeNode(Payload(1), e).findings.at(0).item, "mig_mode");
+  json mixed = Payload(4);
+  mixed["inventory"]["gpus"][2]["memory_total_gib"] = 39.5;
+  EXPECT_EQ(Line(mixed), "FAIL: GPU2 memory 39.5 GiB, the others 79.6");
+}
+
+TEST(NodeVerdict, NvLinksAgainstTheModel) {
+  json p = Payload();
+  p["inventory"]["gpus"][6]["nvlink"] = {{"active", 16}, {"down", 2}};
+  EXPECT_EQ(Line(p), "FAIL: GPU6 NVLink 16/18 links up");
+  // An SXM board's cards have every link wired: links that do not even answer count as missing.
+  p["inventory"]["gpus"][6]["nvlink"] = {{"active", 12}, {"down", 0}};
+  EXPECT_EQ(Line(p), "FAIL: GPU6 NVLink 12/18 links up");
+  // A100 PCIe: no bridge is no finding, a half-seated bridge is.
+  json a100 = Payload(2);
+  for (json& g : a100["inventory"]["gpus"]) {
+    g["name"] = "NVIDIA A100 80GB PCIe";
+    g["nvlink"] = {{"active", 0}, {"down", 0}};
+  }
+  for (json& h : a100["health"]["gpus"]) {
+    h["facts"]["pcie_gen_max"] = 4;
+    h["facts"]["pcie_gen_under_load"] = 4;
+  }
+  for (json& m : a100["matmul"]) m["tflops"] = 250.0;
+  for (json& c : a100["copy"]) c["gbps"] = 1700.0;
+  EXPECT_EQ(Line(a100), "OK");
+  a100["inventory"]["gpus"][1]["nvlink"] = {{"active", 4}, {"down", 8}};
+  EXPECT_EQ(Line(a100), "FAIL: GPU1 NVLink 4/12 links up");
+}
+
+TEST(NodeVerdict, SlowCardsAgainstTheBandAndTheirSiblings) {
+  json p = Payload();
+  p["matmul"][1]["tflops"] = 300.0;  // far below 989.5 × 0.70 × 0.8
+  p["matmul"][4]["tflops"] = 600.0;  // in the band, 17 % below the median
+  p["copy"][7]["gbps"] = 2300.0;     // above 3350 × 0.80 × 0.8, but 21 % below the others
+  const NodeVerdict v = JudgeNode(p, {});
+  ASSERT_EQ(v.findings.size(), 3u) << VerdictLine(v, Lang::En);
+  EXPECT_EQ(FindingText(v.findings[0], Lang::En), "GPU1 matmul 300 TFLOPS (expected 693+)");
+  EXPECT_EQ(FindingText(v.findings[1], Lang::En), "GPU4 matmul 600 TFLOPS, 17% below the others");
+  EXPECT_EQ(v.findings[2].gpu, 7);
+  EXPECT_EQ(v.findings[2].item, "copy_spread");
+  // Looser thresholds take them back.
+  NodeExpectations loose;
+  loose.max_spread = 0.7;
+  loose.perf_tolerance = 0.9;
+  EXPECT_EQ(Line(p, loose), "OK");
+}
+
+TEST(NodeVerdict, NoBenchmarkAnywhereIsNoFinding) {
+  json p = Payload(2);
+  for (json& m : p["matmul"]) m = {{"index", m["index"]}, {"na", "no usable cuBLASLt"}};
+  EXPECT_EQ(Line(p), "OK");
+  p["matmul"][0] = {{"index", 0}, {"tflops", 720.0}};
+  p["matmul"][1] = {{"index", 1}, {"error", "CUDA_ERROR_ILLEGAL_ADDRESS"}};
+  EXPECT_EQ(Line(p), "FAIL: GPU1 matmul failed: CUDA_ERROR_ILLEGAL_ADDRESS");
+}
+
+TEST(NodeVerdict, RussianByDefault) {
+  json p = Payload();
+  p["health"]["gpus"][3]["facts"]["remapped_rows"]["failed"] = true;
+  EXPECT_EQ(VerdictLine(JudgeNode(p, {}), Lang::Ru), "FAIL: GPU3 замена строк памяти не удалась");
+}
+
+TEST(SlurmDrain, CommandAndReason) {
+  const std::string reason = DrainReason("GPU3 row remap failed; GPU5 \"x\"\nnext");
+  EXPECT_EQ(reason, "lab_check: GPU3 row remap failed; GPU5  x  next");
+  EXPECT_EQ(CommandLine(DrainArgv("gpu07", reason)),
+            "scontrol update nodename=gpu07 state=drain reason=\"lab_check: GPU3 row remap failed; GPU5  x  next\"");
+  EXPECT_LE(DrainReason(std::string(1000, 'a')).size(), 240u);
+  auto env = [](const std::string& name) -> std::optional<std::string> {
+    if (name == "SLURMD_NODENAME") return std::string("gpu07");
+    return std::nullopt;
+  };
+  EXPECT_EQ(SlurmNodeName(env), "gpu07");
+  EXPECT_FALSE(SlurmNodeName([](const std::string&) { return std::optional<std::string>(); }).empty());
+}
+
+}  // namespace
+}  // namespace labcheck::node_check

@@ -1,0 +1,249 @@
+// A real one-node Slurm (Debian's slurm-wlm and munge): the test writes a configuration under a
+// temp folder, starts its own munged (own key and socket), slurmctld and slurmd on 127.0.0.1, and
+// stops them at the end, failed or not; each daemon also runs under `timeout`, so none outlives a
+// crashed test binary by long. Then, over the simulated NVIDIA libraries:
+//   - `srun -n 2 lab_check allreduce`: the merged report names Slurm and the node Slurm gave;
+//   - `srun lab_check node-check --drain` on a node with health faults drains it with the reason
+//     line, which `sinfo -R` shows; on a healthy profile the node stays idle.
+// Skipped, with the reason, without the binaries or without root (both daemons run as root here).
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "cluster_run_support.h"
+#include "node_check/slurm_drain.h"
+#include "node_check_run.h"
+#include "platform/files.h"
+
+namespace labcheck::node_check {
+namespace {
+
+using nlohmann::json;
+
+// The Slurm node's name: not this host's name, so that the report shows it as Slurm gave it
+// (reports anonymise this host's own name). slurmd -N takes it; NodeHostname ties it to us.
+constexpr const char* kNode = "labnode1";
+constexpr double kDaemonLifetimeS = 170;  // the `timeout` around each daemon: the test's ceiling
+
+std::string Which(const std::string& program) {
+  for (const char* dir : {"/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/bin", "/usr/local/sbin"}) {
+    const std::string path = std::string(dir) + "/" + program;
+    if (access(path.c_str(), X_OK) == 0) return path;
+  }
+  return "";
+}
+
+std::string ShortHostName() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::string name = host;
+  return name.substr(0, name.find('.'));
+}
+
+// A daemon in the foreground, its output in `log`, in its own process group.
+pid_t Spawn(const std::vector<std::string>& argv, const std::string& log, const std::vector<std::string>& env) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    for (const std::string& e : env) putenv(strdup(e.c_str()));
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+void Stop(pid_t pid) {
+  if (pid <= 0) return;
+  kill(-pid, SIGTERM);
+  for (int i = 0; i < 50; ++i) {
+    if (waitpid(pid, nullptr, WNOHANG) == pid) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  kill(-pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+}
+
+class SlurmCluster : public ::testing::Test {
+ public:
+  static void SetUpTestSuite() {
+    for (const char* p : {"munged", "slurmctld", "slurmd", "srun", "scontrol", "sinfo", "timeout"})
+      if (Which(p).empty()) {
+        skip_ = std::string("no ") + p + ": install slurm-wlm and munge (scripts/install-deps.sh --with-tests)";
+        return;
+      }
+    if (geteuid() != 0) {
+      skip_ = "needs root: the test runs its own slurmctld and slurmd as root (SlurmUser=root, SlurmdUser=root)";
+      return;
+    }
+    if (!testing::SimPresent()) {
+      skip_ = "no simulated NVIDIA libraries in " + testing::SimDir();
+      return;
+    }
+    dir_ = *MakePrivateTempDir("lab_check_slurm");
+    chmod(dir_.c_str(), 0755);  // munged wants the socket's folder reachable by all
+    for (const char* sub : {"munge", "state", "spool", "log"}) std::filesystem::create_directories(dir_ + "/" + sub);
+    chmod((dir_ + "/munge").c_str(), 0755);
+    {
+      std::ofstream key(dir_ + "/munge/munge.key", std::ios::binary);
+      std::ifstream random("/dev/urandom", std::ios::binary);
+      char bytes[1024];
+      random.read(bytes, sizeof bytes);
+      key.write(bytes, sizeof bytes);
+    }
+    chmod((dir_ + "/munge/munge.key").c_str(), 0400);
+    const std::string socket = dir_ + "/munge/munge.socket";
+    const std::string timeout = Which("timeout"), lifetime = std::to_string(static_cast<int>(kDaemonLifetimeS));
+    munged_ = Spawn({timeout, lifetime, Which("munged"), "-F", "-f", "--key-file=" + dir_ + "/munge/munge.key",
+                     "--socket=" + socket, "--pid-file=" + dir_ + "/munge/munged.pid", "--log-file=" + dir_ + "/log/munged.log",
+                     "--seed-file=" + dir_ + "/munge/munged.seed"},
+                    dir_ + "/log/munged.out", {});
+    for (int i = 0; i < 50 && !std::filesystem::exists(socket); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const int port = cluster::testing::FreePortPair();
+    const std::string host = ShortHostName();
+    conf_ = dir_ + "/slurm.conf";
+    std::ofstream conf(conf_);
+    conf << "ClusterName=labcheck\n"
+         << "SlurmctldHost=" << host << "(127.0.0.1)\n"
+         << "SlurmctldPort=" << port << "\nSlurmdPort=" << port + 1 << "\n"
+         << "SlurmUser=root\nSlurmdUser=root\n"
+         << "AuthType=auth/munge\nCredType=cred/munge\nAuthInfo=socket=" << socket << "\n"
+         << "StateSaveLocation=" << dir_ << "/state\nSlurmdSpoolDir=" << dir_ << "/spool\n"
+         << "SlurmctldPidFile=" << dir_ << "/slurmctld.pid\nSlurmdPidFile=" << dir_ << "/slurmd.pid\n"
+         << "SlurmctldLogFile=" << dir_ << "/log/slurmctld.log\nSlurmdLogFile=" << dir_ << "/log/slurmd.log\n"
+         << "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\nSelectType=select/cons_tres\n"
+         << "SelectTypeParameters=CR_CPU\nMpiDefault=none\nJobAcctGatherType=jobacct_gather/none\n"
+         << "AccountingStorageType=accounting_storage/none\nMailProg=/bin/true\nReturnToService=2\n"
+         << "SchedulerType=sched/builtin\nInactiveLimit=0\nKillWait=5\nMinJobAge=5\n"
+         << "NodeName=" << kNode << " NodeHostname=" << host << " NodeAddr=127.0.0.1 CPUs="
+         << std::max(1u, std::thread::hardware_concurrency()) << " State=UNKNOWN\n"
+         << "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES\n";
+    conf.close();
+    const std::vector<std::string> env = {"SLURM_CONF=" + conf_};
+    slurmctld_ = Spawn({timeout, lifetime, Which("slurmctld"), "-D", "-i", "-f", conf_}, dir_ + "/log/slurmctld.out", env);
+    slurmd_ = Spawn({timeout, lifetime, Which("slurmd"), "-D", "-f", conf_, "-N", kNode}, dir_ + "/log/slurmd.out", env);
+    setenv("SLURM_CONF", conf_.c_str(), 1);
+    for (int i = 0; i < 100 && State() != "idle"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (State() != "idle") setup_error_ = "the node never became idle; sinfo says \"" + State() + "\"; logs in " + dir_ + "/log";
+  }
+
+  static void TearDownTestSuite() {
+    Stop(slurmd_);
+    Stop(slurmctld_);
+    Stop(munged_);
+    slurmd_ = slurmctld_ = munged_ = -1;
+    unsetenv("SLURM_CONF");
+    // The logs stay when a test failed: the failure message names the folder.
+    if (!dir_.empty() && ::testing::UnitTest::GetInstance()->failed_test_count() == 0) RemoveTree(dir_);
+  }
+
+ protected:
+  void SetUp() override {
+    if (!skip_.empty()) GTEST_SKIP() << skip_;
+    ASSERT_TRUE(setup_error_.empty()) << setup_error_;
+  }
+
+  static ChildOutcome Run(std::vector<std::string> argv, double timeout_s = 90) {
+    ChildSpec spec;
+    spec.argv = std::move(argv);
+    spec.timeout_s = timeout_s;
+    spec.set_env = {{"SLURM_CONF", conf_}};
+    return RunChild(spec, CancelToken::Never());
+  }
+  // The node's state as sinfo prints it ("idle", "drained", "draining", "mixed"…).
+  static std::string State() {
+    ChildOutcome o = Run({"sinfo", "-h", "-n", kNode, "-o", "%T"}, 10);
+    std::string s = o.out.substr(0, o.out.find('\n'));
+    return s;
+  }
+  static std::string Reason() {
+    ChildOutcome o = Run({"sinfo", "-R", "-h", "-n", kNode, "-o", "%300E"}, 10);
+    std::string s = o.out.substr(0, o.out.find('\n'));
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+  }
+  // srun one task on our node with the simulated machine `profile`.
+  static std::vector<std::string> Srun(int tasks, const std::string& profile) {
+    // --overcommit: two tasks even where the machine has one CPU (slurmd drains a node whose
+    // configured CPUs exceed the hardware's, so the configuration says what is there).
+    return {"srun", "--overcommit", "-N", "1", "-n", std::to_string(tasks), "-w", kNode,
+            "--export=ALL,LD_LIBRARY_PATH=" + testing::SimDir() + ",LABCHECK_SIM_MACHINE=" + testing::Profile(profile)};
+  }
+
+  static inline std::string skip_, setup_error_, dir_, conf_;
+  static inline pid_t munged_ = -1, slurmctld_ = -1, slurmd_ = -1;
+};
+
+TEST_F(SlurmCluster, AllReduceUnderSrunNamesSlurmAndItsNode) {
+  std::vector<std::string> argv = Srun(2, "cluster-node.json");
+  for (const std::string& a : {std::string(LAB_CHECK_BINARY), std::string("allreduce"), std::string("--json"), std::string("--lang"),
+                               std::string("en"), std::string("--max-mib"), std::string("2"), std::string("--stall-s"),
+                               std::string("3"), std::string("--timeout"), std::string("30"), std::string("--port"),
+                               std::to_string(cluster::testing::FreePortPair()), std::string("--out"), dir_ + "/cluster.md"})
+    argv.push_back(a);
+  ChildOutcome run = Run(argv);
+  ASSERT_TRUE(run.exited_ok()) << run.Describe() << "\n" << run.out << run.err;
+  const json report = cluster::testing::ReportJson(run.out);
+  const json* check = cluster::testing::ClusterCheck(report);
+  ASSERT_NE(check, nullptr) << run.out;
+  // PASS or WARN (one node has no network to judge); never a dead, hung or missing rank.
+  EXPECT_NE(check->value("status", ""), "FAIL") << check->dump().substr(0, 3000);
+  const json& data = (*check)["data"];
+  EXPECT_EQ(data["launcher"], "Slurm");
+  EXPECT_EQ(data["world_size"], 2);
+  ASSERT_TRUE(data.contains("slurm")) << data.dump().substr(0, 2000);
+  EXPECT_EQ(data["slurm"]["node_list"], kNode);
+  EXPECT_EQ(data["slurm"]["nodes"], 1);
+  EXPECT_TRUE(data["slurm"]["job_id"].is_number());
+  EXPECT_EQ(data["nodes_count"], 1) << "two tasks on one node are one node";
+}
+
+TEST_F(SlurmCluster, NodeCheckDrainsASickNodeAndLeavesAHealthyOneIdle) {
+  std::vector<std::string> healthy = Srun(1, "course-4x4080.json");
+  for (const char* a : {LAB_CHECK_BINARY, "node-check", "--drain", "--lang", "en"}) healthy.push_back(a);
+  ChildOutcome ok = Run(healthy);
+  EXPECT_TRUE(ok.exited_ok()) << ok.Describe() << "\n" << ok.out << ok.err;
+  EXPECT_EQ(ok.out, "OK\n");
+  for (int i = 0; i < 50 && State() != "idle"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(State(), "idle");
+  EXPECT_EQ(Reason(), "");
+
+  std::vector<std::string> sick = Srun(1, "health-faults.json");
+  for (const char* a : {LAB_CHECK_BINARY, "node-check", "--drain", "--lang", "en"}) sick.push_back(a);
+  ChildOutcome fail = Run(sick);
+  EXPECT_EQ(fail.exit_code, 1) << fail.Describe() << "\n" << fail.out << fail.err;
+  EXPECT_EQ(fail.out.rfind("FAIL: GPU0 ", 0), 0u) << fail.out;
+  // It says what it ran, with the node name slurmd gave the step (SLURMD_NODENAME).
+  EXPECT_NE(fail.err.find(std::string("ran: scontrol update nodename=") + kNode + " state=drain reason=\"lab_check: GPU0"),
+            std::string::npos)
+      << fail.err;
+  for (int i = 0; i < 50 && State() != "drained"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(State(), "drained");
+  const std::string findings = fail.out.substr(6, fail.out.find('\n') - 6);  // after "FAIL: "
+  EXPECT_EQ(Reason(), DrainReason(findings));
+  EXPECT_EQ(Reason().rfind("lab_check: GPU0 2 uncorrected ECC errors since boot", 0), 0u) << Reason();
+
+  // How an administrator returns it (docs/cluster-gate.md).
+  ChildOutcome resume = Run({"scontrol", "update", std::string("nodename=") + kNode, "state=resume"});
+  EXPECT_TRUE(resume.exited_ok()) << resume.err;
+  for (int i = 0; i < 50 && State() != "idle"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(State(), "idle");
+}
+
+}  // namespace
+}  // namespace labcheck::node_check
