@@ -39,7 +39,6 @@ void RegisterSmokeChecks(Registry& registry, std::shared_ptr<SmokeSession> sessi
     check.distributed = test.launch == Launch::Torchrun;
     check.budget_s = test.budget_s;
     check.run = [&test, session](CheckContext& ctx) { return RunSmokeCheck(test, *session, ctx); };
-    check.reads = {"env.python"};  // an interpreter it found unresponsive is not waited for again
     registry.Add(std::move(check));
   }
 }

@@ -110,13 +110,15 @@ TEST_F(RunnerTest, LaterChecksSeeEarlierResultsAndTheScaledBudget) {
     return r;
   }));
   double budget = 0;
-  reg.Add(Simple("b", [&](CheckContext& ctx) {
+  Check b = Simple("b", [&](CheckContext& ctx) {
     const CheckResult* a = ctx.Earlier("a");
     budget = ctx.budget_s();
     CheckResult r = Pass();
     r.summary = a ? a->summary : Text("missing");
     return r;
-  }));
+  });
+  b.reads = {"a"};  // Earlier() serves only what a check declares (check_selection_test.cpp)
+  reg.Add(b);
   options.timeout_scale = 2;
   auto results = RunChecks(reg, options, CancelToken::Never(), progress);
   EXPECT_EQ(results[1].summary.en, "from a");
