@@ -82,6 +82,12 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   const std::string node = o.node.empty() ? SlurmNodeName(Env) : o.node;
   json report = NodeReportJson(verdict, payload, o.expect, node);
   const std::string line = VerdictLine(verdict, lang);
+  // The one line stays what a scheduler parses; a person at the terminal still learns that the
+  // figures are a simulator profile's, not a card's (the JSON says "simulated" too).
+  if (report.value("simulated", false))
+    std::fprintf(stderr, ru ? "lab_check node-check: симулированная машина (LABCHECK_SIM_MACHINE: %s), не настоящие видеокарты\n"
+                            : "lab_check node-check: a simulated machine (LABCHECK_SIM_MACHINE: %s), not real GPUs\n",
+                 report.value("simulated_machine", std::string("?")).c_str());
 
   if (o.drain && verdict.state == NodeState::Unhealthy) {
     const std::string findings = VerdictLine(verdict, lang).substr(std::string("FAIL: ").size());

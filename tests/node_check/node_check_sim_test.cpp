@@ -42,6 +42,7 @@ TEST_F(NodeCheckSim, CourseMachineIsOkWithinTheBudget) {
   testing::Run plain = NodeCheck("course-4x4080.json");
   EXPECT_EQ(plain.outcome.exit_code, 0);
   EXPECT_EQ(plain.outcome.out, "OK\n");
+  EXPECT_NE(plain.outcome.err.find("a simulated machine"), std::string::npos) << plain.outcome.err;
 }
 
 TEST_F(NodeCheckSim, HealthFaultsNameEachCard) {
