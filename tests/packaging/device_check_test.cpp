@@ -88,9 +88,11 @@ TEST(DeviceCheck, TableIsMarkedSimulatedAndListsOurFiguresWithoutAReference) {
 }
 
 TEST(DeviceCheck, BareMachineWithATinyBudgetStillEndsWithATableAndSaysWhatItSkipped) {
-  // No Python at all, and 20 s: the full check gets what is left after the reserve for the table
-  // (it is skipped or stopped), and the script still bundles, writes a table and says why.
-  DeviceCheckRun run = RunDeviceCheck("", "20");
+  // No Python at all, and 19 s: after the 15 s reserve for the table less than the script's 5 s
+  // minimum is left, so the full check is skipped, and the script still bundles, writes a table
+  // and says why. (20 s left it exactly 5 s, and a full check on the simulated H200 finishes in
+  // about 5 s on an idle machine: the test then passed or failed with the machine's load.)
+  DeviceCheckRun run = RunDeviceCheck("", "19");
   ASSERT_TRUE(run.outcome.exited_ok()) << run.outcome.Describe() << "\n" << run.outcome.Tail(40);
   EXPECT_LT(run.outcome.duration_s, 60);
   EXPECT_LE(run.files.size(), 8u);
