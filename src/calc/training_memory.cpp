@@ -80,105 +80,133 @@ const MemoryComponent* TrainingMemory::Find(const std::string& id) const {
   return nullptr;
 }
 
-TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSettings& s, const CalcConstants& k) {
-  TrainingMemory m;
+namespace {
+
+// Where the persistent state lives and into how many shards it is cut.
+struct Placement {
+  bool params_on_cpu = false;  // FSDP offload_params keeps weights, gradients and states on the CPU (on one GPU too)
+  double weight_shards = 1;
+  double grad_shards = 1;
+  double state_shards = 1;
+  MemoryPhase weight_phase = MemoryPhase::Always;
+};
+
+Placement PlacementOf(const TrainingSettings& s) {
+  Placement p;
+  p.params_on_cpu = s.offload.params;
+  p.weight_shards = p.params_on_cpu ? std::max(1, s.gpus) : s.WeightShards();
+  p.grad_shards = p.params_on_cpu ? std::max(1, s.gpus) : s.GradientShards();
+  p.state_shards = p.params_on_cpu ? std::max(1, s.gpus) : s.StateShards();
+  p.weight_phase = p.params_on_cpu ? MemoryPhase::Cpu : MemoryPhase::Always;
+  return p;
+}
+
+void Add(TrainingMemory& m, std::string id, Text label, std::optional<double> bytes, Text note, MemoryPhase phase) {
+  m.components.push_back({std::move(id), std::move(label), bytes, std::move(note), phase});
+}
+
+// What the optimizer trains and in which dtypes its gradients and states are kept.
+struct Trainable {
+  double params = 0;
+  double state_bytes = kBf16;
+  double grad_bytes = kBf16;
+};
+
+std::optional<double> PerTrainable(const TrainingMemory& m, const Trainable& t, double bytes_per_param, double shards) {
+  if (!m.trainable_known) return std::nullopt;
+  return t.params * bytes_per_param / shards;
+}
+
+void AddWeights(TrainingMemory& m, const ModelInput& model, const TrainingSettings& s, const CalcConstants& k, const Placement& p) {
   const std::optional<ParamCounts> counts = model.counts();
   const double n = static_cast<double>(model.total_params());
-  const int64_t tokens = s.batch * s.seq;
-  m.total_params = model.total_params();
-  const bool mixed = s.precision == Precision::Mixed;
-  // FSDP with offload_params keeps weights, gradients and states on the CPU (on one GPU too).
-  const bool params_on_cpu = s.offload.params;
-  const double weight_shards = params_on_cpu ? std::max(1, s.gpus) : s.WeightShards();
-  const double grad_shards = params_on_cpu ? std::max(1, s.gpus) : s.GradientShards();
-  const double state_shards = params_on_cpu ? std::max(1, s.gpus) : s.StateShards();
-  auto add = [&m](std::string id, Text label, std::optional<double> bytes, Text note, MemoryPhase phase) {
-    m.components.push_back({std::move(id), std::move(label), bytes, std::move(note), phase});
-  };
-  const MemoryPhase weight_phase = params_on_cpu ? MemoryPhase::Cpu : MemoryPhase::Always;
-
-  // Weights.
   if (s.method == Method::Qlora) {
     const double quantized = counts ? static_cast<double>(counts->quantizable()) : n;
     const double kept = counts ? n - quantized : 0;
-    add("weights", T("Веса (NF4 + BF16)", "Weights (NF4 + BF16)"), (quantized * k.nf4_bits / 8 + kept * kBf16) / weight_shards,
+    Add(m, "weights", T("Веса (NF4 + BF16)", "Weights (NF4 + BF16)"), (quantized * k.nf4_bits / 8 + kept * kBf16) / p.weight_shards,
         counts ? T(fmt::format("{} в NF4 по {:.3f} бита (двойное квантование) + {} в BF16 (эмбеддинги, lm_head, нормы){}",
-                               FormatParams(quantized), k.nf4_bits, FormatParams(kept), ShardNote(weight_shards).ru),
+                               FormatParams(quantized), k.nf4_bits, FormatParams(kept), ShardNote(p.weight_shards).ru),
                    fmt::format("{} in NF4 at {:.3f} bits (double quantisation) + {} in BF16 (embeddings, lm_head, norms){}",
-                               FormatParams(quantized), k.nf4_bits, FormatParams(kept), ShardNote(weight_shards).en))
+                               FormatParams(quantized), k.nf4_bits, FormatParams(kept), ShardNote(p.weight_shards).en))
                : T(fmt::format("все параметры в NF4 по {:.3f} бита; без архитектуры не отделить слои, что остаются в BF16", k.nf4_bits),
                    fmt::format("all parameters in NF4 at {:.3f} bits; without the architecture the BF16 layers cannot be told apart", k.nf4_bits)),
-        weight_phase);
-  } else {
-    const double bytes = (s.method == Method::Full && mixed) ? kFp32 : kBf16;
-    add("weights", T("Веса", "Weights"), n * bytes / weight_shards,
-        T(fmt::format("{} параметров × {:.0f} байта{}", FormatParams(n), bytes, ShardNote(weight_shards).ru),
-          fmt::format("{} parameters × {:.0f} bytes{}", FormatParams(n), bytes, ShardNote(weight_shards).en)),
-        weight_phase);
+        p.weight_phase);
+    return;
   }
+  const double bytes = (s.method == Method::Full && s.precision == Precision::Mixed) ? kFp32 : kBf16;
+  Add(m, "weights", T("Веса", "Weights"), n * bytes / p.weight_shards,
+      T(fmt::format("{} параметров × {:.0f} байта{}", FormatParams(n), bytes, ShardNote(p.weight_shards).ru),
+        fmt::format("{} parameters × {:.0f} bytes{}", FormatParams(n), bytes, ShardNote(p.weight_shards).en)),
+      p.weight_phase);
+}
 
-  // Trainable parameters: all of them, or the adapters.
-  double trainable = n, state_bytes = mixed ? kFp32 : kBf16, grad_bytes = mixed ? kFp32 : kBf16;
+// Trainable parameters: all of them, or the adapters (added as a component).
+Trainable AddTrainable(TrainingMemory& m, const ModelInput& model, const TrainingSettings& s, const Placement& p) {
+  const bool mixed = s.precision == Precision::Mixed;
+  Trainable t{static_cast<double>(model.total_params()), mixed ? kFp32 : kBf16, mixed ? kFp32 : kBf16};
   if (s.method != Method::Full) {
-    state_bytes = s.adapter_bytes;
-    grad_bytes = s.adapter_bytes;
+    t.state_bytes = s.adapter_bytes;
+    t.grad_bytes = s.adapter_bytes;
     const char* dtype = s.adapter_bytes > kBf16 ? "FP32" : "BF16";
     if (model.arch) {
-      trainable = static_cast<double>(LoraParams(*model.arch, s.lora_rank, s.lora_targets, s.lora_experts));
+      t.params = static_cast<double>(LoraParams(*model.arch, s.lora_rank, s.lora_targets, s.lora_experts));
       const bool moe = model.arch->moe.enabled() && s.lora_targets.mlp();
       const std::string experts_ru = moe ? (s.lora_experts ? ", и на каждом эксперте" : ", эксперты без адаптеров") : "";
       const std::string experts_en = moe ? (s.lora_experts ? ", every expert too" : ", experts left out") : "";
-      add("adapters", T("LoRA-адаптеры", "LoRA adapters"), trainable * s.adapter_bytes / weight_shards,
+      Add(m, "adapters", T("LoRA-адаптеры", "LoRA adapters"), t.params * s.adapter_bytes / p.weight_shards,
           T(fmt::format("ранг {} на {}{}: {} параметров в {}", s.lora_rank, LoraTargetsName(s.lora_targets), experts_ru,
-                        FormatParams(trainable), dtype),
+                        FormatParams(t.params), dtype),
             fmt::format("rank {} on {}{}: {} parameters in {}", s.lora_rank, LoraTargetsName(s.lora_targets), experts_en,
-                        FormatParams(trainable), dtype)),
-          weight_phase);
+                        FormatParams(t.params), dtype)),
+          p.weight_phase);
     } else {
       m.trainable_known = false;
-      add("adapters", T("LoRA-адаптеры", "LoRA adapters"), std::nullopt,
+      Add(m, "adapters", T("LoRA-адаптеры", "LoRA adapters"), std::nullopt,
           T("нужна архитектура: размеры слоёв", "needs the architecture: layer shapes"), MemoryPhase::Always);
     }
   }
-  m.trainable_params = m.trainable_known ? static_cast<int64_t>(trainable) : 0;
-  auto per_trainable = [&](double bytes_per_param, double shards) -> std::optional<double> {
-    if (!m.trainable_known) return std::nullopt;
-    return trainable * bytes_per_param / shards;
-  };
-  const bool states_on_cpu = params_on_cpu || s.offload.optimizer;
-  const MemoryPhase state_phase = states_on_cpu ? MemoryPhase::Cpu : IsPaged(s.optimizer) ? MemoryPhase::Paged : MemoryPhase::Always;
-  add("optimizer_states", T("Состояния оптимизатора", "Optimizer states"),
-      per_trainable(OptimizerStatesPerParam(s.optimizer, state_bytes), state_shards),
-      Text(OptimizerNote(s.optimizer).ru + ShardNote(state_shards).ru + (states_on_cpu ? ", в RAM (offload)" : ""),
-           OptimizerNote(s.optimizer).en + ShardNote(state_shards).en + (states_on_cpu ? ", in CPU RAM (offload)" : "")),
-      state_phase);
+  m.trainable_params = m.trainable_known ? static_cast<int64_t>(t.params) : 0;
+  return t;
+}
 
-  // Gradients: all of them before the step, or one tensor at a time when the optimizer runs in
-  // the backward pass (the largest is the embedding or lm_head for full fine-tuning).
+void AddOptimizerStates(TrainingMemory& m, const TrainingSettings& s, const Placement& p, const Trainable& t) {
+  const bool states_on_cpu = p.params_on_cpu || s.offload.optimizer;
+  const MemoryPhase state_phase = states_on_cpu ? MemoryPhase::Cpu : IsPaged(s.optimizer) ? MemoryPhase::Paged : MemoryPhase::Always;
+  Add(m, "optimizer_states", T("Состояния оптимизатора", "Optimizer states"),
+      PerTrainable(m, t, OptimizerStatesPerParam(s.optimizer, t.state_bytes), p.state_shards),
+      Text(OptimizerNote(s.optimizer).ru + ShardNote(p.state_shards).ru + (states_on_cpu ? ", в RAM (offload)" : ""),
+           OptimizerNote(s.optimizer).en + ShardNote(p.state_shards).en + (states_on_cpu ? ", in CPU RAM (offload)" : "")),
+      state_phase);
+}
+
+// Gradients: all of them before the step, or one tensor at a time when the optimizer runs in
+// the backward pass (the largest is the embedding or lm_head for full fine-tuning).
+void AddGradients(TrainingMemory& m, const ModelInput& model, const TrainingSettings& s, const Placement& p, const Trainable& t) {
+  const std::optional<ParamCounts> counts = model.counts();
   if (s.optimizer_in_backward) {
     std::optional<double> largest;
     if (m.trainable_known) {
-      double biggest = trainable;
+      double biggest = t.params;
       if (counts) {
         biggest = s.method == Method::Full
                       ? static_cast<double>(std::max<int64_t>(counts->embedding, counts->largest_linear))
                       : static_cast<double>(s.lora_rank) * static_cast<double>(std::max(model.arch->hidden, model.arch->intermediate));
       }
-      largest = std::min(biggest, trainable) * grad_bytes / grad_shards;
+      largest = std::min(biggest, t.params) * t.grad_bytes / p.grad_shards;
     }
-    add("gradients", T("Градиенты", "Gradients"), largest,
+    Add(m, "gradients", T("Градиенты", "Gradients"), largest,
         T("шаг оптимизатора в backward: живёт один градиент, самый большой тензор",
           "optimizer step in backward: one gradient alive at a time, the largest tensor"),
         MemoryPhase::ForwardBackward);
   } else {
-    const bool grads_on_cpu = params_on_cpu || s.offload.optimizer;
-    add("gradients", T("Градиенты", "Gradients"), per_trainable(grad_bytes, grad_shards),
-        T(fmt::format("{:.0f} байта на обучаемый параметр{}{}", grad_bytes, ShardNote(grad_shards).ru, grads_on_cpu ? ", в RAM (offload)" : ""),
-          fmt::format("{:.0f} bytes per trainable parameter{}{}", grad_bytes, ShardNote(grad_shards).en, grads_on_cpu ? ", in CPU RAM (offload)" : "")),
+    const bool grads_on_cpu = p.params_on_cpu || s.offload.optimizer;
+    Add(m, "gradients", T("Градиенты", "Gradients"), PerTrainable(m, t, t.grad_bytes, p.grad_shards),
+        T(fmt::format("{:.0f} байта на обучаемый параметр{}{}", t.grad_bytes, ShardNote(p.grad_shards).ru, grads_on_cpu ? ", в RAM (offload)" : ""),
+          fmt::format("{:.0f} bytes per trainable parameter{}{}", t.grad_bytes, ShardNote(p.grad_shards).en, grads_on_cpu ? ", in CPU RAM (offload)" : "")),
         grads_on_cpu ? MemoryPhase::Cpu : MemoryPhase::OptimizerStep);
     if (!grads_on_cpu) {
-      add("optimizer_step_buffer", T("Буфер шага оптимизатора", "Optimizer step buffer"),
-          per_trainable(StepBufferPerParam(s.optimizer, state_bytes), state_shards),
+      Add(m, "optimizer_step_buffer", T("Буфер шага оптимизатора", "Optimizer step buffer"),
+          PerTrainable(m, t, StepBufferPerParam(s.optimizer, t.state_bytes), p.state_shards),
           s.optimizer == Optimizer::AdamW
               ? T("foreach AdamW считает sqrt(v) сразу для всех параметров", "foreach AdamW computes sqrt(v) for all parameters at once")
               : T("шаг на месте, без временного буфера", "in-place step, no temporary buffer"),
@@ -188,13 +216,16 @@ TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSet
   if (s.gpus > 1 && s.sharding == Sharding::Ddp && !s.optimizer_in_backward) {
     // DistributedDataParallel all-reduces through flat buckets that hold a second copy of every
     // gradient (gradient_as_bucket_view=False, the default).
-    add("ddp_buckets", T("Буферы DDP", "DDP buckets"), per_trainable(grad_bytes, 1),
+    Add(m, "ddp_buckets", T("Буферы DDP", "DDP buckets"), PerTrainable(m, t, t.grad_bytes, 1),
         T("копия градиентов в корзинах all-reduce (gradient_as_bucket_view=False)",
           "a copy of the gradients in the all-reduce buckets (gradient_as_bucket_view=False)"),
         MemoryPhase::OptimizerStep);
   }
+}
 
-  // Activations and logits need the architecture.
+// Activations and logits need the architecture.
+void AddActivations(TrainingMemory& m, const ModelInput& model, const TrainingSettings& s) {
+  const int64_t tokens = s.batch * s.seq;
   std::optional<double> activations, layer_backward, logits;
   if (model.arch) {
     activations = SavedActivationBytes(*model.arch, s);
@@ -207,36 +238,41 @@ TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSet
                                        : fmt::format("{} tokens, all layers", tokens);
   if (s.offload.activations) how_ru += "; offload: на GPU два слоя в пути", how_en += "; offload: two layers in flight on the GPU";
   if (s.compile) how_ru += "; torch.compile", how_en += "; torch.compile";
-  add("activations", T("Активации", "Activations"), activations,
+  Add(m, "activations", T("Активации", "Activations"), activations,
       T(how_ru + "; " + AttentionNote(s).ru, how_en + "; " + AttentionNote(s).en), MemoryPhase::ForwardBackward);
-  add("layer_backward", T("Backward слоя", "A layer's backward"), layer_backward,
+  Add(m, "layer_backward", T("Backward слоя", "A layer's backward"), layer_backward,
       s.checkpointing ? T("один слой пересчитан + градиенты его активаций; логитов к этому времени уже нет",
                           "one layer recomputed + its activation gradients; the logits are gone by then")
                       : T("градиенты активаций одного слоя; логитов к этому времени уже нет",
                           "one layer's activation gradients; the logits are gone by then"),
       MemoryPhase::LayerBackward);
-  add("logits", T("Логиты и loss", "Logits and loss"), logits, LossNote(s.loss), MemoryPhase::LossBackward);
+  Add(m, "logits", T("Логиты и loss", "Logits and loss"), logits, LossNote(s.loss), MemoryPhase::LossBackward);
   if (s.method == Method::Qlora) {
     std::optional<double> buffer;
-    if (counts) buffer = static_cast<double>(counts->largest_linear) * kBf16;
-    add("dequant_buffer", T("Буфер деквантования", "Dequantisation buffer"), buffer,
+    if (const std::optional<ParamCounts> counts = model.counts()) buffer = static_cast<double>(counts->largest_linear) * kBf16;
+    Add(m, "dequant_buffer", T("Буфер деквантования", "Dequantisation buffer"), buffer,
         T("самая большая матрица слоя в BF16 на время умножения", "the largest layer matrix in BF16 during its matmul"),
         MemoryPhase::LayerBackward);
   }
-  if ((weight_shards > 1 || params_on_cpu) && counts) {
-    const double layer_params = static_cast<double>(counts->attention + counts->mlp + counts->router) / model.arch->layers;
-    const double bytes = s.method == Method::Qlora ? k.nf4_bits / 8 : kBf16;  // gathered in the storage dtype
-    // The current and the prefetched layer unsharded; full fine-tuning adds the current layer's
-    // unsharded gradient before its reduce-scatter.
-    const double layers = s.method == Method::Full ? 3 : 2;
-    add("fsdp_gathered", T("Собранные слои FSDP", "FSDP gathered layers"), layers * layer_params * bytes,
-        s.method == Method::Full ? T("текущий и следующий слой целиком + градиент слоя до reduce-scatter",
-                                     "the current and the prefetched layer unsharded + the layer's gradient before reduce-scatter")
-                                 : T("текущий и следующий слой целиком на время вычисления", "the current and the prefetched layer, unsharded"),
-        MemoryPhase::ForwardBackward);
-  }
+}
 
-  // Peak: see the header.
+// The current and the prefetched layer unsharded; full fine-tuning adds the current layer's
+// unsharded gradient before its reduce-scatter.
+void AddFsdpGathered(TrainingMemory& m, const ModelInput& model, const TrainingSettings& s, const CalcConstants& k, const Placement& p) {
+  const std::optional<ParamCounts> counts = model.counts();
+  if (!(p.weight_shards > 1 || p.params_on_cpu) || !counts) return;
+  const double layer_params = static_cast<double>(counts->attention + counts->mlp + counts->router) / model.arch->layers;
+  const double bytes = s.method == Method::Qlora ? k.nf4_bits / 8 : kBf16;  // gathered in the storage dtype
+  const double layers = s.method == Method::Full ? 3 : 2;
+  Add(m, "fsdp_gathered", T("Собранные слои FSDP", "FSDP gathered layers"), layers * layer_params * bytes,
+      s.method == Method::Full ? T("текущий и следующий слой целиком + градиент слоя до reduce-scatter",
+                                   "the current and the prefetched layer unsharded + the layer's gradient before reduce-scatter")
+                               : T("текущий и следующий слой целиком на время вычисления", "the current and the prefetched layer, unsharded"),
+      MemoryPhase::ForwardBackward);
+}
+
+// Peak: see the header.
+void AddPeak(TrainingMemory& m, const CalcConstants& k) {
   double always = 0, forward = 0, loss_stage = 0, layer_stage = 0, step = 0;
   bool complete = true;
   for (const MemoryComponent& c : m.components) {
@@ -258,16 +294,31 @@ TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSet
   if (complete) {
     const double peak = always + std::max(forward, step);
     m.peak_allocated_bytes = peak;
-    add("allocator_reserve", T("Кэш аллокатора PyTorch", "PyTorch allocator cache"), peak * k.allocator_reserve_fraction,
+    Add(m, "allocator_reserve", T("Кэш аллокатора PyTorch", "PyTorch allocator cache"), peak * k.allocator_reserve_fraction,
         T(fmt::format("{:.0f}% пика: освобождённые блоки остаются зарезервированы", k.allocator_reserve_fraction * 100),
           fmt::format("{:.0f}% of the peak: freed blocks stay reserved", k.allocator_reserve_fraction * 100)),
         MemoryPhase::OutsideAllocator);
     m.peak_total_bytes = peak * (1 + k.allocator_reserve_fraction) + context;
   }
-  add("cuda_context", T("Контекст CUDA", "CUDA context"), context,
+  Add(m, "cuda_context", T("Контекст CUDA", "CUDA context"), context,
       T("драйвер, cuBLAS и cuDNN; не входит в max_memory_allocated", "driver, cuBLAS and cuDNN; not in max_memory_allocated"),
       MemoryPhase::OutsideAllocator);
   m.known_bytes += context;
+}
+
+}  // namespace
+
+TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSettings& s, const CalcConstants& k) {
+  TrainingMemory m;
+  m.total_params = model.total_params();
+  const Placement placement = PlacementOf(s);
+  AddWeights(m, model, s, k, placement);
+  const Trainable trainable = AddTrainable(m, model, s, placement);
+  AddOptimizerStates(m, s, placement, trainable);
+  AddGradients(m, model, s, placement, trainable);
+  AddActivations(m, model, s);
+  AddFsdpGathered(m, model, s, k, placement);
+  AddPeak(m, k);
   return m;
 }
 
