@@ -118,31 +118,11 @@ int Run(const BurnOptions& o, Lang lang, const std::string& self_exe) {
   report.meta.finished_at = UtcTimestamp();
   report.meta.interrupted = interrupted;
 
-  const Identity who = Identity::OfThisProcess();
-  AnonymizeReport(report, who);
-  const std::string json_text = AnonymizeJson(ReportToJson(report), who).dump(2) + "\n";
-  bool written = true;
-  for (const auto& [path, content] : {std::pair{o.out, Anonymize(ReportToMarkdown(report), who)},
-                                      std::pair{JsonPathBeside(o.out), json_text}}) {
-    Status s = WriteFileAtomically(path, content);
-    if (!s.ok()) {
-      written = false;
-      std::fprintf(stderr, ru ? "lab_check burn: не удалось записать отчёт: %s. Укажите другое место: --out ПУТЬ\n"
-                              : "lab_check burn: cannot write the report: %s. Choose another place with --out PATH\n",
-                   Anonymize(s.message(), who).c_str());
-    }
-  }
-  if (o.json) {
-    std::fwrite(json_text.data(), 1, json_text.size(), stdout);
-  } else {
-    std::cout << Anonymize(ReportToTerminal(report, TerminalStyle::ForStream(STDOUT_FILENO)), who);
-    if (written) std::cout << (ru ? "Отчёт: " : "Report: ") << Anonymize(o.out, who) << ", " << Anonymize(JsonPathBeside(o.out), who) << "\n";
-  }
-  std::cout.flush();
-  if (interrupted) return kExitInterrupted;
-  if (result.outcome == Outcome::Fail) return kExitCheckFailed;
-  if (!written) return kExitReportNotWritten;
-  return kExitOk;
+  PublishOptions publish;
+  publish.command = "lab_check burn";
+  publish.markdown_path = o.out;
+  publish.json_stdout = o.json;
+  return PublishReport(report, publish);
 }
 
 }  // namespace

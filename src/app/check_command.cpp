@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -12,23 +11,13 @@
 #include "app/all_checks.h"
 #include "platform/files.h"
 #include "probes/interpreter.h"
-#include "report/anonymize.h"
-#include "report/json_writer.h"
-#include "report/report_files.h"
+#include "report/publish.h"
+#include "report/report.h"
 #include "report/terminal_writer.h"
 #include "runner/check_selection.h"
 #include "runner/runner.h"
 
 namespace labcheck {
-
-std::string JsonPathBeside(const std::string& markdown_path) {
-  const std::string ext = ".md";
-  if (markdown_path.size() > ext.size() &&
-      markdown_path.compare(markdown_path.size() - ext.size(), ext.size(), ext) == 0) {
-    return markdown_path.substr(0, markdown_path.size() - ext.size()) + ".json";
-  }
-  return markdown_path + ".json";
-}
 
 int RunCheckCommand(const CheckCommandOptions& options, const std::string& self_exe) {
   const bool ru = options.lang == Lang::Ru;
@@ -58,7 +47,6 @@ int RunCheckCommand(const CheckCommandOptions& options, const std::string& self_
   }
   const Registry checks = SelectChecks(all, options.only);
 
-  const Identity who = Identity::OfThisProcess();
   Report report;
   report.lang = options.lang;
   report.meta.tool_version = LAB_CHECK_VERSION;
@@ -79,48 +67,13 @@ int RunCheckCommand(const CheckCommandOptions& options, const std::string& self_
   report.meta.finished_at = UtcTimestamp();
   report.meta.interrupted = cancel.cancelled();
   AddAnalysis(report);
-  AnonymizeReport(report, who);
-
-  const std::string json_text = AnonymizeJson(ReportToJson(report), who).dump(2) + "\n";
-  const std::string json_path = JsonPathBeside(options.out);
-  bool written = true;
-  auto write = [&](const std::string& path, const std::string& content) {
-    Status s = WriteFileAtomically(path, content);
-    if (!s.ok()) {
-      written = false;
-      std::fprintf(stderr, ru ? "lab_check: не удалось записать отчёт: %s. Укажите другое место: --out ПУТЬ\n"
-                              : "lab_check: cannot write the report: %s. Choose another place with --out PATH\n",
-                   Anonymize(s.message(), who).c_str());
-    }
-  };
-  const std::string html_path = options.html.empty() ? HtmlPathBeside(options.out) : options.html;
-  if (!options.json_only) {
-    const std::vector<ReportFile> files = ReportFiles(report, options.out, html_path);
-    for (const ReportFile& f : files) write(f.path, Anonymize(f.content, who));
-    std::error_code ignored;  // a chart that cannot be removed is only an old file
-    if (written)
-      for (const std::string& old : StaleChartFiles(options.out, files)) std::filesystem::remove(old, ignored);
-  }
-  write(json_path, json_text);
-
-  if (options.json_only || !written) {
-    std::fwrite(json_text.data(), 1, json_text.size(), stdout);
-  }
-  if (!options.json_only) {
-    std::cout << Anonymize(ReportToTerminal(report, TerminalStyle::ForStream(STDOUT_FILENO)), who);
-    if (written) {
-      std::cout << (ru ? "Отчёт: " : "Report: ") << Anonymize(options.out, who) << ", "
-                << Anonymize(json_path, who) << ", " << Anonymize(html_path, who) << "\n";
-    }
-  }
-  std::cout.flush();
-
-  if (report.meta.interrupted) return kExitInterrupted;
-  if (!written) return kExitReportNotWritten;
-  for (const auto& c : report.checks) {
-    if (c.outcome == Outcome::Fail) return kExitCheckFailed;
-  }
-  return kExitOk;
+  PublishOptions publish;
+  publish.markdown_path = options.out;
+  publish.with_html = true;
+  publish.html_path = options.html;
+  publish.json_stdout = options.json_only;
+  publish.json_file_only = options.json_only;
+  return PublishReport(report, publish);
 }
 
 }  // namespace labcheck

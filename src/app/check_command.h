@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/text.h"
+#include "report/publish.h"
 
 namespace labcheck {
 
@@ -20,16 +21,7 @@ struct CheckCommandOptions {
   std::vector<std::string> only;  // --only: check ids or patterns (runner/check_selection.h)
 };
 
-// Exit codes.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitCheckFailed = 1;
-inline constexpr int kExitUsage = 2;
-inline constexpr int kExitReportNotWritten = 3;
-inline constexpr int kExitInterrupted = 130;
-
+// The exit codes and JsonPathBeside live in report/publish.h, which every command publishes through.
 int RunCheckCommand(const CheckCommandOptions& options, const std::string& self_exe);
-
-// "journal/lab-report.md" → "journal/lab-report.json"; a path without ".md" gets ".json" added.
-std::string JsonPathBeside(const std::string& markdown_path);
 
 }  // namespace labcheck

@@ -15,22 +15,12 @@
 #include "platform/files.h"
 #include "report/anonymize.h"
 #include "report/json_writer.h"
-#include "report/markdown_writer.h"
+#include "report/publish.h"
 #include "report/report.h"
 #include "report/terminal_writer.h"
 #include "runner/cancel.h"
 
 namespace labcheck::cluster {
-
-namespace {
-
-constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitNotWritten = 3, kExitInterrupted = 130;
-
-}  // namespace
-
-std::string JsonBesideMarkdown(const std::string& md) {
-  return md.size() > 3 && md.compare(md.size() - 3, 3, ".md") == 0 ? md.substr(0, md.size() - 3) + ".json" : md + ".json";
-}
 
 int RunClusterAllReduce(const ClusterOptions& options, Lang lang, const std::string& self_exe) {
   const bool ru = lang == Lang::Ru;
@@ -60,7 +50,7 @@ int RunClusterAllReduce(const ClusterOptions& options, Lang lang, const std::str
   Result<std::string> work_dir = MakePrivateTempDir("lab_check_cluster");
   if (!work_dir.ok()) {
     std::fprintf(stderr, "lab_check allreduce: %s\n", work_dir.status().message().c_str());
-    return kExitNotWritten;
+    return kExitReportNotWritten;
   }
   RankRunOptions run;
   run.self_exe = self_exe;
@@ -115,31 +105,11 @@ int RunClusterAllReduce(const ClusterOptions& options, Lang lang, const std::str
   report.meta.duration_s = result.duration_s;
   report.meta.finished_at = UtcTimestamp();
   report.meta.interrupted = cancel.cancelled();
-  AnonymizeReport(report, who);
-
-  const std::string json_text = AnonymizeJson(ReportToJson(report), who).dump(2) + "\n";
-  bool written = true;
-  auto write = [&](const std::string& path, const std::string& content) {
-    Status s = WriteFileAtomically(path, content);
-    if (!s.ok()) {
-      written = false;
-      std::fprintf(stderr, ru ? "lab_check allreduce: не удалось записать отчёт: %s. Укажите другое место: --out ПУТЬ\n"
-                              : "lab_check allreduce: cannot write the report: %s. Choose another place with --out PATH\n",
-                   Anonymize(s.message(), who).c_str());
-    }
-  };
-  write(options.out, Anonymize(ReportToMarkdown(report), who));
-  write(JsonBesideMarkdown(options.out), json_text);
-  if (options.json) {
-    std::fwrite(json_text.data(), 1, json_text.size(), stdout);
-  } else {
-    std::cout << Anonymize(ReportToTerminal(report, TerminalStyle::ForStream(STDOUT_FILENO)), who);
-    if (written) std::cout << (ru ? "Отчёт: " : "Report: ") << Anonymize(options.out, who) << ", " << Anonymize(JsonBesideMarkdown(options.out), who) << "\n";
-  }
-  std::cout.flush();
-  if (report.meta.interrupted) return kExitInterrupted;
-  if (!written) return kExitNotWritten;
-  return result.outcome == Outcome::Fail ? kExitFailed : kExitOk;
+  PublishOptions publish;
+  publish.command = "lab_check allreduce";
+  publish.markdown_path = options.out;
+  publish.json_stdout = options.json;
+  return PublishReport(report, publish);
 }
 
 void AddClusterSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, const std::string& self_exe, int* exit_code) {

@@ -22,9 +22,6 @@ struct ClusterOptions {
   bool rank_reports = false;
 };
 
-// "x.md" → "x.json", anything else gets ".json" added (as the full check's --out).
-std::string JsonBesideMarkdown(const std::string& markdown_path);
-
 int RunClusterAllReduce(const ClusterOptions& options, Lang lang, const std::string& self_exe);
 
 // Help texts in `help_lang` (the --lang peeked before parsing); `lang` is the parsed one.

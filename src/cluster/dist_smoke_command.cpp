@@ -14,7 +14,7 @@
 #include "probes/interpreter.h"
 #include "report/anonymize.h"
 #include "report/json_writer.h"
-#include "report/markdown_writer.h"
+#include "report/publish.h"
 #include "report/report.h"
 #include "report/terminal_writer.h"
 #include "runner/cancel.h"
@@ -29,19 +29,19 @@ int RunDistSmoke(const DistSmokeOptions& options, Lang lang) {
   const smoke::SmokeTest* test = smoke::FindSmokeTest(options.test);
   if (test == nullptr || (options.test != "ddp" && options.test != "fsdp2")) {
     std::fprintf(stderr, "lab_check smoke-dist: --test %s: use ddp or fsdp2\n", options.test.c_str());
-    return 2;
+    return kExitUsage;
   }
   if (options.nnodes > 1 && options.rdzv_endpoint.find(':') == std::string::npos) {
     std::fprintf(stderr, ru ? "lab_check smoke-dist: нужен --rdzv-endpoint ХОСТ:ПОРТ (узел, где слушает рандеву torchrun), "
                               "одинаковый на всех узлах\n"
                             : "lab_check smoke-dist: give --rdzv-endpoint HOST:PORT (a node where torchrun's rendezvous "
                               "listens), the same on every node\n");
-    return 2;
+    return kExitUsage;
   }
   Result<std::string> python = probes::ResolvePython(options.python);
   if (!python.ok()) {
     std::fprintf(stderr, "lab_check smoke-dist: %s\n", python.status().message().c_str());
-    return 2;
+    return kExitUsage;
   }
   smoke::DistRunRequest request;
   request.test = options.test;
@@ -71,7 +71,7 @@ int RunDistSmoke(const DistSmokeOptions& options, Lang lang) {
                                   : "smoke-dist {}: this node's ranks {} finished; the node of rank 0 reports the comparison\n"),
                                options.test, r.value("local_global_ranks", nlohmann::json::array()).dump());
     }
-    return 0;
+    return kExitOk;
   }
   CheckResult result = interpreter.unresponsive()
                            ? probes::UnresponsiveResult(test->check_id, *interpreter.unresponsive(), /*found_now=*/true,
@@ -82,19 +82,11 @@ int RunDistSmoke(const DistSmokeOptions& options, Lang lang) {
       if (outcome.result->contains(key)) result.data[key] = (*outcome.result)[key];
   }
   report.checks.push_back(result);
-  const Identity who = Identity::OfThisProcess();
-  AnonymizeReport(report, who);
-  const std::string md = options.out.empty() ? "journal/cluster-" + options.test + ".md" : options.out;
-  const std::string json_path = JsonBesideMarkdown(md);
-  const std::string json_text = AnonymizeJson(ReportToJson(report), who).dump(2) + "\n";
-  bool written = WriteFileAtomically(md, Anonymize(ReportToMarkdown(report), who)).ok();
-  written = WriteFileAtomically(json_path, json_text).ok() && written;
-  if (options.json) std::fwrite(json_text.data(), 1, json_text.size(), stdout);
-  else std::cout << Anonymize(ReportToTerminal(report, TerminalStyle::ForStream(STDOUT_FILENO)), who);
-  if (!written) std::fprintf(stderr, "lab_check smoke-dist: cannot write %s\n", md.c_str());
-  if (report.meta.interrupted) return 130;
-  if (!written) return 3;
-  return result.outcome == Outcome::Fail ? 1 : 0;
+  PublishOptions publish;
+  publish.command = "lab_check smoke-dist";
+  publish.markdown_path = options.out.empty() ? "journal/cluster-" + options.test + ".md" : options.out;
+  publish.json_stdout = options.json;
+  return PublishReport(report, publish);
 }
 
 void AddDistSmokeSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, int* exit_code) {
