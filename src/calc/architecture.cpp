@@ -36,6 +36,10 @@ double CheckpointQuant::EffectiveBits() const {
       return 4.0 + 8.0 / 64 + 32.0 / (64 * 256);
     case QuantMethod::Bnb8:
       return 8.0;  // LLM.int8(): one FP32 scale per row, negligible
+    case QuantMethod::CompressedTensors:
+      // pack-quantized: values packed in int32, a 16-bit weight_scale per group (per channel:
+      // negligible) and, for asymmetric schemes, a `bits`-wide zero point per group.
+      return group_size > 0 ? b + (16.0 + (zero_point ? b : 0.0)) / static_cast<double>(group_size) : b;
     case QuantMethod::Other:
       return b;
     case QuantMethod::None:

@@ -78,7 +78,7 @@ struct MambaLayers {
 
 // A checkpoint published already quantised (config.json "quantization_config"): how many bits a
 // quantised weight takes with its scales, and which weights stay in 16 bits.
-enum class QuantMethod { None, Gptq, Awq, Fp8, Mxfp4, Bnb4, Bnb8, Other };
+enum class QuantMethod { None, Gptq, Awq, Fp8, Mxfp4, Bnb4, Bnb8, CompressedTensors, Other };
 
 struct CheckpointQuant {
   QuantMethod method = QuantMethod::None;
@@ -87,6 +87,10 @@ struct CheckpointQuant {
   int64_t group_size = 0;    // weights per scale (GPTQ/AWQ group, MXFP4 block 32); 0 = per channel
   int64_t block_rows = 0;    // FP8 block-wise scales: one per block_rows x block_cols weights
   int64_t block_cols = 0;
+  // compressed-tensors (llm-compressor): an asymmetric scheme stores a zero point per group;
+  // config_groups beyond the first one with weights are counted at its bits (not modelled apart).
+  bool zero_point = false;
+  int64_t extra_groups = 0;
   // Which weight classes stay in 16 bits. Quantisers leave embeddings and lm_head alone unless the
   // config says otherwise; MXFP4 (GPT-OSS) quantises only the routed experts.
   bool experts_only = false;

@@ -35,8 +35,12 @@ Text CheckpointQuantText(const CheckpointQuant& q) {
   const std::string kept_en = q.experts_only ? "experts only; attention, router, embeddings and lm_head BF16"
                                              : q.attention_unquantized ? "attention, router, embeddings, lm_head and norms BF16"
                                                                        : "router, embeddings, lm_head and norms BF16";
-  const std::string modelled_ru = q.method == QuantMethod::Other ? "; этот метод не смоделирован, взяты его bits" : "";
-  const std::string modelled_en = q.method == QuantMethod::Other ? "; this method is not modelled, its bits are taken" : "";
+  std::string modelled_ru = q.method == QuantMethod::Other ? "; этот метод не смоделирован, взяты его bits" : "";
+  std::string modelled_en = q.method == QuantMethod::Other ? "; this method is not modelled, its bits are taken" : "";
+  if (q.extra_groups > 0) {
+    modelled_ru += fmt::format("; ещё {} групп(ы) config_groups посчитаны с битами первой (не смоделированы отдельно)", q.extra_groups);
+    modelled_en += fmt::format("; {} more config_groups counted at the first group's bits (not modelled apart)", q.extra_groups);
+  }
   return T(fmt::format("чекпойнт квантован: {} ({:.3f} бита на вес с масштабами); {}{}", format_ru, q.EffectiveBits(), kept_ru, modelled_ru),
            fmt::format("quantised checkpoint: {} ({:.3f} bits per weight with scales); {}{}", format_en, q.EffectiveBits(), kept_en, modelled_en));
 }

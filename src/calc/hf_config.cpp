@@ -187,7 +187,7 @@ void ReadQuantization(const json& config, Architecture& arch, FieldReader& error
     errors.Fail("field \"quant_method\" is missing in quantization_config");
     return;
   }
-  for (const char* list : {"modules_to_not_convert", "ignored_layers", "llm_int8_skip_modules"}) {
+  for (const char* list : {"modules_to_not_convert", "ignored_layers", "llm_int8_skip_modules", "ignore"}) {
     if (const json* modules = q.Find(list); modules && modules->is_array()) {
       for (const json& m : *modules) {
         if (m.is_string()) c.unquantized_modules.push_back(m.get<std::string>());
@@ -223,6 +223,31 @@ void ReadQuantization(const json& config, Architecture& arch, FieldReader& error
     c.method = four ? QuantMethod::Bnb4 : QuantMethod::Bnb8;
     c.bits = four ? 4 : 8;
     c.group_size = four ? 64 : 0;
+  } else if (c.name == "compressed-tensors") {
+    // llm-compressor checkpoints (RedHat/neuralmagic W4A16, W8A8-FP8): the weight scheme is in
+    // config_groups.<group>.weights {num_bits, strategy, group_size, symmetric}; "ignore" lists
+    // the modules kept in 16 bits. Input-activation quantisation changes no stored byte.
+    c.method = QuantMethod::CompressedTensors;
+    c.bits = 16;
+    const json* groups = q.Find("config_groups");
+    bool found = false;
+    if (groups && groups->is_object()) {
+      for (const auto& [group_name, g] : groups->items()) {
+        if (!g.is_object() || !g.contains("weights") || !g["weights"].is_object()) continue;
+        if (found) {
+          ++c.extra_groups;
+          continue;
+        }
+        const json& w = g["weights"];
+        found = true;
+        c.bits = w.contains("num_bits") && w["num_bits"].is_number_integer() ? w["num_bits"].get<int64_t>() : 16;
+        const std::string strategy = w.contains("strategy") && w["strategy"].is_string() ? w["strategy"].get<std::string>() : "";
+        const json* gs = w.contains("group_size") ? &w["group_size"] : nullptr;
+        c.group_size = strategy == "group" && gs && gs->is_number_integer() && gs->get<int64_t>() > 0 ? gs->get<int64_t>() : 0;
+        c.zero_point = w.contains("symmetric") && w["symmetric"].is_boolean() && !w["symmetric"].get<bool>();
+      }
+    }
+    if (!found) errors.Fail("quantization_config (compressed-tensors) has no config_groups entry with \"weights\"");
   } else {
     c.method = QuantMethod::Other;
     c.bits = q.Optional("bits").value_or(16);

@@ -278,5 +278,41 @@ TEST(ArchitectureFamiliesTest, GptqAndBitsandbytesQuantisationConfigs) {
     "intermediate_size": 128, "vocab_size": 100, "quantization_config": {"bits": 4}})", "m").ok());
 }
 
+// compressed-tensors as llm-compressor writes it (the W4A16 scheme of RedHat/neuralmagic
+// checkpoints, e.g. https://huggingface.co/RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16):
+// config_groups.group_0.weights {num_bits 4, strategy "group", group_size 128, symmetric}.
+TEST(ArchitectureFamiliesTest, CompressedTensorsConfigGroups) {
+  const std::string head = R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 100, "quantization_config": {"quant_method": "compressed-tensors", )";
+  auto w4 = ParseHfConfigText(head + R"("format": "pack-quantized", "ignore": ["lm_head"], "config_groups": {"group_0":
+    {"targets": ["Linear"], "input_activations": null, "weights": {"num_bits": 4, "type": "int", "symmetric": true,
+    "strategy": "group", "group_size": 128}}}}})", "w4");
+  ASSERT_TRUE(w4.ok()) << w4.status().message();
+  EXPECT_EQ(w4->quant.method, QuantMethod::CompressedTensors);
+  EXPECT_EQ(w4->quant.group_size, 128);
+  // Symmetric: 4-bit values and a 16-bit scale per 128, no zero point.
+  EXPECT_DOUBLE_EQ(w4->quant.EffectiveBits(), 4 + 16.0 / 128);
+  ASSERT_EQ(w4->quant.unquantized_modules.size(), 1u);
+  EXPECT_EQ(w4->quant.unquantized_modules[0], "lm_head");
+  const ParamCounts c = CountParams(*w4);
+  EXPECT_EQ(CountCheckpointWeights(c, w4->quant).quantized_params, c.mlp + c.attention);
+  // Asymmetric adds a 4-bit zero point per group.
+  auto asym = ParseHfConfigText(head + R"("config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4,
+    "symmetric": false, "strategy": "group", "group_size": 64}}}}})", "a");
+  ASSERT_TRUE(asym.ok());
+  EXPECT_DOUBLE_EQ(asym->quant.EffectiveBits(), 4 + 20.0 / 64);
+  // W8A8-FP8 with per-channel weight scales, attention ignored; a second group is named as not modelled.
+  auto fp8 = ParseHfConfigText(head + R"("ignore": ["model.layers.0.self_attn.q_proj"], "config_groups": {"group_0":
+    {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "float", "strategy": "channel", "group_size": null},
+    "input_activations": {"num_bits": 8, "type": "float", "dynamic": true}}, "group_1": {"targets": ["re:.*mlp.*"],
+    "weights": {"num_bits": 4, "strategy": "group", "group_size": 128}}}}})", "f");
+  ASSERT_TRUE(fp8.ok()) << fp8.status().message();
+  EXPECT_DOUBLE_EQ(fp8->quant.EffectiveBits(), 8);
+  EXPECT_TRUE(fp8->quant.attention_unquantized);
+  EXPECT_EQ(fp8->quant.extra_groups, 1);
+  EXPECT_NE(CheckpointQuantText(fp8->quant).en.find("1 more config_groups"), std::string::npos);
+  EXPECT_FALSE(ParseHfConfigText(head + R"("config_groups": {}}})", "e").ok());
+}
+
 }  // namespace
 }  // namespace labcheck::calc
