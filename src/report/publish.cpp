@@ -33,10 +33,13 @@ int PublishReport(Report& report, const PublishOptions& options) {
   const std::string json_text = AnonymizeJson(ReportToJson(report), who).dump(2) + "\n";
   const std::string json_path = JsonPathBeside(options.markdown_path);
   bool written = true;
+  std::string said;  // one message per cause: five files into one missing folder fail alike
   auto write = [&](const std::string& path, const std::string& content) {
     Status s = WriteFileAtomically(path, content);
     if (!s.ok()) {
       written = false;
+      if (s.message() == said) return;
+      said = s.message();
       std::fprintf(stderr,
                    ru ? "%s: не удалось записать отчёт: %s. Укажите другое место: --out ПУТЬ\n"
                       : "%s: cannot write the report: %s. Choose another place with --out PATH\n",

@@ -150,6 +150,17 @@ TEST_F(Cli, UnwritableReportIsAnErrorAndTheJsonStillComes) {
   EXPECT_EQ(j["schema_version"], 1);
 }
 
+TEST_F(Cli, AMissingFolderIsSaidOnceNotOncePerFile) {
+  // Every file of the report fails alike when its folder cannot be made: one message says it.
+  ChildOutcome o = Run({"--quick", "--out", "/proc/no-such-folder/lab.md"});
+  EXPECT_EQ(o.exit_code, 3);
+  size_t count = 0;
+  for (size_t at = o.err.find("/proc/no-such-folder"); at != std::string::npos;
+       at = o.err.find("/proc/no-such-folder", at + 1))
+    ++count;
+  EXPECT_EQ(count, 1u) << o.err;
+}
+
 TEST_F(Cli, CtrlCWritesThePartialReport) {
   // A full run takes far longer than a second; Ctrl-C (SIGINT to the process) one second in.
   ChildSpec spec;
