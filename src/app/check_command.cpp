@@ -13,6 +13,7 @@
 #include "probes/interpreter.h"
 #include "report/publish.h"
 #include "report/report.h"
+#include "report/stderr_progress.h"
 #include "report/terminal_writer.h"
 #include "runner/check_selection.h"
 #include "runner/runner.h"

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "calc/training_memory.h"
+#include "core/units.h"
 
 namespace labcheck::calc {
 namespace {
@@ -38,7 +39,7 @@ std::optional<SizeRange> BareSizeRange(const ModelInput& model, const TrainingSe
   if (chosen.empty()) return std::nullopt;
   SizeRange range;
   bool first = true;
-  const double context = k.cuda_context_gib * (1 << 30);
+  const double context = k.cuda_context_gib * kBytesPerGiB;
   for (const Candidate& c : chosen) {
     ModelInput input{c.model->name, c.model->hf_repo, c.model->config_source, c.model->arch, 0};
     const TrainingMemory m = EstimateTrainingMemory(input, s, k);

@@ -5,10 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/units.h"
+
 namespace labcheck::calc {
 
-inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
-inline constexpr double kBytesPerGB = 1e9;
+// kBytesPerGiB and kBytesPerGB are core/units.h's: one definition in the whole tree.
 
 inline double ToGiB(double bytes) { return bytes / kBytesPerGiB; }
 inline double ToGB(double bytes) { return bytes / kBytesPerGB; }

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "cpu_bench/rated_clock.h"
-#include "env/text_util.h"
+#include "core/text_util.h"
 
 namespace labcheck::cpu_bench {
 namespace {
@@ -104,7 +104,7 @@ Result<FlopsPeak> TheoreticalFp32Peak(const env::CpuInfo& cpu) {
                                 : fmt::format("{}, умножение и сложение раздельно", isa->name);
   const Text clock = ClockWords(peak.clock);
   peak.label = T(fmt::format("{} {} × {} ГГц ({}) × {} FLOP/такт ({})", peak.cores,
-                             env::RuPlural(peak.cores, "ядро", "ядра", "ядер"), ghz, clock.ru, flop, how_ru),
+                             RuPlural(peak.cores, "ядро", "ядра", "ядер"), ghz, clock.ru, flop, how_ru),
                  fmt::format("{} cores × {} GHz ({}) × {} FLOP/cycle ({})", peak.cores, ghz, clock.en, flop, how_en));
   return peak;
 }

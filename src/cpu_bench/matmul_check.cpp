@@ -7,13 +7,12 @@
 #include "cpu_bench/thread_team.h"
 #include "env/cpu_info.h"
 #include "env/os_info.h"
-#include "env/text_util.h"
-#include "env/units.h"
+#include "core/text_util.h"
+#include "core/units.h"
 
 namespace labcheck::cpu_bench {
 namespace {
 
-using env::Fixed;
 using nlohmann::json;
 
 // Well-fed SGEMM reaches 70–90% of the peak; under half, something holds the cores back.
@@ -51,8 +50,8 @@ CheckResult AssessMatmul(const MatmulInputs& in) {
                 median, "GFLOPS",
                 T(fmt::format("2·N³ FLOP / время, N = {}, OpenBLAS {}, {} {}, медиана по {} {}",
                               run.n, run.corename, run.threads,
-                              env::RuPlural(run.threads, "поток", "потока", "потоков"), calls,
-                              env::RuPlural(calls, "вызову", "вызовам", "вызовам")),
+                              RuPlural(run.threads, "поток", "потока", "потоков"), calls,
+                              RuPlural(calls, "вызову", "вызовам", "вызовам")),
                   fmt::format("2·N³ FLOP / time, N = {}, OpenBLAS {}, {} threads, median of {} calls",
                               run.n, run.corename, run.threads, calls)),
                 {}, {}};
@@ -174,8 +173,8 @@ CheckResult AssessMatmul(const MatmulInputs& in) {
   }
   if (in.load.busy()) warnings.push_back(in.load.Note());
   result.outcome = warnings.empty() ? Outcome::Pass : Outcome::Warn;
-  result.reason = env::Join(warnings, " ");
-  result.hint = env::Join(hints, " ");
+  result.reason = Join(warnings, " ");
+  result.hint = Join(hints, " ");
   result.measurements = {std::move(m)};
   result.tables = {std::move(table)};
   return result;

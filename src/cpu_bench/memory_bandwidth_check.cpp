@@ -7,13 +7,12 @@
 #include "cpu_bench/stats.h"
 #include "env/cpu_info.h"
 #include "env/os_info.h"
-#include "env/text_util.h"
-#include "env/units.h"
+#include "core/text_util.h"
+#include "core/units.h"
 
 namespace labcheck::cpu_bench {
 namespace {
 
-using env::Fixed;
 using nlohmann::json;
 
 // Below this share of the modules' figure something is usually wrong: a channel left empty,
@@ -36,11 +35,10 @@ CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
   const StreamRun& run = in.run;
   std::vector<double> copy = Rates(run.copy_bytes() / 1e9, run.copy_seconds);
   std::vector<double> triad = Rates(run.triad_bytes() / 1e9, run.triad_seconds);
-  const double array_mib = run.elements * sizeof(double) / env::kBytesPerMiB;
+  const double array_mib = run.elements * sizeof(double) / kBytesPerMiB;
   const int passes = static_cast<int>(copy.size());
 
   auto method = [&](int bytes_per_element, const char* ru_what, const char* en_what) {
-    using env::RuPlural;
     return T(fmt::format("({}) / время; {} {} на элемент, {} {}, 3 массива × {:.0f} MiB, "
                          "медиана по {} {}",
                          ru_what, bytes_per_element, RuPlural(bytes_per_element, "байт", "байта", "байт"),
@@ -82,7 +80,7 @@ CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
       "Bytes are counted as STREAM counts them: what the kernel reads and writes. The cache's read "
       "of a line before writing it (write-allocate) is not counted, so copy usually lands further "
       "from the theoretical figure than triad. GB/s = 10^9 bytes/s."));
-  std::string llc = in.llc_bytes ? fmt::format("{:.0f} MiB", *in.llc_bytes / env::kBytesPerMiB)
+  std::string llc = in.llc_bytes ? fmt::format("{:.0f} MiB", *in.llc_bytes / kBytesPerMiB)
                                  : std::string("?");
   table.notes.push_back(T(fmt::format("Каждый массив {:.0f} MiB, последний уровень кэша {}: правило "
                                       "STREAM — массив не меньше 4 кэшей. Потоков {}, каждый на своём CPU.",
@@ -142,8 +140,8 @@ CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
   }
   if (in.load.busy()) warnings.push_back(in.load.Note());
   result.outcome = warnings.empty() ? Outcome::Pass : Outcome::Warn;
-  result.reason = env::Join(warnings, " ");
-  result.hint = env::Join(hints, " ");
+  result.reason = Join(warnings, " ");
+  result.hint = Join(hints, " ");
   result.measurements = {std::move(copy_m), std::move(triad_m)};
   result.tables = {std::move(table)};
   return result;

@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "env/sysfs.h"
-#include "env/text_util.h"
+#include "core/text_util.h"
 
 namespace labcheck::cpu_bench {
 namespace {
@@ -170,9 +170,9 @@ Result<MemoryPeak> TheoreticalMemoryPeak(const std::vector<MemoryModule>& module
   if (uniform) {
     const int width_bytes = first.width_bits / 8;
     peak.label = T(fmt::format("{} {}{} × {}-{} × {} {}", peak.channels,
-                               env::RuPlural(peak.channels, "канал", "канала", "каналов"),
+                               RuPlural(peak.channels, "канал", "канала", "каналов"),
                                assumed_ru, first.type, first.mts, width_bytes,
-                               env::RuPlural(width_bytes, "байт", "байта", "байт")),
+                               RuPlural(width_bytes, "байт", "байта", "байт")),
                    fmt::format("{} channel{}{} × {}-{} × {} bytes", peak.channels,
                                peak.channels == 1 ? "" : "s", assumed_en, first.type, first.mts,
                                first.width_bits / 8));

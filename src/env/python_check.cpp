@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "env/text_util.h"
+#include "core/text_util.h"
 #include "probes/interpreter.h"
 
 namespace labcheck::env {

@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "env/text_util.h"
-#include "env/units.h"
+#include "core/text_util.h"
+#include "core/units.h"
 
 namespace labcheck::env {
 namespace {

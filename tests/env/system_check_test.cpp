@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "env/units.h"
+#include "core/units.h"
 
 namespace labcheck::env {
 namespace {

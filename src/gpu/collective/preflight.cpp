@@ -7,6 +7,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "core/units.h"
+
 namespace labcheck::gpu {
 namespace fs = std::filesystem;
 
@@ -79,7 +81,7 @@ Preflight ReadPreflight(const std::string& root, const std::string& shm_path) {
 
   struct statvfs shm {};
   if (statvfs(shm_path.c_str(), &shm) == 0)
-    p.shm_gib = static_cast<double>(shm.f_blocks) * shm.f_frsize / (1ull << 30);
+    p.shm_gib = static_cast<double>(shm.f_blocks) * shm.f_frsize / kBytesPerGiB;
   return p;
 }
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/units.h"
 #include "gpu/bench/clock_event_hold.h"
 #include "gpu/nvidia/nvml_library.h"
 
@@ -15,7 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string Why(nvml::nvmlReturn_t result) {
   switch (result) {
@@ -108,7 +108,7 @@ json Processes(const nvml::NvmlHealthApi& h, nvml::nvmlDevice_t device, unsigned
       if (p.pid == own_pid) continue;
       std::string name = ProcessName(p.pid);
       out.push_back({{"pid", p.pid},
-                     {"used_gib", p.usedGpuMemory == nvml::kValueNotAvailable ? json(nullptr) : json(p.usedGpuMemory / kGiB)},
+                     {"used_gib", p.usedGpuMemory == nvml::kValueNotAvailable ? json(nullptr) : json(p.usedGpuMemory / kBytesPerGiB)},
                      {"name", name.empty() ? json(nullptr) : json(name)}});
     }
     return r;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/units.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
 #include "gpu/jobs/gpu_runtime.h"
@@ -34,7 +35,7 @@ nlohmann::json DescribeGpu(GpuRuntime& runtime, int ordinal) {
   const int cc = runtime.ComputeCapability(ordinal);
   nlohmann::json gpu = {
       {"index", ordinal}, {"name", name}, {"pci_bus_id", runtime.PciBusId(ordinal)},
-      {"memory_total_gib", static_cast<double>(memory) / (1ull << 30)},
+      {"memory_total_gib", static_cast<double>(memory) / kBytesPerGiB},
       {"cc_major", cc / 10}, {"cc_minor", cc % 10}, {"sm_count", sm_count},
       {"bf16", cc >= 80}, {"fp8", cc >= 89}};
   gpu["uuid"] = nullptr;

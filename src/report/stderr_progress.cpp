@@ -1,4 +1,4 @@
-#include "runner/progress.h"
+#include "report/stderr_progress.h"
 
 #include <unistd.h>
 

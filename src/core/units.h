@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace labcheck::env {
+namespace labcheck {
 
 inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 inline constexpr double kBytesPerMiB = 1024.0 * 1024.0;
@@ -20,4 +20,4 @@ inline std::string Fixed(double value, int digits = 1) { return fmt::format("{:.
 // "23.5 GiB"
 inline std::string GiBText(uint64_t bytes) { return Fixed(BytesToGiB(bytes)) + " GiB"; }
 
-}  // namespace labcheck::env
+}  // namespace labcheck

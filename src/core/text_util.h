@@ -1,4 +1,4 @@
-// Small helpers for bilingual text that core/text.h leaves out: appending, joining, and Russian
+// Small helpers for bilingual text that text.h leaves out: appending, joining, and Russian
 // plural forms (1 ядро, 2 ядра, 5 ядер), so counts read naturally in both languages.
 #pragma once
 #include <string>
@@ -6,7 +6,7 @@
 
 #include "core/text.h"
 
-namespace labcheck::env {
+namespace labcheck {
 
 // The same suffix (a number, a path, an error message) appended in both languages.
 inline Text Append(const Text& text, const std::string& suffix) {
@@ -31,4 +31,4 @@ inline const char* RuPlural(long n, const char* one, const char* few, const char
   return many;
 }
 
-}  // namespace labcheck::env
+}  // namespace labcheck

@@ -1,0 +1,75 @@
+// The folders at the bottom of src/ depend only downwards (README, "Where things are"): core on
+// nothing, platform on core (like leveldb's port/), runner on both, report on the three. Every
+// other folder sits above them and may include any of them; none of the four may include a folder
+// above it. The guard is a scan of the #include lines: an arrow running back up fails here with
+// the file and the line.
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+namespace labcheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The layer order, written once: a folder may include itself and the folders before it.
+const std::vector<std::string> kLayers = {"core", "platform", "runner", "report"};
+
+int LayerOf(const std::string& folder) {
+  for (size_t i = 0; i < kLayers.size(); ++i)
+    if (kLayers[i] == folder) return static_cast<int>(i);
+  return static_cast<int>(kLayers.size());  // above the layers
+}
+
+// "src/<from>/x.cpp:12 includes <to>/y.h" for every include that runs back up.
+std::string ArrowsBackUp(const fs::path& src) {
+  const std::regex include(R"(^\s*#\s*include\s+"([a-z_0-9]+)/[^"]+")");
+  std::ostringstream out;
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(src)) {
+    const std::string ext = entry.path().extension().string();
+    if (!entry.is_regular_file() || (ext != ".cpp" && ext != ".h")) continue;
+    const fs::path relative = fs::relative(entry.path(), src);
+    if (relative.begin() == relative.end() || std::next(relative.begin()) == relative.end()) continue;  // src/main.cpp
+    const std::string from = relative.begin()->string();
+    const int from_layer = LayerOf(from);
+    if (from_layer == static_cast<int>(kLayers.size())) continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    std::smatch m;
+    for (int number = 1; std::getline(in, line); ++number) {
+      if (!std::regex_search(line, m, include)) continue;
+      const std::string to = m[1].str();
+      if (LayerOf(to) > from_layer) out << "src/" << relative.string() << ":" << number << " includes " << to << "/\n";
+    }
+  }
+  return out.str();
+}
+
+TEST(Layering, NoIncludeRunsBackUpTheLayers) {
+  const fs::path src = fs::path(LAB_CHECK_SOURCE_DIR) / "src";
+  ASSERT_TRUE(fs::is_directory(src / "core")) << src;
+  EXPECT_EQ(ArrowsBackUp(src), "") << "core ← platform ← runner ← report ← the rest: move the code to the layer it needs";
+}
+
+// The scan itself: a tree with one arrow back up is caught, one without is clean.
+TEST(Layering, TheScanCatchesAnArrowBackUp) {
+  const fs::path dir = fs::temp_directory_path() / ("lab_check_layering_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "runner");
+  fs::create_directories(dir / "gpu");
+  std::ofstream(dir / "runner" / "a.cpp") << "#include \"core/status.h\"\n#include \"runner/a.h\"\n";
+  std::ofstream(dir / "gpu" / "b.cpp") << "#include \"report/report.h\"\n";
+  EXPECT_EQ(ArrowsBackUp(dir), "");
+  std::ofstream(dir / "runner" / "c.cpp") << "// progress\n#include \"report/terminal_writer.h\"\n";
+  EXPECT_EQ(ArrowsBackUp(dir), "src/runner/c.cpp:2 includes report/\n");
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace labcheck
