@@ -1,4 +1,4 @@
-// Running the built binary as a user does, for the end-to-end tests of tests/cli.
+// Running the built binary as a user does, for the end-to-end tests of tests/app.
 #pragma once
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "html/png_ink.h"
+#include "png_ink.h"
 
 #include <zlib.h>
 

@@ -10,7 +10,7 @@
 #include "platform/files.h"
 #include "report/json_reader.h"
 #include "report/report_charts.h"
-#include "sim/scenario_support.h"
+#include "scenario_support.h"
 
 namespace labcheck {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "html/full_report_fixture.h"
+#include "full_report_fixture.h"
 #include "report/chart_axes.h"
 #include "report/report_charts.h"
 #include "report/svg_canvas.h"

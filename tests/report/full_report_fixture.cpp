@@ -1,9 +1,9 @@
-#include "html/full_report_fixture.h"
+#include "full_report_fixture.h"
 
 #include <fmt/format.h>
 
 #include "expect/expectations.h"
-#include "expect/report_fixtures.h"
+#include "../expect/report_fixtures.h"
 
 namespace labcheck::html_testing {
 namespace {

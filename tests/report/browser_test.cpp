@@ -11,8 +11,8 @@
 
 #include <gtest/gtest.h>
 
-#include "html/full_report_fixture.h"
-#include "html/png_ink.h"
+#include "full_report_fixture.h"
+#include "png_ink.h"
 #include "platform/files.h"
 #include "report/html_page.h"
 #include "report/html_writer.h"

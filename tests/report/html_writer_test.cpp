@@ -8,7 +8,7 @@
 #include "expect/compare.h"
 #include "expect/compare_html.h"
 #include "expect/report_commands.h"
-#include "html/full_report_fixture.h"
+#include "full_report_fixture.h"
 #include "platform/files.h"
 #include "report/format.h"
 #include "report/html_page.h"
@@ -108,7 +108,7 @@ TEST(HtmlReport, ASavedReportRendersTheSameCharts) {
 }
 
 TEST(HtmlReport, BurnTimelineFromAFixtureFile) {
-  Result<std::string> text = ReadFile(std::string(LAB_CHECK_SOURCE_DIR) + "/tests/html/data/burn_report.json");
+  Result<std::string> text = ReadFile(std::string(LAB_CHECK_SOURCE_DIR) + "/tests/report/data/burn_report.json");
   ASSERT_TRUE(text.ok());
   const Report report = ReportFromJson(nlohmann::json::parse(*text));
   const std::vector<ReportChart> charts = BuildReportCharts(report);
