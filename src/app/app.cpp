@@ -17,7 +17,7 @@
 #include "calc/calc_commands.h"
 #include "cluster/cluster_command.h"
 #include "cluster/dist_smoke_command.h"
-#include "expect/report_commands.h"
+#include "saved_reports/report_commands.h"
 #include "gpu/live_gpus.h"
 #include "gpu/gpu_checks.h"
 #include "node_check/node_check_command.h"
@@ -111,7 +111,7 @@ int RunApp(int argc, char** argv) {
     return gpus;
   };
   calc::AddCalcSubcommands(app, calc_env, &subcommand_exit);
-  expect::AddReportSubcommands(app, &parsed_lang, &subcommand_exit, node_check::CompareFleet);
+  saved_reports::AddReportSubcommands(app, &parsed_lang, &subcommand_exit, node_check::CompareFleet);
   cluster::AddClusterSubcommand(app, &parsed_lang, peeked, self_exe, &subcommand_exit);
   cluster::AddDistSmokeSubcommand(app, &parsed_lang, peeked, &subcommand_exit);
   node_check::AddNodeCheckSubcommand(app, &parsed_lang, peeked, self_exe, &subcommand_exit);

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "expect/report_json.h"  // DataFlag, DataString
+#include "report/saved_report_json.h"  // DataFlag, DataString
 #include "reference/derived_spec.h"
 #include "reference/gpu_catalog.h"
 #include "reference/peer_link.h"

@@ -10,14 +10,17 @@
 
 #include <gtest/gtest.h>
 
-#include "expect/compare.h"
-#include "expect/report_commands.h"
-#include "expect/report_json.h"
+#include "saved_reports/compare.h"
+#include "saved_reports/report_commands.h"
+#include "report/saved_report_json.h"
 
 namespace labcheck::expect {
 namespace {
 
 namespace fs = std::filesystem;
+using saved_reports::Compare;
+using saved_reports::Comparison;
+using saved_reports::RunJournal;
 
 class EndToEnd : public ::testing::Test {
  protected:

@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "expect/compare.h"
-#include "expect/compare_html.h"
-#include "expect/report_commands.h"
+#include "saved_reports/compare.h"
+#include "saved_reports/compare_html.h"
+#include "saved_reports/report_commands.h"
 #include "full_report_fixture.h"
 #include "platform/files.h"
 #include "report/format.h"
@@ -135,8 +135,8 @@ TEST(CompareHtml, DrawsBothReportsSideBySide) {
     }
   }
   const nlohmann::json a = ReportToJson(before), b = ReportToJson(after);
-  const expect::Comparison c = expect::Compare(a, b, "before.json", "after.json");
-  const std::string html = expect::CompareHtml(c, a, b, Lang::En);
+  const saved_reports::Comparison c = saved_reports::Compare(a, b, "before.json", "after.json");
+  const std::string html = saved_reports::CompareHtml(c, a, b, Lang::En);
   EXPECT_NE(html.find("<figure id=\"chart-a-busbw\""), std::string::npos);
   EXPECT_NE(html.find("<figure id=\"chart-b-busbw\""), std::string::npos);
   EXPECT_NE(html.find("class=\"side-by-side\""), std::string::npos);
@@ -149,16 +149,16 @@ TEST(CompareHtml, TheCommandWritesThePage) {
   const std::string dir = ::testing::TempDir() + "/labcheck-compare-html";
   const nlohmann::json a = ReportToJson(html_testing::FullCourseReport(Lang::En));
   ASSERT_TRUE(WriteFileAtomically(dir + "/a.json", a.dump()).ok());
-  expect::CompareOptions options{dir + "/a.json", dir + "/a.json", false, dir + "/out/compare.html"};
+  saved_reports::CompareOptions options{dir + "/a.json", dir + "/a.json", false, dir + "/out/compare.html"};
   std::ostringstream out, err;
-  EXPECT_EQ(expect::RunCompare(options, Lang::En, out, err), 0) << err.str();
+  EXPECT_EQ(saved_reports::RunCompare(options, Lang::En, out, err), 0) << err.str();
   Result<std::string> page = ReadFile(dir + "/out/compare.html");
   ASSERT_TRUE(page.ok());
   EXPECT_NE(page->find("Charts: A left, B right"), std::string::npos);
   EXPECT_NE(err.str().find("Written: " + dir + "/out/compare.html"), std::string::npos);
   // An unwritable place is exit 3 with the path, like the main report.
   options.html = "/proc/no/compare.html";
-  EXPECT_EQ(expect::RunCompare(options, Lang::En, out, err), 3);
+  EXPECT_EQ(saved_reports::RunCompare(options, Lang::En, out, err), 3);
   EXPECT_NE(err.str().find("--html PATH"), std::string::npos);
 }
 

@@ -7,12 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.h"
-#include "expect/compare.h"
+#include "saved_reports/compare.h"
 
-namespace labcheck::expect {
+namespace labcheck::saved_reports {
 
 inline constexpr const char* kDefaultCompareHtml = "journal/lab-compare.html";
 
 std::string CompareHtml(const Comparison& c, const nlohmann::json& a, const nlohmann::json& b, Lang lang);
 
-}  // namespace labcheck::expect
+}  // namespace labcheck::saved_reports

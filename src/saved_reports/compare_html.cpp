@@ -1,4 +1,4 @@
-#include "expect/compare_html.h"
+#include "saved_reports/compare_html.h"
 
 #include <map>
 
@@ -10,7 +10,9 @@
 #include "report/json_reader.h"
 #include "report/report_charts.h"
 
-namespace labcheck::expect {
+namespace labcheck::saved_reports {
+
+using expect::Num;  // figures read as in the «Ожидалось» table
 namespace {
 
 std::string Cell(const std::optional<double>& v) { return v ? Num(*v) : "—"; }
@@ -90,4 +92,4 @@ std::string CompareHtml(const Comparison& c, const nlohmann::json& a_json, const
   return HtmlDocument(title, lang, body);
 }
 
-}  // namespace labcheck::expect
+}  // namespace labcheck::saved_reports

@@ -1,5 +1,5 @@
 // `lab_check journal`: appends dated key figures, never overwrites, clear errors on bad input.
-#include "expect/journal.h"
+#include "saved_reports/journal.h"
 
 #include <filesystem>
 #include <fstream>
@@ -7,9 +7,9 @@
 
 #include <gtest/gtest.h>
 
-#include "expect/report_commands.h"
+#include "saved_reports/report_commands.h"
 
-namespace labcheck::expect {
+namespace labcheck::saved_reports {
 namespace {
 
 namespace fs = std::filesystem;
@@ -91,4 +91,4 @@ TEST_F(JournalTest, UnwritableJournalIsAClearError) {
 }
 
 }  // namespace
-}  // namespace labcheck::expect
+}  // namespace labcheck::saved_reports

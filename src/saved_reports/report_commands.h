@@ -10,7 +10,7 @@
 
 #include "core/text.h"
 
-namespace labcheck::expect {
+namespace labcheck::saved_reports {
 
 // Adds `journal [--report PATH] [--journal PATH]` and `compare A.json B.json [--json] [--html [PATH]]` as CLI11
 // subcommands; their callbacks store the exit code (0 ok, 2 bad input: a missing or corrupt file is
@@ -36,4 +36,4 @@ struct CompareOptions {
 int RunJournal(const JournalOptions& options, Lang lang, std::ostream& out, std::ostream& err);
 int RunCompare(const CompareOptions& options, Lang lang, std::ostream& out, std::ostream& err);
 
-}  // namespace labcheck::expect
+}  // namespace labcheck::saved_reports

@@ -1,16 +1,16 @@
 // `lab_check compare`: side by side with B/A, environment changes, other schema versions, and a
 // clear error for a damaged file.
-#include "expect/compare.h"
+#include "saved_reports/compare.h"
 
 #include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 
-#include "expect/report_commands.h"
-#include "expect/report_json.h"
+#include "saved_reports/report_commands.h"
+#include "report/saved_report_json.h"
 
-namespace labcheck::expect {
+namespace labcheck::saved_reports {
 namespace {
 
 std::string Fixture(const std::string& name) { return std::string(LAB_CHECK_SOURCE_DIR) + "/tests/expect/data/" + name; }
@@ -141,4 +141,4 @@ TEST(CompareCommand, ThroughTheCommandLine) {
 }
 
 }  // namespace
-}  // namespace labcheck::expect
+}  // namespace labcheck::saved_reports

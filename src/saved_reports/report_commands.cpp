@@ -1,15 +1,15 @@
-#include "expect/report_commands.h"
+#include "saved_reports/report_commands.h"
 
 #include <iostream>
 #include <memory>
 
-#include "expect/compare.h"
-#include "expect/compare_html.h"
+#include "saved_reports/compare.h"
+#include "saved_reports/compare_html.h"
 #include "platform/files.h"
-#include "expect/journal.h"
-#include "expect/report_json.h"
+#include "saved_reports/journal.h"
+#include "report/saved_report_json.h"
 
-namespace labcheck::expect {
+namespace labcheck::saved_reports {
 
 int RunJournal(const JournalOptions& options, Lang lang, std::ostream& out, std::ostream& err) {
   Result<nlohmann::json> report = LoadReportJson(options.report, lang);
@@ -105,4 +105,4 @@ void AddReportSubcommands(CLI::App& app, const Lang* lang, int* exit_code, Compa
   });
 }
 
-}  // namespace labcheck::expect
+}  // namespace labcheck::saved_reports

@@ -1,4 +1,4 @@
-#include "expect/journal.h"
+#include "saved_reports/journal.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -12,9 +12,11 @@
 #include <fmt/ranges.h>
 
 #include "expect/deviation.h"
-#include "expect/report_json.h"
+#include "report/saved_report_json.h"
 
-namespace labcheck::expect {
+namespace labcheck::saved_reports {
+
+using expect::Num;  // figures read as in the «Ожидалось» table
 namespace {
 
 using nlohmann::json;
@@ -127,4 +129,4 @@ Status AppendToJournal(const std::string& journal_path, const std::string& entry
   return Status::Ok();
 }
 
-}  // namespace labcheck::expect
+}  // namespace labcheck::saved_reports

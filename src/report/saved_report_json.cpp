@@ -1,4 +1,4 @@
-#include "expect/report_json.h"
+#include "report/saved_report_json.h"
 
 #include <cerrno>
 #include <cstring>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace labcheck::expect {
+namespace labcheck {
 
 using nlohmann::json;
 
@@ -118,4 +118,4 @@ std::string JsonString(const json& object, std::initializer_list<const char*> pa
   return at->is_string() ? at->get<std::string>() : "";
 }
 
-}  // namespace labcheck::expect
+}  // namespace labcheck

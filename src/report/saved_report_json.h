@@ -1,6 +1,6 @@
-// Reading lab-report.json files for `journal` and `compare`. They work on the JSON, not on the
-// Report model, so reports of other schema versions still compare: read what is known, skip the
-// rest (docs/report-schema.md).
+// Reading saved lab-report.json files field by field, for `journal`, `compare` and the analyser's
+// facts. They work on the JSON, not on the Report model, so reports of other schema versions still
+// compare: read what is known, skip the rest (docs/report-schema.md).
 #pragma once
 #include <optional>
 #include <string>
@@ -12,7 +12,7 @@
 #include "core/status.h"
 #include "core/text.h"
 
-namespace labcheck::expect {
+namespace labcheck {
 
 // The parsed report, or a Status that names the path, what is wrong and what to do, in `lang`.
 Result<nlohmann::json> LoadReportJson(const std::string& path, Lang lang);
@@ -39,4 +39,4 @@ std::string DataString(const nlohmann::json& data, const char* key);
 // A label as the report stores it: a string, or {"ru": …, "en": …}.
 std::string JsonLabel(const nlohmann::json& label, Lang lang);
 
-}  // namespace labcheck::expect
+}  // namespace labcheck

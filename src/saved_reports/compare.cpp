@@ -1,4 +1,4 @@
-#include "expect/compare.h"
+#include "saved_reports/compare.h"
 
 #include <algorithm>
 #include <map>
@@ -6,9 +6,11 @@
 #include <fmt/format.h>
 
 #include "expect/deviation.h"
-#include "expect/report_json.h"
+#include "report/saved_report_json.h"
 
-namespace labcheck::expect {
+namespace labcheck::saved_reports {
+
+using expect::Num;  // figures read as in the «Ожидалось» table
 namespace {
 
 using nlohmann::json;
@@ -186,4 +188,4 @@ json CompareJson(const Comparison& c) {
   return j;
 }
 
-}  // namespace labcheck::expect
+}  // namespace labcheck::saved_reports

@@ -10,7 +10,7 @@
 
 #include "core/text.h"
 
-namespace labcheck::expect {
+namespace labcheck::saved_reports {
 
 struct CompareRow {
   std::string key;
@@ -38,4 +38,4 @@ Comparison Compare(const nlohmann::json& a, const nlohmann::json& b, std::string
 std::string CompareMarkdown(const Comparison& c, Lang lang);
 nlohmann::json CompareJson(const Comparison& c);
 
-}  // namespace labcheck::expect
+}  // namespace labcheck::saved_reports

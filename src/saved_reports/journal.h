@@ -9,7 +9,7 @@
 #include "core/status.h"
 #include "core/text.h"
 
-namespace labcheck::expect {
+namespace labcheck::saved_reports {
 
 // A Markdown block for one report: a dated heading and one line per key figure ("—" if absent).
 std::string JournalEntry(const nlohmann::json& report, const std::string& report_path, Lang lang);
@@ -18,4 +18,4 @@ std::string JournalEntry(const nlohmann::json& report, const std::string& report
 // there by a blank line. Opens in append mode only: existing text cannot be lost.
 Status AppendToJournal(const std::string& journal_path, const std::string& entry, Lang lang);
 
-}  // namespace labcheck::expect
+}  // namespace labcheck::saved_reports
