@@ -35,37 +35,20 @@ std::string SelfExe(const char* argv0) {
   return argv0;
 }
 
-}  // namespace
+// `internal-child` is how the binary runs its own risky parts; it bypasses the user CLI.
+[[noreturn]] void RunInternalChild(int argc, char** argv) {
+  std::vector<std::string> args(argv + 3, argv + argc);
+  RegisterGpuChildJobs();  // the child must know the jobs before it dispatches
+  const int code = RunChildJobMain(argv[2], args);
+  // The result is printed. Leave without exit's teardown: NVIDIA's libraries stay loaded until
+  // here (gpu::KeepUntilExit), and their destructors at exit can hang or crash on a GPU in a
+  // bad state; the OS frees what they hold. fflush(nullptr): NCCL's debug file, our stdout.
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
 
-int RunApp(int argc, char** argv) {
-  // `internal-child` is how the binary runs its own risky parts; it bypasses the user CLI.
-  if (argc >= 3 && std::string(argv[1]) == "internal-child") {
-    std::vector<std::string> args(argv + 3, argv + argc);
-    RegisterGpuChildJobs();  // the child must know the jobs before it dispatches
-    const int code = RunChildJobMain(argv[2], args);
-    // The result is printed. Leave without exit's teardown: NVIDIA's libraries stay loaded until
-    // here (gpu::KeepUntilExit), and their destructors at exit can hang or crash on a GPU in a
-    // bad state; the OS frees what they hold. fflush(nullptr): NCCL's debug file, our stdout.
-    std::fflush(nullptr);
-    std::_Exit(code);
-  }
-
-  // --lang is read before the command line is built, so that the help, every subcommand's
-  // description and CLI11's own messages follow it; CLI11 validates the value afterwards.
-  const Lang peeked = PeekLang(argc, argv);
-  const bool ru = peeked == Lang::Ru;
-  CLI::App app(ru ? "lab_check — проверка лаборатории: окружение, замеры GPU и CPU, связь между картами, "
-                    "смоук-тесты PyTorch и отчёт «Ожидалось в курсе → у вас»."
-                  : "lab_check — checks your lab machine: environment, GPU and CPU benchmarks, GPU-to-GPU "
-                    "links, PyTorch smoke tests, and the 'Expected → measured' report.",
-               "lab_check");
-  LocalizeCli(app, peeked);
-  app.fallthrough();
-  app.set_version_flag("--version", std::string("lab_check ") + LAB_CHECK_VERSION,
-                       ru ? "показать версию и выйти" : "print the version and exit");
-
-  CheckCommandOptions options;
-  std::string lang = "ru";
+// The options of the plain `lab_check` run (no subcommand).
+void AddCheckOptions(CLI::App& app, bool ru, CheckCommandOptions& options, std::string& lang) {
   app.add_flag("--quick", options.quick,
                ru ? "окружение и по одному короткому замеру, без смоук-тестов (около минуты)"
                   : "environment and one short measurement each, no smoke tests (about a minute)");
@@ -95,14 +78,12 @@ int RunApp(int argc, char** argv) {
                  ru ? "множитель всех тайм-аутов (медленная машина)" : "multiplies every timeout (slow machine)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+}
 
-  // Subcommands read the language when they run, after parsing; until then it is the peeked one.
-  static Lang parsed_lang = Lang::Ru;
-  parsed_lang = ru ? Lang::Ru : Lang::En;
-  int subcommand_exit = kExitOk;
-  const std::string self_exe = SelfExe(argv[0]);
+// Every subcommand; each stores its exit code in *subcommand_exit when it runs.
+void AddSubcommands(CLI::App& app, Lang* parsed_lang, Lang peeked, const std::string& self_exe, int* subcommand_exit) {
   calc::CalcEnvironment calc_env;
-  calc_env.lang = &parsed_lang;
+  calc_env.lang = parsed_lang;
   calc_env.live_gpus = [self_exe]() {
     std::vector<calc::LiveGpu> gpus;
     auto live = ReadLiveGpus(self_exe, 30);
@@ -110,12 +91,43 @@ int RunApp(int argc, char** argv) {
     for (const auto& g : *live) gpus.push_back({g.name, g.memory_total_gib});
     return gpus;
   };
-  calc::AddCalcSubcommands(app, calc_env, &subcommand_exit);
-  saved_reports::AddReportSubcommands(app, &parsed_lang, &subcommand_exit, node_check::CompareFleet);
-  cluster::AddClusterSubcommand(app, &parsed_lang, peeked, self_exe, &subcommand_exit);
-  cluster::AddDistSmokeSubcommand(app, &parsed_lang, peeked, &subcommand_exit);
-  node_check::AddNodeCheckSubcommand(app, &parsed_lang, peeked, self_exe, &subcommand_exit);
-  AddBurnSubcommand(app, &parsed_lang, &subcommand_exit, self_exe);
+  calc::AddCalcSubcommands(app, calc_env, subcommand_exit);
+  saved_reports::AddReportSubcommands(app, parsed_lang, subcommand_exit, node_check::CompareFleet);
+  cluster::AddClusterSubcommand(app, parsed_lang, peeked, self_exe, subcommand_exit);
+  cluster::AddDistSmokeSubcommand(app, parsed_lang, peeked, subcommand_exit);
+  node_check::AddNodeCheckSubcommand(app, parsed_lang, peeked, self_exe, subcommand_exit);
+  AddBurnSubcommand(app, parsed_lang, subcommand_exit, self_exe);
+}
+
+}  // namespace
+
+int RunApp(int argc, char** argv) {
+  if (argc >= 3 && std::string(argv[1]) == "internal-child") RunInternalChild(argc, argv);
+
+  // --lang is read before the command line is built, so that the help, every subcommand's
+  // description and CLI11's own messages follow it; CLI11 validates the value afterwards.
+  const Lang peeked = PeekLang(argc, argv);
+  const bool ru = peeked == Lang::Ru;
+  CLI::App app(ru ? "lab_check — проверка лаборатории: окружение, замеры GPU и CPU, связь между картами, "
+                    "смоук-тесты PyTorch и отчёт «Ожидалось в курсе → у вас»."
+                  : "lab_check — checks your lab machine: environment, GPU and CPU benchmarks, GPU-to-GPU "
+                    "links, PyTorch smoke tests, and the 'Expected → measured' report.",
+               "lab_check");
+  LocalizeCli(app, peeked);
+  app.fallthrough();
+  app.set_version_flag("--version", std::string("lab_check ") + LAB_CHECK_VERSION,
+                       ru ? "показать версию и выйти" : "print the version and exit");
+
+  CheckCommandOptions options;
+  std::string lang = "ru";
+  AddCheckOptions(app, ru, options, lang);
+
+  // Subcommands read the language when they run, after parsing; until then it is the peeked one.
+  static Lang parsed_lang = Lang::Ru;
+  parsed_lang = ru ? Lang::Ru : Lang::En;
+  int subcommand_exit = kExitOk;
+  const std::string self_exe = SelfExe(argv[0]);
+  AddSubcommands(app, &parsed_lang, peeked, self_exe, &subcommand_exit);
   FinishLocalizingCli(app, peeked);
 
   try {

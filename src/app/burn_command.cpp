@@ -38,33 +38,67 @@ struct BurnOptions {
 constexpr double kQuickSeconds = 20;
 constexpr double kIntervalS = 1.0;
 
-int Run(const BurnOptions& o, Lang lang, const std::string& self_exe) {
-  const bool ru = lang == Lang::Ru;
+// False after saying on stderr what is wrong with --minutes or --gpus.
+bool OptionsValid(const BurnOptions& o, bool ru) {
   if (!(o.minutes > 0) || o.minutes > 24 * 60) {
     std::fprintf(stderr, ru ? "lab_check burn: --minutes %g: нужно число минут больше 0 и не больше 1440, например --minutes 5\n"
                             : "lab_check burn: --minutes %g: give minutes above 0 and at most 1440, e.g. --minutes 5\n",
                  o.minutes);
-    return kExitUsage;
+    return false;
   }
   if (!o.gpus.empty() && o.gpus != "all" && !std::regex_match(o.gpus, std::regex(R"(\d+(,\d+)*)"))) {
     std::fprintf(stderr, ru ? "lab_check burn: --gpus «%s»: нужен список номеров через запятую, например --gpus 0,2\n"
                             : "lab_check burn: --gpus \"%s\": give GPU numbers separated by commas, e.g. --gpus 0,2\n",
                  o.gpus.c_str());
-    return kExitUsage;
+    return false;
   }
+  return true;
+}
+
+// Only where pip put NVIDIA's wheels: a Python that does not answer leaves them out, after one
+// start-up budget, and the burn goes on with the other places.
+std::vector<std::string> SitePackagesArgs(const Result<std::string>& python, const CancelToken& cancel) {
+  std::vector<std::string> args;
+  if (!python.ok()) return args;
+  probes::Interpreter interpreter(*python, 1);
+  for (const std::string& folder : interpreter.FindSitePackages(cancel).folders)
+    args.insert(args.end(), {"--site-packages", folder});
+  return args;
+}
+
+// The verdicts on whatever samples came back; the child's own failure when none did.
+CheckResult BurnResult(const ChildJobOutcome& outcome, const gpu::burn::Timeline& timeline, bool interrupted) {
+  bool any_sample = false;
+  for (const auto& g : timeline.gpus) any_sample = any_sample || !g.samples.empty();
+  CheckResult result;
+  std::optional<CheckResult> problem = gpu::EnvelopeProblem("gpu.burn", outcome);
+  if (!any_sample && (problem || interrupted)) {
+    result = problem ? *problem : CheckResult{};
+    if (interrupted) result.outcome = Outcome::NotRun;
+  } else {
+    result = gpu::burn::JudgeBurn(timeline, interrupted || (problem && problem->outcome != Outcome::Skip));
+    if (problem && !interrupted && result.outcome != Outcome::Fail) {  // a crash or a timeout after some samples
+      result.outcome = Outcome::Fail;
+      result.reason = problem->reason;
+      result.hint = problem->hint;
+      result.error = problem->error;
+    }
+  }
+  result.id = "gpu.burn";
+  result.section = "gpu";
+  result.title = T("Нагрузочный тест GPU", "GPU burn test");
+  return result;
+}
+
+int Run(const BurnOptions& o, Lang lang, const std::string& self_exe) {
+  const bool ru = lang == Lang::Ru;
+  if (!OptionsValid(o, ru)) return kExitUsage;
   const double seconds = o.quick ? kQuickSeconds : o.minutes * 60;
   RegisterGpuChildJobs();
   const CancelToken cancel = InstallInterruptHandlers();
 
-  std::vector<std::string> args;
   const Result<std::string> python = probes::ResolvePython(o.python);
-  if (python.ok()) {
-    // Only where pip put NVIDIA's wheels: a Python that does not answer leaves them out, after one
-    // start-up budget, and the burn goes on with the other places.
-    probes::Interpreter interpreter(*python, 1);
-    for (const std::string& folder : interpreter.FindSitePackages(cancel).folders)
-      args.insert(args.end(), {"--site-packages", folder});
-  }
+  std::vector<std::string> args = SitePackagesArgs(python, cancel);
   Result<std::string> dir = MakePrivateTempDir("lab_burn");
   if (!dir.ok()) {
     std::fprintf(stderr, "lab_check burn: %s\n", dir.status().message().c_str());
@@ -91,27 +125,7 @@ int Run(const BurnOptions& o, Lang lang, const std::string& self_exe) {
   const bool interrupted = cancel.cancelled();
   Result<std::string> text = ReadFile(timeline_path);
   RemoveTree(*dir);
-  gpu::burn::Timeline timeline = gpu::burn::ReadTimeline(text.ok() ? *text : "", kIntervalS);
-  bool any_sample = false;
-  for (const auto& g : timeline.gpus) any_sample = any_sample || !g.samples.empty();
-
-  CheckResult result;
-  std::optional<CheckResult> problem = gpu::EnvelopeProblem("gpu.burn", outcome);
-  if (!any_sample && (problem || interrupted)) {
-    result = problem ? *problem : CheckResult{};
-    if (interrupted) result.outcome = Outcome::NotRun;
-  } else {
-    result = gpu::burn::JudgeBurn(timeline, interrupted || (problem && problem->outcome != Outcome::Skip));
-    if (problem && !interrupted && result.outcome != Outcome::Fail) {  // a crash or a timeout after some samples
-      result.outcome = Outcome::Fail;
-      result.reason = problem->reason;
-      result.hint = problem->hint;
-      result.error = problem->error;
-    }
-  }
-  result.id = "gpu.burn";
-  result.section = "gpu";
-  result.title = T("Нагрузочный тест GPU", "GPU burn test");
+  CheckResult result = BurnResult(outcome, gpu::burn::ReadTimeline(text.ok() ? *text : "", kIntervalS), interrupted);
   result.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.checks.push_back(result);
   report.meta.duration_s = result.duration_s;

@@ -5,8 +5,10 @@
 
 #include <fstream>
 #include <map>
-#include <regex>
+#include <optional>
 #include <sstream>
+
+#include "core/measurement_key.h"
 
 namespace labcheck::calc {
 
@@ -18,8 +20,6 @@ Result<MachineReport> ParseMachineReport(const std::string& text, const std::str
   MachineReport report;
   report.path = path;
   if (root.contains("meta") && root["meta"].is_object()) report.finished_at = root["meta"].value("finished_at", "");
-  static const std::regex kMatmul(R"(gpu(\d+)\.matmul_bf16_tflops)");
-  static const std::regex kMemory(R"(gpu(\d+)\.memory_total_gib)");
   std::map<int, double> matmul, memory;
   const json checks = root.value("checks", json::array());
   for (const json& check : checks) {
@@ -28,11 +28,11 @@ Result<MachineReport> ParseMachineReport(const std::string& text, const std::str
       if (!m.is_object() || !m.contains("key") || !m["key"].is_string() || !m.contains("value") || !m["value"].is_number()) continue;
       const std::string key = m["key"];
       const double value = m["value"];
-      std::smatch match;
+      const std::optional<measurement_key::GpuFigure> gpu = measurement_key::Parse(key);
       if (key == "smoke.llama.train_tflops") report.train_tflops = value;
       else if (key == "nccl.allreduce_busbw_gbps") report.allreduce_busbw_gbps = value;
-      else if (std::regex_match(key, match, kMatmul)) matmul[std::stoi(match[1])] = value;
-      else if (std::regex_match(key, match, kMemory)) memory[std::stoi(match[1])] = value;
+      else if (gpu && gpu->figure == "matmul_bf16_tflops") matmul[gpu->gpu] = value;
+      else if (gpu && gpu->figure == "memory_total_gib") memory[gpu->gpu] = value;
     }
     if (check.value("id", "") == "env.python" && check.contains("data") && check["data"].is_object() &&
         check["data"].contains(probes::kUnresponsiveKey))

@@ -22,8 +22,67 @@
 
 namespace labcheck::cluster {
 
+namespace {
+
+// Rank 0 says on stderr how the world was found, before anything can hang.
+void AnnounceWorld(const LaunchEnv& launch, const Rendezvous& rendezvous, bool ru) {
+  if (launch.launcher == Launcher::None)
+    std::fprintf(stderr, ru ? "lab_check allreduce: лаунчер не найден — один ранг на GPU 0. Все GPU одной машины проверяет "
+                              "lab_check; кластер — srun, mpirun или torchrun (README, «Cluster»)\n"
+                            : "lab_check allreduce: no launcher found, so one rank on GPU 0. lab_check checks all GPUs of one "
+                              "machine; for a cluster use srun, mpirun or torchrun (README, \"Cluster\")\n");
+  std::fprintf(stderr, "lab_check allreduce: %d ranks (%s), NCCL_COMM_ID %s (%s)\n", launch.world_size,
+               LauncherName(launch.launcher), rendezvous.CommId(kSweepPortOffset).c_str(), rendezvous.source.c_str());
+}
+
+RankRunOptions RankRunOptionsFor(const ClusterOptions& options, const std::string& self_exe, const std::string& work_dir) {
+  RankRunOptions run;
+  run.self_exe = self_exe;
+  run.quick = options.quick;
+  run.sweep_timeout_s = options.timeout_s;
+  run.stall_s = options.stall_s;
+  if (options.max_mib) run.max_bytes = *options.max_mib << 20;
+  run.work_dir = work_dir;
+  return run;
+}
+
+// --rank-reports: this rank's own block, anonymised, beside the journal.
+void WriteRankReport(int rank, const nlohmann::json& block, const Identity& who) {
+  const std::string path = fmt::format("journal/cluster-rank{}.json", rank);
+  Status s = WriteFileAtomically(path, AnonymizeJson(block, who).dump(2) + "\n");
+  if (!s.ok()) std::fprintf(stderr, "lab_check allreduce: rank %d: %s\n", rank, s.message().c_str());
+}
+
+// Rank 0's merge of every block it has, and how the run was launched.
+CheckResult MergedResult(const LaunchEnv& launch, const Rendezvous& rendezvous, const RankRunResult& mine,
+                         std::chrono::steady_clock::time_point started) {
+  MergeInput merge;
+  merge.world_size = launch.world_size;
+  if (mine.gathered) {
+    for (const nlohmann::json& b : *mine.gathered) merge.blocks.push_back(b);
+  } else {
+    merge.blocks.push_back(mine.mine);
+    merge.gather_error = mine.gather_error;
+  }
+  CheckResult result = MergeClusterRun(merge);
+  result.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.data["launcher"] = LauncherName(launch.launcher);
+  // Under srun: the job and the nodes Slurm gave it, as Slurm names them (this host's own name is
+  // anonymised below, like every host name in a report; the others are the cluster's node names,
+  // which an administrator needs to find the slow node).
+  if (launch.launcher == Launcher::Slurm) {
+    Result<std::vector<std::string>> hosts = ExpandHostList(launch.node_list);
+    result.data["slurm"] = {{"job_id", launch.job_id ? nlohmann::json(*launch.job_id) : nlohmann::json(nullptr)},
+                            {"node_list", launch.node_list},
+                            {"nodes", hosts.ok() ? nlohmann::json(hosts->size()) : nlohmann::json(nullptr)}};
+  }
+  result.data["rendezvous"] = rendezvous.source;
+  return result;
+}
+
+}  // namespace
+
 int RunClusterAllReduce(const ClusterOptions& options, Lang lang, const std::string& self_exe) {
-  const bool ru = lang == Lang::Ru;
   const EnvLookup env = ProcessEnvironment();
   Result<LaunchEnv> launch = ReadLaunchEnv(env);
   if (!launch.ok()) {
@@ -36,15 +95,7 @@ int RunClusterAllReduce(const ClusterOptions& options, Lang lang, const std::str
     return kExitUsage;
   }
   const bool leader = launch->rank == 0;
-  if (leader) {
-    if (launch->launcher == Launcher::None)
-      std::fprintf(stderr, ru ? "lab_check allreduce: лаунчер не найден — один ранг на GPU 0. Все GPU одной машины проверяет "
-                                "lab_check; кластер — srun, mpirun или torchrun (README, «Cluster»)\n"
-                              : "lab_check allreduce: no launcher found, so one rank on GPU 0. lab_check checks all GPUs of one "
-                                "machine; for a cluster use srun, mpirun or torchrun (README, \"Cluster\")\n");
-    std::fprintf(stderr, "lab_check allreduce: %d ranks (%s), NCCL_COMM_ID %s (%s)\n", launch->world_size,
-                 LauncherName(launch->launcher), rendezvous->CommId(kSweepPortOffset).c_str(), rendezvous->source.c_str());
-  }
+  if (leader) AnnounceWorld(*launch, *rendezvous, lang == Lang::Ru);
   const char* sys_root = std::getenv("LABCHECK_SYS_ROOT");  // tests: a fake /sys
   const RankFacts facts = ReadRankFacts(*launch, env, sys_root ? sys_root : "/sys");
   Result<std::string> work_dir = MakePrivateTempDir("lab_check_cluster");
@@ -52,13 +103,6 @@ int RunClusterAllReduce(const ClusterOptions& options, Lang lang, const std::str
     std::fprintf(stderr, "lab_check allreduce: %s\n", work_dir.status().message().c_str());
     return kExitReportNotWritten;
   }
-  RankRunOptions run;
-  run.self_exe = self_exe;
-  run.quick = options.quick;
-  run.sweep_timeout_s = options.timeout_s;
-  run.stall_s = options.stall_s;
-  if (options.max_mib) run.max_bytes = *options.max_mib << 20;
-  run.work_dir = *work_dir;
 
   Report report;
   report.lang = lang;
@@ -67,42 +111,17 @@ int RunClusterAllReduce(const ClusterOptions& options, Lang lang, const std::str
   report.meta.quick = options.quick;
   const CancelToken cancel = InstallInterruptHandlers();
   const auto started = std::chrono::steady_clock::now();
-  RankRunResult mine = RunRank(*launch, facts, *rendezvous, run, cancel);
+  RankRunResult mine = RunRank(*launch, facts, *rendezvous, RankRunOptionsFor(options, self_exe, *work_dir), cancel);
   RemoveTree(*work_dir);
   const Identity who = Identity::OfThisProcess();
 
-  if (options.rank_reports) {
-    const std::string path = fmt::format("journal/cluster-rank{}.json", launch->rank);
-    Status s = WriteFileAtomically(path, AnonymizeJson(mine.mine, who).dump(2) + "\n");
-    if (!s.ok()) std::fprintf(stderr, "lab_check allreduce: rank %d: %s\n", launch->rank, s.message().c_str());
-  }
+  if (options.rank_reports) WriteRankReport(launch->rank, mine.mine, who);
   // The other ranks are done: rank 0 has their blocks. They exit 0 whatever happened, because a
   // launcher that sees a rank fail (torchrun, mpirun) kills the rest, rank 0 too, before it writes.
   if (!leader) return cancel.cancelled() ? kExitInterrupted : kExitOk;
 
-  MergeInput merge;
-  merge.world_size = launch->world_size;
-  if (mine.gathered) {
-    for (const nlohmann::json& b : *mine.gathered) merge.blocks.push_back(b);
-  } else {
-    merge.blocks.push_back(mine.mine);
-    merge.gather_error = mine.gather_error;
-  }
-  CheckResult result = MergeClusterRun(merge);
-  result.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  result.data["launcher"] = LauncherName(launch->launcher);
-  // Under srun: the job and the nodes Slurm gave it, as Slurm names them (this host's own name is
-  // anonymised below, like every host name in a report; the others are the cluster's node names,
-  // which an administrator needs to find the slow node).
-  if (launch->launcher == Launcher::Slurm) {
-    Result<std::vector<std::string>> hosts = ExpandHostList(launch->node_list);
-    result.data["slurm"] = {{"job_id", launch->job_id ? nlohmann::json(*launch->job_id) : nlohmann::json(nullptr)},
-                            {"node_list", launch->node_list},
-                            {"nodes", hosts.ok() ? nlohmann::json(hosts->size()) : nlohmann::json(nullptr)}};
-  }
-  result.data["rendezvous"] = rendezvous->source;
-  report.checks.push_back(result);
-  report.meta.duration_s = result.duration_s;
+  report.checks.push_back(MergedResult(*launch, *rendezvous, mine, started));
+  report.meta.duration_s = report.checks.back().duration_s;
   report.meta.finished_at = UtcTimestamp();
   report.meta.interrupted = cancel.cancelled();
   PublishOptions publish;

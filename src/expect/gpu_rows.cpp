@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/measurement_key.h"
 #include "expect/expectation_rows.h"
 
 namespace labcheck::expect {
@@ -154,10 +155,10 @@ void AddGpuRows(const Report& report, const ReportFacts& facts, const CourseRefe
       SetWording(row, course);
       bool fell_back = false;
       for (const GpuFacts* g : group.gpus) {
-        std::string key = fmt::format("gpu{}.{}", g->index, kind.key_suffix);
+        std::string key = measurement_key::Format(g->index, kind.key_suffix);
         std::optional<double> value = MeasuredValue(report, key);
         if (!value && !kind.fallback_suffix.empty()) {
-          key = fmt::format("gpu{}.{}", g->index, kind.fallback_suffix);
+          key = measurement_key::Format(g->index, kind.fallback_suffix);
           value = MeasuredValue(report, key);
           fell_back = fell_back || value.has_value();
         }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/measurement_key.h"
 #include "expect/report_facts.h"
 
 namespace labcheck::expect {
@@ -36,8 +37,8 @@ reference::PeerCard Card(const Report& report, const GpuFacts& g) {
   card.spec = &g.spec();
   card.pcie_gen = g.driver.pcie_gen_max;
   card.pcie_width = g.driver.pcie_width_max;
-  card.h2d_gbps = MeasuredValue(report, fmt::format("gpu{}.h2d_pinned_gbps", g.index));
-  card.d2h_gbps = MeasuredValue(report, fmt::format("gpu{}.d2h_pinned_gbps", g.index));
+  card.h2d_gbps = MeasuredValue(report, measurement_key::Format(g.index, "h2d_pinned_gbps"));
+  card.d2h_gbps = MeasuredValue(report, measurement_key::Format(g.index, "d2h_pinned_gbps"));
   return card;
 }
 

@@ -2,9 +2,11 @@
 // card, so the spread between cards shows too), and per-GPU bars for the GPU figures that table
 // does not cover (FP16/TF32 matmul, pageable copies…).
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 
+#include "core/measurement_key.h"
 #include "report/format.h"
 #include "report/report_charts.h"
 
@@ -109,17 +111,16 @@ void AddPerGpuCharts(const Report& report, std::vector<ReportChart>& charts) {
       for (const json& r : row.value("readings", json::array())) drawn.insert(r.value("key", std::string()));
     }
   }
-  static const std::regex kGpuKey(R"(gpu(\d+)\.(.+))");
   static const std::regex kGpuPrefix(R"(^GPU ?\d+: ?)");
   std::vector<std::string> order;  // figure kinds in report order
   std::map<std::string, std::vector<std::pair<int, const Measurement*>>> kinds;
   for (const CheckResult& c : report.checks) {
     for (const Measurement& m : c.measurements) {
-      std::smatch match;
-      if (!std::regex_match(m.key, match, kGpuKey) || drawn.count(m.key) || match[2] == "memory_total_gib") continue;
-      auto [it, inserted] = kinds.try_emplace(match[2].str());
-      if (inserted) order.push_back(match[2].str());
-      it->second.emplace_back(std::stoi(match[1].str()), &m);
+      const std::optional<measurement_key::GpuFigure> key = measurement_key::Parse(m.key);
+      if (!key || drawn.count(m.key) || key->figure == "memory_total_gib") continue;
+      auto [it, inserted] = kinds.try_emplace(key->figure);
+      if (inserted) order.push_back(key->figure);
+      it->second.emplace_back(key->gpu, &m);
     }
   }
   const Lang lang = report.lang;

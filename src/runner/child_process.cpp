@@ -77,6 +77,140 @@ const char* SignalDescription(int sig) {
   }
 }
 
+// The parent's ends of the child's three pipes, and how far each got.
+struct Streams {
+  Pipe in, out, err;
+  bool out_open = true, err_open = true;
+  bool truncated_out = false, truncated_err = false;
+  size_t stdin_written = 0;
+  void CloseAll() { in.Close(); out.Close(); err.Close(); }
+};
+
+// posix_spawn with the pipes as fds 0-2; returns its error number (0 on success).
+int Spawn(const ChildSpec& spec, const Streams& streams, pid_t* pid) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, streams.in.read_end, 0);
+  posix_spawn_file_actions_adddup2(&actions, streams.out.write_end, 1);
+  posix_spawn_file_actions_adddup2(&actions, streams.err.write_end, 2);
+  if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.cwd.c_str());
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // Own process group: the terminal's Ctrl-C reaches only us, and we can kill the whole tree.
+  posix_spawnattr_setpgroup(&attr, 0);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+
+  std::vector<std::string> argv_strings = spec.argv;
+  std::vector<std::string> env_strings = BuildEnvironment(spec);
+  auto argv = CStrings(argv_strings);
+  auto envp = CStrings(env_strings);
+  int rc = spec.argv[0].find('/') == std::string::npos
+               ? posix_spawnp(pid, argv[0], &actions, &attr, argv.data(), envp.data())
+               : posix_spawn(pid, argv[0], &actions, &attr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  return rc;
+}
+
+void WriteSomeStdin(const ChildSpec& spec, Streams& s) {
+  ssize_t n = write(s.in.write_end, spec.stdin_data.data() + s.stdin_written, spec.stdin_data.size() - s.stdin_written);
+  if (n > 0) s.stdin_written += static_cast<size_t>(n);
+  if (n < 0 && errno != EAGAIN) s.stdin_written = spec.stdin_data.size();
+  if (s.stdin_written >= spec.stdin_data.size()) {
+    close(s.in.write_end);
+    s.in.write_end = -1;
+  }
+}
+
+// Appends what `fd` has up to max_output_bytes; notices the end of the stream and the ready marker.
+void ReadSome(int fd, const ChildSpec& spec, Streams& s, ChildOutcome& outcome, bool& ready) {
+  char buffer[65536];
+  ssize_t n = read(fd, buffer, sizeof buffer);
+  bool is_out = fd == s.out.read_end;
+  if (n <= 0) {
+    if (n < 0 && errno == EINTR) return;
+    (is_out ? s.out_open : s.err_open) = false;
+    return;
+  }
+  std::string& sink = is_out ? outcome.out : outcome.err;
+  bool& truncated = is_out ? s.truncated_out : s.truncated_err;
+  size_t room = spec.max_output_bytes > sink.size() ? spec.max_output_bytes - sink.size() : 0;
+  sink.append(buffer, std::min(room, static_cast<size_t>(n)));
+  if (static_cast<size_t>(n) > room) truncated = true;
+  if (!ready && is_out && outcome.out.find(spec.ready_marker) != std::string::npos) ready = true;
+}
+
+// Waits up to 100 ms for any stream; returns false when none is left to wait on.
+bool PumpStreams(const ChildSpec& spec, Streams& s, ChildOutcome& outcome, bool& ready) {
+  std::vector<pollfd> fds;
+  if (s.out_open) fds.push_back({s.out.read_end, POLLIN, 0});
+  if (s.err_open) fds.push_back({s.err.read_end, POLLIN, 0});
+  if (s.in.write_end >= 0) fds.push_back({s.in.write_end, POLLOUT, 0});
+  if (fds.empty()) return false;
+  poll(fds.data(), fds.size(), 100);
+  for (const auto& p : fds) {
+    if (p.revents == 0) continue;
+    if (p.fd == s.in.write_end) WriteSomeStdin(spec, s);
+    else ReadSome(p.fd, spec, s, outcome, ready);
+  }
+  return true;
+}
+
+struct Reaping {
+  bool reaped = false;
+  int status = 0;
+  bool killing = false;
+  Clock::time_point kill_started;
+};
+
+// The child's deadlines: cancel, timeout and handshake end it with SIGTERM, then SIGKILL 2 s later.
+void EnforceDeadlines(pid_t pid, const ChildSpec& spec, const CancelToken& cancel, Clock::time_point start, bool ready,
+                      Reaping& r, ChildOutcome& outcome) {
+  const double elapsed = SecondsSince(start);
+  if (!r.reaped && !r.killing) {
+    if (cancel.cancelled()) outcome.cancelled = true;
+    else if (elapsed > spec.timeout_s) outcome.timed_out = true;
+    else if (!ready && elapsed > spec.ready_within_s) outcome.timed_out = outcome.not_ready = true;
+    if (outcome.cancelled || outcome.timed_out) {
+      kill(-pid, SIGTERM);
+      r.killing = true;
+      r.kill_started = Clock::now();
+    }
+  }
+  if (r.killing && !r.reaped && SecondsSince(r.kill_started) > 2.0) kill(-pid, SIGKILL);
+}
+
+// Feeds, reads and watches the child until it is reaped and its streams are closed; returns its wait status.
+int Supervise(pid_t pid, const ChildSpec& spec, const CancelToken& cancel, Clock::time_point start, Streams& s,
+              ChildOutcome& outcome) {
+  Reaping r;
+  const bool handshake = !spec.ready_marker.empty() && spec.ready_within_s > 0;
+  bool ready = !handshake;
+  while (!r.reaped || s.out_open || s.err_open) {
+    if (!PumpStreams(spec, s, outcome, ready) && !r.reaped) usleep(20000);
+    if (!r.reaped) {
+      pid_t w = waitpid(pid, &r.status, WNOHANG);
+      if (w == pid) r.reaped = true;
+    }
+    EnforceDeadlines(pid, spec, cancel, start, ready, r, outcome);
+    // Grandchildren may keep our pipes open after the child is gone: stop reading once the
+    // group is being killed and the child itself has been reaped.
+    if (r.reaped && r.killing) break;
+    if (r.reaped && (s.out_open || s.err_open) && SecondsSince(start) > spec.timeout_s + 5) {
+      kill(-pid, SIGKILL);
+      break;
+    }
+  }
+  if (r.reaped && !r.killing) kill(-pid, SIGKILL);  // leftover grandchildren of a finished child
+  return r.status;
+}
+
 }  // namespace
 
 std::string ChildOutcome::Describe() const {
@@ -116,135 +250,37 @@ ChildOutcome RunChild(const ChildSpec& spec, const CancelToken& cancel) {
     outcome.start_error = "empty command";
     return outcome;
   }
-  Pipe in, out, err;
-  if (!in.Open() || !out.Open() || !err.Open()) {
+  Streams s;
+  if (!s.in.Open() || !s.out.Open() || !s.err.Open()) {
     outcome.start_error = std::string("pipe: ") + std::strerror(errno);
-    in.Close(); out.Close(); err.Close();
+    s.CloseAll();
     return outcome;
   }
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in.read_end, 0);
-  posix_spawn_file_actions_adddup2(&actions, out.write_end, 1);
-  posix_spawn_file_actions_adddup2(&actions, err.write_end, 2);
-  if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.cwd.c_str());
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // Own process group: the terminal's Ctrl-C reaches only us, and we can kill the whole tree.
-  posix_spawnattr_setpgroup(&attr, 0);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
-
-  std::vector<std::string> argv_strings = spec.argv;
-  std::vector<std::string> env_strings = BuildEnvironment(spec);
-  auto argv = CStrings(argv_strings);
-  auto envp = CStrings(env_strings);
   pid_t pid = -1;
-  int rc = spec.argv[0].find('/') == std::string::npos
-               ? posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), envp.data())
-               : posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  close(in.read_end); in.read_end = -1;
-  close(out.write_end); out.write_end = -1;
-  close(err.write_end); err.write_end = -1;
+  const int rc = Spawn(spec, s, &pid);
+  close(s.in.read_end); s.in.read_end = -1;
+  close(s.out.write_end); s.out.write_end = -1;
+  close(s.err.write_end); s.err.write_end = -1;
   if (rc != 0) {
     outcome.start_error = fmt::format("{}: {}", spec.argv[0], std::strerror(rc));
-    in.Close(); out.Close(); err.Close();
+    s.CloseAll();
     return outcome;
   }
   outcome.started = true;
 
   // Feed stdin without blocking on a child that does not read it.
-  fcntl(in.write_end, F_SETFL, O_NONBLOCK);
-  size_t stdin_written = 0;
+  fcntl(s.in.write_end, F_SETFL, O_NONBLOCK);
   if (spec.stdin_data.empty()) {
-    close(in.write_end);
-    in.write_end = -1;
+    close(s.in.write_end);
+    s.in.write_end = -1;
   }
-
-  bool killing = false;
-  Clock::time_point kill_started;
-  bool out_open = true, err_open = true;
-  bool truncated_out = false, truncated_err = false;
-  int status = 0;
-  bool reaped = false;
-  char buffer[65536];
-  const bool handshake = !spec.ready_marker.empty() && spec.ready_within_s > 0;
-  bool ready = !handshake;
-
-  while (!reaped || out_open || err_open) {
-    std::vector<pollfd> fds;
-    if (out_open) fds.push_back({out.read_end, POLLIN, 0});
-    if (err_open) fds.push_back({err.read_end, POLLIN, 0});
-    if (in.write_end >= 0) fds.push_back({in.write_end, POLLOUT, 0});
-    if (!fds.empty()) poll(fds.data(), fds.size(), 100);
-    for (const auto& p : fds) {
-      if (p.revents == 0) continue;
-      if (p.fd == in.write_end) {
-        ssize_t n = write(in.write_end, spec.stdin_data.data() + stdin_written,
-                          spec.stdin_data.size() - stdin_written);
-        if (n > 0) stdin_written += static_cast<size_t>(n);
-        if (n < 0 && errno != EAGAIN) stdin_written = spec.stdin_data.size();
-        if (stdin_written >= spec.stdin_data.size()) {
-          close(in.write_end);
-          in.write_end = -1;
-        }
-        continue;
-      }
-      ssize_t n = read(p.fd, buffer, sizeof buffer);
-      bool is_out = p.fd == out.read_end;
-      if (n <= 0) {
-        if (n < 0 && errno == EINTR) continue;
-        (is_out ? out_open : err_open) = false;
-        continue;
-      }
-      std::string& sink = is_out ? outcome.out : outcome.err;
-      bool& truncated = is_out ? truncated_out : truncated_err;
-      size_t room = spec.max_output_bytes > sink.size() ? spec.max_output_bytes - sink.size() : 0;
-      sink.append(buffer, std::min(room, static_cast<size_t>(n)));
-      if (static_cast<size_t>(n) > room) truncated = true;
-      if (!ready && is_out && outcome.out.find(spec.ready_marker) != std::string::npos) ready = true;
-    }
-    if (fds.empty() && !reaped) usleep(20000);
-
-    if (!reaped) {
-      pid_t w = waitpid(pid, &status, WNOHANG);
-      if (w == pid) reaped = true;
-    }
-    const double elapsed = SecondsSince(start);
-    if (!reaped && !killing) {
-      if (cancel.cancelled()) outcome.cancelled = true;
-      else if (elapsed > spec.timeout_s) outcome.timed_out = true;
-      else if (!ready && elapsed > spec.ready_within_s) outcome.timed_out = outcome.not_ready = true;
-      if (outcome.cancelled || outcome.timed_out) {
-        kill(-pid, SIGTERM);
-        killing = true;
-        kill_started = Clock::now();
-      }
-    }
-    if (killing && !reaped && SecondsSince(kill_started) > 2.0) kill(-pid, SIGKILL);
-    // Grandchildren may keep our pipes open after the child is gone: stop reading once the
-    // group is being killed and the child itself has been reaped.
-    if (reaped && killing) break;
-    if (reaped && (out_open || err_open) && SecondsSince(start) > spec.timeout_s + 5) {
-      kill(-pid, SIGKILL);
-      break;
-    }
-  }
-  if (reaped && !killing) kill(-pid, SIGKILL);  // leftover grandchildren of a finished child
-  in.Close(); out.Close(); err.Close();
+  const int status = Supervise(pid, spec, cancel, start, s, outcome);
+  s.CloseAll();
 
   if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) outcome.term_signal = WTERMSIG(status);
-  if (truncated_out) outcome.out += "\n[output truncated]\n";
-  if (truncated_err) outcome.err += "\n[output truncated]\n";
+  if (s.truncated_out) outcome.out += "\n[output truncated]\n";
+  if (s.truncated_err) outcome.err += "\n[output truncated]\n";
   outcome.duration_s = SecondsSince(start);
   return outcome;
 }

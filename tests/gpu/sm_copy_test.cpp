@@ -63,7 +63,7 @@ TEST(SmCopyKernels, EmbeddedPtxAssemblesForEveryArchitectureWithoutSpillsOrWarni
   Result<std::string> dir = MakePrivateTempDir("labcheck_ptx");
   ASSERT_TRUE(dir.ok()) << dir.status().message();
   const std::string file = *dir + "/copy_kernels.ptx";
-  std::ofstream(file) << CopyKernelsPtx();
+  std::ofstream(file) << kCopyKernelsPtx;
   for (const char* arch : {"sm_75", "sm_80", "sm_89", "sm_90"}) {
     const Assembled a = Assemble(ptxas, file, arch);
     EXPECT_EQ(a.exit_code, 0) << arch << ":\n" << a.output;
@@ -79,7 +79,7 @@ TEST(SmCopyKernels, EmbeddedPtxAssemblesForEveryArchitectureWithoutSpillsOrWarni
 }
 
 TEST(SmCopyKernels, PtxIsTheOldIsaEveryDriverJits) {
-  const std::string ptx = CopyKernelsPtx();
+  const std::string ptx = kCopyKernelsPtx;
   EXPECT_EQ(ptx.rfind(".version 4.1\n.target sm_52\n.address_size 64\n", 0), 0u) << ptx.substr(0, 80);
   EXPECT_NE(ptx.find(std::string(".entry ") + kCopyKernelName + "("), std::string::npos);
   EXPECT_NE(ptx.find(std::string(".entry ") + kTriadKernelName + "("), std::string::npos);

@@ -104,7 +104,7 @@ std::string Replace(std::string text, const std::string& from, const std::string
 TEST(SimKernels, TheJitRefusesWhatIsNotGoodPtxForThisDriverAndGpu) {
   SimCuda cuda;
   ASSERT_NO_FATAL_FAILURE(cuda.Open());
-  const std::string ptx = gpu::CopyKernelsPtx();
+  const std::string ptx = gpu::kCopyKernelsPtx;
   void* module = nullptr;
   std::string log;
   EXPECT_EQ(cuda.Load("just some text", &module), 200);  // CUDA_ERROR_INVALID_IMAGE: not PTX at all
@@ -127,7 +127,7 @@ TEST(SimKernels, LaunchesAreCheckedAsTheDriverChecksThemAndReallyRun) {
   SimCuda cuda;
   ASSERT_NO_FATAL_FAILURE(cuda.Open());
   void* module = nullptr;
-  ASSERT_EQ(cuda.Load(gpu::CopyKernelsPtx(), &module), 0);
+  ASSERT_EQ(cuda.Load(gpu::kCopyKernelsPtx, &module), 0);
   void *copy = nullptr, *triad = nullptr;
   ASSERT_EQ(cuda.cuModuleGetFunction(&copy, module, gpu::kCopyKernelName), 0);
   ASSERT_EQ(cuda.cuModuleGetFunction(&triad, module, gpu::kTriadKernelName), 0);

@@ -4,8 +4,7 @@ namespace labcheck::gpu {
 
 // Hand-written PTX (PTX ISA reference: https://docs.nvidia.com/cuda/parallel-thread-execution/).
 // Register names follow nvcc's habit (%rd for 64-bit, %r 32-bit, %f float, %p predicates).
-const char* CopyKernelsPtx() {
-  return R"PTX(.version 4.1
+const char kCopyKernelsPtx[] = R"PTX(.version 4.1
 .target sm_52
 .address_size 64
 
@@ -128,6 +127,5 @@ TRIAD_DONE:
   ret;
 }
 )PTX";
-}
 
 }  // namespace labcheck::gpu

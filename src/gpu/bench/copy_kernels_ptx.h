@@ -18,7 +18,7 @@
 namespace labcheck::gpu {
 
 // NUL-terminated, as cuModuleLoadDataEx wants PTX.
-const char* CopyKernelsPtx();
+extern const char kCopyKernelsPtx[];
 
 // dst[i] = src[i] for i < n; params (u64 dst, u64 src, u64 n), n in 16-byte elements. Four loads
 // in flight per thread, then one at a time for the rest.

@@ -34,6 +34,25 @@ double OutputToDouble(MatmulPrecision precision, const uint8_t* raw) {
   return DecodeInput(precision == MatmulPrecision::FP8 ? MatmulPrecision::BF16 : precision, raw);
 }
 
+Status LtStatus(const CublasLt& lt, cublasStatus_t s, const char* what) {
+  return s == kStatusSuccess ? Status::Ok() : Status::Error(std::string(what) + " failed: " + lt.Describe(s));
+}
+
+// The side of the square matrices: the plan's, shrunk only if they do not fit; the report states
+// the size used.
+Result<int> FittingSide(const CudaDriver& driver, MatmulPrecision precision, int side) {
+  size_t free_bytes = 0, total_bytes = 0;
+  Status status = driver.Check(driver.api().cuMemGetInfo(&free_bytes, &total_bytes), "cuMemGetInfo");
+  if (!status.ok()) return status;
+  const Formats formats = FormatsFor(precision);
+  auto needed = [&](size_t n) {
+    return n * n * (2 * InputBytes(precision) + formats.output_bytes) + kWorkspaceBytes;
+  };
+  int n = side;
+  while (n > 1024 && needed(n) * 5 / 4 > free_bytes) n /= 2;
+  return n;
+}
+
 }  // namespace
 
 bool PrecisionSupported(MatmulPrecision precision, int cc) {
@@ -50,94 +69,101 @@ Result<std::unique_ptr<MatmulBench>> MatmulBench::Prepare(const CublasLt& lt, co
                                                            MatmulPrecision precision, const MatmulPlan& plan,
                                                            MatmulInputCache& inputs) {
   std::unique_ptr<MatmulBench> bench(new MatmulBench(lt, context));
-  const CudaDriver& driver = context.driver();
-  const Formats formats = FormatsFor(precision);
   bench->precision_ = precision;
   bench->plan_ = plan;
-
-  // Shrink the matrices only if they do not fit; the report states the size used.
-  size_t free_bytes = 0, total_bytes = 0;
-  Status status = driver.Check(driver.api().cuMemGetInfo(&free_bytes, &total_bytes), "cuMemGetInfo");
+  Result<int> side = FittingSide(context.driver(), precision, plan.size);
+  if (!side.ok()) return side.status();
+  bench->n_ = *side;
+  Status status = bench->UploadInputs(inputs);
+  if (status.ok()) status = bench->DescribeGemm();
+  if (status.ok()) status = bench->ChooseAlgorithms();
   if (!status.ok()) return status;
-  int n = plan.size;
-  auto needed = [&](size_t side) {
-    return side * side * (2 * InputBytes(precision) + formats.output_bytes) + kWorkspaceBytes;
-  };
-  while (n > 1024 && needed(n) * 5 / 4 > free_bytes) n /= 2;
-  bench->n_ = n;
-  const size_t elements = static_cast<size_t>(n) * n;
+  return bench;
+}
 
-  bench->inputs_ = inputs.Get(precision, n);
-  const MatmulInputs& host = *bench->inputs_;
-  for (auto [buffer, bytes] : {std::pair{&bench->a_, elements * InputBytes(precision)},
-                               std::pair{&bench->b_, elements * InputBytes(precision)},
-                               std::pair{&bench->d_, elements * formats.output_bytes},
-                               std::pair{&bench->workspace_, kWorkspaceBytes}}) {
+Status MatmulBench::UploadInputs(MatmulInputCache& inputs) {
+  const CudaDriver& driver = context_.driver();
+  const Formats formats = FormatsFor(precision_);
+  const size_t elements = static_cast<size_t>(n_) * n_;
+  inputs_ = inputs.Get(precision_, n_);
+  const MatmulInputs& host = *inputs_;
+  for (auto [buffer, bytes] : {std::pair{&a_, elements * InputBytes(precision_)},
+                               std::pair{&b_, elements * InputBytes(precision_)},
+                               std::pair{&d_, elements * formats.output_bytes},
+                               std::pair{&workspace_, kWorkspaceBytes}}) {
     Result<DeviceBuffer> allocated = DeviceBuffer::Allocate(driver, bytes);
     if (!allocated.ok()) return allocated.status();
     *buffer = std::move(allocated).value();
   }
-  status = driver.Check(driver.api().cuMemcpyHtoD(bench->a_.get(), host.a(), host.matrix_bytes()), "cuMemcpyHtoD");
+  Status status = driver.Check(driver.api().cuMemcpyHtoD(a_.get(), host.a(), host.matrix_bytes()), "cuMemcpyHtoD");
   if (status.ok())
-    status = driver.Check(driver.api().cuMemcpyHtoD(bench->b_.get(), host.b(), host.matrix_bytes()), "cuMemcpyHtoD");
+    status = driver.Check(driver.api().cuMemcpyHtoD(b_.get(), host.b(), host.matrix_bytes()), "cuMemcpyHtoD");
   // Pageable copies on the default stream may return before their DMA ends, and the GEMMs run
   // on a non-blocking stream that does not wait for it.
   if (status.ok()) status = WaitForSetup(driver);
   if (!status.ok()) return status;
   Result<Stream> stream = Stream::Create(driver);
   if (!stream.ok()) return stream.status();
-  bench->stream_ = std::move(stream).value();
+  stream_ = std::move(stream).value();
+  return Status::Ok();
+}
 
-  const CublasLtApi& api = lt.api();
-  auto check = [&](cublasStatus_t s, const char* what) {
-    return s == kStatusSuccess ? Status::Ok() : Status::Error(std::string(what) + " failed: " + lt.Describe(s));
-  };
-  status = check(api.cublasLtCreate(&bench->handle_), "cublasLtCreate");
-  if (status.ok()) status = check(api.cublasLtMatmulDescCreate(&bench->desc_, formats.compute, kR32F), "cublasLtMatmulDescCreate");
+// D = Aᵀ·B in the precision's formats, and the three matrices' layouts.
+Status MatmulBench::DescribeGemm() {
+  const Formats formats = FormatsFor(precision_);
+  const CublasLtApi& api = lt_.api();
+  auto check = [&](cublasStatus_t s, const char* what) { return LtStatus(lt_, s, what); };
+  Status status = check(api.cublasLtCreate(&handle_), "cublasLtCreate");
+  if (status.ok()) status = check(api.cublasLtMatmulDescCreate(&desc_, formats.compute, kR32F), "cublasLtMatmulDescCreate");
   if (!status.ok()) return status;
   const cublasOperation_t transpose = kOpT, keep = kOpN;
   // Unset, TRANSA stays N: the GEMM would run NN (slower, and wrong against the TN spot check).
-  status = check(api.cublasLtMatmulDescSetAttribute(bench->desc_, kMatmulDescTransA, &transpose, sizeof transpose),
+  status = check(api.cublasLtMatmulDescSetAttribute(desc_, kMatmulDescTransA, &transpose, sizeof transpose),
                  "cublasLtMatmulDescSetAttribute(TRANSA)");
   if (status.ok())
-    status = check(api.cublasLtMatmulDescSetAttribute(bench->desc_, kMatmulDescTransB, &keep, sizeof keep),
+    status = check(api.cublasLtMatmulDescSetAttribute(desc_, kMatmulDescTransB, &keep, sizeof keep),
                    "cublasLtMatmulDescSetAttribute(TRANSB)");
   // FP8 as its quoted peaks are measured (cuBLAS's own figures, torch._scaled_mm(use_fast_accum=True)
   // in the FP8 benchmarks): without it Hopper promotes the partial sums to FP32 every few steps and
   // runs 10-20 % slower (cublasLt.h: CUBLASLT_MATMUL_DESC_FAST_ACCUM).
-  if (status.ok() && precision == MatmulPrecision::FP8) {
+  if (status.ok() && precision_ == MatmulPrecision::FP8) {
     const int8_t fast_accumulation = 1;
-    status = check(api.cublasLtMatmulDescSetAttribute(bench->desc_, kMatmulDescFastAccum, &fast_accumulation,
+    status = check(api.cublasLtMatmulDescSetAttribute(desc_, kMatmulDescFastAccum, &fast_accumulation,
                                                       sizeof fast_accumulation),
                    "cublasLtMatmulDescSetAttribute(FAST_ACCUM)");
   }
   if (!status.ok()) return status;
-  status = check(api.cublasLtMatrixLayoutCreate(&bench->a_layout_, formats.input, n, n, n), "cublasLtMatrixLayoutCreate");
-  if (status.ok()) status = check(api.cublasLtMatrixLayoutCreate(&bench->b_layout_, formats.input, n, n, n), "cublasLtMatrixLayoutCreate");
-  if (status.ok()) status = check(api.cublasLtMatrixLayoutCreate(&bench->d_layout_, formats.output, n, n, n), "cublasLtMatrixLayoutCreate");
-  if (!status.ok()) return status;
+  const int n = n_;
+  status = check(api.cublasLtMatrixLayoutCreate(&a_layout_, formats.input, n, n, n), "cublasLtMatrixLayoutCreate");
+  if (status.ok()) status = check(api.cublasLtMatrixLayoutCreate(&b_layout_, formats.input, n, n, n), "cublasLtMatrixLayoutCreate");
+  if (status.ok()) status = check(api.cublasLtMatrixLayoutCreate(&d_layout_, formats.output, n, n, n), "cublasLtMatrixLayoutCreate");
+  return status;
+}
 
+// The heuristic's candidates within the workspace, best first (plan_.algo_candidates of them at most).
+Status MatmulBench::ChooseAlgorithms() {
+  const CublasLtApi& api = lt_.api();
   cublasLtMatmulPreference_t preference = nullptr;
-  status = check(api.cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
+  Status status = LtStatus(lt_, api.cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
   if (!status.ok()) return status;
   const size_t workspace = kWorkspaceBytes;
-  status = check(api.cublasLtMatmulPreferenceSetAttribute(preference, kMatmulPrefMaxWorkspaceBytes, &workspace, sizeof workspace),
-                 "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)");
+  status = LtStatus(lt_, api.cublasLtMatmulPreferenceSetAttribute(preference, kMatmulPrefMaxWorkspaceBytes, &workspace, sizeof workspace),
+                    "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)");
   if (!status.ok()) {
     api.cublasLtMatmulPreferenceDestroy(preference);
     return status;
   }
-  bench->algos_.resize(std::max(1, plan.algo_candidates));
+  algos_.resize(std::max(1, plan_.algo_candidates));
   int returned = 0;
   cublasStatus_t heuristic = api.cublasLtMatmulAlgoGetHeuristic(
-      bench->handle_, bench->desc_, bench->a_layout_, bench->b_layout_, bench->d_layout_, bench->d_layout_,
-      preference, static_cast<int>(bench->algos_.size()), bench->algos_.data(), &returned);
+      handle_, desc_, a_layout_, b_layout_, d_layout_, d_layout_,
+      preference, static_cast<int>(algos_.size()), algos_.data(), &returned);
   api.cublasLtMatmulPreferenceDestroy(preference);
   if (heuristic != kStatusSuccess || returned == 0) {
-    return Status::Error("cuBLASLt has no algorithm for this GEMM on this GPU: " + lt.Describe(heuristic));
+    return Status::Error("cuBLASLt has no algorithm for this GEMM on this GPU: " + lt_.Describe(heuristic));
   }
-  bench->algos_.resize(returned);
-  return bench;
+  algos_.resize(returned);
+  return Status::Ok();
 }
 
 MatmulBench::~MatmulBench() {

@@ -105,6 +105,10 @@ class MatmulBench {
 
  private:
   MatmulBench(const CublasLt& lt, const DeviceContext& context) : lt_(lt), context_(context) {}
+  // Prepare's steps, in this order: the inputs on the GPU, the GEMM described, its algorithms chosen.
+  Status UploadInputs(MatmulInputCache& inputs);
+  Status DescribeGemm();
+  Status ChooseAlgorithms();
   Status Enqueue(const cublaslt::cublasLtMatmulAlgo_t& algo);
   Result<double> TimeSeries(const cublaslt::cublasLtMatmulAlgo_t& algo, int calls, std::vector<double>* per_call_ms,
                             NvmlSampler* sampler = nullptr);

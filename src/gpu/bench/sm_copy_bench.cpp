@@ -79,7 +79,7 @@ Result<CopyFigure> MeasureSmKernel(const DeviceContext& context, SmKernel kernel
   if (status.ok()) status = WaitForSetup(driver);
   if (!status.ok()) return status;
 
-  Result<KernelModule> module = KernelModule::Load(driver, CopyKernelsPtx());
+  Result<KernelModule> module = KernelModule::Load(driver, kCopyKernelsPtx);
   if (!module.ok()) return module.status();
   Result<cuda::CUfunction> function = module->Function(triad ? kTriadKernelName : kCopyKernelName);
   if (!function.ok()) return function.status();

@@ -56,6 +56,120 @@ std::string Figure(std::optional<double> v, const char* format = "{:.1f}") {
   return v ? fmt::format(fmt::runtime(format), *v) : std::string("—");
 }
 
+struct Finding {
+  Outcome status;
+  Text reason, hint;
+};
+
+bool Dropped(const GpuVerdict& v) { return v.drop && *v.drop > kDropWarn; }
+
+std::optional<Finding> WrongResults(const GpuVerdict& v) {
+  if (v.wrong == 0) return std::nullopt;
+  return Finding{Outcome::Fail,
+                 T(fmt::format("GPU{} считает неверно под нагрузкой ({} из {} проверок)", v.index, v.wrong, v.checks),
+                   fmt::format("GPU{} computes wrong results under load ({} of {} checks)", v.index, v.wrong, v.checks)),
+                 T("карта ошибается при нагреве: проверьте охлаждение и разгон (сбросьте его), обновите драйвер; "
+                   "на такой карте обучение портится без ошибок",
+                   "the card errs when hot: check cooling and overclocking (reset it), update the driver; training "
+                   "on it breaks silently")};
+}
+
+std::optional<Finding> LoadStopped(const GpuVerdict& v, const GpuTimeline& g) {
+  if (g.error.empty()) return std::nullopt;
+  return Finding{Outcome::Fail,
+                 T(fmt::format("GPU{}: нагрузка прервалась: {}", v.index, g.error),
+                   fmt::format("GPU{}: the load stopped: {}", v.index, g.error)),
+                 T("смотрите журнал ядра: sudo dmesg | grep NVRM", "see the kernel log: sudo dmesg | grep NVRM")};
+}
+
+std::optional<Finding> SlowerAtTheEnd(const GpuVerdict& v) {
+  if (!Dropped(v)) return std::nullopt;
+  Text hint = T("nvidia-smi -q -d PERFORMANCE покажет причину снижения частот",
+                "nvidia-smi -q -d PERFORMANCE shows why the clocks drop");
+  if (v.suggested_power_limit_w)
+    hint = T(fmt::format("карта перегревается: улучшите обдув или ограничьте мощность: sudo nvidia-smi -i {} -pl {} "
+                         "(≈85% того, что она брала на полной скорости; потеря скорости обычно небольшая, а нагрев и шум "
+                         "заметно падают)", v.index, *v.suggested_power_limit_w),
+             fmt::format("the card overheats: improve the airflow or cap its power: sudo nvidia-smi -i {} -pl {} (≈85% of "
+                         "what it drew at full speed; the speed loss is usually small, heat and noise drop noticeably)",
+                         v.index, *v.suggested_power_limit_w));
+  else if (v.cause == "power_cap")
+    hint = T("карта держит лимит мощности: nvidia-smi -q -d POWER покажет лимит; проверьте, не занижен ли он",
+             "the card holds its power limit: nvidia-smi -q -d POWER shows it; check it is not set below the default");
+  return Finding{Outcome::Warn,
+                 T(fmt::format("GPU{}: к концу на {:.0f}% медленнее, чем в начале: {}", v.index, 100 * *v.drop, CauseText(v.cause).ru),
+                   fmt::format("GPU{}: {:.0f}% slower at the end than at the start: {}", v.index, 100 * *v.drop, CauseText(v.cause).en)),
+                 hint};
+}
+
+std::optional<Finding> SlowerThanTheBest(const GpuVerdict& v, const GpuTimeline& g, double best_mean) {
+  if (!(best_mean > 0 && v.first_tflops && *v.first_tflops < best_mean * (1 - kSlowerWarn))) return std::nullopt;
+  const std::string name = g.name.empty() ? "" : " (" + g.name + ")";
+  return Finding{Outcome::Warn,
+                 T(fmt::format("GPU{}{} на {:.0f}% медленнее лучшей карты", v.index, name, 100 * (1 - *v.first_tflops / best_mean)),
+                   fmt::format("GPU{}{} is {:.0f}% slower than the best card", v.index, name, 100 * (1 - *v.first_tflops / best_mean))),
+                 T("сравните лимиты мощности и температуры карт (nvidia-smi -q -d POWER,TEMPERATURE) и слоты PCIe",
+                   "compare the cards' power limits and temperatures (nvidia-smi -q -d POWER,TEMPERATURE) and PCIe slots")};
+}
+
+// A hot card that kept its speed: the -pl line as a tip, no finding.
+std::optional<Finding> PowerLimitTip(const GpuVerdict& v) {
+  if (!v.suggested_power_limit_w || Dropped(v)) return std::nullopt;
+  return Finding{Outcome::Pass, Text(),
+                 T(fmt::format("если карта шумит или греется: sudo nvidia-smi -i {} -pl {}", v.index, *v.suggested_power_limit_w),
+                   fmt::format("if the card is loud or hot: sudo nvidia-smi -i {} -pl {}", v.index, *v.suggested_power_limit_w))};
+}
+
+Table BurnTable(double duration) {
+  return Table{T("Нагрузочный тест: BF16 cuBLASLt на всех картах сразу", "Burn test: BF16 cuBLASLt on all cards at once"),
+               {"GPU", T("Начало, TFLOPS", "Start, TFLOPS"), T("Конец, TFLOPS", "End, TFLOPS"), T("Изменение", "Change"),
+                T("Макс. °C", "Max °C"), T("Макс. Вт", "Max W"), T("Причина", "Cause"), T("Проверка", "Check")},
+               {},
+               {T(fmt::format("Начало и конец — средние за первые и последние {:.0f} с работы GPU (время по событиям CUDA).",
+                              ComparisonWindow(duration)),
+                  fmt::format("Start and end are means over the first and last {:.0f} s of GPU time (CUDA event time).",
+                              ComparisonWindow(duration)))}};
+}
+
+std::vector<Text> TableRow(const GpuVerdict& v, const GpuTimeline& g) {
+  const std::string change = v.drop ? fmt::format("{:+.0f}%", -100 * *v.drop) : "—";
+  return {Text(fmt::format("{}{}", v.index, g.name.empty() ? "" : " " + g.name)), Text(Figure(v.first_tflops)),
+          Text(Figure(v.last_tflops)), Text(change), Text(Figure(v.max_temperature_c, "{:.0f}")),
+          Text(Figure(v.max_power_w, "{:.0f}")), Dropped(v) ? CauseText(v.cause) : Text("—"),
+          v.checks == 0 ? Text("—") : (v.wrong > 0 ? T("НЕВЕРНО", "WRONG") : Text("OK"))};
+}
+
+json VerdictJson(const GpuVerdict& v, const GpuTimeline& g) {
+  return {{"index", v.index}, {"first_tflops", v.first_tflops ? json(*v.first_tflops) : json()},
+          {"last_tflops", v.last_tflops ? json(*v.last_tflops) : json()},
+          {"mean_tflops", v.mean_tflops ? json(*v.mean_tflops) : json()},
+          {"window_s", v.window_s}, {"drop", v.drop ? json(*v.drop) : json()}, {"cause", v.cause},
+          {"checks", v.checks}, {"wrong", v.wrong},
+          {"suggested_power_limit_w", v.suggested_power_limit_w ? json(*v.suggested_power_limit_w) : json()},
+          {"xids", g.xids}, {"error", g.error}};
+}
+
+// The worst status; every finding of it named (one card hot, another slow: both lines matter).
+// With none, the last tip stands alone as the hint.
+void ApplyFindings(const std::vector<Finding>& findings, CheckResult& result) {
+  auto append = [](Text& into, const Text& more, const char* separator) {
+    if (more.empty()) return;
+    into = into.empty() ? more : Text(into.ru + separator + more.ru, into.en + separator + more.en);
+  };
+  for (Outcome want : {Outcome::Fail, Outcome::Warn}) {
+    for (const Finding& f : findings) {
+      if (f.status != want) continue;
+      result.outcome = f.status;
+      append(result.reason, f.reason, "; ");
+      append(result.hint, f.hint, " ");
+    }
+    if (result.outcome != Outcome::Pass) break;
+  }
+  if (result.outcome == Outcome::Pass)
+    for (const Finding& f : findings)
+      if (!f.hint.empty()) result.hint = f.hint;
+}
+
 }  // namespace
 
 double ComparisonWindow(double duration_s) { return duration_s >= 180 ? 60 : duration_s / 3; }
@@ -142,75 +256,17 @@ CheckResult JudgeBurn(const Timeline& timeline, bool interrupted) {
     for (const json& s : g.samples) duration = std::max(duration, s.value("t_s", 0.0));
   }
 
-  Table table{T("Нагрузочный тест: BF16 cuBLASLt на всех картах сразу", "Burn test: BF16 cuBLASLt on all cards at once"),
-              {"GPU", T("Начало, TFLOPS", "Start, TFLOPS"), T("Конец, TFLOPS", "End, TFLOPS"), T("Изменение", "Change"),
-               T("Макс. °C", "Max °C"), T("Макс. Вт", "Max W"), T("Причина", "Cause"), T("Проверка", "Check")},
-              {},
-              {T(fmt::format("Начало и конец — средние за первые и последние {:.0f} с работы GPU (время по событиям CUDA).",
-                             ComparisonWindow(duration)),
-                 fmt::format("Start and end are means over the first and last {:.0f} s of GPU time (CUDA event time).",
-                             ComparisonWindow(duration)))}};
-  std::vector<std::pair<Outcome, std::pair<Text, Text>>> findings;  // (status, (reason, hint))
+  Table table = BurnTable(duration);
+  std::vector<Finding> findings;
   json verdicts_json = json::array();
   for (size_t i = 0; i < verdicts.size(); ++i) {
     const GpuVerdict& v = verdicts[i];
     const GpuTimeline& g = timeline.gpus[i];
-    const std::string change = v.drop ? fmt::format("{:+.0f}%", -100 * *v.drop) : "—";
-    const bool dropped = v.drop && *v.drop > kDropWarn;
-    table.AddRow({Text(fmt::format("{}{}", v.index, g.name.empty() ? "" : " " + g.name)), Text(Figure(v.first_tflops)),
-                  Text(Figure(v.last_tflops)), Text(change), Text(Figure(v.max_temperature_c, "{:.0f}")),
-                  Text(Figure(v.max_power_w, "{:.0f}")), dropped ? CauseText(v.cause) : Text("—"),
-                  v.checks == 0 ? Text("—") : (v.wrong > 0 ? T("НЕВЕРНО", "WRONG") : Text("OK"))});
-    verdicts_json.push_back({{"index", v.index}, {"first_tflops", v.first_tflops ? json(*v.first_tflops) : json()},
-                             {"last_tflops", v.last_tflops ? json(*v.last_tflops) : json()},
-                             {"mean_tflops", v.mean_tflops ? json(*v.mean_tflops) : json()},
-                             {"window_s", v.window_s}, {"drop", v.drop ? json(*v.drop) : json()}, {"cause", v.cause},
-                             {"checks", v.checks}, {"wrong", v.wrong},
-                             {"suggested_power_limit_w", v.suggested_power_limit_w ? json(*v.suggested_power_limit_w) : json()},
-                             {"xids", g.xids}, {"error", g.error}});
-    if (v.wrong > 0)
-      findings.push_back({Outcome::Fail,
-                          {T(fmt::format("GPU{} считает неверно под нагрузкой ({} из {} проверок)", v.index, v.wrong, v.checks),
-                             fmt::format("GPU{} computes wrong results under load ({} of {} checks)", v.index, v.wrong, v.checks)),
-                           T("карта ошибается при нагреве: проверьте охлаждение и разгон (сбросьте его), обновите драйвер; "
-                             "на такой карте обучение портится без ошибок",
-                             "the card errs when hot: check cooling and overclocking (reset it), update the driver; training "
-                             "on it breaks silently")}});
-    if (!g.error.empty())
-      findings.push_back({Outcome::Fail, {T(fmt::format("GPU{}: нагрузка прервалась: {}", v.index, g.error),
-                                            fmt::format("GPU{}: the load stopped: {}", v.index, g.error)),
-                                          T("смотрите журнал ядра: sudo dmesg | grep NVRM", "see the kernel log: sudo dmesg | grep NVRM")}});
-    if (dropped) {
-      Text hint = T("nvidia-smi -q -d PERFORMANCE покажет причину снижения частот",
-                    "nvidia-smi -q -d PERFORMANCE shows why the clocks drop");
-      if (v.suggested_power_limit_w)
-        hint = T(fmt::format("карта перегревается: улучшите обдув или ограничьте мощность: sudo nvidia-smi -i {} -pl {} "
-                             "(≈85% того, что она брала на полной скорости; потеря скорости обычно небольшая, а нагрев и шум "
-                             "заметно падают)", v.index, *v.suggested_power_limit_w),
-                 fmt::format("the card overheats: improve the airflow or cap its power: sudo nvidia-smi -i {} -pl {} (≈85% of "
-                             "what it drew at full speed; the speed loss is usually small, heat and noise drop noticeably)",
-                             v.index, *v.suggested_power_limit_w));
-      else if (v.cause == "power_cap")
-        hint = T("карта держит лимит мощности: nvidia-smi -q -d POWER покажет лимит; проверьте, не занижен ли он",
-                 "the card holds its power limit: nvidia-smi -q -d POWER shows it; check it is not set below the default");
-      findings.push_back({Outcome::Warn,
-                          {T(fmt::format("GPU{}: к концу на {:.0f}% медленнее, чем в начале: {}", v.index, 100 * *v.drop, CauseText(v.cause).ru),
-                             fmt::format("GPU{}: {:.0f}% slower at the end than at the start: {}", v.index, 100 * *v.drop, CauseText(v.cause).en)),
-                           hint}});
-    }
-    if (best_mean > 0 && v.first_tflops && *v.first_tflops < best_mean * (1 - kSlowerWarn))
-      findings.push_back({Outcome::Warn,
-                          {T(fmt::format("GPU{}{} на {:.0f}% медленнее лучшей карты", v.index, g.name.empty() ? "" : " (" + g.name + ")",
-                                         100 * (1 - *v.first_tflops / best_mean)),
-                             fmt::format("GPU{}{} is {:.0f}% slower than the best card", v.index, g.name.empty() ? "" : " (" + g.name + ")",
-                                         100 * (1 - *v.first_tflops / best_mean))),
-                           T("сравните лимиты мощности и температуры карт (nvidia-smi -q -d POWER,TEMPERATURE) и слоты PCIe",
-                             "compare the cards' power limits and temperatures (nvidia-smi -q -d POWER,TEMPERATURE) and PCIe slots")}});
-    if (v.suggested_power_limit_w && !dropped)
-      findings.push_back({Outcome::Pass, {Text(), T(fmt::format("если карта шумит или греется: sudo nvidia-smi -i {} -pl {}", v.index,
-                                                                  *v.suggested_power_limit_w),
-                                                      fmt::format("if the card is loud or hot: sudo nvidia-smi -i {} -pl {}", v.index,
-                                                                  *v.suggested_power_limit_w))}});
+    table.AddRow(TableRow(v, g));
+    verdicts_json.push_back(VerdictJson(v, g));
+    for (std::optional<Finding> f : {WrongResults(v), LoadStopped(v, g), SlowerAtTheEnd(v), SlowerThanTheBest(v, g, best_mean),
+                                     PowerLimitTip(v)})
+      if (f) findings.push_back(*f);
   }
   result.tables.push_back(table);
 
@@ -227,23 +283,7 @@ CheckResult JudgeBurn(const Timeline& timeline, bool interrupted) {
   result.summary = T(fmt::format("{} GPU, {:.0f} с, в конце {:.0f} TFLOPS всего", verdicts.size(), duration, total),
                      fmt::format("{} GPU(s), {:.0f} s, {:.0f} TFLOPS in total at the end", verdicts.size(), duration, total));
 
-  // The worst status; every finding of it named (one card hot, another slow: both lines matter).
-  auto append = [](Text& into, const Text& more, const char* separator) {
-    if (more.empty()) return;
-    into = into.empty() ? more : Text(into.ru + separator + more.ru, into.en + separator + more.en);
-  };
-  for (Outcome want : {Outcome::Fail, Outcome::Warn}) {
-    for (const auto& [status, texts] : findings) {
-      if (status != want) continue;
-      result.outcome = status;
-      append(result.reason, texts.first, "; ");
-      append(result.hint, texts.second, " ");
-    }
-    if (result.outcome != Outcome::Pass) break;
-  }
-  if (result.outcome == Outcome::Pass)
-    for (const auto& [status, texts] : findings)
-      if (!texts.second.empty()) result.hint = texts.second;
+  ApplyFindings(findings, result);
   if (timeline.gpus.empty() || duration == 0) {
     result.outcome = interrupted ? Outcome::NotRun : Outcome::Fail;
     result.reason = T("ни одного замера", "not a single sample");

@@ -95,6 +95,110 @@ void AbortAll(const Nccl& nccl, RankGroup& group) {
   }
 }
 
+// One sweep's state: every step that goes wrong fills result's error and says so by returning
+// false or nullopt; the sweep then stops.
+struct TimedSweep {
+  const CudaDriver& driver;
+  const Nccl& nccl;
+  RankGroup& group;
+  const SweepPlan& plan;
+  SweepResult& result;
+  std::vector<EventTimer> timers;
+
+  // Enqueues `calls` all-reduces and waits for them; false (with the result filled) on trouble.
+  bool Run(size_t count, int calls, bool spin = false) {
+    for (int i = 0; i < calls; ++i) {
+      Status status = Enqueue(nccl, group, count);
+      if (!status.ok()) {
+        result.nccl_error = status.message();
+        AbortAll(nccl, group);
+        return false;
+      }
+    }
+    std::string error;
+    Wait w = WaitAll(driver, nccl, group, plan.stall_timeout_s, &error, spin);
+    if (w == Wait::Done) return true;
+    result.hung = w == Wait::Stalled;
+    result.nccl_error = error;
+    AbortAll(nccl, group);
+    return false;
+  }
+
+  // One pair of events per rank, recorded on the rank's own stream around the timed iterations
+  // (as nccl-tests does with cudaEvents): the host's polling, its sleeps and its per-rank
+  // queries are not part of the figure. The size's time is the slowest rank's.
+  bool CreateTimers() {
+    for (LocalRank& rank : group.local) {
+      Status status = rank.context->MakeCurrent();
+      Result<EventTimer> timer = status.ok() ? EventTimer::Create(driver) : Result<EventTimer>(status);
+      if (!timer.ok()) {
+        result.nccl_error = timer.status().message();
+        return false;
+      }
+      timers.push_back(std::move(timer).value());
+    }
+    return true;
+  }
+
+  Status Record(bool start) {
+    for (size_t r = 0; r < group.local.size(); ++r) {
+      Status status = group.local[r].context->MakeCurrent();
+      if (status.ok()) status = start ? timers[r].Start(group.local[r].stream) : timers[r].Stop(group.local[r].stream);
+      if (!status.ok()) return status;
+    }
+    return Status::Ok();
+  }
+
+  std::optional<double> SlowestRankMs() {
+    double slowest_ms = 0;
+    for (size_t r = 0; r < group.local.size(); ++r) {
+      (void)group.local[r].context->MakeCurrent();
+      Result<double> ms = timers[r].ElapsedMs();
+      if (!ms.ok()) {
+        result.nccl_error = ms.status().message();
+        return std::nullopt;
+      }
+      slowest_ms = std::max(slowest_ms, *ms);
+    }
+    return slowest_ms;
+  }
+
+  // Warm-up, then plan.iterations timed all-reduces of `bytes`, then the sum checked.
+  std::optional<SizeResult> Measure(size_t bytes) {
+    const size_t count = bytes / sizeof(float);
+    if (!Run(count, plan.warmup)) return std::nullopt;
+    Status status = Record(true);
+    if (!status.ok()) {
+      result.nccl_error = status.message();
+      return std::nullopt;
+    }
+    // nccl-tests' clock: from before the first timed enqueue until the host sees every stream done.
+    const Clock::time_point host_started = Clock::now();
+    for (int i = 0; i < plan.iterations; ++i) {
+      status = Enqueue(nccl, group, count);
+      if (!status.ok()) break;
+    }
+    if (status.ok()) status = Record(false);
+    if (!status.ok()) {
+      result.nccl_error = status.message();
+      AbortAll(nccl, group);
+      return std::nullopt;
+    }
+    if (!Run(count, 0, /*spin=*/true)) return std::nullopt;  // waits for the timed iterations, watching for a hang
+    const double host_us = std::chrono::duration<double, std::micro>(Clock::now() - host_started).count();
+    std::optional<double> slowest_ms = SlowestRankMs();
+    if (!slowest_ms) return std::nullopt;
+    SizeResult size;
+    size.bytes = bytes;
+    size.time_ms = *slowest_ms / plan.iterations;
+    size.algbw_gbps = AlgorithmBandwidthGbps(bytes, size.time_ms);
+    size.busbw_gbps = BusBandwidthGbps(bytes, size.time_ms, group.world_size);
+    size.host_time_us = host_us / plan.iterations;
+    size.correct = CheckSum(driver, group, count);
+    return size;
+  }
+};
+
 }  // namespace
 
 Status PrepareRanks(const CudaDriver& driver, RankGroup& group, size_t max_bytes) {
@@ -141,86 +245,13 @@ Result<size_t> SmallestFreeBytes(const CudaDriver& driver, const RankGroup& grou
 
 SweepResult RunAllReduceSweep(const CudaDriver& driver, const Nccl& nccl, RankGroup& group, const SweepPlan& plan) {
   SweepResult result;
-  // Enqueues `calls` all-reduces and waits for them; false (with the result filled) on trouble.
-  auto run = [&](size_t count, int calls, bool spin = false) {
-    for (int i = 0; i < calls; ++i) {
-      Status status = Enqueue(nccl, group, count);
-      if (!status.ok()) {
-        result.nccl_error = status.message();
-        AbortAll(nccl, group);
-        return false;
-      }
-    }
-    std::string error;
-    Wait w = WaitAll(driver, nccl, group, plan.stall_timeout_s, &error, spin);
-    if (w == Wait::Done) return true;
-    result.hung = w == Wait::Stalled;
-    result.nccl_error = error;
-    AbortAll(nccl, group);
-    return false;
-  };
-  // One pair of events per rank, recorded on the rank's own stream around the timed iterations
-  // (as nccl-tests does with cudaEvents): the host's polling, its sleeps and its per-rank
-  // queries are not part of the figure. The size's time is the slowest rank's.
-  std::vector<EventTimer> timers;
-  for (LocalRank& rank : group.local) {
-    Status status = rank.context->MakeCurrent();
-    Result<EventTimer> timer = status.ok() ? EventTimer::Create(driver) : Result<EventTimer>(status);
-    if (!timer.ok()) {
-      result.nccl_error = timer.status().message();
-      return result;
-    }
-    timers.push_back(std::move(timer).value());
-  }
-  auto record = [&](bool start) -> Status {
-    for (size_t r = 0; r < group.local.size(); ++r) {
-      Status status = group.local[r].context->MakeCurrent();
-      if (status.ok()) status = start ? timers[r].Start(group.local[r].stream) : timers[r].Stop(group.local[r].stream);
-      if (!status.ok()) return status;
-    }
-    return Status::Ok();
-  };
+  TimedSweep sweep{driver, nccl, group, plan, result};
+  if (!sweep.CreateTimers()) return result;
   for (size_t bytes : plan.sizes_bytes) {
-    const size_t count = bytes / sizeof(float);
-    if (!run(count, plan.warmup)) return result;
-    Status status = record(true);
-    if (!status.ok()) {
-      result.nccl_error = status.message();
-      return result;
-    }
-    // nccl-tests' clock: from before the first timed enqueue until the host sees every stream done.
-    const Clock::time_point host_started = Clock::now();
-    for (int i = 0; i < plan.iterations; ++i) {
-      status = Enqueue(nccl, group, count);
-      if (!status.ok()) break;
-    }
-    if (status.ok()) status = record(false);
-    if (!status.ok()) {
-      result.nccl_error = status.message();
-      AbortAll(nccl, group);
-      return result;
-    }
-    if (!run(count, 0, /*spin=*/true)) return result;  // waits for the timed iterations, watching for a hang
-    const double host_us = std::chrono::duration<double, std::micro>(Clock::now() - host_started).count();
-    double slowest_ms = 0;
-    for (size_t r = 0; r < group.local.size(); ++r) {
-      (void)group.local[r].context->MakeCurrent();
-      Result<double> ms = timers[r].ElapsedMs();
-      if (!ms.ok()) {
-        result.nccl_error = ms.status().message();
-        return result;
-      }
-      slowest_ms = std::max(slowest_ms, *ms);
-    }
-    SizeResult size;
-    size.bytes = bytes;
-    size.time_ms = slowest_ms / plan.iterations;
-    size.algbw_gbps = AlgorithmBandwidthGbps(bytes, size.time_ms);
-    size.busbw_gbps = BusBandwidthGbps(bytes, size.time_ms, group.world_size);
-    size.host_time_us = host_us / plan.iterations;
-    size.correct = CheckSum(driver, group, count);
-    result.wrong_sum = result.wrong_sum || !size.correct;
-    result.sizes.push_back(size);
+    std::optional<SizeResult> size = sweep.Measure(bytes);
+    if (!size) return result;
+    result.wrong_sum = result.wrong_sum || !size->correct;
+    result.sizes.push_back(*size);
   }
   return result;
 }

@@ -24,6 +24,119 @@ DriverProblem Problem(DriverVerdict verdict, Text reason, Text hint, const std::
   return problem;
 }
 
+DriverProblem OnlyTheToolkitStub(const std::string& error) {
+  return Problem(DriverVerdict::Skip,
+                 T("нашлась только заглушка libcuda.so из CUDA Toolkit: GPU-драйвера нет",
+                   "only the CUDA toolkit's stub libcuda.so was found: no GPU driver"),
+                 T("уберите папку stubs из LD_LIBRARY_PATH; если GPU есть, установите драйвер NVIDIA "
+                   "(sudo ubuntu-drivers install) и проверьте nvidia-smi",
+                   "remove the stubs folder from LD_LIBRARY_PATH; if there is a GPU, install NVIDIA's driver "
+                   "(sudo ubuntu-drivers install) and check nvidia-smi"),
+                 error);
+}
+
+DriverProblem NoGpuVisible(const std::string& error) {
+  return Problem(DriverVerdict::Skip, T("драйвер NVIDIA есть, но видеокарт он не видит", "the NVIDIA driver sees no GPU"),
+                 T("проверьте CUDA_VISIBLE_DEVICES (пустая строка или несуществующий номер скрывают все карты) и "
+                   "nvidia-smi -L; в контейнере запускайте с --gpus all",
+                   "check CUDA_VISIBLE_DEVICES (an empty value or a wrong index hides every card) and nvidia-smi -L; "
+                   "in a container, run with --gpus all"),
+                 error);
+}
+
+DriverProblem FabricManagerNotRunning(const std::string& error) {
+  return Problem(DriverVerdict::Fail,
+                 T("система не готова к CUDA: на платах с NVSwitch (HGX, DGX) это значит, что не запущен "
+                   "nvidia-fabricmanager",
+                   "the system is not ready for CUDA: on NVSwitch boards (HGX, DGX) this means "
+                   "nvidia-fabricmanager is not running"),
+                 T("systemctl status nvidia-fabricmanager; запустите его: sudo systemctl enable --now "
+                   "nvidia-fabricmanager. Версия пакета fabric manager должна в точности совпадать с версией "
+                   "драйвера (nvidia-smi); причина отказа — в journalctl -u nvidia-fabricmanager",
+                   "systemctl status nvidia-fabricmanager; start it: sudo systemctl enable --now "
+                   "nvidia-fabricmanager. The fabric manager package's version must equal the driver's exactly "
+                   "(nvidia-smi); why it stopped is in journalctl -u nvidia-fabricmanager"),
+                 error);
+}
+
+DriverProblem DriverAndModuleDiffer(const std::string& error) {
+  return Problem(DriverVerdict::Fail,
+                 T("libcuda и модуль ядра NVIDIA разных версий: драйвер обновили без перезагрузки, или "
+                   "подключён пакет прямой совместимости (cuda-compat), который эта ветка драйвера не поддерживает",
+                   "libcuda and the NVIDIA kernel module differ in version: the driver was updated without a "
+                   "reboot, or a forward-compatibility package (cuda-compat) this driver branch does not "
+                   "support is in use"),
+                 T("сравните cat /proc/driver/nvidia/version с версией в nvidia-smi; после обновления драйвера "
+                   "перезагрузитесь; уберите папку cuda-compat (/usr/local/cuda/compat) из LD_LIBRARY_PATH",
+                   "compare cat /proc/driver/nvidia/version with the version nvidia-smi shows; reboot after a "
+                   "driver update; remove the cuda-compat folder (/usr/local/cuda/compat) from LD_LIBRARY_PATH"),
+                 error);
+}
+
+DriverProblem CompatPackageUnsupported(const std::string& error) {
+  return Problem(DriverVerdict::Fail,
+                 T("подключён пакет прямой совместимости CUDA (cuda-compat), а эта карта его не поддерживает "
+                   "(он работает только на серверных GPU, не на GeForce и не на RTX для рабочих станций)",
+                   "a CUDA forward-compatibility package (cuda-compat) is in use, and this GPU does not support it "
+                   "(it works on data-centre GPUs only, not on GeForce or workstation RTX cards)"),
+                 T("уберите папку cuda-compat (/usr/local/cuda/compat) из LD_LIBRARY_PATH и /etc/ld.so.conf.d, "
+                   "чтобы работала libcuda самого драйвера; нужна более новая CUDA — обновите драйвер",
+                   "remove the cuda-compat folder (/usr/local/cuda/compat) from LD_LIBRARY_PATH and "
+                   "/etc/ld.so.conf.d so that the driver's own libcuda runs; for a newer CUDA, update the driver"),
+                 error);
+}
+
+DriverProblem DriverOlderThanNeeded(const std::string& error) {
+  return Problem(DriverVerdict::Fail,
+                 T("драйвер NVIDIA старше, чем нужно: " + error, "the NVIDIA driver is too old: " + error),
+                 kDriverHint, error);
+}
+
+DriverProblem UvmNotLoaded(const std::string& error) {
+  return Problem(DriverVerdict::Fail,
+                 T("драйвер CUDA не инициализировался (" + error + "): часто не загружен модуль nvidia_uvm или "
+                   "нет /dev/nvidia-uvm",
+                   "the CUDA driver did not initialise (" + error + "): often the nvidia_uvm module is not "
+                   "loaded or /dev/nvidia-uvm is missing"),
+                 T("ls -l /dev/nvidia*; sudo modprobe nvidia_uvm (или nvidia-modprobe -u -c=0); в контейнере "
+                   "запускайте с --gpus all",
+                   "ls -l /dev/nvidia*; sudo modprobe nvidia_uvm (or nvidia-modprobe -u -c=0); in a container, "
+                   "run with --gpus all"),
+                 error);
+}
+
+DriverProblem GpusBusyOrProhibited(const std::string& error) {
+  return Problem(DriverVerdict::Fail,
+                 T("видеокарты заняты или недоступны: режим EXCLUSIVE_PROCESS с чужим процессом на карте или "
+                   "режим PROHIBITED",
+                   "the GPUs are busy or unavailable: EXCLUSIVE_PROCESS mode with another process on the card, "
+                   "or PROHIBITED mode"),
+                 T("nvidia-smi покажет режим (Compute M.) и процессы; освободите карту или верните режим: "
+                   "sudo nvidia-smi -c DEFAULT",
+                   "nvidia-smi shows the mode (Compute M.) and the processes; free the card or restore the mode: "
+                   "sudo nvidia-smi -c DEFAULT"),
+                 error);
+}
+
+DriverProblem GpuUnreachable(const std::string& error) {
+  return Problem(DriverVerdict::Fail,
+                 T("драйвер CUDA не смог обратиться к GPU (" + error + "): модуль ядра не загружен или сбоит, "
+                   "карта отвалилась от шины, или машина вышла из сна",
+                   "the CUDA driver could not reach the GPU (" + error + "): the kernel module is not loaded or "
+                   "is failing, a card fell off the bus, or the machine resumed from suspend"),
+                 T("nvidia-smi; sudo dmesg | grep -i -E 'nvrm|xid'; после сна: sudo rmmod nvidia_uvm && sudo "
+                   "modprobe nvidia_uvm; не помогло — перезагрузитесь",
+                   "nvidia-smi; sudo dmesg | grep -i -E 'nvrm|xid'; after suspend: sudo rmmod nvidia_uvm && sudo "
+                   "modprobe nvidia_uvm; if that does not help, reboot"),
+                 error);
+}
+
+DriverProblem DriverFailedToStart(const std::string& error) {
+  return Problem(DriverVerdict::Fail,
+                 T("драйвер CUDA не запустился: " + error, "the CUDA driver failed to start: " + error), kDriverHint,
+                 error);
+}
+
 }  // namespace
 
 const Text& DriverInstallHint() { return kDriverHint; }
@@ -73,101 +186,17 @@ Text RefusedLibraryReason(cuda::CUresult result, const std::string& error) {
 
 DriverProblem ClassifyInitResult(cuda::CUresult result, const std::string& error) {
   switch (result) {
-    case cuda::kSuccess:
-      return Problem(DriverVerdict::Ready, {}, {}, error);
-    case cuda::kErrorStubLibrary:
-      return Problem(DriverVerdict::Skip,
-                     T("нашлась только заглушка libcuda.so из CUDA Toolkit: GPU-драйвера нет",
-                       "only the CUDA toolkit's stub libcuda.so was found: no GPU driver"),
-                     T("уберите папку stubs из LD_LIBRARY_PATH; если GPU есть, установите драйвер NVIDIA "
-                       "(sudo ubuntu-drivers install) и проверьте nvidia-smi",
-                       "remove the stubs folder from LD_LIBRARY_PATH; if there is a GPU, install NVIDIA's driver "
-                       "(sudo ubuntu-drivers install) and check nvidia-smi"),
-                     error);
-    case cuda::kErrorNoDevice:
-      return Problem(DriverVerdict::Skip, T("драйвер NVIDIA есть, но видеокарт он не видит", "the NVIDIA driver sees no GPU"),
-                     T("проверьте CUDA_VISIBLE_DEVICES (пустая строка или несуществующий номер скрывают все карты) и "
-                       "nvidia-smi -L; в контейнере запускайте с --gpus all",
-                       "check CUDA_VISIBLE_DEVICES (an empty value or a wrong index hides every card) and nvidia-smi -L; "
-                       "in a container, run with --gpus all"),
-                     error);
-    case cuda::kErrorSystemNotReady:
-      return Problem(DriverVerdict::Fail,
-                     T("система не готова к CUDA: на платах с NVSwitch (HGX, DGX) это значит, что не запущен "
-                       "nvidia-fabricmanager",
-                       "the system is not ready for CUDA: on NVSwitch boards (HGX, DGX) this means "
-                       "nvidia-fabricmanager is not running"),
-                     T("systemctl status nvidia-fabricmanager; запустите его: sudo systemctl enable --now "
-                       "nvidia-fabricmanager. Версия пакета fabric manager должна в точности совпадать с версией "
-                       "драйвера (nvidia-smi); причина отказа — в journalctl -u nvidia-fabricmanager",
-                       "systemctl status nvidia-fabricmanager; start it: sudo systemctl enable --now "
-                       "nvidia-fabricmanager. The fabric manager package's version must equal the driver's exactly "
-                       "(nvidia-smi); why it stopped is in journalctl -u nvidia-fabricmanager"),
-                     error);
-    case cuda::kErrorSystemDriverMismatch:
-      return Problem(DriverVerdict::Fail,
-                     T("libcuda и модуль ядра NVIDIA разных версий: драйвер обновили без перезагрузки, или "
-                       "подключён пакет прямой совместимости (cuda-compat), который эта ветка драйвера не поддерживает",
-                       "libcuda and the NVIDIA kernel module differ in version: the driver was updated without a "
-                       "reboot, or a forward-compatibility package (cuda-compat) this driver branch does not "
-                       "support is in use"),
-                     T("сравните cat /proc/driver/nvidia/version с версией в nvidia-smi; после обновления драйвера "
-                       "перезагрузитесь; уберите папку cuda-compat (/usr/local/cuda/compat) из LD_LIBRARY_PATH",
-                       "compare cat /proc/driver/nvidia/version with the version nvidia-smi shows; reboot after a "
-                       "driver update; remove the cuda-compat folder (/usr/local/cuda/compat) from LD_LIBRARY_PATH"),
-                     error);
-    case cuda::kErrorCompatNotSupportedOnDevice:
-      return Problem(DriverVerdict::Fail,
-                     T("подключён пакет прямой совместимости CUDA (cuda-compat), а эта карта его не поддерживает "
-                       "(он работает только на серверных GPU, не на GeForce и не на RTX для рабочих станций)",
-                       "a CUDA forward-compatibility package (cuda-compat) is in use, and this GPU does not support it "
-                       "(it works on data-centre GPUs only, not on GeForce or workstation RTX cards)"),
-                     T("уберите папку cuda-compat (/usr/local/cuda/compat) из LD_LIBRARY_PATH и /etc/ld.so.conf.d, "
-                       "чтобы работала libcuda самого драйвера; нужна более новая CUDA — обновите драйвер",
-                       "remove the cuda-compat folder (/usr/local/cuda/compat) from LD_LIBRARY_PATH and "
-                       "/etc/ld.so.conf.d so that the driver's own libcuda runs; for a newer CUDA, update the driver"),
-                     error);
-    case cuda::kErrorInsufficientDriver:
-      return Problem(DriverVerdict::Fail,
-                     T("драйвер NVIDIA старше, чем нужно: " + error, "the NVIDIA driver is too old: " + error),
-                     kDriverHint, error);
-    case cuda::kErrorNotInitialized:
-      return Problem(DriverVerdict::Fail,
-                     T("драйвер CUDA не инициализировался (" + error + "): часто не загружен модуль nvidia_uvm или "
-                       "нет /dev/nvidia-uvm",
-                       "the CUDA driver did not initialise (" + error + "): often the nvidia_uvm module is not "
-                       "loaded or /dev/nvidia-uvm is missing"),
-                     T("ls -l /dev/nvidia*; sudo modprobe nvidia_uvm (или nvidia-modprobe -u -c=0); в контейнере "
-                       "запускайте с --gpus all",
-                       "ls -l /dev/nvidia*; sudo modprobe nvidia_uvm (or nvidia-modprobe -u -c=0); in a container, "
-                       "run with --gpus all"),
-                     error);
-    case cuda::kErrorDeviceUnavailable:
-      return Problem(DriverVerdict::Fail,
-                     T("видеокарты заняты или недоступны: режим EXCLUSIVE_PROCESS с чужим процессом на карте или "
-                       "режим PROHIBITED",
-                       "the GPUs are busy or unavailable: EXCLUSIVE_PROCESS mode with another process on the card, "
-                       "or PROHIBITED mode"),
-                     T("nvidia-smi покажет режим (Compute M.) и процессы; освободите карту или верните режим: "
-                       "sudo nvidia-smi -c DEFAULT",
-                       "nvidia-smi shows the mode (Compute M.) and the processes; free the card or restore the mode: "
-                       "sudo nvidia-smi -c DEFAULT"),
-                     error);
-    case cuda::kErrorUnknown:
-      return Problem(DriverVerdict::Fail,
-                     T("драйвер CUDA не смог обратиться к GPU (" + error + "): модуль ядра не загружен или сбоит, "
-                       "карта отвалилась от шины, или машина вышла из сна",
-                       "the CUDA driver could not reach the GPU (" + error + "): the kernel module is not loaded or "
-                       "is failing, a card fell off the bus, or the machine resumed from suspend"),
-                     T("nvidia-smi; sudo dmesg | grep -i -E 'nvrm|xid'; после сна: sudo rmmod nvidia_uvm && sudo "
-                       "modprobe nvidia_uvm; не помогло — перезагрузитесь",
-                       "nvidia-smi; sudo dmesg | grep -i -E 'nvrm|xid'; after suspend: sudo rmmod nvidia_uvm && sudo "
-                       "modprobe nvidia_uvm; if that does not help, reboot"),
-                     error);
-    default:
-      return Problem(DriverVerdict::Fail,
-                     T("драйвер CUDA не запустился: " + error, "the CUDA driver failed to start: " + error), kDriverHint,
-                     error);
+    case cuda::kSuccess: return Problem(DriverVerdict::Ready, {}, {}, error);
+    case cuda::kErrorStubLibrary: return OnlyTheToolkitStub(error);
+    case cuda::kErrorNoDevice: return NoGpuVisible(error);
+    case cuda::kErrorSystemNotReady: return FabricManagerNotRunning(error);
+    case cuda::kErrorSystemDriverMismatch: return DriverAndModuleDiffer(error);
+    case cuda::kErrorCompatNotSupportedOnDevice: return CompatPackageUnsupported(error);
+    case cuda::kErrorInsufficientDriver: return DriverOlderThanNeeded(error);
+    case cuda::kErrorNotInitialized: return UvmNotLoaded(error);
+    case cuda::kErrorDeviceUnavailable: return GpusBusyOrProhibited(error);
+    case cuda::kErrorUnknown: return GpuUnreachable(error);
+    default: return DriverFailedToStart(error);
   }
 }
 
