@@ -58,12 +58,8 @@ void Run(const CostOptions& o, const CommandContext& context) {
     context.Fail(T("задайте --model или --params (например 7B)", "give --model or --params (for example 7B)").In(lang));
     return;
   }
-  const auto tokens = ParseParamCount(o.tokens);
-  if (!tokens) {
-    context.Fail(T(fmt::format("--tokens «{}»: нужно число токенов вроде 1e9, 2B или 500M", o.tokens),
-                   fmt::format("--tokens \"{}\": expected a token count such as 1e9, 2B or 500M", o.tokens)).In(lang));
-    return;
-  }
+  const auto tokens = TokenCountOrFail(o.tokens, T("1e9, 2B или 500M", "1e9, 2B or 500M"), context);
+  if (!tokens) return;
   in.tokens = static_cast<double>(*tokens);
 
   std::optional<MachineReport> report;

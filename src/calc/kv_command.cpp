@@ -96,8 +96,7 @@ void Run(const KvOptions& o, const CommandContext& context) {
   }
   PrintLine(ModelLine(*model, lang), context);
   PrintLine(fmt::format("context {} × batch {}, KV {}, tp {}", s.context, s.batch, o.dtype, s.tp), context);
-  PrintLine(WorkNotesLine(T("Учтено:", "Applied:"), features, lang), context);
-  PrintLine(WorkNotesLine(T("Допущения:", "Assumptions:"), assumptions, lang), context);
+  PrintWorkNotes(features, assumptions, context);
   PrintLine("", context);
   Table table;
   table.columns = {T("Что", "What"), T("Значение", "Value")};

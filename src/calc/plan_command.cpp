@@ -26,20 +26,15 @@ void Run(const PlanOptions& o, const CommandContext& context) {
   const Lang lang = context.lang();
   auto model = ResolveOrFail(o.model, context);
   if (!model) return;
-  const auto tokens = ParseParamCount(o.tokens);
-  if (!tokens) {
-    context.Fail(T(fmt::format("--tokens «{}»: нужно число токенов вроде 1e9 или 500M", o.tokens),
-                   fmt::format("--tokens \"{}\": expected a token count such as 1e9 or 500M", o.tokens)).In(lang));
-    return;
-  }
+  const auto tokens = TokenCountOrFail(o.tokens, T("1e9 или 500M", "1e9 or 500M"), context);
+  if (!tokens) return;
   const auto settings = SettingsOrFail(o.training, context);
   if (!settings) return;
   const TrainingSettings& s = *settings;
   const std::vector<DefaultTaken> defaults = DefaultsTaken(o.training, s);
   const CalcConstants& k = CalcConstants::Builtin();
 
-  std::vector<LiveGpu> gpus;
-  if (context.env->live_gpus) gpus = context.env->live_gpus();
+  std::vector<LiveGpu> gpus = LiveGpus(context);
   auto report_read = ReadMachineReport(context.env->last_report_path);
   const MachineReport* report = report_read.ok() ? &report_read.value() : nullptr;
   // No live inventory (the driver is not reachable now): the cards the last report measured.
@@ -53,8 +48,7 @@ void Run(const PlanOptions& o, const CommandContext& context) {
   double memory_gib = 0;
   const reference::GpuSpec* reference_gpu = nullptr;
   if (!gpus.empty()) {
-    memory_gib = gpus.front().memory_total_gib;
-    for (const LiveGpu& g : gpus) memory_gib = std::min(memory_gib, g.memory_total_gib);
+    memory_gib = SmallestMemoryGib(gpus);
     reference_gpu = reference::GpuCatalog::Builtin().Match(gpus.front().name, gpus.front().memory_total_gib);
   }
   const Throughput throughput = ResolveThroughput(std::nullopt, report, reference_gpu, k);
@@ -97,7 +91,7 @@ void Run(const PlanOptions& o, const CommandContext& context) {
   }
   PrintLine(report_line.In(lang), context);
   PrintLine(T("Настройки: ", "Settings: ").In(lang) + SettingsLine(s), context);
-  if (!defaults.empty()) PrintLine(T("По умолчанию: ", "Defaults taken: ").In(lang) + DefaultsLine(defaults, lang), context);
+  PrintDefaultsTaken(defaults, context);
   if (!plan.shard_gpus) {
     PrintLine(T(fmt::format("Не влезает даже с batch 1 на всех {} картах. Попробуйте --method qlora, --checkpointing или меньший --seq.", gpus.size()),
                 fmt::format("Does not fit even at batch 1 on all {} cards. Try --method qlora, --checkpointing or a shorter --seq.", gpus.size())).In(lang),

@@ -30,8 +30,7 @@ struct ServeOptions {
 // GPUs to plan for: the flags, else this machine, else the course's lab machine. Says which.
 Text ResolveGpus(const ServeOptions& o, const CommandContext& context, ServeSettings& s) {
   const CalcConstants& k = CalcConstants::Builtin();
-  std::vector<LiveGpu> live;
-  if (context.env->live_gpus) live = context.env->live_gpus();
+  const std::vector<LiveGpu> live = LiveGpus(context);
   if (o.gpu_mem_gib > 0) {
     s.gpus = o.gpus > 0 ? o.gpus : 1;
     s.gpu_memory_gib = o.gpu_mem_gib;
@@ -39,9 +38,8 @@ Text ResolveGpus(const ServeOptions& o, const CommandContext& context, ServeSett
   }
   if (!live.empty()) {
     s.gpus = o.gpus > 0 ? std::min<int>(o.gpus, static_cast<int>(live.size())) : static_cast<int>(live.size());
-    s.gpu_memory_gib = live.front().memory_total_gib;
+    s.gpu_memory_gib = SmallestMemoryGib(live);
     s.gpu_name = live.front().name;
-    for (const LiveGpu& g : live) s.gpu_memory_gib = std::min(s.gpu_memory_gib, g.memory_total_gib);
     return T(fmt::format("GPU этой машины: {} × {:.1f} GiB", s.gpus, s.gpu_memory_gib),
              fmt::format("this machine's GPUs: {} × {:.1f} GiB", s.gpus, s.gpu_memory_gib));
   }
@@ -103,7 +101,7 @@ void Run(const ServeOptions& o, const CommandContext& context) {
   s.max_num_batched_tokens = o.max_num_batched_tokens;
   s.enforce_eager = o.enforce_eager;
   const ServePlan plan = PlanServing(*model, s, k);
-  const std::vector<WorkNote> features = model->arch ? ArchitectureFeatures(*model->arch) : std::vector<WorkNote>{};
+  const std::vector<WorkNote> features = FeaturesOf(*model);
   const std::vector<WorkNote> assumptions = ServeAssumptions(*model, plan, k);
   if (o.json) {
     nlohmann::json j = {{"command", "serve"}, {"model", ModelJson(*model)}, {"gpu_source", gpu_source.In(Lang::En)}};
@@ -115,8 +113,7 @@ void Run(const ServeOptions& o, const CommandContext& context) {
     return;
   }
   PrintLine(ModelLine(*model, lang), context);
-  if (!features.empty()) PrintLine(WorkNotesLine(T("Учтено:", "Applied:"), features, lang), context);
-  PrintLine(WorkNotesLine(T("Допущения:", "Assumptions:"), assumptions, lang), context);
+  PrintWorkNotes(features, assumptions, context);
   PrintLine(gpu_source.In(lang), context);
   PrintLine(T(fmt::format("Веса в {}: {}", quant_label, FormatGiBAndGB(plan.weights_bytes)),
               fmt::format("Weights at {}: {}", quant_label, FormatGiBAndGB(plan.weights_bytes))).In(lang), context);

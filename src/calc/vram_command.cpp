@@ -90,7 +90,7 @@ void Run(const VramOptions& o, const CommandContext& context) {
     return rule.bytes.value_or(m.known_bytes * n) / n + k.cuda_context_gib * kBytesPerGiB;
   };
   const std::vector<GpuFit> fits = FitOnGpus(reference::GpuCatalog::Builtin().gpus(), need);
-  const std::vector<WorkNote> features = model->arch ? ArchitectureFeatures(*model->arch) : std::vector<WorkNote>{};
+  const std::vector<WorkNote> features = FeaturesOf(*model);
   const std::vector<WorkNote> assumptions = VramAssumptions(*model);
 
   if (o.json) {
@@ -122,10 +122,9 @@ void Run(const VramOptions& o, const CommandContext& context) {
   }
 
   PrintLine(ModelLine(*model, lang), context);
-  if (!features.empty()) PrintLine(WorkNotesLine(T("Учтено:", "Applied:"), features, lang), context);
-  if (!assumptions.empty()) PrintLine(WorkNotesLine(T("Допущения:", "Assumptions:"), assumptions, lang), context);
+  PrintWorkNotes(features, assumptions, context);
   PrintLine(MethodTitle(s.method).In(lang) + ": " + SettingsLine(s), context);
-  if (!defaults.empty()) PrintLine(T("По умолчанию: ", "Defaults taken: ").In(lang) + DefaultsLine(defaults, lang), context);
+  PrintDefaultsTaken(defaults, context);
   PrintLine("", context);
   Table table;
   table.columns = {T("Что", "Part"), T("На карту", "Per GPU"), T("Как считали", "How counted")};
