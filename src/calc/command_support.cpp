@@ -1,9 +1,11 @@
 #include "calc/command_support.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
 
 #include "calc/byte_units.h"
-#include <unistd.h>
 
 #include "report/terminal_writer.h"
 
@@ -30,6 +32,30 @@ std::optional<TrainingSettings> SettingsOrFail(const TrainingOptions& options, c
     return std::nullopt;
   }
   return std::move(settings).value();
+}
+
+std::optional<int64_t> TokenCountOrFail(const std::string& text, const Text& examples, const CommandContext& context) {
+  const std::optional<int64_t> tokens = ParseParamCount(text);
+  if (!tokens) {
+    context.Fail(T(fmt::format("--tokens «{}»: нужно число токенов вроде {}", text, examples.ru),
+                   fmt::format("--tokens \"{}\": expected a token count such as {}", text, examples.en)).In(context.lang()));
+  }
+  return tokens;
+}
+
+std::vector<LiveGpu> LiveGpus(const CommandContext& context) {
+  if (!context.env->live_gpus) return {};
+  return context.env->live_gpus();
+}
+
+double SmallestMemoryGib(const std::vector<LiveGpu>& gpus) {
+  double memory_gib = gpus.front().memory_total_gib;
+  for (const LiveGpu& g : gpus) memory_gib = std::min(memory_gib, g.memory_total_gib);
+  return memory_gib;
+}
+
+std::vector<WorkNote> FeaturesOf(const ModelInput& model) {
+  return model.arch ? ArchitectureFeatures(*model.arch) : std::vector<WorkNote>{};
 }
 
 nlohmann::json ModelJson(const ModelInput& model) {
@@ -84,5 +110,15 @@ void PrintTable(const Table& table, const CommandContext& context) {
 }
 
 void PrintLine(const std::string& line, const CommandContext& context) { *context.out << line << "\n"; }
+
+void PrintWorkNotes(const std::vector<WorkNote>& features, const std::vector<WorkNote>& assumptions, const CommandContext& context) {
+  if (!features.empty()) PrintLine(WorkNotesLine(T("Учтено:", "Applied:"), features, context.lang()), context);
+  if (!assumptions.empty()) PrintLine(WorkNotesLine(T("Допущения:", "Assumptions:"), assumptions, context.lang()), context);
+}
+
+void PrintDefaultsTaken(const std::vector<DefaultTaken>& defaults, const CommandContext& context) {
+  if (defaults.empty()) return;
+  PrintLine(T("По умолчанию: ", "Defaults taken: ").In(context.lang()) + DefaultsLine(defaults, context.lang()), context);
+}
 
 }  // namespace labcheck::calc

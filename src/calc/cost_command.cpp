@@ -39,65 +39,62 @@ Text MethodCounting(Method method, bool recompute) {
                        recompute ? ", plus a second forward 2N" : ""));
 }
 
-void Run(const CostOptions& o, const CommandContext& context) {
-  const Lang lang = context.lang();
+// N: the parameters a token passes through in matrix multiplies (--model), else --params; or why
+// not, printed with exit code 2. `model` is kept for the report's model line.
+std::optional<double> ParamsOrFail(const CostOptions& o, std::optional<ModelInput>& model, const CommandContext& context) {
+  if (!o.model.empty()) {
+    model = ResolveOrFail(o.model, context);
+    if (!model) return std::nullopt;
+    const auto counts = model->counts();
+    return counts ? static_cast<double>(counts->matmul_active(*model->arch)) : static_cast<double>(model->total_params());
+  }
+  if (auto params = ParseParamCount(o.params)) return static_cast<double>(*params);
+  context.Fail(T("задайте --model или --params (например 7B)", "give --model or --params (for example 7B)").In(context.lang()));
+  return std::nullopt;
+}
+
+// --from-report: the last report, which must hold a measured training speed; else why not.
+std::optional<MachineReport> MeasuredReportOrFail(const CommandContext& context) {
+  const std::string& path = context.env->last_report_path;
+  auto read = ReadMachineReport(path);
+  // No figure because that run's interpreter did not answer: "run lab_check" would only repeat it.
+  if (read.ok() && !read->train_tflops && read->interpreter_unresponsive) {
+    const probes::Unresponsive& u = *read->interpreter_unresponsive;
+    context.Fail(T(fmt::format("в {} нет измерения smoke.llama.train_tflops: {}. {} Или задайте --tflops",
+                               path, u.Reason().ru, u.Hint().ru),
+                   fmt::format("{} has no smoke.llama.train_tflops measurement: {}. {} Or give --tflops",
+                               path, u.Reason().en, u.Hint().en)).In(context.lang()));
+    return std::nullopt;
+  }
+  if (!read.ok() || !read->train_tflops) {
+    context.Fail(T(fmt::format("в {} нет измерения smoke.llama.train_tflops: запустите lab_check или задайте --tflops", path),
+                   fmt::format("{} has no smoke.llama.train_tflops measurement: run lab_check or give --tflops", path)).In(context.lang()));
+    return std::nullopt;
+  }
+  return std::move(read).value();
+}
+
+CostInput CostInputFor(const CostOptions& o, double params, double tokens) {
   CostInput in;
   in.method = *ParseMethod(o.method);
   in.recompute = o.checkpointing;
   in.gpus = o.gpus;
   in.price_per_gpu_hour = o.price;
-  std::optional<ModelInput> model;
-  if (!o.model.empty()) {
-    model = ResolveOrFail(o.model, context);
-    if (!model) return;
-    const auto counts = model->counts();
-    in.params = counts ? static_cast<double>(counts->matmul_active(*model->arch)) : static_cast<double>(model->total_params());
-  } else if (auto params = ParseParamCount(o.params)) {
-    in.params = static_cast<double>(*params);
-  } else {
-    context.Fail(T("задайте --model или --params (например 7B)", "give --model or --params (for example 7B)").In(lang));
-    return;
-  }
-  const auto tokens = ParseParamCount(o.tokens);
-  if (!tokens) {
-    context.Fail(T(fmt::format("--tokens «{}»: нужно число токенов вроде 1e9, 2B или 500M", o.tokens),
-                   fmt::format("--tokens \"{}\": expected a token count such as 1e9, 2B or 500M", o.tokens)).In(lang));
-    return;
-  }
-  in.tokens = static_cast<double>(*tokens);
+  in.params = params;
+  in.tokens = tokens;
+  return in;
+}
 
-  std::optional<MachineReport> report;
-  if (o.from_report) {
-    auto read = ReadMachineReport(context.env->last_report_path);
-    // No figure because that run's interpreter did not answer: "run lab_check" would only repeat it.
-    if (read.ok() && !read->train_tflops && read->interpreter_unresponsive) {
-      const probes::Unresponsive& u = *read->interpreter_unresponsive;
-      context.Fail(T(fmt::format("в {} нет измерения smoke.llama.train_tflops: {}. {} Или задайте --tflops",
-                                 context.env->last_report_path, u.Reason().ru, u.Hint().ru),
-                     fmt::format("{} has no smoke.llama.train_tflops measurement: {}. {} Or give --tflops",
-                                 context.env->last_report_path, u.Reason().en, u.Hint().en)).In(lang));
-      return;
-    }
-    if (!read.ok() || !read->train_tflops) {
-      context.Fail(T(fmt::format("в {} нет измерения smoke.llama.train_tflops: запустите lab_check или задайте --tflops",
-                                 context.env->last_report_path),
-                     fmt::format("{} has no smoke.llama.train_tflops measurement: run lab_check or give --tflops",
-                                 context.env->last_report_path)).In(lang));
-      return;
-    }
-    report = std::move(read).value();
-  }
-  const Throughput throughput = ResolveThroughput(o.tflops, report ? &*report : nullptr, nullptr, CalcConstants::Builtin());
-  const TrainingCost cost = ComputeTrainingCost(in, throughput);
-  if (o.json) {
-    nlohmann::json j = {{"command", "cost"}, {"cost", TrainingCostJson(cost, in, throughput, Lang::En)},
-                        {"counting", MethodCounting(in.method, in.recompute).In(Lang::En)}};
-    if (model) j["model"] = ModelJson(*model);
-    PrintJson(j, context);
-    context.Succeed();
-    return;
-  }
-  if (model) PrintLine(ModelLine(*model, lang), context);
+void PrintCostJson(const std::optional<ModelInput>& model, const CostInput& in, const Throughput& throughput,
+                   const TrainingCost& cost, const CommandContext& context) {
+  nlohmann::json j = {{"command", "cost"}, {"cost", TrainingCostJson(cost, in, throughput, Lang::En)},
+                      {"counting", MethodCounting(in.method, in.recompute).In(Lang::En)}};
+  if (model) j["model"] = ModelJson(*model);
+  PrintJson(j, context);
+}
+
+Table CostTable(const std::optional<ModelInput>& model, const CostInput& in, const Throughput& throughput,
+                const TrainingCost& cost, Lang lang) {
   Table table;
   table.columns = {T("Что", "What"), T("Значение", "Value")};
   table.AddRow({T("N (параметры в умножениях матриц на токен)", "N (parameters in matmuls per token)"), FormatParams(in.params)});
@@ -120,7 +117,26 @@ void Run(const CostOptions& o, const CommandContext& context) {
   if (model && model->arch && model->arch->moe.enabled()) {
     table.notes.push_back(T("MoE: N — активные параметры (эксперты, выбранные для токена).", "MoE: N counts active parameters (the experts a token is routed to)."));
   }
-  PrintTable(table, context);
+  return table;
+}
+
+void Run(const CostOptions& o, const CommandContext& context) {
+  std::optional<ModelInput> model;
+  const std::optional<double> params = ParamsOrFail(o, model, context);
+  if (!params) return;
+  const auto tokens = TokenCountOrFail(o.tokens, T("1e9, 2B или 500M", "1e9, 2B or 500M"), context);
+  if (!tokens) return;
+  std::optional<MachineReport> report;
+  if (o.from_report && !(report = MeasuredReportOrFail(context))) return;
+  const CostInput in = CostInputFor(o, *params, static_cast<double>(*tokens));
+  const Throughput throughput = ResolveThroughput(o.tflops, report ? &*report : nullptr, nullptr, CalcConstants::Builtin());
+  const TrainingCost cost = ComputeTrainingCost(in, throughput);
+  if (o.json) {
+    PrintCostJson(model, in, throughput, cost, context);
+  } else {
+    if (model) PrintLine(ModelLine(*model, context.lang()), context);
+    PrintTable(CostTable(model, in, throughput, cost, context.lang()), context);
+  }
   context.Succeed();
 }
 

@@ -54,64 +54,101 @@ std::vector<WorkNote> KvAssumptions(const Architecture& arch, const KvOptions& o
   return notes;
 }
 
-void Run(const KvOptions& o, const CommandContext& context) {
+// The checks a KV figure needs before it means anything: an architecture, a --tp vLLM accepts,
+// and a context length; else why not, printed with exit code 2.
+std::optional<KvSettings> KvSettingsOrFail(const KvOptions& o, const ModelInput& model, const CommandContext& context) {
   const Lang lang = context.lang();
-  auto model = ResolveOrFail(o.model, context);
-  if (!model) return;
-  if (!model->arch) {
+  if (!model.arch) {
     context.Fail(T(fmt::format("для KV-кэша нужна архитектура (слои, KV-головы, head_dim), а «{}» — только размер. "
                                "Укажите модель из каталога или путь к её config.json.", o.model),
                    fmt::format("the KV cache needs the architecture (layers, KV heads, head_dim) and \"{}\" is only a size. "
                                "Give a catalog model or the path to its config.json.", o.model)).In(lang));
-    return;
+    return std::nullopt;
   }
-  const Architecture& arch = *model->arch;
+  const Architecture& arch = *model.arch;
   if (const Status tp = CheckTensorParallel(arch, o.tp, lang); !tp.ok()) {
     context.Fail(tp.message() + T(". Возьмите --tp, который делит число голов.", ". Use a --tp that divides the head counts.").In(lang));
-    return;
+    return std::nullopt;
   }
   KvSettings s{o.context > 0 ? o.context : arch.max_context, o.batch, o.dtype == "fp8" ? 1.0 : 2.0, o.tp};
   if (s.context <= 0) {
     context.Fail(T("в config.json нет max_position_embeddings: задайте --context", "config.json has no max_position_embeddings: give --context").In(lang));
-    return;
+    return std::nullopt;
   }
-  const KvCache kv = ComputeKvCache(arch, s);
-  const double tokens = static_cast<double>(s.context * s.batch);
-  const std::vector<WorkNote> features = ArchitectureFeatures(arch);
-  const std::vector<WorkNote> assumptions = KvAssumptions(arch, o, s);
+  return s;
+}
+
+struct KvEstimate {
+  KvSettings settings;
+  KvCache kv;
+  double tokens = 0;  // context × batch
   // Every layer holding the whole context: what an engine that ignores the windows allocates.
-  const double no_window_bytes = kv.bytes_per_token_per_gpu * tokens;
-  if (o.json) {
-    nlohmann::json kv_json = KvCacheJson(kv, s);
-    if (kv.sliding_layers > 0) kv_json["total_per_gpu_without_windows"] = BytesJson(no_window_bytes);
-    PrintJson({{"command", "kv"},
-               {"model", ModelJson(*model)},
-               {"settings", {{"context", s.context}, {"batch", s.batch}, {"kv_dtype", o.dtype}, {"tp", s.tp}}},
-               {"kv", kv_json},
-               {"features", WorkNotesJson(features)},
-               {"assumptions", WorkNotesJson(assumptions)}},
-              context);
-    context.Succeed();
-    return;
+  double no_window_bytes = 0;
+  std::vector<WorkNote> features;
+  std::vector<WorkNote> assumptions;
+};
+
+KvEstimate EstimateKv(const KvOptions& o, const Architecture& arch, const KvSettings& s) {
+  KvEstimate e{s, ComputeKvCache(arch, s)};
+  e.tokens = static_cast<double>(s.context * s.batch);
+  e.no_window_bytes = e.kv.bytes_per_token_per_gpu * e.tokens;
+  e.features = ArchitectureFeatures(arch);
+  e.assumptions = KvAssumptions(arch, o, s);
+  return e;
+}
+
+void PrintKvJson(const KvOptions& o, const ModelInput& model, const KvEstimate& e, const CommandContext& context) {
+  const KvSettings& s = e.settings;
+  nlohmann::json kv_json = KvCacheJson(e.kv, s);
+  if (e.kv.sliding_layers > 0) kv_json["total_per_gpu_without_windows"] = BytesJson(e.no_window_bytes);
+  PrintJson({{"command", "kv"},
+             {"model", ModelJson(model)},
+             {"settings", {{"context", s.context}, {"batch", s.batch}, {"kv_dtype", o.dtype}, {"tp", s.tp}}},
+             {"kv", kv_json},
+             {"features", WorkNotesJson(e.features)},
+             {"assumptions", WorkNotesJson(e.assumptions)}},
+            context);
+}
+
+// What one GPU caches per token: MLA's latent whole on every rank, else its share of the KV heads.
+std::vector<Text> PerGpuShareRow(const Architecture& arch, const KvEstimate& e, Lang lang) {
+  const KvCache& kv = e.kv;
+  const int tp = e.settings.tp;
+  if (kv.latent) {
+    return {T("Латент MLA на GPU", "MLA latent per GPU"),
+            T(fmt::format("{} значений на слой и токен, целиком на каждой из {} GPU", kv.values_per_layer_token_per_gpu, tp),
+              fmt::format("{} values per layer and token, whole on each of {} GPUs", kv.values_per_layer_token_per_gpu, tp))};
   }
-  PrintLine(ModelLine(*model, lang), context);
-  PrintLine(fmt::format("context {} × batch {}, KV {}, tp {}", s.context, s.batch, o.dtype, s.tp), context);
-  PrintLine(WorkNotesLine(T("Учтено:", "Applied:"), features, lang), context);
-  PrintLine(WorkNotesLine(T("Допущения:", "Assumptions:"), assumptions, lang), context);
-  PrintLine("", context);
+  return {T("KV-голов на GPU", "KV heads per GPU"),
+          fmt::format("{} ({} / tp {}{})", kv.kv_heads_per_gpu, arch.kv_heads, tp,
+                      arch.kv_heads < tp ? T(fmt::format(", каждая размножена на {} GPU, как в vLLM", tp / arch.kv_heads),
+                                             fmt::format(", each replicated on {} GPUs, as vLLM does", tp / arch.kv_heads)).In(lang)
+                                         : "")};
+}
+
+// How the bytes per layer and token were counted.
+Text KvCountingNote(const Architecture& arch, const KvEstimate& e) {
+  const KvCache& kv = e.kv;
+  const double dtype_bytes = e.settings.dtype_bytes;
+  if (kv.latent) {
+    return T(fmt::format("(kv_lora_rank {} + qk_rope_head_dim {}) × {:g} байта на слой и токен: MLA кэширует сжатый латент и "
+                         "общий rope-ключ, а не K и V каждой головы; TP его не делит.",
+                         arch.mla.kv_lora_rank, arch.mla.qk_rope_head_dim, dtype_bytes),
+             fmt::format("(kv_lora_rank {} + qk_rope_head_dim {}) × {:g} bytes per layer and token: MLA caches the compressed "
+                         "latent and the shared rope key, not every head's K and V; TP does not split it.",
+                         arch.mla.kv_lora_rank, arch.mla.qk_rope_head_dim, dtype_bytes));
+  }
+  return T(fmt::format("2 (K и V) × {} KV-голов × head_dim {} × {:g} байта на слой и токен; слой со скользящим окном "
+                       "хранит не больше окна.", kv.kv_heads_per_gpu, arch.head_dim, dtype_bytes),
+           fmt::format("2 (K and V) × {} KV heads × head_dim {} × {:g} bytes per layer and token; a sliding-window "
+                       "layer holds at most its window.", kv.kv_heads_per_gpu, arch.head_dim, dtype_bytes));
+}
+
+Table KvTable(const Architecture& arch, const KvEstimate& e, Lang lang) {
+  const KvCache& kv = e.kv;
   Table table;
   table.columns = {T("Что", "What"), T("Значение", "Value")};
-  if (kv.latent) {
-    table.AddRow({T("Латент MLA на GPU", "MLA latent per GPU"),
-                  T(fmt::format("{} значений на слой и токен, целиком на каждой из {} GPU", kv.values_per_layer_token_per_gpu, s.tp),
-                    fmt::format("{} values per layer and token, whole on each of {} GPUs", kv.values_per_layer_token_per_gpu, s.tp))});
-  } else {
-    table.AddRow({T("KV-голов на GPU", "KV heads per GPU"),
-                  fmt::format("{} ({} / tp {}{})", kv.kv_heads_per_gpu, arch.kv_heads, s.tp,
-                              arch.kv_heads < s.tp ? T(fmt::format(", каждая размножена на {} GPU, как в vLLM", s.tp / arch.kv_heads),
-                                                       fmt::format(", each replicated on {} GPUs, as vLLM does", s.tp / arch.kv_heads)).In(lang)
-                                                   : "")});
-  }
+  table.AddRow(PerGpuShareRow(arch, e, lang));
   table.AddRow({T("Слои: полное внимание / скользящее окно", "Layers: full attention / sliding window"),
                 fmt::format("{} / {}", kv.full_layers, kv.sliding_layers)});
   if (kv.state_layers > 0) {
@@ -123,27 +160,34 @@ void Run(const KvOptions& o, const CommandContext& context) {
   table.AddRow({T("Байт на токен (все слои)", "Bytes per token (all layers)"),
                 fmt::format("{:.0f} ({:.1f} KiB)", kv.bytes_per_token_per_gpu, kv.bytes_per_token_per_gpu / 1024)});
   table.AddRow({T("Байт на токен в среднем (с окнами)", "Bytes per token on average (windows applied)"),
-                fmt::format("{:.0f}", kv.total_bytes_per_gpu / tokens)});
+                fmt::format("{:.0f}", kv.total_bytes_per_gpu / e.tokens)});
   table.AddRow({T("Одна последовательность, на GPU", "One sequence, per GPU"), FormatGiBAndGB(kv.sequence_bytes_per_gpu)});
   table.AddRow({T("Весь батч, на GPU", "Whole batch, per GPU"), FormatGiBAndGB(kv.total_bytes_per_gpu)});
   table.AddRow({T("Весь батч, на всех GPU", "Whole batch, all GPUs"), FormatGiBAndGB(kv.total_bytes_all_gpus)});
   if (kv.sliding_layers > 0) {
-    table.AddRow({T("Весь батч, на GPU, без окон", "Whole batch, per GPU, no windows"), FormatGiBAndGB(no_window_bytes)});
+    table.AddRow({T("Весь батч, на GPU, без окон", "Whole batch, per GPU, no windows"), FormatGiBAndGB(e.no_window_bytes)});
   }
-  if (kv.latent) {
-    table.notes.push_back(T(fmt::format("(kv_lora_rank {} + qk_rope_head_dim {}) × {:g} байта на слой и токен: MLA кэширует сжатый латент и "
-                                        "общий rope-ключ, а не K и V каждой головы; TP его не делит.",
-                                        arch.mla.kv_lora_rank, arch.mla.qk_rope_head_dim, s.dtype_bytes),
-                            fmt::format("(kv_lora_rank {} + qk_rope_head_dim {}) × {:g} bytes per layer and token: MLA caches the compressed "
-                                        "latent and the shared rope key, not every head's K and V; TP does not split it.",
-                                        arch.mla.kv_lora_rank, arch.mla.qk_rope_head_dim, s.dtype_bytes)));
-  } else {
-    table.notes.push_back(T(fmt::format("2 (K и V) × {} KV-голов × head_dim {} × {:g} байта на слой и токен; слой со скользящим окном "
-                                        "хранит не больше окна.", kv.kv_heads_per_gpu, arch.head_dim, s.dtype_bytes),
-                            fmt::format("2 (K and V) × {} KV heads × head_dim {} × {:g} bytes per layer and token; a sliding-window "
-                                        "layer holds at most its window.", kv.kv_heads_per_gpu, arch.head_dim, s.dtype_bytes)));
-  }
-  PrintTable(table, context);
+  table.notes.push_back(KvCountingNote(arch, e));
+  return table;
+}
+
+void PrintKvText(const KvOptions& o, const ModelInput& model, const KvEstimate& e, const CommandContext& context) {
+  const KvSettings& s = e.settings;
+  PrintLine(ModelLine(model, context.lang()), context);
+  PrintLine(fmt::format("context {} × batch {}, KV {}, tp {}", s.context, s.batch, o.dtype, s.tp), context);
+  PrintWorkNotes(e.features, e.assumptions, context);
+  PrintLine("", context);
+  PrintTable(KvTable(*model.arch, e, context.lang()), context);
+}
+
+void Run(const KvOptions& o, const CommandContext& context) {
+  auto model = ResolveOrFail(o.model, context);
+  if (!model) return;
+  const std::optional<KvSettings> settings = KvSettingsOrFail(o, *model, context);
+  if (!settings) return;
+  const KvEstimate estimate = EstimateKv(o, *model->arch, *settings);
+  if (o.json) PrintKvJson(o, *model, estimate, context);
+  else PrintKvText(o, *model, estimate, context);
   context.Succeed();
 }
 

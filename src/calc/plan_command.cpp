@@ -2,8 +2,8 @@
 // length, and how long an epoch of D tokens takes here.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <memory>
+#include <utility>
 
 #include "calc/byte_units.h"
 #include "calc/machine_report.h"
@@ -22,117 +22,162 @@ struct PlanOptions {
   bool json = false;
 };
 
-void Run(const PlanOptions& o, const CommandContext& context) {
-  const Lang lang = context.lang();
-  auto model = ResolveOrFail(o.model, context);
-  if (!model) return;
-  const auto tokens = ParseParamCount(o.tokens);
-  if (!tokens) {
-    context.Fail(T(fmt::format("--tokens «{}»: нужно число токенов вроде 1e9 или 500M", o.tokens),
-                   fmt::format("--tokens \"{}\": expected a token count such as 1e9 or 500M", o.tokens)).In(lang));
-    return;
-  }
-  const auto settings = SettingsOrFail(o.training, context);
-  if (!settings) return;
-  const TrainingSettings& s = *settings;
-  const std::vector<DefaultTaken> defaults = DefaultsTaken(o.training, s);
-  const CalcConstants& k = CalcConstants::Builtin();
-
+// The cards to plan on and where they came from.
+struct PlanGpus {
   std::vector<LiveGpu> gpus;
-  if (context.env->live_gpus) gpus = context.env->live_gpus();
-  auto report_read = ReadMachineReport(context.env->last_report_path);
-  const MachineReport* report = report_read.ok() ? &report_read.value() : nullptr;
-  // No live inventory (the driver is not reachable now): the cards the last report measured.
-  bool gpus_from_report = false;
-  if (gpus.empty() && report) {
-    for (const ReportGpu& g : report->gpus) {
-      if (g.memory_total_gib > 0) gpus.push_back({g.name, g.memory_total_gib});
-    }
-    gpus_from_report = !gpus.empty();
-  }
-  double memory_gib = 0;
+  bool from_report = false;
+  double memory_gib = 0;  // the smallest card's: every shard must fit on it
   const reference::GpuSpec* reference_gpu = nullptr;
-  if (!gpus.empty()) {
-    memory_gib = gpus.front().memory_total_gib;
-    for (const LiveGpu& g : gpus) memory_gib = std::min(memory_gib, g.memory_total_gib);
-    reference_gpu = reference::GpuCatalog::Builtin().Match(gpus.front().name, gpus.front().memory_total_gib);
+};
+
+PlanGpus FindPlanGpus(std::vector<LiveGpu> live, const MachineReport* report) {
+  PlanGpus found;
+  found.gpus = std::move(live);
+  // No live inventory (the driver is not reachable now): the cards the last report measured.
+  if (found.gpus.empty() && report) {
+    for (const ReportGpu& g : report->gpus) {
+      if (g.memory_total_gib > 0) found.gpus.push_back({g.name, g.memory_total_gib});
+    }
+    found.from_report = !found.gpus.empty();
   }
-  const Throughput throughput = ResolveThroughput(std::nullopt, report, reference_gpu, k);
-  const Bandwidth bandwidth = ResolveAllreduceBandwidth(report, k);
-  const TrainingPlan plan = PlanTraining(*model, s, static_cast<double>(*tokens), static_cast<int>(gpus.size()), memory_gib,
-                                         throughput, bandwidth, k);
-  const Text report_line = report ? T(fmt::format("Скорость и связь — из отчёта {}", report->path),
-                                      fmt::format("Speed and interconnect from the report {}", report->path))
-                                  : T(fmt::format("Отчёта {} нет: скорость и связь — справочные", context.env->last_report_path),
-                                      fmt::format("No report at {}: speed and interconnect are reference figures", context.env->last_report_path));
-  if (o.json) {
-    nlohmann::json names = nlohmann::json::array();
-    for (const LiveGpu& g : gpus) names.push_back({{"name", g.name}, {"memory_total_gib", g.memory_total_gib}});
-    PrintJson({{"command", "plan"},
-               {"model", ModelJson(*model)},
-               {"settings", TrainingSettingsJson(s)},
-               {"defaults_taken", DefaultsJson(defaults)},
-               {"gpus", names},
-               {"gpus_from_report", gpus_from_report},
-               {"report", report ? nlohmann::json(report->path) : nlohmann::json(nullptr)},
-               {"tflops_per_gpu", {{"low", throughput.tflops_low}, {"high", throughput.tflops_high}, {"source", throughput.source.In(Lang::En)}}},
-               {"allreduce_busbw_gbps", {{"value", bandwidth.busbw_gbps}, {"source", bandwidth.source.In(Lang::En)}}},
-               {"plan", TrainingPlanJson(plan)}},
-              context);
-    context.Succeed();
-    return;
+  if (!found.gpus.empty()) {
+    found.memory_gib = SmallestMemoryGib(found.gpus);
+    found.reference_gpu = reference::GpuCatalog::Builtin().Match(found.gpus.front().name, found.gpus.front().memory_total_gib);
   }
-  PrintLine(ModelLine(*model, lang), context);
-  if (gpus.empty()) {
-    PrintLine(T("GPU на этой машине не найдены: обучать здесь не на чем. Какую карту арендовать, покажет `lab_check vram`.",
-                "No GPUs found on this machine: nothing to train on here. `lab_check vram` shows which card to rent.").In(lang), context);
-    context.Succeed();
-    return;
-  }
-  PrintLine(T(fmt::format("GPU: {} × {} (берётся наименьшая память: {:.1f} GiB)", gpus.size(), gpus.front().name, memory_gib),
-              fmt::format("GPUs: {} × {} (planning with the smallest memory: {:.1f} GiB)", gpus.size(), gpus.front().name, memory_gib)).In(lang),
+  return found;
+}
+
+struct PlanEstimate {
+  TrainingSettings settings;
+  std::vector<DefaultTaken> defaults;
+  PlanGpus machine;
+  Throughput throughput;
+  Bandwidth bandwidth;
+  TrainingPlan plan;
+};
+
+PlanEstimate EstimatePlan(const ModelInput& model, const PlanOptions& o, const TrainingSettings& s, double tokens,
+                          PlanGpus machine, const MachineReport* report) {
+  const CalcConstants& k = CalcConstants::Builtin();
+  PlanEstimate e;
+  e.settings = s;
+  e.defaults = DefaultsTaken(o.training, s);
+  e.machine = std::move(machine);
+  e.throughput = ResolveThroughput(std::nullopt, report, e.machine.reference_gpu, k);
+  e.bandwidth = ResolveAllreduceBandwidth(report, k);
+  e.plan = PlanTraining(model, s, tokens, static_cast<int>(e.machine.gpus.size()), e.machine.memory_gib, e.throughput,
+                        e.bandwidth, k);
+  return e;
+}
+
+void PrintPlanJson(const ModelInput& model, const PlanEstimate& e, const MachineReport* report, const CommandContext& context) {
+  nlohmann::json names = nlohmann::json::array();
+  for (const LiveGpu& g : e.machine.gpus) names.push_back({{"name", g.name}, {"memory_total_gib", g.memory_total_gib}});
+  PrintJson({{"command", "plan"},
+             {"model", ModelJson(model)},
+             {"settings", TrainingSettingsJson(e.settings)},
+             {"defaults_taken", DefaultsJson(e.defaults)},
+             {"gpus", names},
+             {"gpus_from_report", e.machine.from_report},
+             {"report", report ? nlohmann::json(report->path) : nlohmann::json(nullptr)},
+             {"tflops_per_gpu", {{"low", e.throughput.tflops_low}, {"high", e.throughput.tflops_high}, {"source", e.throughput.source.In(Lang::En)}}},
+             {"allreduce_busbw_gbps", {{"value", e.bandwidth.busbw_gbps}, {"source", e.bandwidth.source.In(Lang::En)}}},
+             {"plan", TrainingPlanJson(e.plan)}},
             context);
-  if (gpus_from_report) {
+}
+
+Text ReportSourceLine(const MachineReport* report, const std::string& report_path) {
+  return report ? T(fmt::format("Скорость и связь — из отчёта {}", report->path),
+                    fmt::format("Speed and interconnect from the report {}", report->path))
+                : T(fmt::format("Отчёта {} нет: скорость и связь — справочные", report_path),
+                    fmt::format("No report at {}: speed and interconnect are reference figures", report_path));
+}
+
+// The cards, the report the speeds come from, and the settings planned with.
+void PrintPlanBasis(const PlanEstimate& e, const MachineReport* report, const CommandContext& context) {
+  const Lang lang = context.lang();
+  const PlanGpus& m = e.machine;
+  PrintLine(T(fmt::format("GPU: {} × {} (берётся наименьшая память: {:.1f} GiB)", m.gpus.size(), m.gpus.front().name, m.memory_gib),
+              fmt::format("GPUs: {} × {} (planning with the smallest memory: {:.1f} GiB)", m.gpus.size(), m.gpus.front().name, m.memory_gib)).In(lang),
+            context);
+  if (m.from_report) {
     PrintLine(T("GPU сейчас не видны: беру карты и их память из отчёта.", "No GPUs visible now: the cards and their memory come from the report.").In(lang), context);
   }
-  PrintLine(report_line.In(lang), context);
-  PrintLine(T("Настройки: ", "Settings: ").In(lang) + SettingsLine(s), context);
-  if (!defaults.empty()) PrintLine(T("По умолчанию: ", "Defaults taken: ").In(lang) + DefaultsLine(defaults, lang), context);
-  if (!plan.shard_gpus) {
-    PrintLine(T(fmt::format("Не влезает даже с batch 1 на всех {} картах. Попробуйте --method qlora, --checkpointing или меньший --seq.", gpus.size()),
-                fmt::format("Does not fit even at batch 1 on all {} cards. Try --method qlora, --checkpointing or a shorter --seq.", gpus.size())).In(lang),
-              context);
-    context.Succeed();
-    return;
-  }
-  if (plan.checkpointing_added) {
-    PrintLine(T("Без gradient checkpointing не влезает: план считает с ним.",
-                "Without gradient checkpointing it does not fit: the plan uses it.").In(lang), context);
-  }
-  PrintLine(*plan.shard_gpus == 1
-                ? T(fmt::format("Модель помещается на одну карту: {} копий, data parallel.", plan.replicas),
-                    fmt::format("The model fits on one card: {} data-parallel copies.", plan.replicas)).In(lang)
-                : T(fmt::format("Одна копия делится на {} карт (FSDP), копий: {}.", *plan.shard_gpus, plan.replicas),
-                    fmt::format("One copy is sharded over {} cards (FSDP), copies: {}.", *plan.shard_gpus, plan.replicas)).In(lang),
-            context);
-  PrintLine("", context);
+  PrintLine(ReportSourceLine(report, context.env->last_report_path).In(lang), context);
+  PrintLine(T("Настройки: ", "Settings: ").In(lang) + SettingsLine(e.settings), context);
+  PrintDefaultsTaken(e.defaults, context);
+}
+
+// How one model copy is laid out over the cards.
+Text LayoutLine(const TrainingPlan& plan) {
+  return *plan.shard_gpus == 1
+             ? T(fmt::format("Модель помещается на одну карту: {} копий, data parallel.", plan.replicas),
+                 fmt::format("The model fits on one card: {} data-parallel copies.", plan.replicas))
+             : T(fmt::format("Одна копия делится на {} карт (FSDP), копий: {}.", *plan.shard_gpus, plan.replicas),
+                 fmt::format("One copy is sharded over {} cards (FSDP), copies: {}.", *plan.shard_gpus, plan.replicas));
+}
+
+Table BatchTable(const TrainingPlan& plan) {
   Table table;
   table.columns = {T("seq", "seq"), T("Макс. batch на карту", "Max batch per card"), T("Память на карту", "Memory per card")};
   for (const PlanRow& row : plan.rows) {
     table.AddRow({std::to_string(row.seq), row.max_batch ? Text(std::to_string(*row.max_batch)) : T("не влезает", "does not fit"),
                   FormatGiBAndGB(row.peak_bytes)});
   }
-  PrintTable(table, context);
+  return table;
+}
+
+Text EpochLine(const TrainingPlan& plan, const TrainingSettings& s, Lang lang) {
+  return T(fmt::format("Эпоха {:.3g} токенов (seq {}, batch {}): вычисления {} – {}, обмен между картами до {}.",
+                       plan.tokens, s.seq, plan.batch_at_seq.value_or(1), FormatDuration(plan.cost.hours_low, lang),
+                       FormatDuration(plan.cost.hours_high, lang), FormatDuration(plan.comm_hours, lang)),
+           fmt::format("An epoch of {:.3g} tokens (seq {}, batch {}): compute {} – {}, communication up to {}.",
+                       plan.tokens, s.seq, plan.batch_at_seq.value_or(1), FormatDuration(plan.cost.hours_low, lang),
+                       FormatDuration(plan.cost.hours_high, lang), FormatDuration(plan.comm_hours, lang)));
+}
+
+void PrintPlanText(const ModelInput& model, const PlanEstimate& e, const MachineReport* report, const CommandContext& context) {
+  const Lang lang = context.lang();
+  const TrainingPlan& plan = e.plan;
+  PrintLine(ModelLine(model, lang), context);
+  if (e.machine.gpus.empty()) {
+    PrintLine(T("GPU на этой машине не найдены: обучать здесь не на чем. Какую карту арендовать, покажет `lab_check vram`.",
+                "No GPUs found on this machine: nothing to train on here. `lab_check vram` shows which card to rent.").In(lang), context);
+    return;
+  }
+  PrintPlanBasis(e, report, context);
+  if (!plan.shard_gpus) {
+    PrintLine(T(fmt::format("Не влезает даже с batch 1 на всех {} картах. Попробуйте --method qlora, --checkpointing или меньший --seq.", e.machine.gpus.size()),
+                fmt::format("Does not fit even at batch 1 on all {} cards. Try --method qlora, --checkpointing or a shorter --seq.", e.machine.gpus.size())).In(lang),
+              context);
+    return;
+  }
+  if (plan.checkpointing_added) {
+    PrintLine(T("Без gradient checkpointing не влезает: план считает с ним.",
+                "Without gradient checkpointing it does not fit: the plan uses it.").In(lang), context);
+  }
+  PrintLine(LayoutLine(plan).In(lang), context);
   PrintLine("", context);
-  PrintLine(T(fmt::format("Эпоха {:.3g} токенов (seq {}, batch {}): вычисления {} – {}, обмен между картами до {}.",
-                          plan.tokens, s.seq, plan.batch_at_seq.value_or(1), FormatDuration(plan.cost.hours_low, lang),
-                          FormatDuration(plan.cost.hours_high, lang), FormatDuration(plan.comm_hours, lang)),
-              fmt::format("An epoch of {:.3g} tokens (seq {}, batch {}): compute {} – {}, communication up to {}.",
-                          plan.tokens, s.seq, plan.batch_at_seq.value_or(1), FormatDuration(plan.cost.hours_low, lang),
-                          FormatDuration(plan.cost.hours_high, lang), FormatDuration(plan.comm_hours, lang))).In(lang),
-            context);
-  PrintLine(T("Скорость: ", "Speed: ").In(lang) + throughput.source.In(lang), context);
-  PrintLine(T("Связь: ", "Interconnect: ").In(lang) + bandwidth.source.In(lang), context);
+  PrintTable(BatchTable(plan), context);
+  PrintLine("", context);
+  PrintLine(EpochLine(plan, e.settings, lang).In(lang), context);
+  PrintLine(T("Скорость: ", "Speed: ").In(lang) + e.throughput.source.In(lang), context);
+  PrintLine(T("Связь: ", "Interconnect: ").In(lang) + e.bandwidth.source.In(lang), context);
+}
+
+void Run(const PlanOptions& o, const CommandContext& context) {
+  auto model = ResolveOrFail(o.model, context);
+  if (!model) return;
+  const auto tokens = TokenCountOrFail(o.tokens, T("1e9 или 500M", "1e9 or 500M"), context);
+  if (!tokens) return;
+  const auto settings = SettingsOrFail(o.training, context);
+  if (!settings) return;
+  std::vector<LiveGpu> live = LiveGpus(context);
+  const auto report_read = ReadMachineReport(context.env->last_report_path);
+  const MachineReport* report = report_read.ok() ? &report_read.value() : nullptr;
+  const PlanEstimate estimate = EstimatePlan(*model, o, *settings, static_cast<double>(*tokens), FindPlanGpus(std::move(live), report), report);
+  if (o.json) PrintPlanJson(*model, estimate, report, context);
+  else PrintPlanText(*model, estimate, report, context);
   context.Succeed();
 }
 

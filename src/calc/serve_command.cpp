@@ -30,8 +30,7 @@ struct ServeOptions {
 // GPUs to plan for: the flags, else this machine, else the course's lab machine. Says which.
 Text ResolveGpus(const ServeOptions& o, const CommandContext& context, ServeSettings& s) {
   const CalcConstants& k = CalcConstants::Builtin();
-  std::vector<LiveGpu> live;
-  if (context.env->live_gpus) live = context.env->live_gpus();
+  const std::vector<LiveGpu> live = LiveGpus(context);
   if (o.gpu_mem_gib > 0) {
     s.gpus = o.gpus > 0 ? o.gpus : 1;
     s.gpu_memory_gib = o.gpu_mem_gib;
@@ -39,9 +38,8 @@ Text ResolveGpus(const ServeOptions& o, const CommandContext& context, ServeSett
   }
   if (!live.empty()) {
     s.gpus = o.gpus > 0 ? std::min<int>(o.gpus, static_cast<int>(live.size())) : static_cast<int>(live.size());
-    s.gpu_memory_gib = live.front().memory_total_gib;
+    s.gpu_memory_gib = SmallestMemoryGib(live);
     s.gpu_name = live.front().name;
-    for (const LiveGpu& g : live) s.gpu_memory_gib = std::min(s.gpu_memory_gib, g.memory_total_gib);
     return T(fmt::format("GPU этой машины: {} × {:.1f} GiB", s.gpus, s.gpu_memory_gib),
              fmt::format("this machine's GPUs: {} × {:.1f} GiB", s.gpus, s.gpu_memory_gib));
   }
@@ -86,74 +84,100 @@ std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan&
   return notes;
 }
 
-void Run(const ServeOptions& o, const CommandContext& context) {
-  const Lang lang = context.lang();
-  auto model = ResolveOrFail(o.model, context);
-  if (!model) return;
+struct ServeEstimate {
+  ServeSettings settings;
+  Text gpu_source;
+  std::string quant_label;  // what the weights are stored in: the flag, the checkpoint's scheme, or bf16
+  ServePlan plan;
+  std::vector<WorkNote> features;
+  std::vector<WorkNote> assumptions;
+};
+
+ServeEstimate EstimateServe(const ModelInput& model, const ServeOptions& o, const CommandContext& context) {
   const CalcConstants& k = CalcConstants::Builtin();
-  ServeSettings s;
-  const Text gpu_source = ResolveGpus(o, context, s);
-  const bool quantized_checkpoint = model->arch && model->arch->quant.enabled();
+  ServeEstimate e;
+  ServeSettings& s = e.settings;
+  e.gpu_source = ResolveGpus(o, context, s);
+  const bool quantized_checkpoint = model.arch && model.arch->quant.enabled();
   s.quant = !o.quant.empty() ? *ParseServeQuant(o.quant) : quantized_checkpoint ? ServeQuant::Checkpoint : ServeQuant::Bf16;
-  const std::string quant_label = !o.quant.empty() ? o.quant : quantized_checkpoint ? model->arch->quant.name : "bf16";
+  e.quant_label = !o.quant.empty() ? o.quant : quantized_checkpoint ? model.arch->quant.name : "bf16";
   s.utilization = o.utilization > 0 ? o.utilization : k.vllm_gpu_memory_utilization;
   s.max_model_len = o.max_model_len;
   s.kv_dtype_bytes = o.kv_dtype == "fp8" ? 1 : 2;
   s.max_num_seqs = o.max_num_seqs;
   s.max_num_batched_tokens = o.max_num_batched_tokens;
   s.enforce_eager = o.enforce_eager;
-  const ServePlan plan = PlanServing(*model, s, k);
-  const std::vector<WorkNote> features = model->arch ? ArchitectureFeatures(*model->arch) : std::vector<WorkNote>{};
-  const std::vector<WorkNote> assumptions = ServeAssumptions(*model, plan, k);
-  if (o.json) {
-    nlohmann::json j = {{"command", "serve"}, {"model", ModelJson(*model)}, {"gpu_source", gpu_source.In(Lang::En)}};
-    j["serve"] = ServePlanJson(plan, s);
-    j["features"] = WorkNotesJson(features);
-    j["assumptions"] = WorkNotesJson(assumptions);
-    PrintJson(j, context);
-    context.Succeed();
-    return;
-  }
-  PrintLine(ModelLine(*model, lang), context);
-  if (!features.empty()) PrintLine(WorkNotesLine(T("Учтено:", "Applied:"), features, lang), context);
-  PrintLine(WorkNotesLine(T("Допущения:", "Assumptions:"), assumptions, lang), context);
-  PrintLine(gpu_source.In(lang), context);
-  PrintLine(T(fmt::format("Веса в {}: {}", quant_label, FormatGiBAndGB(plan.weights_bytes)),
-              fmt::format("Weights at {}: {}", quant_label, FormatGiBAndGB(plan.weights_bytes))).In(lang), context);
+  e.plan = PlanServing(model, s, k);
+  e.features = FeaturesOf(model);
+  e.assumptions = ServeAssumptions(model, e.plan, k);
+  return e;
+}
+
+void PrintServeJson(const ModelInput& model, const ServeEstimate& e, const CommandContext& context) {
+  nlohmann::json j = {{"command", "serve"}, {"model", ModelJson(model)}, {"gpu_source", e.gpu_source.In(Lang::En)}};
+  j["serve"] = ServePlanJson(e.plan, e.settings);
+  j["features"] = WorkNotesJson(e.features);
+  j["assumptions"] = WorkNotesJson(e.assumptions);
+  PrintJson(j, context);
+}
+
+// The model, where the GPUs came from, the weights and the batch vLLM profiles with.
+void PrintServeBasis(const ModelInput& model, const ServeEstimate& e, const CommandContext& context) {
+  const Lang lang = context.lang();
+  const ServePlan& plan = e.plan;
+  PrintLine(ModelLine(model, lang), context);
+  PrintWorkNotes(e.features, e.assumptions, context);
+  PrintLine(e.gpu_source.In(lang), context);
+  PrintLine(T(fmt::format("Веса в {}: {}", e.quant_label, FormatGiBAndGB(plan.weights_bytes)),
+              fmt::format("Weights at {}: {}", e.quant_label, FormatGiBAndGB(plan.weights_bytes))).In(lang), context);
   PrintLine(T(fmt::format("Профиль vLLM: --max-num-seqs {}, --max-num-batched-tokens {}{}", plan.max_num_seqs, plan.max_num_batched_tokens,
                           plan.batch_defaults_taken ? " (умолчания vLLM для этой карты: 8192/1024 при ≥ 70 GiB, кроме A100, иначе 2048/256)" : ""),
               fmt::format("vLLM profile: --max-num-seqs {}, --max-num-batched-tokens {}{}", plan.max_num_seqs, plan.max_num_batched_tokens,
                           plan.batch_defaults_taken ? " (vLLM's defaults for this card: 8192/1024 at ≥ 70 GiB except the A100, else 2048/256)" : "")).In(lang),
             context);
-  PrintLine("", context);
+}
+
+// How the room for the KV cache is counted, as vLLM counts it.
+Text KvRoomNote(const ServeEstimate& e, const CalcConstants& k) {
+  const ServeSettings& s = e.settings;
+  const ServePlan& plan = e.plan;
+  return T(fmt::format("vLLM: {:g} × {:g} GiB на карту минус веса, пик профиля (forward или сэмплер) и {:g} GiB вне PyTorch "
+                       "({:g} GiB при TP > 1); остаток — KV-кэш блоками по {} токенов. Влезает, если в него помещается одна "
+                       "последовательность{}.",
+                       s.utilization, s.gpu_memory_gib, k.vllm_non_torch_gib, k.vllm_non_torch_tp_gib, k.vllm_block_size,
+                       plan.max_model_len > 0 ? fmt::format(" из {} токенов", plan.max_model_len) : ""),
+           fmt::format("vLLM: {:g} × {:g} GiB per card minus weights, the profile run's peak (forward or sampler) and {:g} GiB "
+                       "outside PyTorch ({:g} GiB at TP > 1); the rest is KV cache in blocks of {} tokens. Fits when it holds "
+                       "one sequence{}.",
+                       s.utilization, s.gpu_memory_gib, k.vllm_non_torch_gib, k.vllm_non_torch_tp_gib, k.vllm_block_size,
+                       plan.max_model_len > 0 ? fmt::format(" of {} tokens", plan.max_model_len) : ""));
+}
+
+Table TpTable(const ServeEstimate& e, const CalcConstants& k, Lang lang) {
   Table table;
   table.columns = {T("TP", "TP"), T("Веса на GPU", "Weights per GPU"), T("Активации профиля", "Profile activations"),
                    T("Остаётся на KV", "Left for KV"), T("KV, токенов", "KV tokens"), T("Влезает", "Fits")};
-  for (const TpOption& t : plan.options) {
+  for (const TpOption& t : e.plan.options) {
     Text fits = t.fits ? T("да", "yes") : T("нет", "no");
     if (!t.heads_divide) fits = T("нет: головы не делятся", "no: heads do not divide");
     table.AddRow({std::to_string(t.tp), FormatGiBAndGB(t.weights_per_gpu),
                   t.activation_peak_per_gpu ? FormatGiBAndGB(*t.activation_peak_per_gpu) : T("нужна архитектура", "needs the architecture").In(lang),
                   FormatGiBAndGB(t.kv_room_per_gpu), Tokens(t.kv_tokens, lang), fits});
   }
-  table.notes.push_back(T(fmt::format("vLLM: {:g} × {:g} GiB на карту минус веса, пик профиля (forward или сэмплер) и {:g} GiB вне PyTorch "
-                                      "({:g} GiB при TP > 1); остаток — KV-кэш блоками по {} токенов. Влезает, если в него помещается одна "
-                                      "последовательность{}.",
-                                      s.utilization, s.gpu_memory_gib, k.vllm_non_torch_gib, k.vllm_non_torch_tp_gib, k.vllm_block_size,
-                                      plan.max_model_len > 0 ? fmt::format(" из {} токенов", plan.max_model_len) : ""),
-                          fmt::format("vLLM: {:g} × {:g} GiB per card minus weights, the profile run's peak (forward or sampler) and {:g} GiB "
-                                      "outside PyTorch ({:g} GiB at TP > 1); the rest is KV cache in blocks of {} tokens. Fits when it holds "
-                                      "one sequence{}.",
-                                      s.utilization, s.gpu_memory_gib, k.vllm_non_torch_gib, k.vllm_non_torch_tp_gib, k.vllm_block_size,
-                                      plan.max_model_len > 0 ? fmt::format(" of {} tokens", plan.max_model_len) : "")));
-  if (plan.cuda_graph_bytes > 0) {
+  table.notes.push_back(KvRoomNote(e, k));
+  if (e.plan.cuda_graph_bytes > 0) {
+    const double left_percent = (1 - e.settings.utilization) * 100;
     table.notes.push_back(T(fmt::format("CUDA-графы (до ~{:g} GiB) записываются после KV-кэша из оставшихся {:.0f}% памяти; --enforce-eager обходится без них.",
-                                        k.vllm_cuda_graph_gib, (1 - s.utilization) * 100),
+                                        k.vllm_cuda_graph_gib, left_percent),
                             fmt::format("CUDA graphs (up to ~{:g} GiB) are captured after the KV cache, from the remaining {:.0f}% of memory; --enforce-eager does without them.",
-                                        k.vllm_cuda_graph_gib, (1 - s.utilization) * 100)));
+                                        k.vllm_cuda_graph_gib, left_percent)));
   }
-  PrintTable(table, context);
-  PrintLine("", context);
+  return table;
+}
+
+// The answer: the tp that fits with its command, vLLM's shorter length, or why nothing fits.
+void PrintServeVerdict(const ServePlan& plan, const CommandContext& context) {
+  const Lang lang = context.lang();
   if (plan.chosen_tp) {
     PrintLine(T(fmt::format("Влезает с tensor parallel = {}. Команда:", *plan.chosen_tp),
                 fmt::format("Fits with tensor parallel = {}. Command:", *plan.chosen_tp)).In(lang), context);
@@ -172,6 +196,22 @@ void Run(const ServeOptions& o, const CommandContext& context) {
                 "Does not fit: weights and the profile leave no room for the KV cache. Quantise further or add GPUs.").In(lang), context);
   }
   if (!plan.note.empty()) PrintLine(plan.note.In(lang), context);
+}
+
+void PrintServeText(const ModelInput& model, const ServeEstimate& e, const CommandContext& context) {
+  PrintServeBasis(model, e, context);
+  PrintLine("", context);
+  PrintTable(TpTable(e, CalcConstants::Builtin(), context.lang()), context);
+  PrintLine("", context);
+  PrintServeVerdict(e.plan, context);
+}
+
+void Run(const ServeOptions& o, const CommandContext& context) {
+  auto model = ResolveOrFail(o.model, context);
+  if (!model) return;
+  const ServeEstimate estimate = EstimateServe(*model, o, context);
+  if (o.json) PrintServeJson(*model, estimate, context);
+  else PrintServeText(*model, estimate, context);
   context.Succeed();
 }
 

@@ -126,6 +126,99 @@ Status CheckTensorParallel(const Architecture& arch, int tp, Lang lang) {
   return Status::Ok();
 }
 
+namespace {
+
+// The KV cache in one tp option's room: tokens, sequences at once, and whether one sequence of
+// max_model_len fits; if not, the longest that would.
+void FitKvCache(TpOption& o, const Architecture& arch, const ServeSettings& s, const ServePlan& plan, int64_t block) {
+  KvSettings kv{plan.max_model_len, 1, s.kv_dtype_bytes, o.tp};
+  const KvCache one = ComputeKvCache(arch, kv);
+  // vLLM splits the room into blocks of 16 tokens of every layer and reports whole blocks.
+  const int64_t raw = o.kv_room_per_gpu > 0 ? static_cast<int64_t>(o.kv_room_per_gpu / one.bytes_per_token_per_gpu) : 0;
+  o.kv_tokens = RoundDownToBlock(raw, block);
+  const double seq_bytes = VllmRequestBytes(arch, plan.max_model_len, s.kv_dtype_bytes, o.tp, plan.max_num_batched_tokens, block);
+  o.max_concurrency = seq_bytes > 0 && o.kv_room_per_gpu > 0 ? static_cast<int64_t>(o.kv_room_per_gpu / seq_bytes) : 0;
+  o.fits = o.heads_divide && o.kv_room_per_gpu >= seq_bytes;
+  if (o.heads_divide && !o.fits && o.kv_room_per_gpu > 0) {
+    o.longest_fitting_len = LongestFittingLen(arch, o.kv_room_per_gpu, s.kv_dtype_bytes, o.tp, plan.max_model_len,
+                                              plan.max_num_batched_tokens, block);
+  }
+}
+
+// One row of the table: what a card holds at this tensor-parallel degree and what is left for KV.
+TpOption PlanTp(const ModelInput& model, const ServeSettings& s, const ServePlan& plan, int tp, const CalcConstants& k) {
+  TpOption o;
+  o.tp = tp;
+  // Without the architecture the head count is unknown; nearly every model has a power of two.
+  o.heads_divide = model.arch ? CheckTensorParallel(*model.arch, tp, Lang::En).ok() : (tp & (tp - 1)) == 0;
+  // vLLM shards every linear layer and the vocabulary; norms (negligible) are replicated.
+  o.weights_per_gpu = plan.weights_bytes / tp;
+  o.non_torch_per_gpu = (tp > 1 ? k.vllm_non_torch_tp_gib : k.vllm_non_torch_gib) * kBytesPerGiB;
+  o.budget_per_gpu = s.utilization * s.gpu_memory_gib * kBytesPerGiB;
+  if (model.arch) {
+    // Forward and sampler run one after the other: the peak is the larger of the two.
+    o.activation_peak_per_gpu = std::max(ProfileForwardBytes(*model.arch, tp, plan.max_num_batched_tokens),
+                                         ProfileSamplerBytes(*model.arch, plan.max_num_seqs, k));
+  }
+  o.kv_room_per_gpu = o.budget_per_gpu - o.weights_per_gpu - o.activation_peak_per_gpu.value_or(0) - o.non_torch_per_gpu;
+  if (model.arch) {
+    FitKvCache(o, *model.arch, s, plan, k.vllm_block_size);
+  } else {
+    o.fits = o.heads_divide && o.kv_room_per_gpu >= k.serve_min_kv_cache_gib * kBytesPerGiB;
+  }
+  return o;
+}
+
+// Nothing fits at max_model_len: the widest tp that holds a shorter length, as vLLM suggests it.
+void SuggestShorterLength(ServePlan& plan) {
+  for (auto it = plan.options.rbegin(); it != plan.options.rend(); ++it) {
+    if (it->longest_fitting_len && *it->longest_fitting_len > 0) {
+      plan.suggested_tp = it->tp;
+      plan.suggested_max_model_len = it->longest_fitting_len;
+      return;
+    }
+  }
+}
+
+// `vllm serve` with the flags that make the plan hold: the chosen tp, else the suggested one.
+std::string VllmCommand(const ModelInput& model, const ServeSettings& s, const ServePlan& plan, int tp) {
+  const std::string repo = model.hf_repo.empty() ? "<model>" : model.hf_repo;
+  std::string command = fmt::format("vllm serve {}", s.quant == ServeQuant::Int4 ? "<AWQ/GPTQ checkpoint of " + repo + ">" : repo);
+  if (tp > 1) command += fmt::format(" --tensor-parallel-size {}", tp);
+  command += " --gpu-memory-utilization " + FormatUtilization(s.utilization);
+  const int64_t len = plan.chosen_tp ? plan.max_model_len : plan.suggested_max_model_len.value_or(0);
+  if (len > 0) command += fmt::format(" --max-model-len {}", len);
+  if (s.max_num_seqs > 0) command += fmt::format(" --max-num-seqs {}", s.max_num_seqs);
+  if (s.max_num_batched_tokens > 0) command += fmt::format(" --max-num-batched-tokens {}", s.max_num_batched_tokens);
+  if (s.enforce_eager) command += " --enforce-eager";
+  if (s.quant == ServeQuant::Int8) command += " --quantization fp8";
+  if (s.kv_dtype_bytes == 1) command += " --kv-cache-dtype fp8";
+  return command;
+}
+
+// What the quantisation, or a bare size, means for the figures.
+Text ServeNote(const ModelInput& model, const ServeSettings& s, const CalcConstants& k) {
+  Text note;
+  if (s.quant == ServeQuant::Checkpoint && model.arch && model.arch->quant.enabled()) {
+    note = CheckpointQuantText(model.arch->quant);
+  } else if (s.quant == ServeQuant::Int4) {
+    note = T("4 бита: vLLM берёт готовый AWQ/GPTQ-чекпойнт (группа 128, ~4.16 бита на вес); эмбеддинги и lm_head остаются в BF16.",
+             "4-bit: vLLM loads a ready AWQ/GPTQ checkpoint (group 128, ~4.16 bits per weight); embeddings and lm_head stay BF16.");
+  } else if (s.quant == ServeQuant::Int8) {
+    note = T("8 бит: --quantization fp8 квантует веса при загрузке (на Ada/Hopper — FP8-ядра, на Ampere — только веса).",
+             "8-bit: --quantization fp8 quantises weights on load (FP8 kernels on Ada/Hopper, weight-only on Ampere).");
+  }
+  if (!model.arch) {
+    note = T(fmt::format("Только размер: KV-кэш на токен и активации профиля не посчитать без архитектуры; «влезает» значит, "
+                         "что на KV-кэш остаётся не меньше {:g} GiB. {}", k.serve_min_kv_cache_gib, note.ru),
+             fmt::format("Size only: KV cache per token and the profile's activations need the architecture; 'fits' means at "
+                         "least {:g} GiB are left for the KV cache. {}", k.serve_min_kv_cache_gib, note.en));
+  }
+  return note;
+}
+
+}  // namespace
+
 ServePlan PlanServing(const ModelInput& model, const ServeSettings& s, const CalcConstants& k) {
   ServePlan plan;
   plan.weights_bytes = ServingWeightBytes(model, s.quant, k);
@@ -134,84 +227,18 @@ ServePlan PlanServing(const ModelInput& model, const ServeSettings& s, const Cal
   plan.max_num_batched_tokens = s.max_num_batched_tokens > 0 ? s.max_num_batched_tokens : defaults.max_num_batched_tokens;
   plan.batch_defaults_taken = s.max_num_seqs <= 0 || s.max_num_batched_tokens <= 0;
   plan.cuda_graph_bytes = s.enforce_eager ? 0 : k.vllm_cuda_graph_gib * kBytesPerGiB;
-  const int64_t block = k.vllm_block_size;
   if (model.arch) {
     plan.max_model_len = s.max_model_len > 0 ? s.max_model_len : model.arch->max_context;
   }
   for (int tp = 1; tp <= std::max(1, s.gpus); ++tp) {
-    TpOption o;
-    o.tp = tp;
-    // Without the architecture the head count is unknown; nearly every model has a power of two.
-    o.heads_divide = model.arch ? CheckTensorParallel(*model.arch, tp, Lang::En).ok() : (tp & (tp - 1)) == 0;
-    // vLLM shards every linear layer and the vocabulary; norms (negligible) are replicated.
-    o.weights_per_gpu = plan.weights_bytes / tp;
-    o.non_torch_per_gpu = (tp > 1 ? k.vllm_non_torch_tp_gib : k.vllm_non_torch_gib) * kBytesPerGiB;
-    o.budget_per_gpu = s.utilization * s.gpu_memory_gib * kBytesPerGiB;
-    if (model.arch) {
-      // Forward and sampler run one after the other: the peak is the larger of the two.
-      o.activation_peak_per_gpu = std::max(ProfileForwardBytes(*model.arch, tp, plan.max_num_batched_tokens),
-                                           ProfileSamplerBytes(*model.arch, plan.max_num_seqs, k));
-    }
-    o.kv_room_per_gpu = o.budget_per_gpu - o.weights_per_gpu - o.activation_peak_per_gpu.value_or(0) - o.non_torch_per_gpu;
-    if (model.arch) {
-      KvSettings kv{plan.max_model_len, 1, s.kv_dtype_bytes, tp};
-      const KvCache one = ComputeKvCache(*model.arch, kv);
-      // vLLM splits the room into blocks of 16 tokens of every layer and reports whole blocks.
-      const int64_t raw = o.kv_room_per_gpu > 0 ? static_cast<int64_t>(o.kv_room_per_gpu / one.bytes_per_token_per_gpu) : 0;
-      o.kv_tokens = RoundDownToBlock(raw, block);
-      const double seq_bytes = VllmRequestBytes(*model.arch, plan.max_model_len, s.kv_dtype_bytes, tp, plan.max_num_batched_tokens, block);
-      o.max_concurrency = seq_bytes > 0 && o.kv_room_per_gpu > 0 ? static_cast<int64_t>(o.kv_room_per_gpu / seq_bytes) : 0;
-      o.fits = o.heads_divide && o.kv_room_per_gpu >= seq_bytes;
-      if (o.heads_divide && !o.fits && o.kv_room_per_gpu > 0) {
-        o.longest_fitting_len = LongestFittingLen(*model.arch, o.kv_room_per_gpu, s.kv_dtype_bytes, tp, plan.max_model_len,
-                                                  plan.max_num_batched_tokens, block);
-      }
-    } else {
-      o.fits = o.heads_divide && o.kv_room_per_gpu >= k.serve_min_kv_cache_gib * kBytesPerGiB;
-    }
-    if (o.fits && !plan.chosen_tp) plan.chosen_tp = tp;
-    plan.options.push_back(o);
+    plan.options.push_back(PlanTp(model, s, plan, tp, k));
+    if (plan.options.back().fits && !plan.chosen_tp) plan.chosen_tp = tp;
   }
-  if (!plan.chosen_tp) {
-    for (auto it = plan.options.rbegin(); it != plan.options.rend(); ++it) {
-      if (it->longest_fitting_len && *it->longest_fitting_len > 0) {
-        plan.suggested_tp = it->tp;
-        plan.suggested_max_model_len = it->longest_fitting_len;
-        break;
-      }
-    }
+  if (!plan.chosen_tp) SuggestShorterLength(plan);
+  if (const std::optional<int> tp = plan.chosen_tp ? plan.chosen_tp : plan.suggested_tp) {
+    plan.vllm_command = VllmCommand(model, s, plan, *tp);
   }
-
-  const std::optional<int> tp = plan.chosen_tp ? plan.chosen_tp : plan.suggested_tp;
-  if (tp) {
-    const std::string repo = model.hf_repo.empty() ? "<model>" : model.hf_repo;
-    std::string command = fmt::format("vllm serve {}", s.quant == ServeQuant::Int4 ? "<AWQ/GPTQ checkpoint of " + repo + ">" : repo);
-    if (*tp > 1) command += fmt::format(" --tensor-parallel-size {}", *tp);
-    command += " --gpu-memory-utilization " + FormatUtilization(s.utilization);
-    const int64_t len = plan.chosen_tp ? plan.max_model_len : plan.suggested_max_model_len.value_or(0);
-    if (len > 0) command += fmt::format(" --max-model-len {}", len);
-    if (s.max_num_seqs > 0) command += fmt::format(" --max-num-seqs {}", s.max_num_seqs);
-    if (s.max_num_batched_tokens > 0) command += fmt::format(" --max-num-batched-tokens {}", s.max_num_batched_tokens);
-    if (s.enforce_eager) command += " --enforce-eager";
-    if (s.quant == ServeQuant::Int8) command += " --quantization fp8";
-    if (s.kv_dtype_bytes == 1) command += " --kv-cache-dtype fp8";
-    plan.vllm_command = command;
-  }
-  if (s.quant == ServeQuant::Checkpoint && model.arch && model.arch->quant.enabled()) {
-    plan.note = CheckpointQuantText(model.arch->quant);
-  } else if (s.quant == ServeQuant::Int4) {
-    plan.note = T("4 бита: vLLM берёт готовый AWQ/GPTQ-чекпойнт (группа 128, ~4.16 бита на вес); эмбеддинги и lm_head остаются в BF16.",
-                  "4-bit: vLLM loads a ready AWQ/GPTQ checkpoint (group 128, ~4.16 bits per weight); embeddings and lm_head stay BF16.");
-  } else if (s.quant == ServeQuant::Int8) {
-    plan.note = T("8 бит: --quantization fp8 квантует веса при загрузке (на Ada/Hopper — FP8-ядра, на Ampere — только веса).",
-                  "8-bit: --quantization fp8 quantises weights on load (FP8 kernels on Ada/Hopper, weight-only on Ampere).");
-  }
-  if (!model.arch) {
-    plan.note = T(fmt::format("Только размер: KV-кэш на токен и активации профиля не посчитать без архитектуры; «влезает» значит, "
-                              "что на KV-кэш остаётся не меньше {:g} GiB. {}", k.serve_min_kv_cache_gib, plan.note.ru),
-                  fmt::format("Size only: KV cache per token and the profile's activations need the architecture; 'fits' means at "
-                              "least {:g} GiB are left for the KV cache. {}", k.serve_min_kv_cache_gib, plan.note.en));
-  }
+  plan.note = ServeNote(model, s, k);
   return plan;
 }
 

@@ -63,70 +63,84 @@ std::vector<WorkNote> VramAssumptions(const ModelInput& model) {
   return notes;
 }
 
-void Run(const VramOptions& o, const CommandContext& context) {
-  const Lang lang = context.lang();
-  auto model = ResolveOrFail(o.model, context);
-  if (!model) return;
-  const auto settings = SettingsOrFail(o.training, context);
-  if (!settings) return;
-  const TrainingSettings& s = *settings;
-  const std::vector<DefaultTaken> defaults = DefaultsTaken(o.training, s);
+// Sharding left at its default: several cards are then counted with FSDP, not DDP copies.
+bool ShardingGiven(const TrainingOptions& training) { return training.given.at("sharding")->count() > 0; }
+
+struct VramEstimate {
+  TrainingSettings settings;
+  std::vector<DefaultTaken> defaults;
+  TrainingMemory memory;
+  std::optional<SizeRange> range;
+  RuleOfThumb rule;
+  std::vector<GpuFit> fits;
+  std::vector<WorkNote> features;
+  std::vector<WorkNote> assumptions;
+};
+
+// Need per card when split over n cards (FSDP unless another sharding was asked for): the
+// detailed peak when known, else the top of the bare size's range.
+double NeedPerGpu(const ModelInput& model, const VramOptions& o, const VramEstimate& e, int n) {
   const CalcConstants& k = CalcConstants::Builtin();
-  const TrainingMemory memory = EstimateTrainingMemory(*model, s, k);
-  const std::optional<SizeRange> range = BareSizeRange(*model, s, ModelCatalog::Builtin(), k);
+  TrainingSettings split = e.settings;
+  split.gpus = n;
+  if (n > 1 && split.sharding == Sharding::Ddp && !ShardingGiven(o.training)) split.sharding = Sharding::Fsdp;
+  const TrainingMemory m = EstimateTrainingMemory(model, split, k);
+  if (m.peak_total_bytes) return *m.peak_total_bytes;
+  if (auto r = BareSizeRange(model, split, ModelCatalog::Builtin(), k)) return r->high_bytes;
+  return e.rule.bytes.value_or(m.known_bytes * n) / n + k.cuda_context_gib * kBytesPerGiB;
+}
+
+VramEstimate EstimateVram(const ModelInput& model, const VramOptions& o, const TrainingSettings& s) {
+  const CalcConstants& k = CalcConstants::Builtin();
+  VramEstimate e;
+  e.settings = s;
+  e.defaults = DefaultsTaken(o.training, s);
+  e.memory = EstimateTrainingMemory(model, s, k);
+  e.range = BareSizeRange(model, s, ModelCatalog::Builtin(), k);
   // The lesson's rule is for one card; compare it with the one-card estimate.
   TrainingSettings one_gpu = s;
   one_gpu.gpus = 1;
-  const RuleOfThumb rule = LessonRuleOfThumb(*model, one_gpu, EstimateTrainingMemory(*model, one_gpu, k), k);
-  // Need per card when split over n cards (FSDP unless another sharding was asked for): the
-  // detailed peak when known, else the top of the bare size's range.
-  auto need = [&](int n) {
-    TrainingSettings split = s;
-    split.gpus = n;
-    if (n > 1 && split.sharding == Sharding::Ddp && !o.training.given.at("sharding")->count()) split.sharding = Sharding::Fsdp;
-    const TrainingMemory m = EstimateTrainingMemory(*model, split, k);
-    if (m.peak_total_bytes) return *m.peak_total_bytes;
-    if (auto r = BareSizeRange(*model, split, ModelCatalog::Builtin(), k)) return r->high_bytes;
-    return rule.bytes.value_or(m.known_bytes * n) / n + k.cuda_context_gib * kBytesPerGiB;
-  };
-  const std::vector<GpuFit> fits = FitOnGpus(reference::GpuCatalog::Builtin().gpus(), need);
-  const std::vector<WorkNote> features = model->arch ? ArchitectureFeatures(*model->arch) : std::vector<WorkNote>{};
-  const std::vector<WorkNote> assumptions = VramAssumptions(*model);
+  e.rule = LessonRuleOfThumb(model, one_gpu, EstimateTrainingMemory(model, one_gpu, k), k);
+  e.fits = FitOnGpus(reference::GpuCatalog::Builtin().gpus(), [&](int n) { return NeedPerGpu(model, o, e, n); });
+  e.features = FeaturesOf(model);
+  e.assumptions = VramAssumptions(model);
+  return e;
+}
 
-  if (o.json) {
-    nlohmann::json gpus = nlohmann::json::array();
-    for (const GpuFit& f : fits) {
-      gpus.push_back({{"id", f.gpu_id}, {"name", f.gpu_name}, {"memory_gib", f.memory_gib},
-                      {"count", f.count ? nlohmann::json(*f.count) : nlohmann::json(nullptr)},
-                      {"per_gpu", BytesJson(f.per_gpu_bytes)}});
-    }
-    nlohmann::json j = {{"command", "vram"},
-                        {"model", ModelJson(*model)},
-                        {"settings", TrainingSettingsJson(s)},
-                        {"defaults_taken", DefaultsJson(defaults)},
-                        {"memory", TrainingMemoryJson(memory)},
-                        {"rule_of_thumb", RuleOfThumbJson(rule, Lang::En)},
-                        {"rent", gpus},
-                        {"rent_sharding", s.gpus > 1 || o.training.given.at("sharding")->count() ? ShardingName(s.sharding) : "fsdp"},
-                        {"features", WorkNotesJson(features)},
-                        {"assumptions", WorkNotesJson(assumptions)}};
-    if (range) {
-      j["size_range"] = {{"peak_allocated", {{"low", BytesJson(range->low_allocated)}, {"high", BytesJson(range->high_allocated)}}},
-                         {"peak_total", {{"low", BytesJson(range->low_bytes)}, {"high", BytesJson(range->high_bytes)}}},
-                         {"shapes", range->shapes},
-                         {"assumption", "the catalog's dense models of a similar size, each estimate scaled to this parameter count"}};
-    }
-    PrintJson(j, context);
-    context.Succeed();
-    return;
+nlohmann::json RentJson(const std::vector<GpuFit>& fits) {
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const GpuFit& f : fits) {
+    gpus.push_back({{"id", f.gpu_id}, {"name", f.gpu_name}, {"memory_gib", f.memory_gib},
+                    {"count", f.count ? nlohmann::json(*f.count) : nlohmann::json(nullptr)},
+                    {"per_gpu", BytesJson(f.per_gpu_bytes)}});
   }
+  return gpus;
+}
 
-  PrintLine(ModelLine(*model, lang), context);
-  if (!features.empty()) PrintLine(WorkNotesLine(T("Учтено:", "Applied:"), features, lang), context);
-  if (!assumptions.empty()) PrintLine(WorkNotesLine(T("Допущения:", "Assumptions:"), assumptions, lang), context);
-  PrintLine(MethodTitle(s.method).In(lang) + ": " + SettingsLine(s), context);
-  if (!defaults.empty()) PrintLine(T("По умолчанию: ", "Defaults taken: ").In(lang) + DefaultsLine(defaults, lang), context);
-  PrintLine("", context);
+nlohmann::json SizeRangeJson(const SizeRange& range) {
+  return {{"peak_allocated", {{"low", BytesJson(range.low_allocated)}, {"high", BytesJson(range.high_allocated)}}},
+          {"peak_total", {{"low", BytesJson(range.low_bytes)}, {"high", BytesJson(range.high_bytes)}}},
+          {"shapes", range.shapes},
+          {"assumption", "the catalog's dense models of a similar size, each estimate scaled to this parameter count"}};
+}
+
+void PrintVramJson(const ModelInput& model, const VramOptions& o, const VramEstimate& e, const CommandContext& context) {
+  const TrainingSettings& s = e.settings;
+  nlohmann::json j = {{"command", "vram"},
+                      {"model", ModelJson(model)},
+                      {"settings", TrainingSettingsJson(s)},
+                      {"defaults_taken", DefaultsJson(e.defaults)},
+                      {"memory", TrainingMemoryJson(e.memory)},
+                      {"rule_of_thumb", RuleOfThumbJson(e.rule, Lang::En)},
+                      {"rent", RentJson(e.fits)},
+                      {"rent_sharding", s.gpus > 1 || ShardingGiven(o.training) ? ShardingName(s.sharding) : "fsdp"},
+                      {"features", WorkNotesJson(e.features)},
+                      {"assumptions", WorkNotesJson(e.assumptions)}};
+  if (e.range) j["size_range"] = SizeRangeJson(*e.range);
+  PrintJson(j, context);
+}
+
+Table MemoryTable(const TrainingMemory& memory, Lang lang) {
   Table table;
   table.columns = {T("Что", "Part"), T("На карту", "Per GPU"), T("Как считали", "How counted")};
   for (const MemoryComponent& c : memory.components) table.AddRow({c.label, SizeCell(c, lang), c.note});
@@ -134,55 +148,96 @@ void Run(const VramOptions& o, const CommandContext& context) {
                           "логиты освобождаются раньше, чем backward доходит до слоёв, а градиенты появляются, пока он освобождает активации.",
                           "Peak = weights + optimizer states + max(activations + max(logits, a layer's backward), gradients + step buffer): "
                           "the logits are freed before backward reaches the layers, and gradients appear while it frees activations."));
-  PrintTable(table, context);
-  PrintLine("", context);
+  return table;
+}
+
+// Without an architecture: the range over the catalog's dense models of this size, and which.
+void PrintSizeOnlyRange(const SizeRange& range, const std::string& model_text, const CommandContext& context) {
+  PrintLine(T(fmt::format("Только размер: нужно на карту {} – {}, пик аллокатора {} – {}.", FormatGiBAndGB(range.low_bytes),
+                          FormatGiBAndGB(range.high_bytes), FormatGiBAndGB(range.low_allocated), FormatGiBAndGB(range.high_allocated)),
+              fmt::format("Size only: needed per GPU {} – {}, allocator peak {} – {}.", FormatGiBAndGB(range.low_bytes),
+                          FormatGiBAndGB(range.high_bytes), FormatGiBAndGB(range.low_allocated), FormatGiBAndGB(range.high_allocated))).In(context.lang()),
+            context);
+  std::string shapes;
+  for (const std::string& name : range.shapes) shapes += (shapes.empty() ? "" : ", ") + name;
+  PrintLine(T(fmt::format("Допущение: модель устроена как {} (каталог), оценка каждой пересчитана на {}.", shapes, model_text),
+              fmt::format("Assumption: the model is shaped like {} (catalog), each estimate scaled to {}.", shapes, model_text)).In(context.lang()),
+            context);
+}
+
+// The figure that must fit: the detailed peak, else the size-only range, else the known lower bound.
+void PrintPeak(const VramEstimate& e, const std::string& model_text, const CommandContext& context) {
+  const Lang lang = context.lang();
+  const TrainingMemory& memory = e.memory;
   if (memory.peak_allocated_bytes) {
     PrintLine(T("Пик аллокатора (torch.cuda.max_memory_allocated): ", "Allocator peak (torch.cuda.max_memory_allocated): ").In(lang) +
                   FormatGiBAndGB(*memory.peak_allocated_bytes), context);
     PrintLine(T("Нужно на карту (с контекстом CUDA и кэшем): ", "Needed per GPU (with CUDA context and cache): ").In(lang) +
                   FormatGiBAndGB(*memory.peak_total_bytes), context);
-  } else if (range) {
-    PrintLine(T(fmt::format("Только размер: нужно на карту {} – {}, пик аллокатора {} – {}.", FormatGiBAndGB(range->low_bytes),
-                            FormatGiBAndGB(range->high_bytes), FormatGiBAndGB(range->low_allocated), FormatGiBAndGB(range->high_allocated)),
-                fmt::format("Size only: needed per GPU {} – {}, allocator peak {} – {}.", FormatGiBAndGB(range->low_bytes),
-                            FormatGiBAndGB(range->high_bytes), FormatGiBAndGB(range->low_allocated), FormatGiBAndGB(range->high_allocated))).In(lang),
-              context);
-    std::string shapes;
-    for (const std::string& name : range->shapes) shapes += (shapes.empty() ? "" : ", ") + name;
-    PrintLine(T(fmt::format("Допущение: модель устроена как {} (каталог), оценка каждой пересчитана на {}.", shapes, o.model),
-                fmt::format("Assumption: the model is shaped like {} (catalog), each estimate scaled to {}.", shapes, o.model)).In(lang),
-              context);
+  } else if (e.range) {
+    PrintSizeOnlyRange(*e.range, model_text, context);
   } else {
     PrintLine(T("Без архитектуры известна только часть: не меньше ", "Without the architecture only part is known: at least ").In(lang) +
                   FormatGiBAndGB(memory.known_bytes), context);
   }
+}
+
+// Memory the job uses outside the GPU allocator's peak: paged optimizer states and offload.
+void PrintOutsidePeak(const TrainingMemory& memory, const CommandContext& context) {
   if (memory.paged_bytes > 0) {
     PrintLine(T(fmt::format("Paged-состояния оптимизатора: {} в unified memory, вне пика аллокатора; при нехватке они уходят в RAM (медленнее).",
                             FormatGiBAndGB(memory.paged_bytes)),
                 fmt::format("Paged optimizer states: {} in unified memory, outside the allocator peak; under pressure they move to CPU RAM (slower).",
-                            FormatGiBAndGB(memory.paged_bytes))).In(lang), context);
+                            FormatGiBAndGB(memory.paged_bytes))).In(context.lang()), context);
   }
   if (memory.cpu_bytes > 0) {
     PrintLine(T(fmt::format("Выгружено в RAM (offload): {} на каждый GPU.", FormatGiBAndGB(memory.cpu_bytes)),
-                fmt::format("Offloaded to CPU RAM: {} per GPU.", FormatGiBAndGB(memory.cpu_bytes))).In(lang), context);
+                fmt::format("Offloaded to CPU RAM: {} per GPU.", FormatGiBAndGB(memory.cpu_bytes))).In(context.lang()), context);
   }
-  PrintLine("", context);
-  PrintLine(T("Правило урока: ", "The lesson's rule of thumb: ").In(lang) + rule.formula.In(lang), context);
-  PrintLine(rule.comparison.In(lang), context);
-  PrintLine("", context);
+}
+
+Table RentTable(const VramEstimate& e, const TrainingOptions& training) {
   Table rent;
   rent.title = T("Какую карту арендовать", "Which card to rent");
   rent.columns = {T("GPU", "GPU"), T("Память", "Memory"), T("Карт", "Cards"), T("Нужно на карту", "Needed per card")};
-  for (const GpuFit& f : fits) {
+  for (const GpuFit& f : e.fits) {
     rent.AddRow({f.gpu_name, fmt::format("{:g} GiB", f.memory_gib),
                  f.count ? Text(std::to_string(*f.count)) : T("не влезает в 8", "not within 8"),
                  FormatGiBAndGB(f.per_gpu_bytes)});
   }
-  if (s.sharding == Sharding::Ddp && !o.training.given.at("sharding")->count()) {
+  if (e.settings.sharding == Sharding::Ddp && !ShardingGiven(training)) {
     rent.notes.push_back(T("На нескольких картах считаем FSDP (веса, градиенты и состояния поделены).",
                            "Several cards are counted with FSDP (weights, gradients and states sharded)."));
   }
-  PrintTable(rent, context);
+  return rent;
+}
+
+void PrintVramText(const ModelInput& model, const VramOptions& o, const VramEstimate& e, const CommandContext& context) {
+  const Lang lang = context.lang();
+  PrintLine(ModelLine(model, lang), context);
+  PrintWorkNotes(e.features, e.assumptions, context);
+  PrintLine(MethodTitle(e.settings.method).In(lang) + ": " + SettingsLine(e.settings), context);
+  PrintDefaultsTaken(e.defaults, context);
+  PrintLine("", context);
+  PrintTable(MemoryTable(e.memory, lang), context);
+  PrintLine("", context);
+  PrintPeak(e, o.model, context);
+  PrintOutsidePeak(e.memory, context);
+  PrintLine("", context);
+  PrintLine(T("Правило урока: ", "The lesson's rule of thumb: ").In(lang) + e.rule.formula.In(lang), context);
+  PrintLine(e.rule.comparison.In(lang), context);
+  PrintLine("", context);
+  PrintTable(RentTable(e, o.training), context);
+}
+
+void Run(const VramOptions& o, const CommandContext& context) {
+  auto model = ResolveOrFail(o.model, context);
+  if (!model) return;
+  const auto settings = SettingsOrFail(o.training, context);
+  if (!settings) return;
+  const VramEstimate estimate = EstimateVram(*model, o, *settings);
+  if (o.json) PrintVramJson(*model, o, estimate, context);
+  else PrintVramText(*model, o, estimate, context);
   context.Succeed();
 }
 

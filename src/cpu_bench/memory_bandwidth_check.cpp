@@ -24,55 +24,51 @@ Text RatioText(double measured, const std::optional<MemoryPeak>& peak) {
   return Fixed(100 * measured / peak->gbps, 0) + "%";
 }
 
-}  // namespace
+// The two kernels' rates, GB/s per timed pass.
+struct StreamRates {
+  std::vector<double> copy;
+  std::vector<double> triad;
+  double array_mib = 0;  // each of the three arrays
+};
 
-CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
-  CheckResult result;
-  result.id = "cpu.memory_bandwidth";
-  result.section = "cpu";
-  result.title = T("Пропускная способность памяти", "Memory bandwidth");
+StreamRates RatesOf(const StreamRun& run) {
+  return {Rates(run.copy_bytes() / 1e9, run.copy_seconds), Rates(run.triad_bytes() / 1e9, run.triad_seconds),
+          run.elements * sizeof(double) / kBytesPerMiB};
+}
 
+// The medians with how they were counted, against the modules' figure where there is one.
+std::vector<Measurement> StreamMeasurements(const MemoryBandwidthInputs& in, const StreamRates& r) {
   const StreamRun& run = in.run;
-  std::vector<double> copy = Rates(run.copy_bytes() / 1e9, run.copy_seconds);
-  std::vector<double> triad = Rates(run.triad_bytes() / 1e9, run.triad_seconds);
-  const double array_mib = run.elements * sizeof(double) / kBytesPerMiB;
-  const int passes = static_cast<int>(copy.size());
-
+  const int passes = static_cast<int>(r.copy.size());
   auto method = [&](int bytes_per_element, const char* ru_what, const char* en_what) {
     return T(fmt::format("({}) / время; {} {} на элемент, {} {}, 3 массива × {:.0f} MiB, "
                          "медиана по {} {}",
                          ru_what, bytes_per_element, RuPlural(bytes_per_element, "байт", "байта", "байт"),
-                         run.threads, RuPlural(run.threads, "поток", "потока", "потоков"), array_mib,
+                         run.threads, RuPlural(run.threads, "поток", "потока", "потоков"), r.array_mib,
                          passes, RuPlural(passes, "проходу", "проходам", "проходам")),
              fmt::format("({}) / time; {} bytes per element, {} threads, 3 arrays × {:.0f} MiB, "
                          "median of {} passes",
-                         en_what, bytes_per_element, run.threads, array_mib, passes));
+                         en_what, bytes_per_element, run.threads, r.array_mib, passes));
   };
   Measurement copy_m{"cpu.mem_copy_gbps", T("Память: копирование (STREAM copy)", "Memory: copy (STREAM copy)"),
-                     Median(copy), "GB/s",
+                     Median(r.copy), "GB/s",
                      method(16, "байты чтения + байты записи", "bytes read + bytes written"), {}, {}};
   Measurement triad_m{"cpu.mem_triad_gbps", T("Память: triad (STREAM)", "Memory: triad (STREAM)"),
-                      Median(triad), "GB/s",
+                      Median(r.triad), "GB/s",
                       method(24, "2 чтения + 1 запись", "2 reads + 1 write"), {}, {}};
-  copy_m.spread = SpreadOfValues(copy, in.load.busy());
-  triad_m.spread = SpreadOfValues(triad, in.load.busy());
+  copy_m.spread = SpreadOfValues(r.copy, in.load.busy());
+  triad_m.spread = SpreadOfValues(r.triad, in.load.busy());
   if (in.peak) {
     for (Measurement* m : {&copy_m, &triad_m}) {
       m->reference = in.peak->gbps;
       m->reference_label = in.peak->label;
     }
   }
+  return {std::move(copy_m), std::move(triad_m)};
+}
 
-  Table table;
-  table.title = T("Пропускная способность памяти (STREAM)", "Memory bandwidth (STREAM)");
-  table.columns = {T("Операция", "Kernel"), T("Байт на элемент", "Bytes per element"),
-                   T("Медиана, GB/s", "Median, GB/s"), T("Лучший, GB/s", "Best, GB/s"),
-                   T("Теория, GB/s", "Theoretical, GB/s"), T("Доля теории", "Share of theoretical")};
-  Text peak_cell = in.peak ? Text(Fixed(in.peak->gbps)) : Text("—");
-  table.AddRow({"copy: c = a", "16", Fixed(copy_m.value), Fixed(Max(copy)), peak_cell,
-                RatioText(copy_m.value, in.peak)});
-  table.AddRow({"triad: c = a + s·b", "24", Fixed(triad_m.value), Fixed(Max(triad)), peak_cell,
-                RatioText(triad_m.value, in.peak)});
+// How bytes are counted, whether the arrays were large enough, and where the theory comes from.
+void AddStreamNotes(Table& table, const MemoryBandwidthInputs& in, double array_mib) {
   table.notes.push_back(T(
       "Байты считаются как в STREAM: что ядро читает и пишет. Чтение строки кэша перед записью "
       "(write-allocate) не считается, поэтому copy обычно дальше от теории, чем triad. "
@@ -84,10 +80,10 @@ CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
                                  : std::string("?");
   table.notes.push_back(T(fmt::format("Каждый массив {:.0f} MiB, последний уровень кэша {}: правило "
                                       "STREAM — массив не меньше 4 кэшей. Потоков {}, каждый на своём CPU.",
-                                      array_mib, llc, run.threads),
+                                      array_mib, llc, in.run.threads),
                           fmt::format("Each array is {:.0f} MiB, last-level cache {}: STREAM's rule "
                                       "is at least 4 caches per array. {} threads, each on its own CPU.",
-                                      array_mib, llc, run.threads)));
+                                      array_mib, llc, in.run.threads)));
   if (in.plan.below_stream_rule) {
     table.notes.push_back(T("Свободной памяти не хватило на массивы нужного размера (4 кэша, не меньше 256 MiB): "
                             "часть данных могла остаться в кэше, цифры могут быть завышены.",
@@ -106,33 +102,49 @@ CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
     table.notes.push_back(T("Это виртуальная машина: память и ядра делятся с другими гостями.",
                             "This is a virtual machine: memory and cores are shared with other guests."));
   }
-
   if (in.load.busy()) table.notes.push_back(in.load.Note());
+}
 
+Table StreamTable(const MemoryBandwidthInputs& in, const StreamRates& r, double copy_gbps, double triad_gbps) {
+  Table table;
+  table.title = T("Пропускная способность памяти (STREAM)", "Memory bandwidth (STREAM)");
+  table.columns = {T("Операция", "Kernel"), T("Байт на элемент", "Bytes per element"),
+                   T("Медиана, GB/s", "Median, GB/s"), T("Лучший, GB/s", "Best, GB/s"),
+                   T("Теория, GB/s", "Theoretical, GB/s"), T("Доля теории", "Share of theoretical")};
+  Text peak_cell = in.peak ? Text(Fixed(in.peak->gbps)) : Text("—");
+  table.AddRow({"copy: c = a", "16", Fixed(copy_gbps), Fixed(Max(r.copy)), peak_cell,
+                RatioText(copy_gbps, in.peak)});
+  table.AddRow({"triad: c = a + s·b", "24", Fixed(triad_gbps), Fixed(Max(r.triad)), peak_cell,
+                RatioText(triad_gbps, in.peak)});
+  AddStreamNotes(table, in, r.array_mib);
+  return table;
+}
+
+json StreamData(const MemoryBandwidthInputs& in, const StreamRates& r) {
   json theoretical = in.peak ? json{{"gbps", in.peak->gbps},
                                     {"channels", in.peak->channels},
                                     {"modules", in.peak->modules},
                                     {"channels_assumed", in.peak->channels_assumed},
                                     {"label", in.peak->label.en}}
                              : json{{"error", in.peak_unavailable.en}, {"detail", in.peak_detail}};
-  result.data = {{"threads", run.threads},
-                 {"array_bytes", run.elements * sizeof(double)},
-                 {"llc_bytes", in.llc_bytes ? json(*in.llc_bytes) : json(nullptr)},
-                 {"copy_gbps", copy},
-                 {"triad_gbps", triad},
-                 {"bytes_counted", "STREAM: bytes read + bytes written by the kernel; write-allocate not counted"},
-                 {"theoretical", theoretical},
-                 {"load_1min", in.load.load_1min ? json(*in.load.load_1min) : json(nullptr)}};
+  return {{"threads", in.run.threads},
+          {"array_bytes", in.run.elements * sizeof(double)},
+          {"llc_bytes", in.llc_bytes ? json(*in.llc_bytes) : json(nullptr)},
+          {"copy_gbps", r.copy},
+          {"triad_gbps", r.triad},
+          {"bytes_counted", "STREAM: bytes read + bytes written by the kernel; write-allocate not counted"},
+          {"theoretical", theoretical},
+          {"load_1min", in.load.load_1min ? json(*in.load.load_1min) : json(nullptr)}};
+}
 
-  std::string ratio = in.peak ? fmt::format(" ({:.0f}%)", 100 * triad_m.value / in.peak->gbps) : "";
-  result.summary = T(fmt::format("copy {:.1f} GB/s, triad {:.1f} GB/s{}", copy_m.value, triad_m.value, ratio),
-                     fmt::format("copy {:.1f} GB/s, triad {:.1f} GB/s{}", copy_m.value, triad_m.value, ratio));
+// WARN when triad is under half the modules' figure, or while other work loads the machine.
+void SetStreamVerdict(CheckResult& result, const MemoryBandwidthInputs& in, double triad_gbps) {
   std::vector<Text> warnings, hints;
-  if (in.peak && triad_m.value < kWarnRatio * in.peak->gbps) {
+  if (in.peak && triad_gbps < kWarnRatio * in.peak->gbps) {
     warnings.push_back(T(fmt::format("triad {:.1f} GB/s — меньше половины теоретических {:.1f} GB/s.",
-                                     triad_m.value, in.peak->gbps),
+                                     triad_gbps, in.peak->gbps),
                          fmt::format("triad {:.1f} GB/s is under half the theoretical {:.1f} GB/s.",
-                                     triad_m.value, in.peak->gbps)));
+                                     triad_gbps, in.peak->gbps)));
     hints.push_back(T("Проверьте, что модули стоят во всех каналах (по схеме из инструкции к плате) и "
                       "что в BIOS включён профиль XMP/EXPO.",
                       "Check that modules populate every channel (see the board manual's slot order) "
@@ -142,8 +154,26 @@ CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
   result.outcome = warnings.empty() ? Outcome::Pass : Outcome::Warn;
   result.reason = Join(warnings, " ");
   result.hint = Join(hints, " ");
-  result.measurements = {std::move(copy_m), std::move(triad_m)};
-  result.tables = {std::move(table)};
+}
+
+}  // namespace
+
+CheckResult AssessMemoryBandwidth(const MemoryBandwidthInputs& in) {
+  CheckResult result;
+  result.id = "cpu.memory_bandwidth";
+  result.section = "cpu";
+  result.title = T("Пропускная способность памяти", "Memory bandwidth");
+  const StreamRates rates = RatesOf(in.run);
+  std::vector<Measurement> measurements = StreamMeasurements(in, rates);
+  const double copy_gbps = measurements[0].value;
+  const double triad_gbps = measurements[1].value;
+  result.tables = {StreamTable(in, rates, copy_gbps, triad_gbps)};
+  result.data = StreamData(in, rates);
+  const std::string ratio = in.peak ? fmt::format(" ({:.0f}%)", 100 * triad_gbps / in.peak->gbps) : "";
+  result.summary = T(fmt::format("copy {:.1f} GB/s, triad {:.1f} GB/s{}", copy_gbps, triad_gbps, ratio),
+                     fmt::format("copy {:.1f} GB/s, triad {:.1f} GB/s{}", copy_gbps, triad_gbps, ratio));
+  SetStreamVerdict(result, in, triad_gbps);
+  result.measurements = std::move(measurements);
   return result;
 }
 

@@ -26,18 +26,12 @@ Text EnvironmentKind(const PythonFacts& facts) {
   return T("системный Python, без venv", "system Python, no venv");
 }
 
-}  // namespace
-
-CheckResult AssessPython(const PythonFacts& facts, const PythonContext& context) {
-  CheckResult result;
-  result.id = "env.python";
-  result.section = "environment";
-  result.title = T("Python и пакеты курса", "Python and course packages");
-  std::vector<Text> warnings, hints;
-
+bool HasTorch(const PythonFacts& facts) {
   const std::optional<std::string>* torch = facts.Version("torch");
-  bool has_torch = (torch != nullptr && torch->has_value()) || facts.torch_files_found;
+  return (torch != nullptr && torch->has_value()) || facts.torch_files_found;
+}
 
+Table InterpreterTable(const PythonFacts& facts, const PythonContext& context) {
   Table interpreter;
   interpreter.title = "Python";
   interpreter.columns = {T("Что", "Item"), T("Значение", "Value")};
@@ -47,7 +41,11 @@ CheckResult AssessPython(const PythonFacts& facts, const PythonContext& context)
   for (const std::string& dir : facts.site_packages) {
     interpreter.AddRow({"site-packages", dir});
   }
+  return interpreter;
+}
 
+// The course's packages with their versions; torch's with its build.
+Table PackagesTable(const PythonFacts& facts) {
   Table packages;
   packages.title = T("Пакеты курса", "Course packages");
   packages.columns = {T("Пакет", "Package"), T("Версия", "Version")};
@@ -57,15 +55,11 @@ CheckResult AssessPython(const PythonFacts& facts, const PythonContext& context)
                              "Versions from installed package metadata (importlib.metadata), "
                              "PyTorch's build from torch/version.py: no package is imported for them; "
                              "`import torch` runs once on its own, only to see that it comes back."));
-  json packages_data = json::object();
-  int installed = 0;
   for (const auto& [name, version] : facts.packages) {
-    packages_data[name] = version ? json(*version) : json(nullptr);
     if (!version) {
       packages.AddRow({name, T("не установлен", "not installed")});
       continue;
     }
-    ++installed;
     Text shown = *version;
     if (name == "torch") {
       Text build = TorchBuild(facts);
@@ -73,12 +67,17 @@ CheckResult AssessPython(const PythonFacts& facts, const PythonContext& context)
     }
     packages.AddRow({name, shown});
   }
+  return packages;
+}
 
+// WARN when the versions cannot be read, torch is missing, or it cannot see the NVIDIA driver's cards.
+void SetPythonVerdict(CheckResult& result, const PythonFacts& facts, const PythonContext& context) {
+  std::vector<Text> warnings, hints;
   if (!facts.metadata_error.empty()) {
     warnings.push_back(Append(T("версии пакетов не прочитаны: ", "package versions unreadable: "),
                               facts.metadata_error));
     hints.push_back(T("Курсу нужен Python 3.9 или новее.", "The course needs Python 3.9 or newer."));
-  } else if (!has_torch) {
+  } else if (!HasTorch(facts)) {
     warnings.push_back(T("PyTorch не установлен: без него не работают замеры на GPU и смоук-тесты",
                          "PyTorch is not installed: GPU measurements and smoke tests need it"));
     hints.push_back(T("Активируйте окружение курса или установите: pip install torch numpy "
@@ -93,9 +92,15 @@ CheckResult AssessPython(const PythonFacts& facts, const PythonContext& context)
     hints.push_back(T("pip uninstall -y torch && pip install torch (шаги 2–3 настройки)",
                       "pip uninstall -y torch && pip install torch (setup steps 2–3)"));
   }
+  result.outcome = warnings.empty() ? Outcome::Pass : Outcome::Warn;
+  result.reason = Join(warnings, "; ");
+  result.hint = Join(hints, " ");
+}
 
-  result.tables = {std::move(interpreter), std::move(packages)};
-  result.data = {
+json PythonData(const PythonFacts& facts, const PythonContext& context) {
+  json packages_data = json::object();
+  for (const auto& [name, version] : facts.packages) packages_data[name] = version ? json(*version) : json(nullptr);
+  return {
       {"python", {{"path", context.python_path},
                   {"executable", facts.executable},
                   {"version", facts.version},
@@ -106,19 +111,34 @@ CheckResult AssessPython(const PythonFacts& facts, const PythonContext& context)
       {"packages", packages_data},
       {"torch_cuda", facts.torch_cuda ? json(*facts.torch_cuda) : json(nullptr)},
       {"torch_hip", facts.torch_hip ? json(*facts.torch_hip) : json(nullptr)}};
+}
 
+Text PythonSummary(const PythonFacts& facts) {
+  int installed = 0;
+  for (const auto& entry : facts.packages) installed += entry.second ? 1 : 0;
   std::string counts = fmt::format("{}/{}", installed, facts.packages.size());
   Text torch_part = T("PyTorch нет", "no PyTorch");
-  if (has_torch) {
+  if (HasTorch(facts)) {
+    const std::optional<std::string>* torch = facts.Version("torch");
     std::string version = (torch && *torch) ? **torch : std::string("?");
     Text build = TorchBuild(facts);
     torch_part = Text("torch " + version + ", " + build.ru, "torch " + version + ", " + build.en);
   }
-  result.summary = Text("Python " + facts.version + "; " + torch_part.ru + "; пакетов курса: " + counts,
-                        "Python " + facts.version + "; " + torch_part.en + "; course packages: " + counts);
-  result.outcome = warnings.empty() ? Outcome::Pass : Outcome::Warn;
-  result.reason = Join(warnings, "; ");
-  result.hint = Join(hints, " ");
+  return Text("Python " + facts.version + "; " + torch_part.ru + "; пакетов курса: " + counts,
+              "Python " + facts.version + "; " + torch_part.en + "; course packages: " + counts);
+}
+
+}  // namespace
+
+CheckResult AssessPython(const PythonFacts& facts, const PythonContext& context) {
+  CheckResult result;
+  result.id = "env.python";
+  result.section = "environment";
+  result.title = T("Python и пакеты курса", "Python and course packages");
+  result.tables = {InterpreterTable(facts, context), PackagesTable(facts)};
+  result.data = PythonData(facts, context);
+  result.summary = PythonSummary(facts);
+  SetPythonVerdict(result, facts, context);
   return result;
 }
 

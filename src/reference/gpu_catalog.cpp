@@ -79,6 +79,88 @@ size_t PatternScore(const std::string& pattern, const std::vector<std::string>& 
   return wanted.size();
 }
 
+using Sources = std::map<std::string, std::string>;             // key → full title and URL
+using LinkRates = std::map<std::string, std::pair<double, std::string>>;  // generation → rate, source
+
+Sources ParseSources(const json& root) {
+  Sources sources;
+  for (const auto& [key, value] : root.at("sources").items()) sources[key] = value.get<std::string>();
+  return sources;
+}
+
+Result<std::vector<PcieLink>> ParsePcieLinks(const json& pcie, const Sources& sources) {
+  std::vector<PcieLink> links;
+  for (const json& link : pcie.at("links")) {
+    PcieLink l;
+    l.gen = link.at("gen").get<int>();
+    l.width = link.at("width").get<int>();
+    l.limit_gbps = link.at("limit_gbps").get<double>();
+    // The table's limit is for the reader; the formula is the source, so they must agree.
+    if (std::fabs(l.limit_gbps - PcieLimitGbps(l.gen, l.width)) > 0.02)
+      return Status::Error(fmt::format("gpus.json: pcie: PCIe {}.0 x{} limit_gbps {} differs from the encoding formula ({:.2f})",
+                                       l.gen, l.width, l.limit_gbps, PcieLimitGbps(l.gen, l.width)));
+    l.practice_gbps = Band{link.at("practice_gbps").at(0).get<double>(),
+                           link.at("practice_gbps").at(1).get<double>()};
+    l.source = ExpandSource(link.value("source", ""), sources);
+    links.push_back(l);
+  }
+  return links;
+}
+
+DerivedRules ParseDerived(const json& derived, const Sources& sources) {
+  DerivedRules rules;
+  rules.geforce_fp32_accumulate_factor = derived.at("geforce_fp32_accumulate_factor").get<double>();
+  rules.source = ExpandSource(derived.value("about", "") + " " + derived.value("geforce_source", ""), sources);
+  for (const json& rate : derived.at("tensor_fp16_flop_per_clock_per_sm")) {
+    TensorRate r;
+    const std::string cc = rate.at("cc").get<std::string>();
+    r.cc_major = std::stoi(cc.substr(0, cc.find('.')));
+    r.cc_minor = std::stoi(cc.substr(cc.find('.') + 1));
+    r.fp16_flop_per_clock_per_sm = rate.at("value").get<double>();
+    r.source = ExpandSource(rate.value("source", ""), sources);
+    rules.tensor_rates.push_back(r);
+  }
+  return rules;
+}
+
+LinkRates ParseLinkRates(const json& nvlink, const Sources& sources) {
+  LinkRates rates;
+  for (const json& generation : nvlink.at("generations"))
+    rates[generation.at("id").get<std::string>()] = {generation.at("link_gbps").get<double>(),
+                                                     ExpandSource(generation.value("source", ""), sources)};
+  return rates;
+}
+
+Result<NvLinkSpec> ParseGpuNvLink(const json& entry, const GpuSpec& spec, const LinkRates& rates, const std::string& where) {
+  NvLinkSpec nv;
+  nv.generation = entry.at("generation").get<std::string>();
+  nv.links = entry.at("links").get<int>();
+  nv.bridge_links = entry.value("bridge_links", 0);
+  auto rate = rates.find(nv.generation);
+  if (rate == rates.end()) return Status::Error("gpus.json: " + where + ": unknown NVLink generation " + nv.generation);
+  nv.link_gbps = rate->second.first;
+  nv.source = rate->second.second;
+  // The per-link table is what the code uses; the datasheet total is what people check.
+  if (!spec.nvlink_gbps || std::fabs(nv.links * nv.link_gbps * 2 - *spec.nvlink_gbps) > 0.5)
+    return Status::Error(fmt::format("gpus.json: {}: {} links × {} GB/s × 2 differs from nvlink_gbps", where,
+                                     nv.links, nv.link_gbps));
+  return nv;
+}
+
+// One GPU entry with its NVLink; refused when it cannot be trusted or matched.
+Result<GpuSpec> ParseCheckedGpu(const json& g, const LinkRates& rates, const Sources& sources, const std::string& where) {
+  GpuSpec spec = ParseGpu(g, sources);
+  if (g.contains("nvlink")) {
+    Result<NvLinkSpec> nv = ParseGpuNvLink(g.at("nvlink"), spec, rates, where);
+    if (!nv.ok()) return nv.status();
+    spec.nvlink = std::move(nv).value();
+  }
+  // A figure without a source cannot be trusted or fixed; refuse the whole file.
+  if (spec.source.empty()) return Status::Error("gpus.json: " + where + " has no source");
+  if (spec.match.empty()) return Status::Error("gpus.json: " + where + " has no match words");
+  return spec;
+}
+
 }  // namespace
 
 std::vector<std::string> DeviceNameWords(const std::string& device_name) {
@@ -101,8 +183,7 @@ Result<GpuCatalog> GpuCatalog::Parse(const std::string& json_text) {
   std::string where = "the top level";
   try {
     const json root = json::parse(json_text);
-    std::map<std::string, std::string> sources;
-    for (const auto& [key, value] : root.at("sources").items()) sources[key] = value.get<std::string>();
+    const Sources sources = ParseSources(root);
 
     where = "realistic_share";
     const json& share = root.at("realistic_share");
@@ -112,72 +193,29 @@ Result<GpuCatalog> GpuCatalog::Parse(const std::string& json_text) {
     catalog.memory_copy_share_source_ = ExpandSource(share.at("memory_copy").value("source", ""), sources);
 
     where = "pcie";
-    for (const json& link : root.at("pcie").at("links")) {
-      PcieLink l;
-      l.gen = link.at("gen").get<int>();
-      l.width = link.at("width").get<int>();
-      l.limit_gbps = link.at("limit_gbps").get<double>();
-      // The table's limit is for the reader; the formula is the source, so they must agree.
-      if (std::fabs(l.limit_gbps - PcieLimitGbps(l.gen, l.width)) > 0.02)
-        return Status::Error(fmt::format("gpus.json: pcie: PCIe {}.0 x{} limit_gbps {} differs from the encoding formula ({:.2f})",
-                                         l.gen, l.width, l.limit_gbps, PcieLimitGbps(l.gen, l.width)));
-      l.practice_gbps = Band{link.at("practice_gbps").at(0).get<double>(),
-                             link.at("practice_gbps").at(1).get<double>()};
-      l.source = ExpandSource(link.value("source", ""), sources);
-      catalog.pcie_.push_back(l);
-    }
+    Result<std::vector<PcieLink>> links = ParsePcieLinks(root.at("pcie"), sources);
+    if (!links.ok()) return links.status();
+    catalog.pcie_ = std::move(links).value();
 
     where = "derived";
     // Optional: without it unknown GPUs get rows without estimated figures.
-    if (root.contains("derived")) {
-      const json& derived = root.at("derived");
-      catalog.derived_.geforce_fp32_accumulate_factor = derived.at("geforce_fp32_accumulate_factor").get<double>();
-      catalog.derived_.source = ExpandSource(derived.value("about", "") + " " + derived.value("geforce_source", ""), sources);
-      for (const json& rate : derived.at("tensor_fp16_flop_per_clock_per_sm")) {
-        TensorRate r;
-        const std::string cc = rate.at("cc").get<std::string>();
-        r.cc_major = std::stoi(cc.substr(0, cc.find('.')));
-        r.cc_minor = std::stoi(cc.substr(cc.find('.') + 1));
-        r.fp16_flop_per_clock_per_sm = rate.at("value").get<double>();
-        r.source = ExpandSource(rate.value("source", ""), sources);
-        catalog.derived_.tensor_rates.push_back(r);
-      }
-    }
+    if (root.contains("derived")) catalog.derived_ = ParseDerived(root.at("derived"), sources);
 
     where = "nvlink";
     // Optional: without it no GPU has a per-link rate, and NVLink pairs get no reference.
-    std::map<std::string, std::pair<double, std::string>> link_gbps;  // generation → rate, source
+    LinkRates link_gbps;
     if (root.contains("nvlink")) {
       const json& nvlink = root.at("nvlink");
-      for (const json& generation : nvlink.at("generations"))
-        link_gbps[generation.at("id").get<std::string>()] = {generation.at("link_gbps").get<double>(),
-                                                             ExpandSource(generation.value("source", ""), sources)};
+      link_gbps = ParseLinkRates(nvlink, sources);
       catalog.nvlink_copy_share_ = ParseShare(nvlink.at("copy_share"));
       catalog.nvlink_copy_share_source_ = ExpandSource(nvlink.at("copy_share").value("source", ""), sources);
     }
 
     for (const json& g : root.at("gpus")) {
       where = "gpu " + g.value("id", "(no id)");
-      GpuSpec spec = ParseGpu(g, sources);
-      if (g.contains("nvlink")) {
-        NvLinkSpec nv;
-        nv.generation = g.at("nvlink").at("generation").get<std::string>();
-        nv.links = g.at("nvlink").at("links").get<int>();
-        nv.bridge_links = g.at("nvlink").value("bridge_links", 0);
-        auto rate = link_gbps.find(nv.generation);
-        if (rate == link_gbps.end()) return Status::Error("gpus.json: " + where + ": unknown NVLink generation " + nv.generation);
-        nv.link_gbps = rate->second.first;
-        nv.source = rate->second.second;
-        // The per-link table is what the code uses; the datasheet total is what people check.
-        if (!spec.nvlink_gbps || std::fabs(nv.links * nv.link_gbps * 2 - *spec.nvlink_gbps) > 0.5)
-          return Status::Error(fmt::format("gpus.json: {}: {} links × {} GB/s × 2 differs from nvlink_gbps", where,
-                                           nv.links, nv.link_gbps));
-        spec.nvlink = nv;
-      }
-      // A figure without a source cannot be trusted or fixed; refuse the whole file.
-      if (spec.source.empty()) return Status::Error("gpus.json: " + where + " has no source");
-      if (spec.match.empty()) return Status::Error("gpus.json: " + where + " has no match words");
-      catalog.gpus_.push_back(std::move(spec));
+      Result<GpuSpec> spec = ParseCheckedGpu(g, link_gbps, sources, where);
+      if (!spec.ok()) return spec.status();
+      catalog.gpus_.push_back(std::move(spec).value());
     }
   } catch (const std::exception& e) {
     return Status::Error("gpus.json: cannot read " + where + ": " + e.what());
