@@ -20,7 +20,6 @@ namespace labcheck::gpu {
 
 namespace {
 
-constexpr const char* kId = "interconnect.allreduce";
 constexpr uint64_t kComparisonMaxBytes = 256ull << 20;
 
 std::string MakeLogDir() {
@@ -95,15 +94,13 @@ std::optional<double> AddComparison(const AllReduceRun& run, CheckResult& result
   return std::nullopt;
 }
 
-}  // namespace
-
 CheckResult RunAllReduceCheck(CheckContext& context) {
-  if (auto skip = SkipWithoutGpus(context, kId)) return *skip;
+  if (auto skip = SkipWithoutGpus(context, kAllReduceCheck.id)) return *skip;
   // One GPU: nothing crosses a link, so there is no all-reduce to judge (as gpu.p2p).
-  if (const CheckResult* inventory = context.Earlier("gpu.inventory")) {
+  if (const CheckResult* inventory = context.Earlier(kInventoryCheck.id)) {
     const nlohmann::json& gpus = inventory->data.value("gpus", nlohmann::json::array());
     if (gpus.is_array() && gpus.size() == 1)
-      return Skipped(kId, T("одна видеокарта: all-reduce нечего передавать между картами, bus bandwidth не имеет смысла",
+      return Skipped(kAllReduceCheck.id, T("одна видеокарта: all-reduce нечего передавать между картами, bus bandwidth не имеет смысла",
                             "one GPU: an all-reduce has nothing to pass between cards, bus bandwidth has no meaning"));
   }
   const Preflight preflight = ReadPreflight("/", "/dev/shm");
@@ -120,16 +117,16 @@ CheckResult RunAllReduceCheck(CheckContext& context) {
   AllReduceLauncher compare_launch;
   if (compare)
     compare_launch = [&](const EnvList& env) {
-      return RunGpuJob(context, kAllReduceJob, {"--max-bytes", std::to_string(kComparisonMaxBytes)}, env, attempt_timeout);
+      return RunGpuJob(context, kAllReduceCheck.job, {"--max-bytes", std::to_string(kComparisonMaxBytes)}, env, attempt_timeout);
     };
   AllReduceRun run = RunAllReduceWithRetry(
-      [&](const EnvList& env) { return RunGpuJob(context, kAllReduceJob, {}, env, attempt_timeout); }, log_dir,
+      [&](const EnvList& env) { return RunGpuJob(context, kAllReduceCheck.job, {}, env, attempt_timeout); }, log_dir,
       compare_launch);
   std::error_code ignored;
   std::filesystem::remove_all(log_dir, ignored);
 
   if (run.skipped) {
-    CheckResult skipped = Skipped(kId, TextFromJson((*run.skipped)["reason"]), TextFromJson((*run.skipped)["hint"]));
+    CheckResult skipped = Skipped(kAllReduceCheck.id, TextFromJson((*run.skipped)["reason"]), TextFromJson((*run.skipped)["hint"]));
     skipped.error = run.skipped->value("error", std::string());
     return skipped;
   }
@@ -231,5 +228,20 @@ CheckResult RunAllReduceCheck(CheckContext& context) {
   }
   return result;
 }
+
+}  // namespace
+
+const GpuCheckSpec kAllReduceCheck = {
+    .id = "interconnect.allreduce",
+    .section = "interconnect",
+    .title = T("All-reduce через NCCL", "All-reduce through NCCL"),
+    .quick = QuickMode::Shortened,
+    .distributed = true,
+    .budget_s = 480,
+    .job = kAllReduceJob,
+    .job_fn = AllReduceJob,
+    .run = RunAllReduceCheck,
+    .reads = {&kInventoryCheck},
+};
 
 }  // namespace labcheck::gpu

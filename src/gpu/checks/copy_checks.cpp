@@ -27,11 +27,8 @@ std::pair<int, int> MaxLink(const CheckContext& context, int index) {
           OptionalInt(gpu->value("pcie_width_max", nlohmann::json())).value_or(0)};
 }
 
-}  // namespace
-
 CheckResult RunHostDeviceCopyCheck(CheckContext& context) {
-  constexpr const char* kId = "gpu.host_device_copy";
-  GpuJobReply reply = RunGpuJobFor(context, kId, kHostCopyJob, "CPU↔GPU");
+  GpuJobReply reply = RunGpuJobFor(context, kHostDeviceCopyCheck, "CPU↔GPU");
   if (reply.ending) return *reply.ending;
   const nlohmann::json& j = reply.payload;
   CheckResult result;
@@ -111,5 +108,19 @@ CheckResult RunHostDeviceCopyCheck(CheckContext& context) {
   if (!h2d.empty()) result.summary = Text(fmt::format("CPU→GPU pinned {} GB/s", Figure(*std::max_element(h2d.begin(), h2d.end()))));
   return result;
 }
+
+}  // namespace
+
+const GpuCheckSpec kHostDeviceCopyCheck = {
+    .id = "gpu.host_device_copy",
+    .section = "gpu",
+    .title = T("Копирование CPU↔GPU", "CPU↔GPU copies"),
+    .quick = QuickMode::Shortened,
+    .budget_s = 180,
+    .job = kHostCopyJob,
+    .job_fn = HostCopyJob,
+    .run = RunHostDeviceCopyCheck,
+    .reads = {&kInventoryCheck},
+};
 
 }  // namespace labcheck::gpu

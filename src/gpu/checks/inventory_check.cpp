@@ -10,8 +10,6 @@ namespace labcheck::gpu {
 
 namespace {
 
-constexpr const char* kId = "gpu.inventory";
-
 Text Cell(const nlohmann::json& value, const std::string& suffix = "") {
   if (value.is_null()) return Text("—");
   if (value.is_boolean()) return value.get<bool>() ? T("да", "yes") : T("нет", "no");
@@ -35,10 +33,8 @@ Text LibraryStatus(const nlohmann::json& lib) {
   return T(used.ru + "; " + note.ru, used.en + "; " + note.en);
 }
 
-}  // namespace
-
 CheckResult RunInventoryCheck(CheckContext& context) {
-  GpuJobReply reply = RunGpuJobFor(context, kId, kInventoryJob, "NVIDIA driver, NVML");
+  GpuJobReply reply = RunGpuJobFor(context, kInventoryCheck, "NVIDIA driver, NVML");
   if (reply.ending) return *reply.ending;
   const nlohmann::json& j = reply.payload;
 
@@ -133,5 +129,19 @@ CheckResult RunInventoryCheck(CheckContext& context) {
                        "SIMULATED (tests/sim), not real GPUs: " + result.summary.en);
   return result;
 }
+
+}  // namespace
+
+// Every check after the inventory reads it (which cards, which libraries).
+const GpuCheckSpec kInventoryCheck = {
+    .id = "gpu.inventory",
+    .section = "gpu",
+    .title = T("Видеокарты и драйвер", "GPUs and driver"),
+    .quick = QuickMode::Full,
+    .budget_s = 60,
+    .job = kInventoryJob,
+    .job_fn = InventoryJob,
+    .run = RunInventoryCheck,
+};
 
 }  // namespace labcheck::gpu

@@ -15,17 +15,14 @@ namespace labcheck::gpu {
 
 namespace {
 
-constexpr const char* kId = "gpu.matmul";
 constexpr double kSpreadWarn = 0.10;  // cards of one model differ by a few percent; 10% is a finding
 
 bool IsSlowdown(const std::string& reason) {
   return reason == "thermal" || reason == "hw_thermal" || reason == "hw_slowdown" || reason == "hw_power_brake";
 }
 
-}  // namespace
-
 CheckResult RunMatmulCheck(CheckContext& context) {
-  GpuJobReply reply = RunGpuJobFor(context, kId, kMatmulJob, "cuBLASLt 8192³");
+  GpuJobReply reply = RunGpuJobFor(context, kMatmulCheck, "cuBLASLt 8192³");
   if (reply.ending) return *reply.ending;
   const nlohmann::json& j = reply.payload;
 
@@ -139,5 +136,19 @@ CheckResult RunMatmulCheck(CheckContext& context) {
   }
   return result;
 }
+
+}  // namespace
+
+const GpuCheckSpec kMatmulCheck = {
+    .id = "gpu.matmul",
+    .section = "gpu",
+    .title = T("Умножение матриц (cuBLASLt)", "Matrix multiply (cuBLASLt)"),
+    .quick = QuickMode::Shortened,
+    .budget_s = 300,
+    .job = kMatmulJob,
+    .job_fn = MatmulJob,
+    .run = RunMatmulCheck,
+    .reads = {&kInventoryCheck},
+};
 
 }  // namespace labcheck::gpu

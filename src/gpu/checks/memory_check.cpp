@@ -21,7 +21,6 @@ namespace labcheck::gpu {
 
 namespace {
 
-constexpr const char* kId = "gpu.memory_bandwidth";
 constexpr double kSpreadWarn = 0.10;
 // Driver copy and SM copy further apart than this get a note.
 constexpr double kMethodsDifferBy = 0.15;
@@ -77,10 +76,8 @@ void SetWarn(CheckResult& result, Text reason) {
   result.reason = std::move(reason);
 }
 
-}  // namespace
-
 CheckResult RunMemoryBandwidthCheck(CheckContext& context) {
-  GpuJobReply reply = RunGpuJobFor(context, kId, kMemoryJob, "cuMemcpyDtoD + SM copy");
+  GpuJobReply reply = RunGpuJobFor(context, kMemoryBandwidthCheck, "cuMemcpyDtoD + SM copy");
   if (reply.ending) return *reply.ending;
   const nlohmann::json& j = reply.payload;
   CheckResult result;
@@ -197,5 +194,19 @@ CheckResult RunMemoryBandwidthCheck(CheckContext& context) {
     SetWarn(result, T("память карт различается больше чем на 10%", "the cards' memory bandwidth differs by more than 10%"));
   return result;
 }
+
+}  // namespace
+
+const GpuCheckSpec kMemoryBandwidthCheck = {
+    .id = "gpu.memory_bandwidth",
+    .section = "gpu",
+    .title = T("Пропускная способность памяти GPU", "GPU memory bandwidth"),
+    .quick = QuickMode::Shortened,
+    .budget_s = 120,
+    .job = kMemoryJob,
+    .job_fn = MemoryJob,
+    .run = RunMemoryBandwidthCheck,
+    .reads = {&kInventoryCheck},
+};
 
 }  // namespace labcheck::gpu

@@ -16,7 +16,6 @@ namespace labcheck::gpu {
 
 namespace {
 
-constexpr const char* kId = "gpu.p2p";
 // The course: "off by 2× or more is a reason to look into it".
 constexpr double kFarBelow = 0.5;
 
@@ -29,7 +28,7 @@ std::optional<double> NumberAt(const nlohmann::json& object, const char* key) {
 // Each GPU as gpu.inventory and gpu.host_device_copy saw it.
 std::vector<reference::PeerCard> Cards(const CheckContext& context, int count, const reference::GpuCatalog& catalog) {
   std::vector<reference::PeerCard> cards(count);
-  const CheckResult* host = context.Earlier("gpu.host_device_copy");
+  const CheckResult* host = context.Earlier(kHostDeviceCopyCheck.id);
   for (int i = 0; i < count; ++i) {
     reference::PeerCard& card = cards[i];
     if (const nlohmann::json* gpu = InventoryGpu(context, i)) {
@@ -49,7 +48,7 @@ std::vector<reference::PeerCard> Cards(const CheckContext& context, int count, c
 
 // gpu.inventory's topology cell for (i, j): NV#, PIX…SYS; unknown when absent.
 reference::PeerLink TopologyLink(const CheckContext& context, int i, int j) {
-  const CheckResult* inventory = context.Earlier("gpu.inventory");
+  const CheckResult* inventory = context.Earlier(kInventoryCheck.id);
   if (inventory == nullptr || !inventory->data.is_object()) return {};
   auto topology = inventory->data.find("topology");
   if (topology == inventory->data.end() || !topology->is_object()) return {};
@@ -65,19 +64,17 @@ std::string BandCell(const std::optional<reference::Band>& band) {
   return fmt::format("{}–{}", Figure(band->low), Figure(band->high));
 }
 
-}  // namespace
-
 CheckResult RunPeerCheck(CheckContext& context) {
-  if (const CheckResult* inventory = context.Earlier("gpu.inventory")) {
+  if (const CheckResult* inventory = context.Earlier(kInventoryCheck.id)) {
     const nlohmann::json& gpus = inventory->data.value("gpus", nlohmann::json::array());
     if (gpus.is_array() && gpus.size() == 1)
-      return Skipped(kId, T("одна видеокарта: обмениваться не с кем", "one GPU: there is no pair to measure"));
+      return Skipped(kPeerCheck.id, T("одна видеокарта: обмениваться не с кем", "one GPU: there is no pair to measure"));
   }
-  GpuJobReply reply = RunGpuJobFor(context, kId, kPeerJob, "cuMemcpyPeer");
+  GpuJobReply reply = RunGpuJobFor(context, kPeerCheck, "cuMemcpyPeer");
   if (reply.ending) return *reply.ending;
   const nlohmann::json& j = reply.payload;
   const int count = j.value("count", 0);
-  if (count < 2) return Skipped(kId, T("одна видеокарта: обмениваться не с кем", "one GPU: there is no pair to measure"));
+  if (count < 2) return Skipped(kPeerCheck.id, T("одна видеокарта: обмениваться не с кем", "one GPU: there is no pair to measure"));
 
   const reference::GpuCatalog& catalog = reference::GpuCatalog::Builtin();
   const std::vector<reference::PeerCard> cards = Cards(context, count, catalog);
@@ -195,5 +192,20 @@ CheckResult RunPeerCheck(CheckContext& context) {
                      fmt::format("P2P: {} of {} pairs; up to {} GB/s", peers, count * (count - 1), Figure(best)));
   return result;
 }
+
+}  // namespace
+
+// GPU→GPU copies without P2P are judged against the host path this card measured.
+const GpuCheckSpec kPeerCheck = {
+    .id = "gpu.p2p",
+    .section = "gpu",
+    .title = T("P2P и копирование между картами", "P2P and GPU-to-GPU copies"),
+    .quick = QuickMode::Shortened,
+    .budget_s = 240,
+    .job = kPeerJob,
+    .job_fn = PeerJob,
+    .run = RunPeerCheck,
+    .reads = {&kInventoryCheck, &kHostDeviceCopyCheck},
+};
 
 }  // namespace labcheck::gpu
