@@ -8,49 +8,45 @@
 
 namespace labcheck {
 
+namespace {
+
+// Report order. Budgets are timeouts for the child, not expected durations: generous for 8 GPUs,
+// and scaled by --timeout-scale. The full GPU section aims at under 60 s per GPU
+// (docs/gpu-checks.md). The inventory comes first, since every other check reads it; the health
+// check right after it, before the benchmarks heat the cards (health_check.cpp); the host copies
+// before gpu.p2p, which judges its copies without P2P against them.
+const gpu::GpuCheckSpec* const kGpuChecks[] = {
+    &gpu::kInventoryCheck,  &gpu::kHealthCheck, &gpu::kMatmulCheck,     &gpu::kMemoryBandwidthCheck,
+    &gpu::kHostDeviceCopyCheck, &gpu::kPeerCheck, &gpu::kAllReduceCheck,
+};
+
+// The child jobs no check owns: their commands start them (cluster/, app/burn_command.cpp,
+// node_check/).
+struct CommandJob {
+  const char* name;
+  ChildJobFn fn;
+};
+const CommandJob kCommandJobs[] = {
+    {gpu::kAllReduceRankJob, gpu::AllReduceRankJob},
+    {gpu::kClusterGatherJob, gpu::ClusterGatherJob},
+    {gpu::kBurnJob, gpu::BurnJob},
+    {gpu::kNodeCheckJob, gpu::NodeCheckJob},
+};
+
+}  // namespace
+
 void RegisterGpuChildJobs() {
   static std::once_flag once;
   std::call_once(once, [] {
-    RegisterChildJob(gpu::kInventoryJob, gpu::InventoryJob);
-    RegisterChildJob(gpu::kMatmulJob, gpu::MatmulJob);
-    RegisterChildJob(gpu::kMemoryJob, gpu::MemoryJob);
-    RegisterChildJob(gpu::kHostCopyJob, gpu::HostCopyJob);
-    RegisterChildJob(gpu::kPeerJob, gpu::PeerJob);
-    RegisterChildJob(gpu::kAllReduceJob, gpu::AllReduceJob);
-    RegisterChildJob(gpu::kAllReduceRankJob, gpu::AllReduceRankJob);
-    RegisterChildJob(gpu::kClusterGatherJob, gpu::ClusterGatherJob);
-    RegisterChildJob(gpu::kHealthJob, gpu::HealthJob);
-    RegisterChildJob(gpu::kBurnJob, gpu::BurnJob);
-    RegisterChildJob(gpu::kNodeCheckJob, gpu::NodeCheckJob);
+    for (const gpu::GpuCheckSpec* check : kGpuChecks)
+      if (check->job != nullptr) RegisterChildJob(check->job, check->job_fn);
+    for (const CommandJob& job : kCommandJobs) RegisterChildJob(job.name, job.fn);
   });
 }
 
 void RegisterGpuChecks(Registry& registry) {
   RegisterGpuChildJobs();
-  // Budgets are timeouts for the child, not expected durations: generous for 8 GPUs, and scaled
-  // by --timeout-scale. The full GPU section aims at under 60 s per GPU (docs/gpu-checks.md).
-  // Every check after the inventory reads it (which cards, which libraries).
-  const std::vector<std::string> inventory = {"gpu.inventory"};
-  registry.Add({.id = "gpu.inventory", .section = "gpu", .title = T("Видеокарты и драйвер", "GPUs and driver"),
-                .quick = QuickMode::Full, .budget_s = 60, .run = gpu::RunInventoryCheck});
-  // Right after the inventory: "clock events at idle" and the idle temperature mean something only
-  // before the benchmarks heat the cards.
-  registry.Add({.id = "gpu.health", .section = "gpu", .title = T("Состояние GPU", "GPU health"),
-                .quick = QuickMode::Shortened, .budget_s = 60, .run = gpu::RunHealthCheck, .reads = inventory});
-  registry.Add({.id = "gpu.matmul", .section = "gpu", .title = T("Умножение матриц (cuBLASLt)", "Matrix multiply (cuBLASLt)"),
-                .quick = QuickMode::Shortened, .budget_s = 300, .run = gpu::RunMatmulCheck, .reads = inventory});
-  registry.Add({.id = "gpu.memory_bandwidth", .section = "gpu",
-                .title = T("Пропускная способность памяти GPU", "GPU memory bandwidth"), .quick = QuickMode::Shortened,
-                .budget_s = 120, .run = gpu::RunMemoryBandwidthCheck, .reads = inventory});
-  registry.Add({.id = "gpu.host_device_copy", .section = "gpu", .title = T("Копирование CPU↔GPU", "CPU↔GPU copies"),
-                .quick = QuickMode::Shortened, .budget_s = 180, .run = gpu::RunHostDeviceCopyCheck, .reads = inventory});
-  // GPU→GPU copies without P2P are judged against the host path this card measured.
-  registry.Add({.id = "gpu.p2p", .section = "gpu", .title = T("P2P и копирование между картами", "P2P and GPU-to-GPU copies"),
-                .quick = QuickMode::Shortened, .budget_s = 240, .run = gpu::RunPeerCheck,
-                .reads = {"gpu.inventory", "gpu.host_device_copy"}});
-  registry.Add({.id = "interconnect.allreduce", .section = "interconnect",
-                .title = T("All-reduce через NCCL", "All-reduce through NCCL"), .quick = QuickMode::Shortened,
-                .distributed = true, .budget_s = 480, .run = gpu::RunAllReduceCheck, .reads = inventory});
+  for (const gpu::GpuCheckSpec* check : kGpuChecks) registry.Add(gpu::ToCheck(*check));
 }
 
 }  // namespace labcheck

@@ -1,6 +1,7 @@
-// The GPU part of lab_check: registers, in report order, gpu.inventory, gpu.matmul,
+// The GPU part of lab_check: registers, in report order, gpu.inventory, gpu.health, gpu.matmul,
 // gpu.memory_bandwidth, gpu.host_device_copy, gpu.p2p and interconnect.allreduce (distributed:
-// --skip-dist skips it), and the child jobs they run (docs/gpu-checks.md).
+// --skip-dist skips it), and the child jobs they and the GPU commands run. The order is the list
+// in gpu_checks.cpp; each check is its spec (checks/gpu_check_spec.h, docs/gpu-checks.md).
 #pragma once
 #include "runner/check.h"
 

@@ -210,13 +210,13 @@ TEST(InventoryCheck, StubDriverSkipsTheCheckAndTheOthersFollowWithoutRunning) {
   std::vector<CheckResult> earlier;
   CancelToken cancel = CancelToken::Never();
   CheckContext inventory_context(options, earlier, cancel, registry.checks()[0], nullptr);
-  CheckResult inventory = RunInventoryCheck(inventory_context);
+  CheckResult inventory = kInventoryCheck.run(inventory_context);
   EXPECT_EQ(inventory.outcome, Outcome::Skip);
   EXPECT_NE(inventory.hint.en.find("stubs"), std::string::npos);
   inventory.id = "gpu.inventory";
   earlier.push_back(inventory);
   CheckContext matmul_context(options, earlier, cancel, registry.checks()[2], nullptr);
-  CheckResult matmul = RunMatmulCheck(matmul_context);
+  CheckResult matmul = kMatmulCheck.run(matmul_context);
   EXPECT_EQ(matmul.outcome, Outcome::Skip);
   EXPECT_EQ(matmul.reason.en, inventory.reason.en);
 }

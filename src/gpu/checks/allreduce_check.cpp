@@ -20,7 +20,6 @@ namespace labcheck::gpu {
 
 namespace {
 
-constexpr const char* kId = "interconnect.allreduce";
 constexpr uint64_t kComparisonMaxBytes = 256ull << 20;
 
 std::string MakeLogDir() {
@@ -95,18 +94,9 @@ std::optional<double> AddComparison(const AllReduceRun& run, CheckResult& result
   return std::nullopt;
 }
 
-}  // namespace
-
-CheckResult RunAllReduceCheck(CheckContext& context) {
-  if (auto skip = SkipWithoutGpus(context, kId)) return *skip;
-  // One GPU: nothing crosses a link, so there is no all-reduce to judge (as gpu.p2p).
-  if (const CheckResult* inventory = context.Earlier("gpu.inventory")) {
-    const nlohmann::json& gpus = inventory->data.value("gpus", nlohmann::json::array());
-    if (gpus.is_array() && gpus.size() == 1)
-      return Skipped(kId, T("одна видеокарта: all-reduce нечего передавать между картами, bus bandwidth не имеет смысла",
-                            "one GPU: an all-reduce has nothing to pass between cards, bus bandwidth has no meaning"));
-  }
-  const Preflight preflight = ReadPreflight("/", "/dev/shm");
+// The sweep, its retry with NCCL_P2P_DISABLE=1 and, in a full check, the comparison; NCCL's logs
+// go to a folder removed afterwards.
+AllReduceRun RunAttempts(CheckContext& context, const char* user_p2p) {
   const std::string log_dir = MakeLogDir();
   context.Progress(-1, "NCCL all-reduce");
   // Half the budget each, so the retry still fits when the first attempt hangs to its timeout.
@@ -115,21 +105,138 @@ CheckResult RunAllReduceCheck(CheckContext& context) {
   // user chose it already): it is the one setting a user can change, and only a measurement says
   // which way is faster on their board. Up to 256 MiB (the seed's ddp_check size, past DDP's 25 MiB
   // buckets), so the comparison costs a quarter of the full sweep.
-  const char* user_p2p = std::getenv("NCCL_P2P_DISABLE");
   const bool compare = !context.options().quick && (user_p2p == nullptr || std::string(user_p2p) != "1");
   AllReduceLauncher compare_launch;
   if (compare)
     compare_launch = [&](const EnvList& env) {
-      return RunGpuJob(context, kAllReduceJob, {"--max-bytes", std::to_string(kComparisonMaxBytes)}, env, attempt_timeout);
+      return RunGpuJob(context, kAllReduceCheck.job, {"--max-bytes", std::to_string(kComparisonMaxBytes)}, env, attempt_timeout);
     };
   AllReduceRun run = RunAllReduceWithRetry(
-      [&](const EnvList& env) { return RunGpuJob(context, kAllReduceJob, {}, env, attempt_timeout); }, log_dir,
+      [&](const EnvList& env) { return RunGpuJob(context, kAllReduceCheck.job, {}, env, attempt_timeout); }, log_dir,
       compare_launch);
   std::error_code ignored;
   std::filesystem::remove_all(log_dir, ignored);
+  return run;
+}
 
+// The measurements of the sweep that worked: its largest size as DDP's figure, as nccl-tests
+// times it, and 256 MiB as the seed's ddp_check.py.
+void AddBusbw(const nlohmann::json& sizes, int ranks, CheckResult& result) {
+  const nlohmann::json& last = sizes.back();
+  result.Add({"nccl.allreduce_busbw_gbps", T("all-reduce, bus bandwidth", "all-reduce, bus bandwidth"),
+              last.value("busbw_gbps", 0.0), "GB/s",
+              Text(fmt::format("{} GPUs, {} MiB, busbw = bytes/time × 2(n−1)/n (nccl-tests), CUDA events, slowest rank",
+                               ranks, last.value("bytes", 0ull) >> 20))});
+  if (const nlohmann::json& host = last.value("busbw_gbps_nccl_tests", nlohmann::json()); host.is_number())
+    result.Add({"nccl.allreduce_busbw_nccl_tests_gbps",
+                T("all-reduce, bus bandwidth как в nccl-tests", "all-reduce, bus bandwidth as nccl-tests"),
+                host.get<double>(), "GB/s",
+                Text(fmt::format("{} GPUs, {} MiB, host clock around the loop of iterations up to the stream "
+                                 "synchronise, as all_reduce_perf counts it",
+                                 ranks, last.value("bytes", 0ull) >> 20))});
+  for (const nlohmann::json& s : sizes)
+    if (s.value("bytes", 0ull) == 256ull << 20)
+      result.Add({"nccl.allreduce_busbw_256mib_gbps", T("all-reduce 256 МиБ, bus bandwidth", "all-reduce 256 MiB, bus bandwidth"),
+                  s.value("busbw_gbps", 0.0), "GB/s", Text("as ddp_check.py: 256 MiB, busbw = bytes/time × 2(n−1)/n")});
+}
+
+// The table of sizes from the attempt that worked (none: the table has only its notes).
+Table SweepTable(const AllReduceAttempt* good, int ranks, CheckResult& result) {
+  Table table{T("All-reduce (NCCL), float32", "All-reduce (NCCL), float32"),
+              {T("Размер, МиБ", "Size, MiB"), T("Время, мс", "Time, ms"), "algbw, GB/s", "busbw, GB/s",
+               T("busbw как в nccl-tests, GB/s", "busbw as nccl-tests, GB/s"), T("Сумма", "Sum")}};
+  if (good == nullptr) return table;
+  auto figure = [](const nlohmann::json& v) { return Text(v.is_number() ? Figure(v.get<double>()) : "—"); };
+  const nlohmann::json sizes = good->payload["sweep"].value("sizes", nlohmann::json::array());
+  for (const nlohmann::json& s : sizes) {
+    table.AddRow({Text(std::to_string(s.value("bytes", 0ull) >> 20)), Text(Figure(s.value("time_ms", 0.0))),
+                  Text(Figure(s.value("algbw_gbps", 0.0))), figure(s.value("busbw_gbps", nlohmann::json())),
+                  figure(s.value("busbw_gbps_nccl_tests", nlohmann::json())),
+                  s.value("correct", false) ? Text("OK") : T("НЕВЕРНО", "WRONG")});
+  }
+  if (!sizes.empty() && ranks > 1) AddBusbw(sizes, ranks, result);
+  table.notes.push_back(T("busbw: время по событиям CUDA на потоке каждой карты, медленнейшая карта; «как в nccl-tests»: "
+                          "часы процесса от первого запуска до завершения всех потоков, как считает all_reduce_perf "
+                          "(в него входят задержки запуска и ожидания)",
+                          "busbw: CUDA-event time on each card's stream, the slowest card; 'as nccl-tests': the "
+                          "process's host clock from the first launch until every stream is done, as all_reduce_perf "
+                          "counts it (launch and wait overheads included)"));
+  table.notes.push_back(Text(good->payload.value("method", std::string())));
+  table.notes.push_back(Text("NCCL transport: " + TransportSummary(good->log)));
+  return table;
+}
+
+// What each attempt did, under the table.
+void NoteAttempts(const AllReduceRun& run, int ranks, Table& table) {
+  if (ranks == 1)
+    table.notes.push_back(T("одна видеокарта: данные никуда не передаются, поэтому bus bandwidth не имеет смысла",
+                            "one GPU: nothing crosses a link, so bus bandwidth has no meaning"));
+  table.notes.push_back(Text("Первая попытка: " + Describe(run.first).ru, "First attempt: " + Describe(run.first).en));
+  if (run.retry)
+    table.notes.push_back(Text("С NCCL_P2P_DISABLE=1: " + Describe(*run.retry).ru, "With NCCL_P2P_DISABLE=1: " + Describe(*run.retry).en));
+}
+
+// The first attempt worked: PASS, or WARN when the path without P2P was clearly faster.
+void PassVerdict(const AllReduceAttempt& good, const Preflight& preflight, std::optional<double> faster_without_p2p,
+                 CheckResult& result) {
+  result.outcome = Outcome::Pass;
+  const Measurement* busbw = result.Find("nccl.allreduce_busbw_gbps");
+  result.summary = busbw ? Text(fmt::format("busbw {} GB/s, {}", Figure(busbw->value), TransportSummary(good.log)))
+                         : T("работает (одна карта)", "works (one GPU)");
+  if (!faster_without_p2p) return;
+  const int percent = static_cast<int>(std::lround((*faster_without_p2p - 1) * 100));
+  result.outcome = Outcome::Warn;
+  if (const Measurement* without = result.Find("nccl.allreduce_busbw_p2p_disabled_gbps"))
+    result.summary = T(result.summary.ru + fmt::format("; с NCCL_P2P_DISABLE=1 {} GB/s", Figure(without->value)),
+                       result.summary.en + fmt::format("; with NCCL_P2P_DISABLE=1 {} GB/s", Figure(without->value)));
+  result.reason = T(fmt::format("с NCCL_P2P_DISABLE=1 all-reduce на {}% быстрее: путь P2P на этой плате медленнее, чем через память процессора", percent),
+                    fmt::format("all-reduce is {}% faster with NCCL_P2P_DISABLE=1: the P2P path on this board is slower than going through host memory", percent));
+  // The pre-flight's notes say what it found; without findings, where P2P usually loses.
+  const bool noted = preflight.IommuRisk() || !preflight.acs_redirecting.empty();
+  result.hint = noted ? T("export NCCL_P2P_DISABLE=1 перед обучением (в ~/.bashrc или в скрипте запуска); причина — в примечаниях к таблице (IOMMU, ACS)",
+                          "export NCCL_P2P_DISABLE=1 before training (in ~/.bashrc or the launch script); the table's notes say why (IOMMU, ACS)")
+                      : T("export NCCL_P2P_DISABLE=1 перед обучением (в ~/.bashrc или в скрипте запуска); P2P обычно теряет на "
+                          "PCIe ACS (выключите в BIOS) и трансляции IOMMU (параметр ядра iommu=pt)",
+                          "export NCCL_P2P_DISABLE=1 before training (in ~/.bashrc or the launch script); P2P usually loses to "
+                          "PCIe ACS (turn it off in the BIOS) and IOMMU translation (kernel parameter iommu=pt)");
+}
+
+// The first attempt failed: WARN when the retry worked, FAIL when neither did.
+void FailureVerdict(const AllReduceRun& run, const AllReduceAttempt* good, CheckResult& result) {
+  if (good != nullptr) {
+    result.outcome = Outcome::Warn;
+    result.reason = T("all-reduce работает только с NCCL_P2P_DISABLE=1 (" + Describe(run.first).ru + " без него)",
+                      "all-reduce works only with NCCL_P2P_DISABLE=1 (" + Describe(run.first).en + " without)");
+    result.hint = hint::Action(hint::kNcclHang);
+    return;
+  }
+  result.outcome = Outcome::Fail;
+  const bool wrong = run.first.wrong_sum || (run.retry && run.retry->wrong_sum);
+  result.reason = wrong ? T("all-reduce вернул неверную сумму", "all-reduce returned a wrong sum")
+                        : Text("all-reduce: " + Describe(run.first).ru, "all-reduce: " + Describe(run.first).en);
+  result.hint = hint::Action(wrong ? hint::kWrongSum : hint::kNcclHang);
+  result.error = run.first.process_error.empty() ? run.first.log.last_line : run.first.process_error;
+}
+
+// No GPU, or one: nothing crosses a link, so there is no all-reduce to judge (as gpu.p2p).
+std::optional<CheckResult> SkipBeforeRunning(const CheckContext& context) {
+  if (auto skip = SkipWithoutGpus(context, kAllReduceCheck.id)) return skip;
+  if (const CheckResult* inventory = context.Earlier(kInventoryCheck.id)) {
+    const nlohmann::json& gpus = inventory->data.value("gpus", nlohmann::json::array());
+    if (gpus.is_array() && gpus.size() == 1)
+      return Skipped(kAllReduceCheck.id, T("одна видеокарта: all-reduce нечего передавать между картами, bus bandwidth не имеет смысла",
+                                           "one GPU: an all-reduce has nothing to pass between cards, bus bandwidth has no meaning"));
+  }
+  return std::nullopt;
+}
+
+CheckResult RunAllReduceCheck(CheckContext& context) {
+  if (std::optional<CheckResult> skip = SkipBeforeRunning(context)) return *skip;
+  const Preflight preflight = ReadPreflight("/", "/dev/shm");
+  const char* user_p2p = std::getenv("NCCL_P2P_DISABLE");
+  const AllReduceRun run = RunAttempts(context, user_p2p);
   if (run.skipped) {
-    CheckResult skipped = Skipped(kId, TextFromJson((*run.skipped)["reason"]), TextFromJson((*run.skipped)["hint"]));
+    CheckResult skipped = Skipped(kAllReduceCheck.id, TextFromJson((*run.skipped)["reason"]), TextFromJson((*run.skipped)["hint"]));
     skipped.error = run.skipped->value("error", std::string());
     return skipped;
   }
@@ -143,93 +250,33 @@ CheckResult RunAllReduceCheck(CheckContext& context) {
   const int ranks = (good ? good->payload : run.first.payload).value("ranks", 0);
   result.data["ranks"] = ranks;
 
-  Table table{T("All-reduce (NCCL), float32", "All-reduce (NCCL), float32"),
-              {T("Размер, МиБ", "Size, MiB"), T("Время, мс", "Time, ms"), "algbw, GB/s", "busbw, GB/s",
-               T("busbw как в nccl-tests, GB/s", "busbw as nccl-tests, GB/s"), T("Сумма", "Sum")}};
-  auto figure = [](const nlohmann::json& v) { return Text(v.is_number() ? Figure(v.get<double>()) : "—"); };
-  if (good != nullptr) {
-    const nlohmann::json sizes = good->payload["sweep"].value("sizes", nlohmann::json::array());
-    for (const nlohmann::json& s : sizes) {
-      table.AddRow({Text(std::to_string(s.value("bytes", 0ull) >> 20)), Text(Figure(s.value("time_ms", 0.0))),
-                    Text(Figure(s.value("algbw_gbps", 0.0))), figure(s.value("busbw_gbps", nlohmann::json())),
-                    figure(s.value("busbw_gbps_nccl_tests", nlohmann::json())),
-                    s.value("correct", false) ? Text("OK") : T("НЕВЕРНО", "WRONG")});
-    }
-    if (!sizes.empty() && ranks > 1) {
-      const nlohmann::json& last = sizes.back();
-      result.Add({"nccl.allreduce_busbw_gbps", T("all-reduce, bus bandwidth", "all-reduce, bus bandwidth"),
-                  last.value("busbw_gbps", 0.0), "GB/s",
-                  Text(fmt::format("{} GPUs, {} MiB, busbw = bytes/time × 2(n−1)/n (nccl-tests), CUDA events, slowest rank",
-                                   ranks, last.value("bytes", 0ull) >> 20))});
-      if (const nlohmann::json& host = last.value("busbw_gbps_nccl_tests", nlohmann::json()); host.is_number())
-        result.Add({"nccl.allreduce_busbw_nccl_tests_gbps",
-                    T("all-reduce, bus bandwidth как в nccl-tests", "all-reduce, bus bandwidth as nccl-tests"),
-                    host.get<double>(), "GB/s",
-                    Text(fmt::format("{} GPUs, {} MiB, host clock around the loop of iterations up to the stream "
-                                     "synchronise, as all_reduce_perf counts it",
-                                     ranks, last.value("bytes", 0ull) >> 20))});
-      for (const nlohmann::json& s : sizes)
-        if (s.value("bytes", 0ull) == 256ull << 20)
-          result.Add({"nccl.allreduce_busbw_256mib_gbps", T("all-reduce 256 МиБ, bus bandwidth", "all-reduce 256 MiB, bus bandwidth"),
-                      s.value("busbw_gbps", 0.0), "GB/s", Text("as ddp_check.py: 256 MiB, busbw = bytes/time × 2(n−1)/n")});
-    }
-    table.notes.push_back(T("busbw: время по событиям CUDA на потоке каждой карты, медленнейшая карта; «как в nccl-tests»: "
-                            "часы процесса от первого запуска до завершения всех потоков, как считает all_reduce_perf "
-                            "(в него входят задержки запуска и ожидания)",
-                            "busbw: CUDA-event time on each card's stream, the slowest card; 'as nccl-tests': the "
-                            "process's host clock from the first launch until every stream is done, as all_reduce_perf "
-                            "counts it (launch and wait overheads included)"));
-    table.notes.push_back(Text(good->payload.value("method", std::string())));
-    table.notes.push_back(Text("NCCL transport: " + TransportSummary(good->log)));
-  }
-  if (ranks == 1)
-    table.notes.push_back(T("одна видеокарта: данные никуда не передаются, поэтому bus bandwidth не имеет смысла",
-                            "one GPU: nothing crosses a link, so bus bandwidth has no meaning"));
-  table.notes.push_back(Text("Первая попытка: " + Describe(run.first).ru, "First attempt: " + Describe(run.first).en));
-  if (run.retry)
-    table.notes.push_back(Text("С NCCL_P2P_DISABLE=1: " + Describe(*run.retry).ru, "With NCCL_P2P_DISABLE=1: " + Describe(*run.retry).en));
+  Table table = SweepTable(good, ranks, result);
+  NoteAttempts(run, ranks, table);
   const std::optional<double> faster_without_p2p = AddComparison(run, result, table);
   AddPreflightNotes(preflight, table);
   result.tables.push_back(table);
   result.Add({"nccl.allreduce_ok", T("all-reduce: сумма верна", "all-reduce: the sum is right"), good != nullptr ? 1.0 : 0.0, "0/1",
               Text("bit-exact comparison with an order-independent exact sum")});
-
-  if (good == &run.first) {
-    result.outcome = Outcome::Pass;
-    const Measurement* busbw = result.Find("nccl.allreduce_busbw_gbps");
-    result.summary = busbw ? Text(fmt::format("busbw {} GB/s, {}", Figure(busbw->value), TransportSummary(good->log)))
-                           : T("работает (одна карта)", "works (one GPU)");
-    if (faster_without_p2p) {
-      const int percent = static_cast<int>(std::lround((*faster_without_p2p - 1) * 100));
-      result.outcome = Outcome::Warn;
-      if (const Measurement* without = result.Find("nccl.allreduce_busbw_p2p_disabled_gbps"))
-        result.summary = T(result.summary.ru + fmt::format("; с NCCL_P2P_DISABLE=1 {} GB/s", Figure(without->value)),
-                           result.summary.en + fmt::format("; with NCCL_P2P_DISABLE=1 {} GB/s", Figure(without->value)));
-      result.reason = T(fmt::format("с NCCL_P2P_DISABLE=1 all-reduce на {}% быстрее: путь P2P на этой плате медленнее, чем через память процессора", percent),
-                        fmt::format("all-reduce is {}% faster with NCCL_P2P_DISABLE=1: the P2P path on this board is slower than going through host memory", percent));
-      // The pre-flight's notes say what it found; without findings, where P2P usually loses.
-      const bool noted = preflight.IommuRisk() || !preflight.acs_redirecting.empty();
-      result.hint = noted ? T("export NCCL_P2P_DISABLE=1 перед обучением (в ~/.bashrc или в скрипте запуска); причина — в примечаниях к таблице (IOMMU, ACS)",
-                              "export NCCL_P2P_DISABLE=1 before training (in ~/.bashrc or the launch script); the table's notes say why (IOMMU, ACS)")
-                          : T("export NCCL_P2P_DISABLE=1 перед обучением (в ~/.bashrc или в скрипте запуска); P2P обычно теряет на "
-                              "PCIe ACS (выключите в BIOS) и трансляции IOMMU (параметр ядра iommu=pt)",
-                              "export NCCL_P2P_DISABLE=1 before training (in ~/.bashrc or the launch script); P2P usually loses to "
-                              "PCIe ACS (turn it off in the BIOS) and IOMMU translation (kernel parameter iommu=pt)");
-    }
-  } else if (good != nullptr) {
-    result.outcome = Outcome::Warn;
-    result.reason = T("all-reduce работает только с NCCL_P2P_DISABLE=1 (" + Describe(run.first).ru + " без него)",
-                      "all-reduce works only with NCCL_P2P_DISABLE=1 (" + Describe(run.first).en + " without)");
-    result.hint = hint::Action(hint::kNcclHang);
-  } else {
-    result.outcome = Outcome::Fail;
-    const bool wrong = run.first.wrong_sum || (run.retry && run.retry->wrong_sum);
-    result.reason = wrong ? T("all-reduce вернул неверную сумму", "all-reduce returned a wrong sum")
-                          : Text("all-reduce: " + Describe(run.first).ru, "all-reduce: " + Describe(run.first).en);
-    result.hint = hint::Action(wrong ? hint::kWrongSum : hint::kNcclHang);
-    result.error = run.first.process_error.empty() ? run.first.log.last_line : run.first.process_error;
-  }
+  if (good == &run.first)
+    PassVerdict(*good, preflight, faster_without_p2p, result);
+  else
+    FailureVerdict(run, good, result);
   return result;
 }
+
+}  // namespace
+
+const GpuCheckSpec kAllReduceCheck = {
+    .id = "interconnect.allreduce",
+    .section = "interconnect",
+    .title = T("All-reduce через NCCL", "All-reduce through NCCL"),
+    .quick = QuickMode::Shortened,
+    .distributed = true,
+    .budget_s = 480,
+    .job = kAllReduceJob,
+    .job_fn = AllReduceJob,
+    .run = RunAllReduceCheck,
+    .reads = {&kInventoryCheck},
+};
 
 }  // namespace labcheck::gpu

@@ -1,16 +1,15 @@
-// The run functions of the GPU checks, one file each (registered by gpu_checks.cpp).
+// The GPU checks, one spec per file (gpu_check_spec.h); gpu_checks.cpp puts them in report order.
 #pragma once
-#include "core/check_result.h"
-#include "runner/check.h"
+#include "gpu/checks/gpu_check_spec.h"
 
 namespace labcheck::gpu {
 
-CheckResult RunInventoryCheck(CheckContext& context);
-CheckResult RunMatmulCheck(CheckContext& context);
-CheckResult RunMemoryBandwidthCheck(CheckContext& context);
-CheckResult RunHostDeviceCopyCheck(CheckContext& context);
-CheckResult RunPeerCheck(CheckContext& context);
-CheckResult RunAllReduceCheck(CheckContext& context);
-CheckResult RunHealthCheck(CheckContext& context);  // health_check.cpp
+extern const GpuCheckSpec kInventoryCheck;       // inventory_check.cpp
+extern const GpuCheckSpec kHealthCheck;          // health_check.cpp
+extern const GpuCheckSpec kMatmulCheck;          // matmul_check.cpp
+extern const GpuCheckSpec kMemoryBandwidthCheck;  // memory_check.cpp
+extern const GpuCheckSpec kHostDeviceCopyCheck;  // copy_checks.cpp
+extern const GpuCheckSpec kPeerCheck;            // peer_check.cpp
+extern const GpuCheckSpec kAllReduceCheck;       // allreduce_check.cpp
 
 }  // namespace labcheck::gpu

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gpu/checks/gpu_check_list.h"
 #include "gpu/job_envelope.h"
 #include "probes/interpreter.h"
 
@@ -27,19 +28,18 @@ probes::SitePackages SitePackagesFor(const CheckContext& context) {
   return probes::ChosenInterpreter(context.options()).FindSitePackages(context.cancel());
 }
 
-GpuJobReply RunGpuJobFor(CheckContext& context, const std::string& check_id, const std::string& job,
-                         const std::string& progress) {
+GpuJobReply RunGpuJobFor(CheckContext& context, const GpuCheckSpec& check, const std::string& progress) {
   GpuJobReply reply;
-  if ((reply.ending = SkipWithoutGpus(context, check_id))) return reply;
+  if ((reply.ending = SkipWithoutGpus(context, check.id))) return reply;
   context.Progress(-1, progress);
-  ChildJobOutcome outcome = RunGpuJob(context, job);
-  if ((reply.ending = EnvelopeProblem(check_id, outcome))) return reply;
+  ChildJobOutcome outcome = RunGpuJob(context, check.job);
+  if ((reply.ending = EnvelopeProblem(check.id, outcome))) return reply;
   reply.payload = std::move(outcome.result).value();
   return reply;
 }
 
 std::optional<CheckResult> SkipWithoutGpus(const CheckContext& context, const std::string& check_id) {
-  const CheckResult* inventory = context.Earlier("gpu.inventory");
+  const CheckResult* inventory = context.Earlier(kInventoryCheck.id);
   if (inventory == nullptr) return std::nullopt;
   if (inventory->outcome == Outcome::Skip || inventory->outcome == Outcome::NotRun)
     return Skipped(check_id, inventory->reason, inventory->hint);
@@ -49,7 +49,7 @@ std::optional<CheckResult> SkipWithoutGpus(const CheckContext& context, const st
 }
 
 const nlohmann::json* InventoryGpu(const CheckContext& context, int index) {
-  const CheckResult* inventory = context.Earlier("gpu.inventory");
+  const CheckResult* inventory = context.Earlier(kInventoryCheck.id);
   if (inventory == nullptr || !inventory->data.contains("gpus")) return nullptr;
   const nlohmann::json& gpus = inventory->data["gpus"];
   if (!gpus.is_array() || index < 0 || index >= static_cast<int>(gpus.size())) return nullptr;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/check_result.h"
+#include "gpu/checks/gpu_check_spec.h"
 #include "probes/interpreter.h"
 #include "runner/check.h"
 #include "runner/child_job.h"
@@ -22,13 +23,12 @@ ChildJobOutcome RunGpuJob(const CheckContext& context, const std::string& job, s
                           std::vector<std::pair<std::string, std::string>> env = {}, double timeout_s = 0);
 
 // The prologue every GPU check shares: SKIP when gpu.inventory found no usable GPU, the progress
-// line, the child job, and what its envelope says (SKIP, FAIL, a crash, a timeout, Ctrl-C).
+// line, the check's child job, and what its envelope says (SKIP, FAIL, a crash, a timeout, Ctrl-C).
 struct GpuJobReply {
   std::optional<CheckResult> ending;  // set: the check's result, return it as is
   nlohmann::json payload;             // otherwise: the child's "ok" JSON
 };
-GpuJobReply RunGpuJobFor(CheckContext& context, const std::string& check_id, const std::string& job,
-                         const std::string& progress);
+GpuJobReply RunGpuJobFor(CheckContext& context, const GpuCheckSpec& check, const std::string& progress);
 
 // SKIP (with the inventory's own reason) when gpu.inventory ran and found no usable GPU.
 std::optional<CheckResult> SkipWithoutGpus(const CheckContext& context, const std::string& check_id);

@@ -1,4 +1,6 @@
 // gpu.inventory: every GPU, the driver, the libraries in use and the topology (docs/report-schema.md).
+#include <map>
+
 #include <fmt/format.h>
 
 #include "gpu/checks/gpu_check_list.h"
@@ -9,8 +11,6 @@
 namespace labcheck::gpu {
 
 namespace {
-
-constexpr const char* kId = "gpu.inventory";
 
 Text Cell(const nlohmann::json& value, const std::string& suffix = "") {
   if (value.is_null()) return Text("—");
@@ -35,23 +35,18 @@ Text LibraryStatus(const nlohmann::json& lib) {
   return T(used.ru + "; " + note.ru, used.en + "; " + note.en);
 }
 
-}  // namespace
-
-CheckResult RunInventoryCheck(CheckContext& context) {
-  GpuJobReply reply = RunGpuJobFor(context, kId, kInventoryJob, "NVIDIA driver, NVML");
-  if (reply.ending) return *reply.ending;
-  const nlohmann::json& j = reply.payload;
-
-  CheckResult result;
-  result.outcome = Outcome::Pass;
+// The child's facts kept as they are in the check's data, and the GPU count.
+void RecordFacts(const nlohmann::json& payload, CheckResult& result) {
   for (const char* key : {"gpus", "driver_version", "cuda_driver_version", "nccl_version", "libraries", "topology"})
-    result.data[key] = j.value(key, nlohmann::json(nullptr));
-  result.data["simulated"] = j.value("simulated", false);
-  if (result.data["simulated"].get<bool>()) result.data["simulated_machine"] = j.value("simulated_machine", std::string());
-  const nlohmann::json& gpus = j["gpus"];
-  result.Add({"gpu.count", T("Число GPU", "GPU count"), static_cast<double>(gpus.size()), "count",
+    result.data[key] = payload.value(key, nlohmann::json(nullptr));
+  result.data["simulated"] = payload.value("simulated", false);
+  if (result.data["simulated"].get<bool>()) result.data["simulated_machine"] = payload.value("simulated_machine", std::string());
+  result.Add({"gpu.count", T("Число GPU", "GPU count"), static_cast<double>(payload["gpus"].size()), "count",
               T("видит драйвер CUDA", "as the CUDA driver sees them")});
+}
 
+// A row and a memory measurement per GPU; `models` counts the cards of each name for the summary.
+Table GpuTable(const nlohmann::json& gpus, CheckResult& result, std::map<std::string, int>& models) {
   Table table{T("Видеокарты", "GPUs"),
               {"#", T("Модель", "Model"), T("Память, ГиБ", "Memory, GiB"), "CC", "SM", "BF16", "FP8",
                T("PCIe сейчас", "PCIe now"), T("PCIe макс.", "PCIe max"), T("Лимит, Вт", "Power limit, W"),
@@ -61,7 +56,6 @@ CheckResult RunInventoryCheck(CheckContext& context) {
                  "проверяет замер CPU↔GPU.",
                  "PCIe \"now\" is often below the maximum at idle: the card saves power; the CPU↔GPU copy checks "
                  "the link under load.")}};
-  std::map<std::string, int> models;
   for (const nlohmann::json& gpu : gpus) {
     const int i = gpu.value("index", 0);
     const double memory = gpu.value("memory_total_gib", 0.0);
@@ -74,14 +68,12 @@ CheckResult RunInventoryCheck(CheckContext& context) {
                   PcieCell(gpu["pcie_gen_max"], gpu["pcie_width_max"]), Cell(gpu["power_limit_w"]),
                   Cell(gpu["temperature_c"]), Cell(gpu["ecc"]), Cell(gpu["persistence"])});
   }
-  result.tables.push_back(table);
+  return table;
+}
 
-  Table libraries{T("Библиотеки NVIDIA", "NVIDIA libraries"),
-                  {T("Библиотека", "Library"), T("Версия", "Version"), T("Файл", "File"), T("Где найдена", "Found via"),
-                   T("Состояние", "Status")}};
-  for (const nlohmann::json& lib : j.value("libraries", nlohmann::json::array()))
-    libraries.AddRow({Cell(lib["name"]), Cell(lib["version"]), Cell(lib["path"]), Cell(lib["origin"]), LibraryStatus(lib)});
-  for (const nlohmann::json& p : j.value("cublaslt_passed_over", nlohmann::json::array())) {
+// The notes under the libraries: a cuBLASLt passed over, and each library that failed to load.
+void NoteLibraryProblems(const CheckContext& context, const nlohmann::json& payload, Table& libraries) {
+  for (const nlohmann::json& p : payload.value("cublaslt_passed_over", nlohmann::json::array())) {
     const auto cc = [&](const char* key) { return fmt::format("{}.{}", p.value(key, 0) / 10, p.value(key, 0) % 10); };
     const std::string file = p.value("file", std::string());
     const int major = p.value("library_major", 0);
@@ -93,45 +85,87 @@ CheckResult RunInventoryCheck(CheckContext& context) {
                       "newer); the next one found is used",
                       file, major, cc("compute_capability"), cc("min_compute_capability"))));
   }
-  if (!j.value("cublaslt_error", std::string()).empty())
-    libraries.notes.push_back(Text("cuBLASLt: " + j["cublaslt_error"].get<std::string>()));
-  if (j.contains("nccl_error")) libraries.notes.push_back(Text("NCCL: " + j["nccl_error"].get<std::string>()));
-  if (!j.value("nvml_error", std::string()).empty())
-    libraries.notes.push_back(Text("NVML: " + j["nvml_error"].get<std::string>()));
+  if (!payload.value("cublaslt_error", std::string()).empty())
+    libraries.notes.push_back(Text("cuBLASLt: " + payload["cublaslt_error"].get<std::string>()));
+  if (payload.contains("nccl_error")) libraries.notes.push_back(Text("NCCL: " + payload["nccl_error"].get<std::string>()));
+  if (!payload.value("nvml_error", std::string()).empty())
+    libraries.notes.push_back(Text("NVML: " + payload["nvml_error"].get<std::string>()));
   // The search went on without the wheels' folders (nvidia-cublas, nvidia-nccl): say why, since a
   // library "not found" above may be sitting in them.
   if (const probes::SitePackages site = SitePackagesFor(context); site.unknown)
     libraries.notes.push_back(T("site-packages Python не просмотрены: " + site.unknown->ru,
                                 "Python's site-packages were not searched: " + site.unknown->en));
-  result.tables.push_back(libraries);
+}
 
-  const nlohmann::json& topology = j["topology"];
-  if (gpus.size() > 1 && topology.is_object()) {
-    Table matrix{T("Топология (как nvidia-smi topo -m)", "Topology (as nvidia-smi topo -m)"), {""}};
-    for (const auto& label : topology["labels"]) matrix.columns.push_back(Cell(label));
-    for (size_t r = 0; r < topology["matrix"].size(); ++r) {
-      std::vector<Text> row = {Cell(topology["labels"][r])};
-      for (const auto& cell : topology["matrix"][r]) row.push_back(Cell(cell));
-      matrix.AddRow(row);
-    }
-    matrix.notes.push_back(T("NV# — NVLink (# линков); PIX/PXB — через PCIe-коммутатор(ы); PHB — через мост "
-                             "процессора; NODE — в пределах NUMA-узла; SYS — между сокетами.",
-                             "NV# — NVLink (# links); PIX/PXB — through PCIe switch(es); PHB — through the CPU's host "
-                             "bridge; NODE — within a NUMA node; SYS — across sockets."));
-    result.tables.push_back(matrix);
+Table LibraryTable(const CheckContext& context, const nlohmann::json& payload) {
+  Table libraries{T("Библиотеки NVIDIA", "NVIDIA libraries"),
+                  {T("Библиотека", "Library"), T("Версия", "Version"), T("Файл", "File"), T("Где найдена", "Found via"),
+                   T("Состояние", "Status")}};
+  for (const nlohmann::json& lib : payload.value("libraries", nlohmann::json::array()))
+    libraries.AddRow({Cell(lib["name"]), Cell(lib["version"]), Cell(lib["path"]), Cell(lib["origin"]), LibraryStatus(lib)});
+  NoteLibraryProblems(context, payload, libraries);
+  return libraries;
+}
+
+Table TopologyTable(const nlohmann::json& topology) {
+  Table matrix{T("Топология (как nvidia-smi topo -m)", "Topology (as nvidia-smi topo -m)"), {""}};
+  for (const auto& label : topology["labels"]) matrix.columns.push_back(Cell(label));
+  for (size_t r = 0; r < topology["matrix"].size(); ++r) {
+    std::vector<Text> row = {Cell(topology["labels"][r])};
+    for (const auto& cell : topology["matrix"][r]) row.push_back(Cell(cell));
+    matrix.AddRow(row);
   }
+  matrix.notes.push_back(T("NV# — NVLink (# линков); PIX/PXB — через PCIe-коммутатор(ы); PHB — через мост "
+                           "процессора; NODE — в пределах NUMA-узла; SYS — между сокетами.",
+                           "NV# — NVLink (# links); PIX/PXB — through PCIe switch(es); PHB — through the CPU's host "
+                           "bridge; NODE — within a NUMA node; SYS — across sockets."));
+  return matrix;
+}
 
+Text Summary(const nlohmann::json& payload, const std::map<std::string, int>& models, bool simulated) {
   std::string names;
   for (const auto& [name, count] : models) names += (names.empty() ? "" : ", ") + fmt::format("{}× {}", count, name);
-  const std::string driver = j.value("driver_version", nlohmann::json("")).is_string() ? j.value("driver_version", std::string()) : "";
-  const std::string cuda = j.value("cuda_driver_version", std::string());
-  result.summary = T(fmt::format("{}; драйвер {}, CUDA {}", names, driver.empty() ? "?" : driver, cuda),
-                     fmt::format("{}; driver {}, CUDA {}", names, driver.empty() ? "?" : driver, cuda));
+  const std::string driver =
+      payload.value("driver_version", nlohmann::json("")).is_string() ? payload.value("driver_version", std::string()) : "";
+  const std::string cuda = payload.value("cuda_driver_version", std::string());
+  const Text summary = T(fmt::format("{}; драйвер {}, CUDA {}", names, driver.empty() ? "?" : driver, cuda),
+                         fmt::format("{}; driver {}, CUDA {}", names, driver.empty() ? "?" : driver, cuda));
   // The terminal shows only this line; it must not pass the simulator's cards off as real ones.
-  if (result.data["simulated"].get<bool>())
-    result.summary = T("СИМУЛЯЦИЯ (tests/sim), не настоящие карты: " + result.summary.ru,
-                       "SIMULATED (tests/sim), not real GPUs: " + result.summary.en);
+  if (!simulated) return summary;
+  return T("СИМУЛЯЦИЯ (tests/sim), не настоящие карты: " + summary.ru,
+           "SIMULATED (tests/sim), not real GPUs: " + summary.en);
+}
+
+CheckResult RunInventoryCheck(CheckContext& context) {
+  GpuJobReply reply = RunGpuJobFor(context, kInventoryCheck, "NVIDIA driver, NVML");
+  if (reply.ending) return *reply.ending;
+  const nlohmann::json& j = reply.payload;
+
+  CheckResult result;
+  result.outcome = Outcome::Pass;
+  RecordFacts(j, result);
+  const nlohmann::json& gpus = j["gpus"];
+  std::map<std::string, int> models;
+  result.tables.push_back(GpuTable(gpus, result, models));
+  result.tables.push_back(LibraryTable(context, j));
+  const nlohmann::json& topology = j["topology"];
+  if (gpus.size() > 1 && topology.is_object()) result.tables.push_back(TopologyTable(topology));
+  result.summary = Summary(j, models, result.data["simulated"].get<bool>());
   return result;
 }
+
+}  // namespace
+
+// Every check after the inventory reads it (which cards, which libraries).
+const GpuCheckSpec kInventoryCheck = {
+    .id = "gpu.inventory",
+    .section = "gpu",
+    .title = T("Видеокарты и драйвер", "GPUs and driver"),
+    .quick = QuickMode::Full,
+    .budget_s = 60,
+    .job = kInventoryJob,
+    .job_fn = InventoryJob,
+    .run = RunInventoryCheck,
+};
 
 }  // namespace labcheck::gpu

@@ -21,7 +21,6 @@ namespace labcheck::gpu {
 
 namespace {
 
-constexpr const char* kId = "gpu.memory_bandwidth";
 constexpr double kSpreadWarn = 0.10;
 // Driver copy and SM copy further apart than this get a note.
 constexpr double kMethodsDifferBy = 0.15;
@@ -77,115 +76,161 @@ void SetWarn(CheckResult& result, Text reason) {
   result.reason = std::move(reason);
 }
 
-}  // namespace
+Table MemoryTable(const nlohmann::json& payload) {
+  const std::string together_method = payload.value("concurrent_method", std::string());
+  return Table{T("Память GPU: копирование внутри карты, ГБ/с", "GPU memory: copy within the card, GB/s"),
+               {"GPU", T("SM-копирование", "SM copy"), T("SM triad", "SM triad"),
+                T("Копирование драйвера (copy engine)", "Driver's copy (copy engine)"),
+                together_method == "sm_copy"       ? T("Все сразу, SM", "All at once, SM")
+                : together_method == "driver_copy" ? T("Все сразу, драйвер", "All at once, driver")
+                                                   : T("Все сразу", "All at once"),
+                T("Ориентир", "Reference"), T("Буфер, МиБ", "Buffer, MiB")},
+               {},
+               {T("Байты считаются как прочитанные + записанные: копирование 2× буфера, triad 3×, как в STREAM и "
+                  "BabelStream (nvbandwidth считает байты один раз: его цифры вдвое меньше). Карту судим по "
+                  "SM-копированию (наше PTX-ядро на всех SM) против паспорта × 80–90 %; копирование драйвера "
+                  "(cuMemcpyDtoDAsync, им же копирует copy_ в PyTorch) показано рядом.",
+                  "Bytes are counted as read + written: a copy moves 2× the buffer, triad 3×, as STREAM and "
+                  "BabelStream count (nvbandwidth counts bytes once: its figures are half of these). The card is "
+                  "judged by the SM copy (our PTX kernel on every SM) against datasheet × 80–90 %; the driver's "
+                  "copy (cuMemcpyDtoDAsync, what PyTorch's copy_ calls) is shown beside it."),
+                Text(payload.value("method", std::string()))}};
+}
+
+// One GPU's three figures as the child reported them, and what they are judged against.
+struct GpuMemory {
+  int index = 0;
+  std::string gpu;  // "GPU0"
+  nlohmann::json driver_copy, sm_copy, sm_triad;
+  std::optional<double> driver, kernel, triad;
+  std::optional<Reference> reference;
+  std::string mib;  // buffer size
+};
+
+GpuMemory ReadGpu(const CheckContext& context, const nlohmann::json& g) {
+  GpuMemory m;
+  m.index = g.value("index", 0);
+  m.gpu = fmt::format("GPU{}", m.index);
+  m.driver_copy = g;
+  m.sm_copy = g.value("sm_copy", nlohmann::json::object());
+  m.sm_triad = g.value("sm_triad", nlohmann::json::object());
+  m.driver = Gbps(g);
+  m.kernel = Gbps(m.sm_copy);
+  m.triad = Gbps(m.sm_triad);
+  m.reference = CatalogReference(context, m.index);
+  m.mib = std::to_string(g.value("bytes", m.sm_copy.value("bytes", 0ull)) >> 20);
+  return m;
+}
+
+// A figure that failed is a WARN with its error; SM kernels that could not run, a note.
+void NoteFailures(const GpuMemory& m, CheckResult& result, Table& table) {
+  for (const auto& [figure, what] :
+       {std::pair{&m.driver_copy, "driver copy"}, std::pair{&m.sm_copy, "SM copy"}, std::pair{&m.sm_triad, "SM triad"}}) {
+    if (!figure->contains("error")) continue;
+    SetWarn(result, T(fmt::format("замер не удался на {} ({})", m.gpu, what),
+                      fmt::format("the measurement failed on {} ({})", m.gpu, what)));
+    if (result.error.empty()) result.error = (*figure)["error"].get<std::string>();
+  }
+  if (m.sm_copy.contains("na"))
+    table.notes.push_back(T(fmt::format("{}: SM-ядра не запускались: {}; карта судится по копированию драйвера", m.gpu,
+                                        m.sm_copy["na"].get<std::string>()),
+                            fmt::format("{}: the SM kernels did not run: {}; the card is judged by the driver's copy",
+                                        m.gpu, m.sm_copy["na"].get<std::string>())));
+}
+
+void AddMeasurements(const GpuMemory& m, CheckResult& result) {
+  const int i = m.index;
+  if (m.driver) {
+    result.Add({fmt::format("gpu{}.memory_copy_gbps", i),
+                T(fmt::format("GPU{}: память, копирование драйвера", i), fmt::format("GPU{}: memory, driver's copy", i)),
+                *m.driver, "GB/s",
+                Text(fmt::format("cuMemcpyDtoDAsync of {} MiB (the copy engine), bytes read + bytes written, median of {}",
+                                 m.mib, m.driver_copy.value("repeats", 0)))});
+    result.measurements.back().spread = TimingSpread(*m.driver, m.driver_copy);
+  }
+  if (m.kernel) {
+    Measurement& kernel = result.Add({fmt::format("gpu{}.memory_kernel_copy_gbps", i),
+                                      T(fmt::format("GPU{}: память, SM-копирование", i), fmt::format("GPU{}: memory, SM copy", i)),
+                                      *m.kernel, "GB/s",
+                                      Text(fmt::format("PTX copy kernel, 16-byte loads and stores, {} blocks × {} threads, "
+                                                       "{} MiB, bytes read + bytes written, median of {}",
+                                                       m.sm_copy.value("blocks", 0), m.sm_copy.value("threads_per_block", 0),
+                                                       m.mib, m.sm_copy.value("repeats", 0)))});
+    kernel.spread = TimingSpread(*m.kernel, m.sm_copy);
+    if (m.reference) {
+      kernel.reference = m.reference->datasheet_gbps;
+      kernel.reference_label = T("паспорт", "datasheet");
+    }
+  }
+  if (m.triad) {
+    result.Add({fmt::format("gpu{}.memory_kernel_triad_gbps", i),
+                T(fmt::format("GPU{}: память, SM triad", i), fmt::format("GPU{}: memory, SM triad", i)), *m.triad,
+                "GB/s",
+                Text(fmt::format("PTX triad a = b + s·c on float4, {} MiB per array, 2 reads + 1 write, median of {}",
+                                 m.mib, m.sm_triad.value("repeats", 0)))});
+    result.measurements.back().spread = TimingSpread(*m.triad, m.sm_triad);
+  }
+}
+
+// The figure the card is judged by: the SM copy; the driver's copy only where no kernel ran.
+std::optional<double> Judged(const GpuMemory& m) { return m.kernel ? m.kernel : m.driver; }
+
+// WARN when the judged figure is further below the band than the course's normal deviation.
+void JudgeAgainstReference(const GpuMemory& m, CheckResult& result) {
+  const std::optional<double> judged = Judged(m);
+  if (!judged || !m.reference || !(*judged < m.reference->band.low * (1 - kBelowBandWarn))) return;
+  const int below = static_cast<int>(std::lround((1 - *judged / m.reference->band.low) * 100));
+  SetWarn(result, T(fmt::format("{}: память {} ГБ/с ({}), на {}% ниже ориентира {} (паспорт {} × 80–90 %)", m.gpu,
+                                Figure(*judged), m.kernel ? "SM-копирование" : "копирование драйвера", below,
+                                BandCell(m.reference), Figure(m.reference->datasheet_gbps)),
+                    fmt::format("{}: memory {} GB/s ({}), {}% below the reference {} (datasheet {} × 80–90 %)", m.gpu,
+                                Figure(*judged), m.kernel ? "SM copy" : "driver's copy", below, BandCell(m.reference),
+                                Figure(m.reference->datasheet_gbps))));
+  result.hint = T("проверьте частоту памяти и ограничения карты: nvidia-smi -q -d CLOCK,PERFORMANCE",
+                  "check the card's memory clock and limits: nvidia-smi -q -d CLOCK,PERFORMANCE");
+}
+
+// The driver's copy far from the SM copy is how the driver copies on this card, not a fault: a note.
+void NoteMethodsDiffer(const GpuMemory& m, Table& table) {
+  if (!m.kernel || !m.driver || !(std::fabs(*m.driver - *m.kernel) > kMethodsDifferBy * *m.kernel)) return;
+  const double driver = *m.driver, kernel = *m.kernel;
+  const int percent = static_cast<int>(std::lround(std::fabs(driver / kernel - 1) * 100));
+  const bool slower = driver < kernel;
+  table.notes.push_back(T(fmt::format("{}: копирование драйвера (copy engine, cuMemcpyDtoDAsync) {} ГБ/с — на {}% {} "
+                                      "SM-копирования {} ГБ/с. Так драйвер копирует на этой карте; память судится по "
+                                      "SM-копированию. Копирования тензоров (copy_, .clone()) идут со скоростью драйвера.",
+                                      m.gpu, Figure(driver), percent, slower ? "ниже" : "выше", Figure(kernel)),
+                          fmt::format("{}: the driver's copy (copy engine, cuMemcpyDtoDAsync) {} GB/s is {}% {} than "
+                                      "the SM copy {} GB/s. That is how the driver copies on this card; the memory is "
+                                      "judged by the SM copy. Tensor copies (copy_, .clone()) run at the driver's speed.",
+                                      m.gpu, Figure(driver), percent, slower ? "lower" : "higher", Figure(kernel))));
+}
+
+void AddRow(const GpuMemory& m, const std::vector<double>& together, Table& table) {
+  const size_t i = static_cast<size_t>(m.index);
+  const std::string concurrent = i < together.size() ? Figure(together[i]) : "—";
+  table.AddRow({Text(std::to_string(m.index)), KernelCell(m.sm_copy), KernelCell(m.sm_triad),
+                m.driver_copy.contains("error") ? T("ошибка", "error") : Text(m.driver ? Figure(*m.driver) : "—"),
+                Text(concurrent), Text(BandCell(m.reference)), Text(m.mib)});
+}
 
 CheckResult RunMemoryBandwidthCheck(CheckContext& context) {
-  GpuJobReply reply = RunGpuJobFor(context, kId, kMemoryJob, "cuMemcpyDtoD + SM copy");
+  GpuJobReply reply = RunGpuJobFor(context, kMemoryBandwidthCheck, "cuMemcpyDtoD + SM copy");
   if (reply.ending) return *reply.ending;
   const nlohmann::json& j = reply.payload;
   CheckResult result;
   result.outcome = Outcome::Pass;
-  const std::string together_method = j.value("concurrent_method", std::string());
-  Table table{T("Память GPU: копирование внутри карты, ГБ/с", "GPU memory: copy within the card, GB/s"),
-              {"GPU", T("SM-копирование", "SM copy"), T("SM triad", "SM triad"),
-               T("Копирование драйвера (copy engine)", "Driver's copy (copy engine)"),
-               together_method == "sm_copy"       ? T("Все сразу, SM", "All at once, SM")
-               : together_method == "driver_copy" ? T("Все сразу, драйвер", "All at once, driver")
-                                                  : T("Все сразу", "All at once"),
-               T("Ориентир", "Reference"), T("Буфер, МиБ", "Buffer, MiB")},
-              {},
-              {T("Байты считаются как прочитанные + записанные: копирование 2× буфера, triad 3×, как в STREAM и "
-                 "BabelStream (nvbandwidth считает байты один раз: его цифры вдвое меньше). Карту судим по "
-                 "SM-копированию (наше PTX-ядро на всех SM) против паспорта × 80–90 %; копирование драйвера "
-                 "(cuMemcpyDtoDAsync, им же копирует copy_ в PyTorch) показано рядом.",
-                 "Bytes are counted as read + written: a copy moves 2× the buffer, triad 3×, as STREAM and "
-                 "BabelStream count (nvbandwidth counts bytes once: its figures are half of these). The card is "
-                 "judged by the SM copy (our PTX kernel on every SM) against datasheet × 80–90 %; the driver's "
-                 "copy (cuMemcpyDtoDAsync, what PyTorch's copy_ calls) is shown beside it."),
-               Text(j.value("method", std::string()))}};
+  Table table = MemoryTable(j);
   std::vector<double> alone;
   std::vector<double> together = ConcurrentFigures(j.value("concurrent", nlohmann::json()));
   for (const nlohmann::json& g : j["gpus"]) {
-    const int i = g.value("index", 0);
-    const std::string gpu = fmt::format("GPU{}", i);
-    const nlohmann::json sm_copy = g.value("sm_copy", nlohmann::json::object());
-    const nlohmann::json sm_triad = g.value("sm_triad", nlohmann::json::object());
-    const std::optional<double> driver = Gbps(g), kernel = Gbps(sm_copy), triad = Gbps(sm_triad);
-    const std::optional<Reference> reference = CatalogReference(context, i);
-    const std::string mib = std::to_string(g.value("bytes", sm_copy.value("bytes", 0ull)) >> 20);
-
-    for (const auto& [figure, what] : {std::pair{&g, "driver copy"}, std::pair{&sm_copy, "SM copy"}, std::pair{&sm_triad, "SM triad"}}) {
-      if (!figure->contains("error")) continue;
-      SetWarn(result, T(fmt::format("замер не удался на {} ({})", gpu, what),
-                        fmt::format("the measurement failed on {} ({})", gpu, what)));
-      if (result.error.empty()) result.error = (*figure)["error"].get<std::string>();
-    }
-    if (sm_copy.contains("na"))
-      table.notes.push_back(T(fmt::format("{}: SM-ядра не запускались: {}; карта судится по копированию драйвера", gpu,
-                                          sm_copy["na"].get<std::string>()),
-                              fmt::format("{}: the SM kernels did not run: {}; the card is judged by the driver's copy",
-                                          gpu, sm_copy["na"].get<std::string>())));
-    if (driver) {
-      result.Add({fmt::format("gpu{}.memory_copy_gbps", i),
-                  T(fmt::format("GPU{}: память, копирование драйвера", i), fmt::format("GPU{}: memory, driver's copy", i)),
-                  *driver, "GB/s",
-                  Text(fmt::format("cuMemcpyDtoDAsync of {} MiB (the copy engine), bytes read + bytes written, median of {}",
-                                   mib, g.value("repeats", 0)))});
-      result.measurements.back().spread = TimingSpread(*driver, g);
-    }
-    if (kernel) {
-      Measurement& m = result.Add({fmt::format("gpu{}.memory_kernel_copy_gbps", i),
-                                   T(fmt::format("GPU{}: память, SM-копирование", i), fmt::format("GPU{}: memory, SM copy", i)),
-                                   *kernel, "GB/s",
-                                   Text(fmt::format("PTX copy kernel, 16-byte loads and stores, {} blocks × {} threads, "
-                                                    "{} MiB, bytes read + bytes written, median of {}",
-                                                    sm_copy.value("blocks", 0), sm_copy.value("threads_per_block", 0), mib,
-                                                    sm_copy.value("repeats", 0)))});
-      m.spread = TimingSpread(*kernel, sm_copy);
-      if (reference) {
-        m.reference = reference->datasheet_gbps;
-        m.reference_label = T("паспорт", "datasheet");
-      }
-    }
-    if (triad) {
-      result.Add({fmt::format("gpu{}.memory_kernel_triad_gbps", i),
-                  T(fmt::format("GPU{}: память, SM triad", i), fmt::format("GPU{}: memory, SM triad", i)), *triad,
-                  "GB/s",
-                  Text(fmt::format("PTX triad a = b + s·c on float4, {} MiB per array, 2 reads + 1 write, median of {}",
-                                   mib, sm_triad.value("repeats", 0)))});
-      result.measurements.back().spread = TimingSpread(*triad, sm_triad);
-    }
-
-    // The figure the card is judged by: the SM copy; the driver's copy only where no kernel ran.
-    const std::optional<double> judged = kernel ? kernel : driver;
-    if (judged) alone.push_back(*judged);
-    if (judged && reference && *judged < reference->band.low * (1 - kBelowBandWarn)) {
-      const int below = static_cast<int>(std::lround((1 - *judged / reference->band.low) * 100));
-      SetWarn(result, T(fmt::format("{}: память {} ГБ/с ({}), на {}% ниже ориентира {} (паспорт {} × 80–90 %)", gpu,
-                                    Figure(*judged), kernel ? "SM-копирование" : "копирование драйвера", below,
-                                    BandCell(reference), Figure(reference->datasheet_gbps)),
-                        fmt::format("{}: memory {} GB/s ({}), {}% below the reference {} (datasheet {} × 80–90 %)", gpu,
-                                    Figure(*judged), kernel ? "SM copy" : "driver's copy", below, BandCell(reference),
-                                    Figure(reference->datasheet_gbps))));
-      result.hint = T("проверьте частоту памяти и ограничения карты: nvidia-smi -q -d CLOCK,PERFORMANCE",
-                      "check the card's memory clock and limits: nvidia-smi -q -d CLOCK,PERFORMANCE");
-    }
-    if (kernel && driver && std::fabs(*driver - *kernel) > kMethodsDifferBy * *kernel) {
-      const int percent = static_cast<int>(std::lround(std::fabs(*driver / *kernel - 1) * 100));
-      const bool slower = *driver < *kernel;
-      table.notes.push_back(T(fmt::format("{}: копирование драйвера (copy engine, cuMemcpyDtoDAsync) {} ГБ/с — на {}% {} "
-                                          "SM-копирования {} ГБ/с. Так драйвер копирует на этой карте; память судится по "
-                                          "SM-копированию. Копирования тензоров (copy_, .clone()) идут со скоростью драйвера.",
-                                          gpu, Figure(*driver), percent, slower ? "ниже" : "выше", Figure(*kernel)),
-                              fmt::format("{}: the driver's copy (copy engine, cuMemcpyDtoDAsync) {} GB/s is {}% {} than "
-                                          "the SM copy {} GB/s. That is how the driver copies on this card; the memory is "
-                                          "judged by the SM copy. Tensor copies (copy_, .clone()) run at the driver's speed.",
-                                          gpu, Figure(*driver), percent, slower ? "lower" : "higher", Figure(*kernel))));
-    }
-    const std::string concurrent = static_cast<size_t>(i) < together.size() ? Figure(together[i]) : "—";
-    table.AddRow({Text(std::to_string(i)), KernelCell(sm_copy), KernelCell(sm_triad),
-                  g.contains("error") ? T("ошибка", "error") : Text(driver ? Figure(*driver) : "—"), Text(concurrent),
-                  Text(BandCell(reference)), Text(mib)});
+    const GpuMemory m = ReadGpu(context, g);
+    NoteFailures(m, result, table);
+    AddMeasurements(m, result);
+    if (const std::optional<double> judged = Judged(m)) alone.push_back(*judged);
+    JudgeAgainstReference(m, result);
+    NoteMethodsDiffer(m, table);
+    AddRow(m, together, table);
   }
   result.tables.push_back(table);
   result.data["gpus"] = j["gpus"];
@@ -197,5 +242,19 @@ CheckResult RunMemoryBandwidthCheck(CheckContext& context) {
     SetWarn(result, T("память карт различается больше чем на 10%", "the cards' memory bandwidth differs by more than 10%"));
   return result;
 }
+
+}  // namespace
+
+const GpuCheckSpec kMemoryBandwidthCheck = {
+    .id = "gpu.memory_bandwidth",
+    .section = "gpu",
+    .title = T("Пропускная способность памяти GPU", "GPU memory bandwidth"),
+    .quick = QuickMode::Shortened,
+    .budget_s = 120,
+    .job = kMemoryJob,
+    .job_fn = MemoryJob,
+    .run = RunMemoryBandwidthCheck,
+    .reads = {&kInventoryCheck},
+};
 
 }  // namespace labcheck::gpu

@@ -16,7 +16,6 @@ namespace labcheck::gpu {
 
 namespace {
 
-constexpr const char* kId = "gpu.p2p";
 // The course: "off by 2× or more is a reason to look into it".
 constexpr double kFarBelow = 0.5;
 
@@ -29,7 +28,7 @@ std::optional<double> NumberAt(const nlohmann::json& object, const char* key) {
 // Each GPU as gpu.inventory and gpu.host_device_copy saw it.
 std::vector<reference::PeerCard> Cards(const CheckContext& context, int count, const reference::GpuCatalog& catalog) {
   std::vector<reference::PeerCard> cards(count);
-  const CheckResult* host = context.Earlier("gpu.host_device_copy");
+  const CheckResult* host = context.Earlier(kHostDeviceCopyCheck.id);
   for (int i = 0; i < count; ++i) {
     reference::PeerCard& card = cards[i];
     if (const nlohmann::json* gpu = InventoryGpu(context, i)) {
@@ -49,7 +48,7 @@ std::vector<reference::PeerCard> Cards(const CheckContext& context, int count, c
 
 // gpu.inventory's topology cell for (i, j): NV#, PIX…SYS; unknown when absent.
 reference::PeerLink TopologyLink(const CheckContext& context, int i, int j) {
-  const CheckResult* inventory = context.Earlier("gpu.inventory");
+  const CheckResult* inventory = context.Earlier(kInventoryCheck.id);
   if (inventory == nullptr || !inventory->data.is_object()) return {};
   auto topology = inventory->data.find("topology");
   if (topology == inventory->data.end() || !topology->is_object()) return {};
@@ -65,114 +64,128 @@ std::string BandCell(const std::optional<reference::Band>& band) {
   return fmt::format("{}–{}", Figure(band->low), Figure(band->high));
 }
 
-}  // namespace
+Text OneGpuReason() { return T("одна видеокарта: обмениваться не с кем", "one GPU: there is no pair to measure"); }
 
-CheckResult RunPeerCheck(CheckContext& context) {
-  if (const CheckResult* inventory = context.Earlier("gpu.inventory")) {
-    const nlohmann::json& gpus = inventory->data.value("gpus", nlohmann::json::array());
-    if (gpus.is_array() && gpus.size() == 1)
-      return Skipped(kId, T("одна видеокарта: обмениваться не с кем", "one GPU: there is no pair to measure"));
-  }
-  GpuJobReply reply = RunGpuJobFor(context, kId, kPeerJob, "cuMemcpyPeer");
-  if (reply.ending) return *reply.ending;
-  const nlohmann::json& j = reply.payload;
-  const int count = j.value("count", 0);
-  if (count < 2) return Skipped(kId, T("одна видеокарта: обмениваться не с кем", "one GPU: there is no pair to measure"));
+// The can-access matrix as a table, its measurements, and the link of every pair it learned.
+struct PeerAccess {
+  Table table;
+  int peers = 0;                  // ordered pairs with P2P
+  bool pcie_without_p2p = false;  // a pair without NVLink whose P2P is off
+  std::vector<std::vector<reference::PeerLink>> links;
+};
 
-  const reference::GpuCatalog& catalog = reference::GpuCatalog::Builtin();
-  const std::vector<reference::PeerCard> cards = Cards(context, count, catalog);
-
-  CheckResult result;
-  result.outcome = Outcome::Pass;
-  result.data["can_access"] = j["can_access"];
-  result.data["pairs"] = j["pairs"];
-  Table access{T("P2P: может ли GPU (строка) читать память GPU (столбец)", "P2P: can GPU (row) access GPU (column) memory"), {""}};
-  for (int c = 0; c < count; ++c) access.columns.push_back(Text("GPU" + std::to_string(c)));
-  int peers = 0;
-  bool pcie_without_p2p = false;
-  std::vector<std::vector<reference::PeerLink>> links(count, std::vector<reference::PeerLink>(count));
+PeerAccess ReadAccess(const CheckContext& context, const nlohmann::json& can_access, int count, CheckResult& result) {
+  PeerAccess access{{T("P2P: может ли GPU (строка) читать память GPU (столбец)", "P2P: can GPU (row) access GPU (column) memory"), {""}}};
+  for (int c = 0; c < count; ++c) access.table.columns.push_back(Text("GPU" + std::to_string(c)));
+  access.links.assign(count, std::vector<reference::PeerLink>(count));
   for (int r = 0; r < count; ++r) {
     std::vector<Text> row = {Text("GPU" + std::to_string(r))};
     for (int c = 0; c < count; ++c) {
-      const nlohmann::json& cell = j["can_access"][r][c];
+      const nlohmann::json& cell = can_access[r][c];
       if (r == c) {
         row.push_back(Text("X"));
         continue;
       }
-      links[r][c] = TopologyLink(context, r, c);
+      access.links[r][c] = TopologyLink(context, r, c);
       if (!cell.is_boolean()) {  // the query failed: unknown, not "no"
         row.push_back(T("неизвестно", "unknown"));
         continue;
       }
       const bool can = cell.get<bool>();
-      links[r][c].p2p = can;
-      peers += can ? 1 : 0;
-      pcie_without_p2p = pcie_without_p2p || (!can && links[r][c].nvlinks == 0);
+      access.links[r][c].p2p = can;
+      access.peers += can ? 1 : 0;
+      access.pcie_without_p2p = access.pcie_without_p2p || (!can && access.links[r][c].nvlinks == 0);
       row.push_back(can ? T("да", "yes") : T("нет", "no"));
       result.Add({fmt::format("p2p.{}-{}.access", r, c), T(fmt::format("P2P {}→{}", r, c), fmt::format("P2P {}→{}", r, c)),
                   can ? 1.0 : 0.0, "0/1", Text("cuDeviceCanAccessPeer")});
     }
-    access.AddRow(row);
+    access.table.AddRow(row);
   }
+  return access;
+}
+
+// Under the matrix: GeForce's P2P switched off is normal; a query the driver did not answer is a WARN.
+void NoteAccess(const nlohmann::json& payload, const std::vector<reference::PeerCard>& cards, PeerAccess& access,
+                CheckResult& result) {
   bool geforce = false;
   for (const reference::PeerCard& card : cards) geforce = geforce || (card.spec != nullptr && card.spec->geforce);
-  if (pcie_without_p2p && geforce)
-    access.notes.push_back(T("На GeForce прямой обмен P2P по PCIe обычно отключён драйвером: «нет» у пар без NVLink — это нормально.",
-                             "On GeForce cards the driver usually disables P2P over PCIe: \"no\" for pairs without NVLink is normal."));
-  const nlohmann::json errors = j.value("can_access_errors", nlohmann::json::array());
+  if (access.pcie_without_p2p && geforce)
+    access.table.notes.push_back(T("На GeForce прямой обмен P2P по PCIe обычно отключён драйвером: «нет» у пар без NVLink — это нормально.",
+                                   "On GeForce cards the driver usually disables P2P over PCIe: \"no\" for pairs without NVLink is normal."));
+  const nlohmann::json errors = payload.value("can_access_errors", nlohmann::json::array());
   if (!errors.empty()) {
-    access.notes.push_back(Text("cuDeviceCanAccessPeer: " + errors.front().get<std::string>()));
+    access.table.notes.push_back(Text("cuDeviceCanAccessPeer: " + errors.front().get<std::string>()));
     result.outcome = Outcome::Warn;
     result.reason = T("драйвер не ответил, возможен ли P2P: см. таблицу", "the driver did not say whether P2P works: see the table");
     result.error = errors.front().get<std::string>();
   }
   result.data["can_access_errors"] = errors;
-  result.tables.push_back(access);
+}
 
+// What the copy rows leave for the verdict and the summary.
+struct PairTally {
+  double best = 0;
+  std::vector<Text> findings;  // pairs that do not behave as their link says, first one in the reason
+};
+
+const char* PathName(reference::PeerPath path) {
+  return path == reference::PeerPath::NvLink ? "nvlink" : path == reference::PeerPath::Pcie ? "pcie" : "host";
+}
+
+// A pair that does not behave as its link says: the link's own problem, or a copy far below its band.
+std::optional<Text> PairFinding(int src, int dst, const reference::PeerExpectation& expected, std::optional<double> reported) {
+  if (expected.problem) {
+    // One line per unordered pair: both directions share the link.
+    if (src >= dst) return std::nullopt;
+    return T(fmt::format("GPU{}↔GPU{}: {}", src, dst, expected.problem->ru),
+             fmt::format("GPU{}↔GPU{}: {}", src, dst, expected.problem->en));
+  }
+  if (!reported || !expected.band || !(*reported < expected.band->low * kFarBelow)) return std::nullopt;
+  return T(fmt::format("GPU{}→GPU{}: {} ГБ/с при ожидаемых {} ({})", src, dst, Figure(*reported), BandCell(expected.band),
+                       expected.link.ru),
+           fmt::format("GPU{}→GPU{}: {} GB/s where {} is expected ({})", src, dst, Figure(*reported),
+                       BandCell(expected.band), expected.link.en));
+}
+
+// One ordered pair's copies: its measurement, its row, its link in the data, its finding.
+void AddPair(const nlohmann::json& pair, const reference::PeerExpectation& expected, int src, int dst, int nvlinks,
+             CheckResult& result, Table& copies, PairTally& tally) {
+  auto cell = [&](const char* key) -> std::optional<double> {
+    if (!pair.contains(key) || pair[key].contains("error")) return std::nullopt;
+    return pair[key].value("gbps", 0.0);
+  };
+  std::optional<double> with = cell("with_peer"), without = cell("without_peer");
+  std::optional<double> reported = with ? with : without;
+  if (reported) {
+    tally.best = std::max(tally.best, *reported);
+    result.Add({fmt::format("p2p.{}-{}.copy_gbps", src, dst), T(fmt::format("GPU{}→GPU{}", src, dst), fmt::format("GPU{}→GPU{}", src, dst)),
+                *reported, "GB/s", Text(with ? "cuMemcpyPeerAsync, peer access on, bytes copied, median"
+                                             : "cuMemcpyPeerAsync, no peer access (staged via host), bytes copied, median")});
+    result.measurements.back().spread = TimingSpread(*reported, pair[with ? "with_peer" : "without_peer"]);
+  }
+  copies.AddRow({Text(fmt::format("{} → {}", src, dst)), expected.link, Text(with ? Figure(*with) : "—"),
+                 Text(without ? Figure(*without) : "—"), Text(BandCell(expected.band))});
+  nlohmann::json link = {{"src", src}, {"dst", dst}, {"nvlinks", nvlinks}, {"path", PathName(expected.path)}};
+  link["expected_gbps"] = expected.band ? nlohmann::json::array({expected.band->low, expected.band->high}) : nlohmann::json(nullptr);
+  if (expected.problem) link["problem"] = expected.problem->en;
+  if (std::optional<Text> finding = PairFinding(src, dst, expected, reported)) tally.findings.push_back(*finding);
+  result.data["links"].push_back(link);
+}
+
+Table CopyTable(const nlohmann::json& payload, const PeerAccess& access, const std::vector<reference::PeerCard>& cards,
+                int count, CheckResult& result, PairTally& tally) {
+  const reference::GpuCatalog& catalog = reference::GpuCatalog::Builtin();
   Table copies{T("Копирование GPU→GPU, ГБ/с", "GPU→GPU copies, GB/s"),
                {T("Откуда → куда", "From → to"), T("Связь", "Link"), T("С P2P", "With P2P"),
                 T("Без P2P (через CPU)", "Without P2P (via CPU)"), T("Ожидается", "Expected")},
                {},
-               {Text(j.value("method", std::string()))}};
-  double best = 0;
-  std::vector<Text> findings;  // pairs that do not behave as their link says, first one in the reason
+               {Text(payload.value("method", std::string()))}};
   result.data["links"] = nlohmann::json::array();
-  for (const nlohmann::json& pair : j["pairs"]) {
+  for (const nlohmann::json& pair : payload["pairs"]) {
     const int src = pair.value("src", 0), dst = pair.value("dst", 0);
     if (src < 0 || dst < 0 || src >= count || dst >= count) continue;
-    auto cell = [&](const char* key) -> std::optional<double> {
-      if (!pair.contains(key) || pair[key].contains("error")) return std::nullopt;
-      return pair[key].value("gbps", 0.0);
-    };
-    std::optional<double> with = cell("with_peer"), without = cell("without_peer");
-    std::optional<double> reported = with ? with : without;
-    const reference::PeerExpectation expected = reference::ExpectPeerCopy(links[src][dst], cards[src], cards[dst], catalog);
-    if (reported) {
-      best = std::max(best, *reported);
-      result.Add({fmt::format("p2p.{}-{}.copy_gbps", src, dst), T(fmt::format("GPU{}→GPU{}", src, dst), fmt::format("GPU{}→GPU{}", src, dst)),
-                  *reported, "GB/s", Text(with ? "cuMemcpyPeerAsync, peer access on, bytes copied, median"
-                                               : "cuMemcpyPeerAsync, no peer access (staged via host), bytes copied, median")});
-      result.measurements.back().spread = TimingSpread(*reported, pair[with ? "with_peer" : "without_peer"]);
-    }
-    copies.AddRow({Text(fmt::format("{} → {}", src, dst)), expected.link, Text(with ? Figure(*with) : "—"),
-                   Text(without ? Figure(*without) : "—"), Text(BandCell(expected.band))});
-    nlohmann::json link = {{"src", src}, {"dst", dst}, {"nvlinks", links[src][dst].nvlinks},
-                           {"path", expected.path == reference::PeerPath::NvLink ? "nvlink"
-                                    : expected.path == reference::PeerPath::Pcie ? "pcie" : "host"}};
-    link["expected_gbps"] = expected.band ? nlohmann::json::array({expected.band->low, expected.band->high}) : nlohmann::json(nullptr);
-    if (expected.problem) {
-      link["problem"] = expected.problem->en;
-      // One line per unordered pair: both directions share the link.
-      if (src < dst)
-        findings.push_back(T(fmt::format("GPU{}↔GPU{}: {}", src, dst, expected.problem->ru),
-                             fmt::format("GPU{}↔GPU{}: {}", src, dst, expected.problem->en)));
-    } else if (reported && expected.band && *reported < expected.band->low * kFarBelow) {
-      findings.push_back(T(fmt::format("GPU{}→GPU{}: {} ГБ/с при ожидаемых {} ({})", src, dst, Figure(*reported),
-                                       BandCell(expected.band), expected.link.ru),
-                           fmt::format("GPU{}→GPU{}: {} GB/s where {} is expected ({})", src, dst, Figure(*reported),
-                                       BandCell(expected.band), expected.link.en)));
-    }
-    result.data["links"].push_back(link);
+    const reference::PeerExpectation expected = reference::ExpectPeerCopy(access.links[src][dst], cards[src], cards[dst], catalog);
+    AddPair(pair, expected, src, dst, access.links[src][dst].nvlinks, result, copies, tally);
   }
   copies.notes.push_back(T("Каждая пара сравнивается со своей связью: NVLink — число линков × скорость линка; PCIe с P2P — "
                            "более медленная из двух карт; без P2P данные идут через память процессора и обычно не быстрее, "
@@ -180,20 +193,62 @@ CheckResult RunPeerCheck(CheckContext& context) {
                            "Each pair is compared with its own link: NVLink — links × the link rate; PCIe with P2P — the "
                            "slower of the two cards; without P2P the data goes through host memory and is usually no "
                            "faster than CPU→GPU."));
-  for (const Text& f : findings) copies.notes.push_back(f);
-  result.tables.push_back(copies);
-  if (!findings.empty() && result.outcome == Outcome::Pass) {
-    result.outcome = Outcome::Warn;
-    result.reason = T("пара ведёт себя не так, как её связь: " + findings.front().ru,
-                      "a pair does not behave as its link says: " + findings.front().en);
-    result.hint = T("проверьте мосты NVLink и P2P: nvidia-smi topo -m, nvidia-smi topo -p2p r, nvidia-smi nvlink -s; "
-                    "без P2P такая пара обменивается через память процессора",
-                    "check the NVLink bridges and P2P: nvidia-smi topo -m, nvidia-smi topo -p2p r, nvidia-smi nvlink -s; "
-                    "without P2P such a pair exchanges data through host memory");
+  for (const Text& f : tally.findings) copies.notes.push_back(f);
+  return copies;
+}
+
+// A pair off its link is a WARN, unless the driver's silence already made one.
+void PickVerdict(const std::vector<Text>& findings, CheckResult& result) {
+  if (findings.empty() || result.outcome != Outcome::Pass) return;
+  result.outcome = Outcome::Warn;
+  result.reason = T("пара ведёт себя не так, как её связь: " + findings.front().ru,
+                    "a pair does not behave as its link says: " + findings.front().en);
+  result.hint = T("проверьте мосты NVLink и P2P: nvidia-smi topo -m, nvidia-smi topo -p2p r, nvidia-smi nvlink -s; "
+                  "без P2P такая пара обменивается через память процессора",
+                  "check the NVLink bridges and P2P: nvidia-smi topo -m, nvidia-smi topo -p2p r, nvidia-smi nvlink -s; "
+                  "without P2P such a pair exchanges data through host memory");
+}
+
+CheckResult RunPeerCheck(CheckContext& context) {
+  if (const CheckResult* inventory = context.Earlier(kInventoryCheck.id)) {
+    const nlohmann::json& gpus = inventory->data.value("gpus", nlohmann::json::array());
+    if (gpus.is_array() && gpus.size() == 1) return Skipped(kPeerCheck.id, OneGpuReason());
   }
-  result.summary = T(fmt::format("P2P: {} из {} пар; до {} ГБ/с", peers, count * (count - 1), Figure(best)),
-                     fmt::format("P2P: {} of {} pairs; up to {} GB/s", peers, count * (count - 1), Figure(best)));
+  GpuJobReply reply = RunGpuJobFor(context, kPeerCheck, "cuMemcpyPeer");
+  if (reply.ending) return *reply.ending;
+  const nlohmann::json& j = reply.payload;
+  const int count = j.value("count", 0);
+  if (count < 2) return Skipped(kPeerCheck.id, OneGpuReason());
+  const std::vector<reference::PeerCard> cards = Cards(context, count, reference::GpuCatalog::Builtin());
+
+  CheckResult result;
+  result.outcome = Outcome::Pass;
+  result.data["can_access"] = j["can_access"];
+  result.data["pairs"] = j["pairs"];
+  PeerAccess access = ReadAccess(context, j["can_access"], count, result);
+  NoteAccess(j, cards, access, result);
+  result.tables.push_back(access.table);
+  PairTally tally;
+  result.tables.push_back(CopyTable(j, access, cards, count, result, tally));
+  PickVerdict(tally.findings, result);
+  result.summary = T(fmt::format("P2P: {} из {} пар; до {} ГБ/с", access.peers, count * (count - 1), Figure(tally.best)),
+                     fmt::format("P2P: {} of {} pairs; up to {} GB/s", access.peers, count * (count - 1), Figure(tally.best)));
   return result;
 }
+
+}  // namespace
+
+// GPU→GPU copies without P2P are judged against the host path this card measured.
+const GpuCheckSpec kPeerCheck = {
+    .id = "gpu.p2p",
+    .section = "gpu",
+    .title = T("P2P и копирование между картами", "P2P and GPU-to-GPU copies"),
+    .quick = QuickMode::Shortened,
+    .budget_s = 240,
+    .job = kPeerJob,
+    .job_fn = PeerJob,
+    .run = RunPeerCheck,
+    .reads = {&kInventoryCheck, &kHostDeviceCopyCheck},
+};
 
 }  // namespace labcheck::gpu

@@ -41,7 +41,4 @@ Result<nlohmann::json> HealthJob(const std::vector<std::string>& args);  // heal
 Result<nlohmann::json> BurnJob(const std::vector<std::string>& args);    // burn_job.cpp
 Result<nlohmann::json> NodeCheckJob(const std::vector<std::string>& args);  // node_check_job.cpp
 
-// Registers all of the above with the child-job table (idempotent).
-void RegisterGpuChildJobs();
-
 }  // namespace labcheck::gpu
