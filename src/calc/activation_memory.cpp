@@ -2,10 +2,11 @@
 
 #include <algorithm>
 
+#include "calc/byte_units.h"
+
 namespace labcheck::calc {
 namespace {
 
-constexpr double kBf16 = 2;
 constexpr double kFp32 = 4;
 // GPU-resident layers while activations stream to and from the CPU: the one computing and the one
 // being copied (torchtune's OffloadActivations overlaps one transfer with compute).

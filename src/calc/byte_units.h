@@ -11,6 +11,9 @@ namespace labcheck::calc {
 
 // kBytesPerGiB and kBytesPerGB are core/units.h's: one definition in the whole tree.
 
+// Bytes per BF16 (and FP16) value: weights, activations and the KV cache at 16 bits.
+inline constexpr double kBf16 = 2;
+
 inline double ToGiB(double bytes) { return bytes / kBytesPerGiB; }
 inline double ToGB(double bytes) { return bytes / kBytesPerGB; }
 

@@ -14,7 +14,6 @@
 namespace labcheck::calc {
 namespace {
 
-constexpr double kBf16 = 2;
 
 // The forward half of vLLM's profile run pushes max_num_batched_tokens through the model; layers
 // run one after the other, so the peak is one layer's transient tensors: residual and hidden

@@ -11,7 +11,6 @@
 namespace labcheck::calc {
 namespace {
 
-constexpr double kBf16 = 2;
 constexpr double kFp32 = 4;
 
 double OptimizerStatesPerParam(Optimizer optimizer, double state_bytes) {

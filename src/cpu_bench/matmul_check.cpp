@@ -16,7 +16,7 @@ namespace {
 using nlohmann::json;
 
 // Well-fed SGEMM reaches 70–90% of the peak; under half, something holds the cores back.
-constexpr double kWarnRatio = 0.5;
+constexpr double kSgemmWarnRatio = 0.5;
 
 const char* ClockSourceKey(ClockSource clock) {
   switch (clock) {
@@ -181,7 +181,7 @@ Text SgemmSummary(const MatmulInputs& in, double median, bool above_theory) {
 // WARN under half of what the kernels can reach, or while other work loads the machine.
 void SetSgemmVerdict(CheckResult& result, const MatmulInputs& in, double median, const PeakJudgement& j) {
   std::vector<Text> warnings, hints;
-  if (j.judged && median < kWarnRatio * *j.judged) {
+  if (j.judged && median < kSgemmWarnRatio * *j.judged) {
     warnings.push_back(T(fmt::format("{:.1f} GFLOPS — меньше половины достижимых {:.1f} GFLOPS.", median, *j.judged),
                          fmt::format("{:.1f} GFLOPS is under half the reachable {:.1f} GFLOPS.", median, *j.judged)));
     hints.push_back(T("Проверьте, что процессор не перегрет и не в режиме энергосбережения "

@@ -17,7 +17,7 @@ using nlohmann::json;
 
 // Below this share of the modules' figure something is usually wrong: a channel left empty,
 // XMP/EXPO off, or the memory running at a fallback speed.
-constexpr double kWarnRatio = 0.5;
+constexpr double kBandwidthWarnRatio = 0.5;
 
 Text RatioText(double measured, const std::optional<MemoryPeak>& peak) {
   if (!peak || peak->gbps <= 0) return "—";
@@ -140,7 +140,7 @@ json StreamData(const MemoryBandwidthInputs& in, const StreamRates& r) {
 // WARN when triad is under half the modules' figure, or while other work loads the machine.
 void SetStreamVerdict(CheckResult& result, const MemoryBandwidthInputs& in, double triad_gbps) {
   std::vector<Text> warnings, hints;
-  if (in.peak && triad_gbps < kWarnRatio * in.peak->gbps) {
+  if (in.peak && triad_gbps < kBandwidthWarnRatio * in.peak->gbps) {
     warnings.push_back(T(fmt::format("triad {:.1f} GB/s — меньше половины теоретических {:.1f} GB/s.",
                                      triad_gbps, in.peak->gbps),
                          fmt::format("triad {:.1f} GB/s is under half the theoretical {:.1f} GB/s.",

@@ -51,7 +51,7 @@ std::vector<fs::path> WheelLibFolders(const std::string& site_packages, const st
 
 // The same file however it was reached (symlinks, "lib/../lib"); the path itself when it cannot
 // be resolved.
-std::string Identity(const std::string& path) {
+std::string FileIdentity(const std::string& path) {
   std::error_code error;
   fs::path resolved = fs::canonical(path, error);
   return error ? path : resolved.string();
@@ -110,11 +110,11 @@ std::vector<LibraryCandidate> CandidatePaths(const LibrarySpec& spec, const Libr
 LibrarySearchResult SearchLibrary(const LibrarySpec& spec, const LibrarySearchPaths& paths, const LibraryJudge& judge) {
   LibrarySearchResult result;
   std::string attempts;
-  std::set<std::string> judged;  // Identity() of every file already opened and judged
+  std::set<std::string> judged;  // FileIdentity() of every file already opened and judged
   const std::vector<LibraryCandidate> candidates = CandidatePaths(spec, paths);
   for (size_t i = 0; i < candidates.size(); ++i) {
     const LibraryCandidate& candidate = candidates[i];
-    if (!IsBareSoname(candidate.path) && judged.count(Identity(candidate.path)) != 0) continue;
+    if (!IsBareSoname(candidate.path) && judged.count(FileIdentity(candidate.path)) != 0) continue;
     Result<DynamicLibrary> opened = DynamicLibrary::Open(candidate.path);
     if (!opened.ok()) {
       // A bare soname the loader does not know is the common case, not worth a line each.
@@ -125,7 +125,7 @@ LibrarySearchResult SearchLibrary(const LibrarySpec& spec, const LibrarySearchPa
     }
     // A bare soname resolves through LD_LIBRARY_PATH first: after a refused stub there, dlopen
     // hands back that same stub; it was judged already.
-    if (!judged.insert(Identity(opened->file())).second) continue;
+    if (!judged.insert(FileIdentity(opened->file())).second) continue;
     std::optional<Text> refused = judge ? judge(opened.value()) : std::nullopt;
     if (refused) {
       attempts += "\n  " + opened->file() + ": " + refused->en;
@@ -136,9 +136,9 @@ LibrarySearchResult SearchLibrary(const LibrarySpec& spec, const LibrarySearchPa
     loaded.file = loaded.library.file();
     for (size_t j = i + 1; j < candidates.size(); ++j) {
       const LibraryCandidate& later = candidates[j];
-      if (IsBareSoname(later.path) || judged.count(Identity(later.path)) != 0) continue;
+      if (IsBareSoname(later.path) || judged.count(FileIdentity(later.path)) != 0) continue;
       if (std::none_of(loaded.alternatives.begin(), loaded.alternatives.end(),
-                       [&](const LibraryCandidate& c) { return Identity(c.path) == Identity(later.path); }))
+                       [&](const LibraryCandidate& c) { return FileIdentity(c.path) == FileIdentity(later.path); }))
         loaded.alternatives.push_back(later);
     }
     result.loaded = std::move(loaded);

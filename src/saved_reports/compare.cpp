@@ -100,9 +100,9 @@ std::vector<EnvChange> Differences(const std::map<std::string, std::string>& a,
   return out;
 }
 
-std::string Cell(const std::optional<double>& v) { return v ? Num(*v) : "—"; }
-
 }  // namespace
+
+std::string FigureCell(const std::optional<double>& v) { return v ? Num(*v) : "—"; }
 
 Comparison Compare(const json& a, const json& b, std::string a_name, std::string b_name) {
   Comparison c;
@@ -151,7 +151,7 @@ std::string CompareMarkdown(const Comparison& c, Lang lang) {
                      ru ? "Замер" : "Measurement", ru ? "Расхождение ≥ 2×" : "Off by ≥ 2×");
   for (const CompareRow& r : c.rows) {
     const std::string name = r.label.empty() ? r.key : fmt::format("{} (`{}`)", r.label, r.key);
-    out += fmt::format("| {}{} | {} | {} | {} | {} |\n", name, r.unit.empty() ? "" : ", " + r.unit, Cell(r.a), Cell(r.b),
+    out += fmt::format("| {}{} | {} | {} | {} | {} |\n", name, r.unit.empty() ? "" : ", " + r.unit, FigureCell(r.a), FigureCell(r.b),
                        r.ratio ? fmt::format("{:.2f}", *r.ratio) : "—", r.off_2x ? (ru ? "да" : "yes") : "");
   }
   auto table = [&](const char* title, const std::vector<EnvChange>& changes) {

@@ -37,5 +37,8 @@ struct Comparison {
 Comparison Compare(const nlohmann::json& a, const nlohmann::json& b, std::string a_name, std::string b_name);
 std::string CompareMarkdown(const Comparison& c, Lang lang);
 nlohmann::json CompareJson(const Comparison& c);
+// One report's figure in a comparison table (Markdown and HTML): the number as the «Ожидалось»
+// table prints it, or "—" where that report lacks it.
+std::string FigureCell(const std::optional<double>& v);
 
 }  // namespace labcheck::saved_reports

@@ -15,8 +15,6 @@ namespace labcheck::saved_reports {
 using expect::Num;  // figures read as in the «Ожидалось» table
 namespace {
 
-std::string Cell(const std::optional<double>& v) { return v ? Num(*v) : "—"; }
-
 Table ChangesTable(const std::string& title, const std::vector<EnvChange>& changes) {
   Table t;
   t.title = Text(title);
@@ -44,7 +42,7 @@ std::string CompareHtml(const Comparison& c, const nlohmann::json& a_json, const
   std::vector<std::string> classes;
   for (const CompareRow& r : c.rows) {
     const std::string name = (r.label.empty() ? r.key : r.label + " (`" + r.key + "`)") + (r.unit.empty() ? "" : ", " + r.unit);
-    rows.AddRow({Text(name), Text(Cell(r.a)), Text(Cell(r.b)), Text(r.ratio ? fmt::format("{:.2f}", *r.ratio) : "—"),
+    rows.AddRow({Text(name), Text(FigureCell(r.a)), Text(FigureCell(r.b)), Text(r.ratio ? fmt::format("{:.2f}", *r.ratio) : "—"),
                  Text(r.off_2x ? (ru ? "да" : "yes") : "")});
     classes.push_back(r.off_2x ? "off2x" : "");
   }

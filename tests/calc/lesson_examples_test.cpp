@@ -6,13 +6,12 @@
 #include "calc/rule_of_thumb.h"
 #include "calc/serving.h"
 #include "calc/training_memory.h"
+#include "catalog_model.h"
 
 namespace labcheck::calc {
 namespace {
 
-ModelInput Model(const std::string& name) {
-  return ResolveModel(name, ModelCatalog::Builtin(), [](const std::string&) { return std::nullopt; }).value();
-}
+using testing::CatalogModel;
 
 TEST(LessonTest, NF4WithDoubleQuantisationIs4Point127Bits) {
   // 4 + 8/64 + 32/(64*256) = 4.126953125 (QLoRA paper, section 3).
@@ -21,7 +20,7 @@ TEST(LessonTest, NF4WithDoubleQuantisationIs4Point127Bits) {
 
 TEST(LessonTest, SevenBFullFineTuningIs56GBByTheRule) {
   // Lesson 3: 7 * 2 * 4 = 56 GB.
-  const ModelInput model = Model("7B");
+  const ModelInput model = CatalogModel("7B");
   TrainingSettings s;
   const TrainingMemory m = EstimateTrainingMemory(model, s, CalcConstants::Builtin());
   const RuleOfThumb rule = LessonRuleOfThumb(model, s, m, CalcConstants::Builtin());
@@ -34,7 +33,7 @@ TEST(LessonTest, SevenBFullFineTuningIs56GBByTheRule) {
 double Nf4WeightsGB(const std::string& name) {
   TrainingSettings s;
   s.method = Method::Qlora;
-  return ToGB(*EstimateTrainingMemory(Model(name), s, CalcConstants::Builtin()).Find("weights")->bytes);
+  return ToGB(*EstimateTrainingMemory(CatalogModel(name), s, CalcConstants::Builtin()).Find("weights")->bytes);
 }
 
 TEST(LessonTest, QloraWeightSizesOfTheLessonTable) {
@@ -48,7 +47,7 @@ TEST(LessonTest, QloraWeightSizesOfTheLessonTable) {
 }
 
 std::optional<int> CardsOfMemory(const std::string& model_name, double memory_gib) {
-  const ModelInput model = Model(model_name);
+  const ModelInput model = CatalogModel(model_name);
   TrainingSettings s;
   s.method = Method::Qlora;
   s.checkpointing = true;
@@ -79,7 +78,7 @@ TEST(SeedTableTest, WeightSizes) {
   struct Row { const char* size; double bf16_gb, int8_gb, int4_gb; };
   // The seed's int4 column: 0.25, ~4, ~7, ~16, ~35-40 GB; AWQ/GPTQ at 4.156 bits lands 4% above 4.0.
   for (const Row& row : {Row{"0.5B", 1, 0.5, 0.25}, Row{"8B", 16, 8, 4}, Row{"14B", 28, 14, 7}, Row{"32B", 64, 32, 16}, Row{"70B", 140, 70, 37.5}}) {
-    const ModelInput model = Model(row.size);
+    const ModelInput model = CatalogModel(row.size);
     EXPECT_DOUBLE_EQ(ToGB(ServingWeightBytes(model, ServeQuant::Bf16, k)), row.bf16_gb) << row.size;
     EXPECT_DOUBLE_EQ(ToGB(ServingWeightBytes(model, ServeQuant::Int8, k)), row.int8_gb) << row.size;
     EXPECT_NEAR(ToGB(ServingWeightBytes(model, ServeQuant::Int4, k)), row.int4_gb, 0.07 * row.int4_gb) << row.size;
@@ -91,7 +90,7 @@ std::optional<int> TpOnCourseMachine(const char* size, ServeQuant quant) {
   s.gpus = 4;
   s.gpu_memory_gib = 32;
   s.quant = quant;
-  return PlanServing(Model(size), s, CalcConstants::Builtin()).chosen_tp;
+  return PlanServing(CatalogModel(size), s, CalcConstants::Builtin()).chosen_tp;
 }
 
 TEST(SeedTableTest, WhatRunsOnFourCardsOf32GB) {
@@ -111,9 +110,9 @@ TEST(SeedTableTest, QwenModelsOfTheCourseOnFourCards) {
   ServeSettings s;
   s.gpus = 4;
   s.gpu_memory_gib = 32;
-  EXPECT_EQ(PlanServing(Model("qwen3-32b"), s, CalcConstants::Builtin()).chosen_tp, 4);
+  EXPECT_EQ(PlanServing(CatalogModel("qwen3-32b"), s, CalcConstants::Builtin()).chosen_tp, 4);
   s.quant = ServeQuant::Int4;
-  EXPECT_EQ(PlanServing(Model("qwen3-30b-a3b"), s, CalcConstants::Builtin()).chosen_tp, 1);
+  EXPECT_EQ(PlanServing(CatalogModel("qwen3-30b-a3b"), s, CalcConstants::Builtin()).chosen_tp, 1);
 }
 
 }  // namespace

@@ -5,20 +5,19 @@
 
 #include "calc/byte_units.h"
 #include "calc/serving.h"
+#include "catalog_model.h"
 
 namespace labcheck::calc {
 namespace {
 
-ModelInput Model(const std::string& name) {
-  return ResolveModel(name, ModelCatalog::Builtin(), [](const std::string&) { return std::nullopt; }).value();
-}
+using testing::CatalogModel;
 
 TEST(ServingTest, HeadsMustDivideByTheTensorParallelDegree) {
   // Qwen3-14B has 40 heads: tp 3 is impossible.
   ServeSettings s;
   s.gpus = 4;
   s.gpu_memory_gib = 80;
-  const ServePlan plan = PlanServing(Model("qwen3-14b"), s, CalcConstants::Builtin());
+  const ServePlan plan = PlanServing(CatalogModel("qwen3-14b"), s, CalcConstants::Builtin());
   ASSERT_EQ(plan.options.size(), 4u);
   EXPECT_FALSE(plan.options[2].heads_divide);
   EXPECT_FALSE(plan.options[2].fits);
@@ -30,7 +29,7 @@ TEST(ServingTest, KvRoomIsBudgetMinusWeightsActivationsAndNonTorch) {
   s.gpus = 1;
   s.gpu_memory_gib = 80;
   const CalcConstants& k = CalcConstants::Builtin();
-  const ServePlan plan = PlanServing(Model("llama-3.1-8b"), s, k);
+  const ServePlan plan = PlanServing(CatalogModel("llama-3.1-8b"), s, k);
   const TpOption& o = plan.options[0];
   EXPECT_DOUBLE_EQ(o.budget_per_gpu, 0.9 * 80 * kBytesPerGiB);
   EXPECT_DOUBLE_EQ(o.weights_per_gpu, 2 * 8'030'261'248.0);
@@ -50,7 +49,7 @@ TEST(ServingTest, KvRoomIsBudgetMinusWeightsActivationsAndNonTorch) {
 TEST(ServingTest, QuantisedWeightsKeepEmbeddingsInBf16) {
   // Llama 3.1 8B int4: 6,979,321,856 linear weights * 4.15625 / 8 + 1,050,939,392 other * 2 bytes.
   const double expected = 6'979'321'856.0 * 4.15625 / 8 + 1'050'939'392.0 * 2;
-  EXPECT_DOUBLE_EQ(ServingWeightBytes(Model("llama-3.1-8b"), ServeQuant::Int4, CalcConstants::Builtin()), expected);
+  EXPECT_DOUBLE_EQ(ServingWeightBytes(CatalogModel("llama-3.1-8b"), ServeQuant::Int4, CalcConstants::Builtin()), expected);
 }
 
 TEST(ServingTest, SmallCardsAndA100sGetTheSmallBatchDefaults) {
@@ -65,7 +64,7 @@ TEST(ServingTest, WhenTheLengthDoesNotFitTheLongestThatDoesIsSuggested) {
   ServeSettings s;
   s.gpus = 1;
   s.gpu_memory_gib = 24;
-  const ServePlan plan = PlanServing(Model("llama-3.1-8b"), s, CalcConstants::Builtin());
+  const ServePlan plan = PlanServing(CatalogModel("llama-3.1-8b"), s, CalcConstants::Builtin());
   ASSERT_FALSE(plan.chosen_tp.has_value());
   ASSERT_TRUE(plan.suggested_max_model_len.has_value());
   const TpOption& o = plan.options[0];

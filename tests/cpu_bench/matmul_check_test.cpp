@@ -6,7 +6,7 @@ namespace labcheck::cpu_bench {
 namespace {
 
 // N = 1000: 2·10^9 FLOP per call, so GFLOPS = 2 / seconds.
-MatmulInputs Inputs(std::vector<double> seconds, std::string corename = "SkylakeX") {
+MatmulInputs SgemmInputs(std::vector<double> seconds, std::string corename = "SkylakeX") {
   MatmulInputs in;
   in.run.n = 1000;
   in.run.threads = 8;
@@ -27,7 +27,7 @@ FlopsPeak Avx512Peak(double gflops) {
 }
 
 TEST(AssessMatmul, MedianGflopsWithKeyAndReference) {
-  MatmulInputs in = Inputs({0.02, 0.01, 0.04});  // 100, 200, 50 GFLOPS
+  MatmulInputs in = SgemmInputs({0.02, 0.01, 0.04});  // 100, 200, 50 GFLOPS
   in.peak = Avx512Peak(1024);
   CheckResult result = AssessMatmul(in);
   const Measurement* m = result.Find("cpu.sgemm_gflops");
@@ -42,14 +42,14 @@ TEST(AssessMatmul, MedianGflopsWithKeyAndReference) {
 }
 
 TEST(AssessMatmul, HalfOfThePeakPasses) {
-  MatmulInputs in = Inputs({2.0 / 512});
+  MatmulInputs in = SgemmInputs({2.0 / 512});
   in.peak = Avx512Peak(1024);
   EXPECT_EQ(AssessMatmul(in).outcome, Outcome::Pass);
 }
 
 TEST(AssessMatmul, NarrowOpenBlasKernelsAreJudgedByWhatTheyCanReach) {
   // AVX-512 CPU, AVX2 ("Haswell") kernels: 512 GFLOPS reachable of 1024.
-  MatmulInputs in = Inputs({2.0 / 300}, "Haswell");
+  MatmulInputs in = SgemmInputs({2.0 / 300}, "Haswell");
   in.peak = Avx512Peak(1024);
   CheckResult result = AssessMatmul(in);
   EXPECT_EQ(result.outcome, Outcome::Pass) << result.reason.en;  // 300 ≥ 256
@@ -60,7 +60,7 @@ TEST(AssessMatmul, NarrowOpenBlasKernelsAreJudgedByWhatTheyCanReach) {
 }
 
 TEST(AssessMatmul, WithoutPeakSaysWhy) {
-  MatmulInputs in = Inputs({0.01});
+  MatmulInputs in = SgemmInputs({0.01});
   in.peak_unavailable = T("нет флагов x86", "no x86 flags");
   CheckResult result = AssessMatmul(in);
   EXPECT_EQ(result.outcome, Outcome::Pass);

@@ -6,7 +6,7 @@ namespace labcheck::cpu_bench {
 namespace {
 
 // 10^9 elements: copy moves 16 GB and triad 24 GB per pass, so seconds turn into GB/s simply.
-MemoryBandwidthInputs Inputs(std::vector<double> copy_s, std::vector<double> triad_s) {
+MemoryBandwidthInputs StreamInputs(std::vector<double> copy_s, std::vector<double> triad_s) {
   MemoryBandwidthInputs in;
   in.run.elements = 1'000'000'000;
   in.run.threads = 8;
@@ -27,7 +27,7 @@ MemoryPeak Peak(double gbps) {
 }
 
 TEST(AssessMemoryBandwidth, MediansInGigabytesPerSecondWithKeysAndReference) {
-  MemoryBandwidthInputs in = Inputs({1.0, 0.5, 2.0}, {1.0, 1.5, 1.2});
+  MemoryBandwidthInputs in = StreamInputs({1.0, 0.5, 2.0}, {1.0, 1.5, 1.2});
   in.peak = Peak(51.2);
   CheckResult result = AssessMemoryBandwidth(in);
   ASSERT_EQ(result.measurements.size(), 2u);
@@ -50,13 +50,13 @@ TEST(AssessMemoryBandwidth, MediansInGigabytesPerSecondWithKeysAndReference) {
 }
 
 TEST(AssessMemoryBandwidth, HalfOfTheoreticalOrMorePasses) {
-  MemoryBandwidthInputs in = Inputs({1.0}, {24.0 / 25.6});  // triad exactly 25.6 GB/s
+  MemoryBandwidthInputs in = StreamInputs({1.0}, {24.0 / 25.6});  // triad exactly 25.6 GB/s
   in.peak = Peak(51.2);
   EXPECT_EQ(AssessMemoryBandwidth(in).outcome, Outcome::Pass);
 }
 
 TEST(AssessMemoryBandwidth, WithoutTheoreticalFigureSaysWhyAndPasses) {
-  MemoryBandwidthInputs in = Inputs({1.0}, {1.0});
+  MemoryBandwidthInputs in = StreamInputs({1.0}, {1.0});
   in.peak_unavailable = T("таблиц SMBIOS нет", "no SMBIOS tables");
   in.peak_detail = "/sys/firmware/dmi/entries: No such file or directory";
   in.virtualized = true;
@@ -77,13 +77,13 @@ TEST(AssessMemoryBandwidth, WithoutTheoreticalFigureSaysWhyAndPasses) {
 }
 
 TEST(AssessMemoryBandwidth, SaysHowBytesAreCounted) {
-  CheckResult result = AssessMemoryBandwidth(Inputs({1.0}, {1.0}));
+  CheckResult result = AssessMemoryBandwidth(StreamInputs({1.0}, {1.0}));
   EXPECT_NE(result.Find("cpu.mem_copy_gbps")->method.en.find("bytes read + bytes written"), std::string::npos);
   EXPECT_NE(result.data["bytes_counted"].get<std::string>().find("write-allocate"), std::string::npos);
 }
 
 TEST(AssessMemoryBandwidth, BusyMachineWarnsEvenWithoutTheoreticalFigure) {
-  MemoryBandwidthInputs in = Inputs({1.0}, {1.0});
+  MemoryBandwidthInputs in = StreamInputs({1.0}, {1.0});
   in.load = {8.5, 2};
   CheckResult result = AssessMemoryBandwidth(in);
   EXPECT_EQ(result.outcome, Outcome::Warn);

@@ -4,10 +4,11 @@
 
 #include <atomic>
 
+#include "core/units.h"
+
 namespace labcheck::cpu_bench {
 namespace {
 
-constexpr uint64_t kMiB = uint64_t{1} << 20;
 constexpr uint64_t kGiB = uint64_t{1} << 30;
 
 TEST(PlanStream, FloorOf256MiBCoversSmallCaches) {

@@ -15,6 +15,7 @@
 #include "gpu/nvidia/cuda_driver.h"
 #include "gpu/nvidia/nvml_library.h"
 #include "../platform/temp_tree.h"
+#include "sim_dirs.h"
 
 namespace labcheck::gpu {
 namespace {
@@ -101,8 +102,8 @@ TEST(DriverInit, OnlyResultsThatCondemnTheFileMoveTheSearchOn) {
             std::string::npos);
 }
 
-const std::filesystem::path kSimDir = std::filesystem::path(LAB_CHECK_BINARY).parent_path() / "sim-nvidia";
-const std::filesystem::path kSimStubDir = std::filesystem::path(LAB_CHECK_BINARY).parent_path() / "sim-nvidia-stub";
+using testing::kSimDir;
+using testing::kSimStubDir;
 std::string SimMachinePath() { return std::string(LAB_CHECK_SOURCE_DIR) + "/tests/sim/machines/single-h200.json"; }
 
 // NVIDIA's own stub, as libcuda.so.1, in a folder on LD_LIBRARY_PATH before the (simulated) driver:

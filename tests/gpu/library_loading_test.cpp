@@ -11,6 +11,7 @@
 #include "gpu/nvidia/nccl_library.h"
 #include "gpu/nvidia/nvidia_search_paths.h"
 #include "platform/loader_cache.h"
+#include "sim_dirs.h"
 
 namespace labcheck::gpu {
 namespace {
@@ -53,8 +54,8 @@ TEST(LibrarySearch, RealNcclReportsItsVersion) {
 namespace fs = std::filesystem;
 using testing::TempTree;
 
-const fs::path kSimDir = fs::path(LAB_CHECK_BINARY).parent_path() / "sim-nvidia";
-const fs::path kSimCu13Dir = fs::path(LAB_CHECK_BINARY).parent_path() / "sim-nvidia-cu13";
+using testing::kSimCu13Dir;
+using testing::kSimDir;
 
 // The simulator's NCCL (built for CUDA 12.9) and the core it needs ($ORIGIN), copied into a folder.
 void PlantSimNccl(const TempTree& tree, const std::string& folder) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <thread>
 
+#include "core/units.h"
 #include "fake_nvidia.h"
 #include "gpu/bench/copy_bench.h"
 #include "gpu/bench/matmul_bench.h"
@@ -19,8 +20,6 @@ namespace labcheck::gpu {
 namespace {
 
 using fake::FakeMachine;
-
-constexpr size_t kMiB = 1u << 20;
 
 std::unique_ptr<CudaDriver> FakeDriver() { return CudaDriver::FromApi(fake::FakeCudaApi(), 13000); }
 std::unique_ptr<Nvml> FakeNvml() { return Nvml::FromApi(fake::FakeNvmlApi()); }

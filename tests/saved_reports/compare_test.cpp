@@ -9,11 +9,12 @@
 
 #include "saved_reports/report_commands.h"
 #include "report/saved_report_json.h"
+#include "report_fixture.h"
 
 namespace labcheck::saved_reports {
 namespace {
 
-std::string Fixture(const std::string& name) { return std::string(LAB_CHECK_SOURCE_DIR) + "/tests/expect/data/" + name; }
+using testing::Fixture;
 
 nlohmann::json Load(const std::string& name) {
   auto r = LoadReportJson(Fixture(name), Lang::En);
@@ -124,9 +125,9 @@ TEST(CompareCommand, ThroughTheCommandLine) {
   AddReportSubcommands(app, &lang, &exit_code);
   const std::string a = Fixture("rtx4080x4_before.json"), b = Fixture("rtx4080x4.json");
   std::vector<std::string> args = {b, a, "--json", "compare"};  // CLI11 parses the vector back to front
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStdout();
   app.parse(args);
-  const std::string printed = testing::internal::GetCapturedStdout();
+  const std::string printed = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(exit_code, 0);
   const auto j = nlohmann::json::parse(printed);  // --json: nothing but JSON on stdout
   EXPECT_EQ(j["b"], b);
@@ -134,9 +135,9 @@ TEST(CompareCommand, ThroughTheCommandLine) {
   CLI::App app2;
   AddReportSubcommands(app2, &lang, &exit_code);
   std::vector<std::string> bad = {Fixture("corrupt.json"), a, "compare"};
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   app2.parse(bad);
-  testing::internal::GetCapturedStderr();
+  ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(exit_code, 2);
 }
 

@@ -8,13 +8,14 @@
 #include <gtest/gtest.h>
 
 #include "saved_reports/report_commands.h"
+#include "report_fixture.h"
 
 namespace labcheck::saved_reports {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string Fixture(const std::string& name) { return std::string(LAB_CHECK_SOURCE_DIR) + "/tests/expect/data/" + name; }
+using testing::Fixture;
 
 std::string ReadAll(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

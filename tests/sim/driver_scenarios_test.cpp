@@ -24,23 +24,14 @@ using json = nlohmann::json;
 
 const fs::path kBuild = fs::path(LAB_CHECK_BINARY).parent_path();
 constexpr const char* kToolkitStub = "/usr/local/cuda/lib64/stubs/libcuda.so";
-constexpr const char* kGpuChecks[] = {"gpu.inventory", "gpu.matmul", "gpu.memory_bandwidth", "gpu.host_device_copy",
-                                      "gpu.p2p", "interconnect.allreduce"};
-
 // What the run printed, shortened, for a failure message (appended piecewise: GCC 12 warns on the
 // temporaries of "\n" + a + "\n" + b).
-std::string Dump(const SimRun& run) {
+std::string Printed(const SimRun& run) {
   std::string out(1, '\n');
   out.append(run.stdout_text, 0, 4000);
   out.push_back('\n');
   out.append(run.stderr_text, 0, 2000);
   return out;
-}
-
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 // One child job on a machine profile with this LD_LIBRARY_PATH: its result envelope (null when it
@@ -92,8 +83,8 @@ bool RealDriverInstalled() {
 TEST(SimDriver, StubsFirstOnLdLibraryPathThenTheDriverRunsEveryCheck) {
   const std::string ld = (kBuild / "sim-nvidia-stub").string() + ":" + (kBuild / "sim-nvidia").string();
   SimRun run = RunLabCheck({"course-4x4080.json", {"--quick", "--only", "gpu.*,interconnect.*"}, {{"LD_LIBRARY_PATH", ld}}});
-  ASSERT_TRUE(run.report.is_object()) << Dump(run);
-  for (const char* id : kGpuChecks) EXPECT_EQ(Verdict(run, id), "PASS") << id << Dump(run);
+  ASSERT_TRUE(run.report.is_object()) << Printed(run);
+  for (const char* id : kGpuChecks) EXPECT_EQ(Verdict(run, id), "PASS") << id << Printed(run);
   const json& libraries = (*Check(run, "gpu.inventory"))["data"]["libraries"];
   const std::vector<json> cuda_skipped = Rows(libraries, "CUDA driver", "skipped");
   ASSERT_EQ(cuda_skipped.size(), 1u) << libraries.dump(1);
@@ -169,8 +160,8 @@ TEST(SimDriver, EachCuInitResultNamesItsCause) {
 // in the report a user reads; the other GPU checks SKIP behind it.
 TEST(SimDriver, FabricManagerDownIsAFailNamingIt) {
   SimRun run = RunLabCheck({"driver-init-802-fabric-manager.json", {"--quick", "--only", "gpu.*,interconnect.*"}});
-  ASSERT_TRUE(run.report.is_object()) << Dump(run);
-  EXPECT_EQ(Verdict(run, "gpu.inventory"), "FAIL") << Dump(run);
+  ASSERT_TRUE(run.report.is_object()) << Printed(run);
+  EXPECT_EQ(Verdict(run, "gpu.inventory"), "FAIL") << Printed(run);
   const std::string text = CheckText(run, "gpu.inventory");
   EXPECT_NE(text.find("systemctl status nvidia-fabricmanager"), std::string::npos) << text;
   EXPECT_EQ(text.find("ubuntu-drivers"), std::string::npos) << "not the generic driver hint: " << text;

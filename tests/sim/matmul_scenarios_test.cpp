@@ -117,12 +117,6 @@ TEST(SimMatmul, VoltaCardReportSaysWhyCublasLt13WasPassedOver) {
 // --- the sim's cuBLASLt as strict as the real one, through our own loader, in a child process
 // (the profile is read once per process) -------------------------------------------------------
 
-LibrarySearchPaths SimPaths() {
-  LibrarySearchPaths paths;
-  paths.ld_library_path = {(std::filesystem::path(LAB_CHECK_BINARY).parent_path() / "sim-nvidia").string()};
-  return paths;
-}
-
 // Runs `body` in a child process on `machine` with GPU 0's context current; its exit code.
 int InChild(const std::string& machine, const std::function<int(const CudaDriver&)>& body) {
   const pid_t pid = fork();

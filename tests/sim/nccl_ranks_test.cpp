@@ -13,17 +13,12 @@
 #include "gpu/collective/allreduce_math.h"
 #include "gpu/nvidia/cuda_driver.h"
 #include "gpu/nvidia/nccl_library.h"
+#include "scenario_support.h"
 
 namespace labcheck::sim {
 namespace {
 
 using namespace labcheck::gpu;
-
-LibrarySearchPaths SimPaths() {
-  LibrarySearchPaths paths;
-  paths.ld_library_path = {(std::filesystem::path(LAB_CHECK_BINARY).parent_path() / "sim-nvidia").string()};
-  return paths;
-}
 
 // How a rank puts its input in device memory before the all-reduce on its non-blocking stream.
 enum class Upload {

@@ -1,5 +1,6 @@
 #include "scenario_support.h"
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -20,13 +21,25 @@ std::string ReadAll(const fs::path& path) {
   return text.ok() ? *text : std::string();
 }
 
+}  // namespace
+
 std::string Quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
 
-}  // namespace
+LibrarySearchPaths SimPaths() {
+  LibrarySearchPaths paths;
+  paths.ld_library_path = {(std::filesystem::path(LAB_CHECK_BINARY).parent_path() / "sim-nvidia").string()};
+  return paths;
+}
+
+void ExpectNear(const SimRun& run, const std::string& key, double expected, double tolerance) {
+  const std::optional<double> got = Measured(run, key);
+  ASSERT_TRUE(got.has_value()) << key << " missing";
+  EXPECT_NEAR(*got, expected, expected * tolerance) << key;
+}
 
 SimRun RunLabCheck(const SimOptions& options) {
   SimRun run;
@@ -77,6 +90,16 @@ nlohmann::json RunChildJob(const std::string& machine, const std::string& job, c
   const size_t at = text.find(kMarker);
   if (at == std::string::npos) return nullptr;
   return nlohmann::json::parse(text.substr(at + kMarker.size()), nullptr, false);
+}
+
+nlohmann::json ExpectationRow(const SimRun& run, const std::string& id) {
+  using nlohmann::json;
+  for (const json& s : run.report.value("sections", json::array())) {
+    if (s.value("id", std::string()) != "expectations") continue;
+    for (const json& row : s["data"].value("rows", json::array()))
+      if (row.value("id", std::string()) == id) return row;
+  }
+  return json();
 }
 
 const nlohmann::json* Check(const SimRun& run, const std::string& id) {

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "platform/library_search.h"
+
 namespace labcheck::sim {
 
 struct SimRun {
@@ -37,6 +39,17 @@ const nlohmann::json* Check(const SimRun& run, const std::string& id);
 std::string Verdict(const SimRun& run, const std::string& id);
 // A measurement's value by key, from any check.
 std::optional<double> Measured(const SimRun& run, const std::string& key);
+// A row of the section «Ожидалось в курсе → у вас» by id; null when the report has none.
+nlohmann::json ExpectationRow(const SimRun& run, const std::string& id);
+// A measurement by key within `tolerance` (a share of `expected`); a failure when it is missing.
+void ExpectNear(const SimRun& run, const std::string& key, double expected, double tolerance = 0.05);
+// The GPU checks, in the runner's order, for failure messages that list their verdicts.
+inline constexpr const char* kGpuChecks[] = {"gpu.inventory", "gpu.matmul", "gpu.memory_bandwidth", "gpu.host_device_copy",
+                                             "gpu.p2p", "interconnect.allreduce"};
+// `s` in single quotes for sh -c.
+std::string Quote(const std::string& s);
+// The library search with only the simulator's folder (build/sim-nvidia) on LD_LIBRARY_PATH.
+LibrarySearchPaths SimPaths();
 // The hint ids the expectations section raised.
 std::vector<std::string> HintIds(const SimRun& run);
 bool HasHint(const SimRun& run, const std::string& id);

@@ -15,15 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kGpuChecks[] = {"gpu.inventory", "gpu.matmul", "gpu.memory_bandwidth", "gpu.host_device_copy",
-                                      "gpu.p2p", "interconnect.allreduce"};
-
-void ExpectNear(const SimRun& run, const std::string& key, double expected, double tolerance = 0.05) {
-  const std::optional<double> got = Measured(run, key);
-  ASSERT_TRUE(got.has_value()) << key << " missing";
-  EXPECT_NEAR(*got, expected, expected * tolerance) << key;
-}
-
 std::string Dump(const SimRun& run) {
   std::string out = "exit " + std::to_string(run.exit_code) + "\n";
   for (const char* id : kGpuChecks) out += std::string(id) + ": " + Verdict(run, id) + " " + CheckText(run, id) + "\n";

@@ -11,17 +11,7 @@ namespace {
 
 using nlohmann::json;
 
-// A row of the section «Ожидалось в курсе → у вас» by id, from the JSON report.
-json ExpectationRow(const SimRun& run, const std::string& id) {
-  for (const json& s : run.report.value("sections", json::array())) {
-    if (s.value("id", std::string()) != "expectations") continue;
-    for (const json& row : s["data"].value("rows", json::array()))
-      if (row.value("id", std::string()) == id) return row;
-  }
-  return json();
-}
-
-std::string Dump(const SimRun& run) {
+std::string TopologyDump(const SimRun& run) {
   std::string out = "exit " + std::to_string(run.exit_code) + "\n";
   for (const char* id : {"gpu.inventory", "gpu.p2p", "interconnect.allreduce"})
     out += std::string(id) + ": " + Verdict(run, id) + " " + CheckText(run, id) + "\n";
@@ -45,21 +35,21 @@ TEST(SimTopology, BridgedPairsAreJudgedAgainstTheirOwnLinks) {
   EXPECT_NEAR(*Measured(run, "p2p.0-1.copy_gbps"), 265, 265 * 0.05);
   EXPECT_NEAR(*Measured(run, "p2p.1-2.copy_gbps"), 20, 20 * 0.05);
 
-  EXPECT_EQ(Verdict(run, "gpu.p2p"), "PASS") << Dump(run);
+  EXPECT_EQ(Verdict(run, "gpu.p2p"), "PASS") << TopologyDump(run);
   const json copies = ExpectationRow(run, "gpu_to_gpu");
-  EXPECT_TRUE(copies["off_2x"].is_null()) << Dump(run);
+  EXPECT_TRUE(copies["off_2x"].is_null()) << TopologyDump(run);
   const std::string reference = copies["reference"]["en"].get<std::string>();
   EXPECT_NE(reference.find("NV12"), std::string::npos) << reference;
   EXPECT_NE(reference.find("host memory"), std::string::npos) << reference;
   const json p2p = ExpectationRow(run, "p2p");
-  EXPECT_TRUE(p2p["off_2x"].is_null()) << Dump(run);
-  EXPECT_FALSE(p2p.contains("note")) << Dump(run);
+  EXPECT_TRUE(p2p["off_2x"].is_null()) << TopologyDump(run);
+  EXPECT_FALSE(p2p.contains("note")) << TopologyDump(run);
   EXPECT_EQ(run.markdown.find("ожидался P2P через NVLink"), std::string::npos);
   // The ring crosses the sockets through host memory: all-reduce is judged against that link.
   const json allreduce = ExpectationRow(run, "allreduce");
-  EXPECT_TRUE(allreduce["off_2x"].is_null()) << Dump(run);
-  EXPECT_NE(allreduce["reference"]["en"].get<std::string>().find("host memory"), std::string::npos) << Dump(run);
-  EXPECT_TRUE(HintIds(run).empty()) << Dump(run);
+  EXPECT_TRUE(allreduce["off_2x"].is_null()) << TopologyDump(run);
+  EXPECT_NE(allreduce["reference"]["en"].get<std::string>().find("host memory"), std::string::npos) << TopologyDump(run);
+  EXPECT_TRUE(HintIds(run).empty()) << TopologyDump(run);
 }
 
 // One bridged pair broken (links down, no P2P): that pair, and only it, is named.
@@ -67,19 +57,19 @@ TEST(SimTopology, ABrokenBridgeNamesItsPair) {
   SimRun run = RunLabCheck({"bridged-4xa100-pcie-broken.json", {"--quick", "--only", "gpu.*,interconnect.*"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ((*Check(run, "gpu.inventory"))["data"]["topology"]["matrix"][2][3], "NV4");
-  EXPECT_EQ(Verdict(run, "gpu.p2p"), "WARN") << Dump(run);
+  EXPECT_EQ(Verdict(run, "gpu.p2p"), "WARN") << TopologyDump(run);
   const std::string reason = (*Check(run, "gpu.p2p")).value("reason", "");
   EXPECT_NE(reason.find("GPU2↔GPU3"), std::string::npos) << reason;
 
   const json copies = ExpectationRow(run, "gpu_to_gpu");
-  EXPECT_EQ(copies.value("off_2x", json()), "low") << Dump(run);
+  EXPECT_EQ(copies.value("off_2x", json()), "low") << TopologyDump(run);
   const std::string worst = copies.value("worst_where", "");
-  EXPECT_TRUE(worst == "GPU 2→3" || worst == "GPU 3→2") << Dump(run);
+  EXPECT_TRUE(worst == "GPU 2→3" || worst == "GPU 3→2") << TopologyDump(run);
   const json p2p = ExpectationRow(run, "p2p");
-  EXPECT_EQ(p2p.value("off_2x", json()), "failure") << Dump(run);
-  EXPECT_NE(p2p["failure"]["en"].get<std::string>().find("GPU 2↔3"), std::string::npos) << Dump(run);
-  EXPECT_EQ(p2p["failure"]["en"].get<std::string>().find("0↔1"), std::string::npos) << Dump(run);
-  EXPECT_NE(p2p["note"]["en"].get<std::string>().find("12 links"), std::string::npos) << Dump(run);
+  EXPECT_EQ(p2p.value("off_2x", json()), "failure") << TopologyDump(run);
+  EXPECT_NE(p2p["failure"]["en"].get<std::string>().find("GPU 2↔3"), std::string::npos) << TopologyDump(run);
+  EXPECT_EQ(p2p["failure"]["en"].get<std::string>().find("0↔1"), std::string::npos) << TopologyDump(run);
+  EXPECT_NE(p2p["note"]["en"].get<std::string>().find("12 links"), std::string::npos) << TopologyDump(run);
 }
 
 }  // namespace

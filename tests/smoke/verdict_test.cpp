@@ -9,11 +9,10 @@
 namespace labcheck::smoke {
 namespace {
 
-const SmokeTest& Spec(const std::string& name) { return *FindSmokeTest(name); }
 const nlohmann::json kNoFacts = nlohmann::json::object();
 
 CheckResult Judge(const std::string& test, const nlohmann::json& result, const nlohmann::json& facts = kNoFacts) {
-  return JudgeOutcome(Spec(test), TestOutcome::Of(result), facts, "/usr/bin/python3");
+  return JudgeOutcome(*FindSmokeTest(test), TestOutcome::Of(result), facts, "/usr/bin/python3");
 }
 
 TEST(Verdict, MissingPackagesSkipWithTheCourseHint) {
@@ -105,11 +104,11 @@ TEST(Verdict, ARanksOwnPythonErrorIsQuoted) {
 }
 
 TEST(Verdict, ALostProcessIsAFailAndAnInterruptIsNotRun) {
-  CheckResult r = JudgeOutcome(Spec("hf_llama"), TestOutcome::Lost(T("упал", "crashed"), "Segmentation fault"), kNoFacts, "py");
+  CheckResult r = JudgeOutcome(*FindSmokeTest("hf_llama"), TestOutcome::Lost(T("упал", "crashed"), "Segmentation fault"), kNoFacts, "py");
   EXPECT_EQ(r.outcome, Outcome::Fail);
   EXPECT_EQ(r.reason.en, "crashed");
   EXPECT_EQ(r.error, "Segmentation fault");
-  r = JudgeOutcome(Spec("hf_llama"), TestOutcome::Lost(T("стоп", "stopped"), "", /*cancelled=*/true), kNoFacts, "py");
+  r = JudgeOutcome(*FindSmokeTest("hf_llama"), TestOutcome::Lost(T("стоп", "stopped"), "", /*cancelled=*/true), kNoFacts, "py");
   EXPECT_EQ(r.outcome, Outcome::NotRun);
 }
 

@@ -53,7 +53,7 @@ Result<TimedCopies> TimeCopies(const CudaDriver& driver, const Stream& stream, c
   return TimedCopies{Summarise(ms), sampler.Stop()};
 }
 
-CopyFigure Figure(size_t bytes, double counted, const TimedCopies& timed) {
+CopyFigure CopyFigureOf(size_t bytes, double counted, const TimedCopies& timed) {
   CopyFigure figure;
   figure.bytes = bytes;
   figure.bytes_counted = counted;
@@ -70,7 +70,7 @@ Result<CopyFigure> TimeEnqueued(const CudaDriver& driver, const Stream& stream, 
                                 const Nvml* nvml, nvml::nvmlDevice_t device) {
   Result<TimedCopies> timed = TimeCopies(driver, stream, plan, enqueue, ready, nvml, device, /*async=*/true);
   if (!timed.ok()) return timed.status();
-  return Figure(bytes, counted, *timed);
+  return CopyFigureOf(bytes, counted, *timed);
 }
 
 Result<CopyFigure> MeasureDeviceCopy(const DeviceContext& context, const CopyPlan& plan, const Nvml* nvml,
@@ -123,7 +123,7 @@ Result<CopyFigure> MeasureHostCopy(const DeviceContext& context, HostMemory memo
                                     "cuMemcpyDtoHAsync");
   }, ready, nvml, device, /*async=*/pinned);
   if (!timed.ok()) return timed.status();
-  return Figure(plan.bytes, static_cast<double>(plan.bytes), *timed);
+  return CopyFigureOf(plan.bytes, static_cast<double>(plan.bytes), *timed);
 }
 
 Result<CopyFigure> MeasurePeerCopy(const DeviceContext& source, const DeviceContext& destination, bool peer_access,
@@ -167,7 +167,7 @@ Result<CopyFigure> MeasurePeerCopy(const DeviceContext& source, const DeviceCont
   if (peer_access) set_access(false);
   if (!timed.ok()) return timed.status();
   if (!synced.ok()) return synced;
-  return Figure(plan.bytes, static_cast<double>(plan.bytes), *timed);
+  return CopyFigureOf(plan.bytes, static_cast<double>(plan.bytes), *timed);
 }
 
 }  // namespace labcheck::gpu

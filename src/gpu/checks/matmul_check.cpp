@@ -15,7 +15,7 @@ namespace labcheck::gpu {
 
 namespace {
 
-constexpr double kSpreadWarn = 0.10;  // cards of one model differ by a few percent; 10% is a finding
+constexpr double kMatmulSpreadWarn = 0.10;  // cards of one model differ by a few percent; 10% is a finding
 
 // The precisions the child measures, in the table's order: the child's key, the name in a
 // measurement's title, the column.
@@ -137,7 +137,7 @@ void PickVerdict(const MatmulTally& tally, double spread, CheckResult& result) {
     result.reason = T("во время замера частоты снижались: " + tally.slowdowns.front(),
                       "clocks were reduced during the run: " + tally.slowdowns.front());
     result.hint = hint::Action(hint::kMatmulSlow);
-  } else if (spread > kSpreadWarn) {
+  } else if (spread > kMatmulSpreadWarn) {
     result.outcome = Outcome::Warn;
     result.reason = T(fmt::format("карты различаются на {:.0f}% (BF16)", 100 * spread),
                       fmt::format("the cards differ by {:.0f}% (BF16)", 100 * spread));

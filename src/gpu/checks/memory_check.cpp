@@ -21,7 +21,7 @@ namespace labcheck::gpu {
 
 namespace {
 
-constexpr double kSpreadWarn = 0.10;
+constexpr double kMemorySpreadWarn = 0.10;
 // Driver copy and SM copy further apart than this get a note.
 constexpr double kMethodsDifferBy = 0.15;
 // WARN below the band's low edge by more than the course's normal deviation ("10–20 % is no
@@ -238,7 +238,7 @@ CheckResult RunMemoryBandwidthCheck(CheckContext& context) {
   result.data["spread"] = {{"alone", SpreadFraction(alone)}, {"together", SpreadFraction(together)}};
   if (!alone.empty())
     result.summary = Text(fmt::format("{} GB/s", Figure(*std::max_element(alone.begin(), alone.end()))));
-  if (std::max(SpreadFraction(alone), SpreadFraction(together)) > kSpreadWarn)
+  if (std::max(SpreadFraction(alone), SpreadFraction(together)) > kMemorySpreadWarn)
     SetWarn(result, T("память карт различается больше чем на 10%", "the cards' memory bandwidth differs by more than 10%"));
   return result;
 }

@@ -5,6 +5,7 @@
 // one size may make no progress before it counts as a hang.
 #include <algorithm>
 
+#include "core/units.h"
 #include "gpu/collective/allreduce_bench.h"
 #include "gpu/collective/allreduce_json.h"
 #include "gpu/collective/allreduce_math.h"
@@ -16,8 +17,6 @@
 namespace labcheck::gpu {
 
 namespace {
-
-constexpr size_t kMiB = 1u << 20;
 
 // This process drives every rank, so nccl-tests' average over processes is its own host clock.
 nlohmann::json SweepJson(const SweepResult& sweep, int world) {

@@ -19,6 +19,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/units.h"
 #include "gpu/collective/allreduce_json.h"
 #include "gpu/collective/allreduce_math.h"
 #include "gpu/job_envelope.h"
@@ -31,7 +32,6 @@ namespace labcheck::gpu {
 
 namespace {
 
-constexpr size_t kMiB = 1u << 20;
 constexpr size_t kNodeKeyBytes = 64;
 
 // Test-only faults (docs/multi-node.md): this rank dies or hangs before the sweep's Nth size.

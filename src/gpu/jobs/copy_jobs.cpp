@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/units.h"
 #include "gpu/bench/concurrent.h"
 #include "gpu/bench/numa_placement.h"
 #include "gpu/bench/sm_copy_bench.h"
@@ -17,8 +18,6 @@
 namespace labcheck::gpu {
 
 namespace {
-
-constexpr size_t kMiB = 1u << 20;
 
 // cuDeviceCanAccessPeer takes CUdevice handles (from cuDeviceGet), not ordinals.
 Result<bool> CanAccessPeer(const CudaDriver& driver, int from, int to) {

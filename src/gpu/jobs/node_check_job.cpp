@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/units.h"
 #include "gpu/bench/copy_bench.h"
 #include "gpu/bench/kernel_module.h"
 #include "gpu/bench/matmul_bench.h"
@@ -22,7 +23,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr size_t kMiB = 1u << 20;
 // 256 MiB is past every current L2 (50–96 MiB) several times over, and copied in well under a
 // millisecond on an HBM card: the copy's cost is its set-up, not the bytes.
 constexpr size_t kCopyBytes = 256 * kMiB;

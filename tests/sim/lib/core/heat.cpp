@@ -10,7 +10,7 @@ std::mutex& HeatLock() {
   static std::mutex mutex;
   return mutex;
 }
-std::map<int, double>& Work() {
+std::map<int, double>& WorkSeconds() {
   static std::map<int, double> work;
   return work;
 }
@@ -18,13 +18,13 @@ std::map<int, double>& Work() {
 
 void AddWork(int device, double seconds) {
   std::lock_guard<std::mutex> lock(HeatLock());
-  Work()[device] += seconds;
+  WorkSeconds()[device] += seconds;
 }
 
 double WorkSeconds(int device) {
   std::lock_guard<std::mutex> lock(HeatLock());
-  auto it = Work().find(device);
-  return it == Work().end() ? 0 : it->second;
+  auto it = WorkSeconds().find(device);
+  return it == WorkSeconds().end() ? 0 : it->second;
 }
 
 bool Hot(const Gpu& g) {
