@@ -22,4 +22,6 @@ function(embed_files)
     COMMENT "Embedding ${E_NAMESPACE} files"
     VERBATIM)
   target_sources(${E_TARGET} PRIVATE "${out}")
+  # Data, not code: kept out of unity batches so that changing a data file recompiles no code.
+  set_source_files_properties("${out}" PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 endfunction()
