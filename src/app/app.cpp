@@ -5,6 +5,8 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <optional>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,6 +24,8 @@
 #include "gpu/gpu_checks.h"
 #include "node_check/node_check_command.h"
 #include "node_check/node_fleet.h"
+#include "probes/interpreter.h"
+#include "probes/python_probe.h"
 #include "runner/child_job.h"
 
 namespace labcheck {
@@ -80,8 +84,30 @@ void AddCheckOptions(CLI::App& app, bool ru, CheckCommandOptions& options, std::
       ->capture_default_str();
 }
 
+// The vLLM installed in the interpreter that --python names (or the one picked without it): the
+// version in the name of its vllm-<version>.dist-info folder in that interpreter's site-packages.
+// Starting the interpreter imports only the standard library; nullopt when there is no Python or
+// no vLLM.
+std::optional<std::string> InstalledVllmVersion(const std::string& requested_python, double timeout_scale) {
+  const Result<std::string> python = probes::ResolvePython(requested_python);
+  if (!python.ok()) return std::nullopt;
+  probes::Interpreter interpreter(*python, timeout_scale);
+  const std::string prefix = "vllm-", suffix = ".dist-info";
+  for (const std::string& folder : interpreter.FindSitePackages(CancelToken::Never()).folders) {
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+      const std::string name = entry.path().filename().string();
+      if (name.size() > prefix.size() + suffix.size() && name.rfind(prefix, 0) == 0 && name.ends_with(suffix)) {
+        return name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 // Every subcommand; each stores its exit code in *subcommand_exit when it runs.
-void AddSubcommands(CLI::App& app, Lang* parsed_lang, Lang peeked, const std::string& self_exe, int* subcommand_exit) {
+void AddSubcommands(CLI::App& app, Lang* parsed_lang, Lang peeked, const std::string& self_exe, const CheckCommandOptions* options,
+                    int* subcommand_exit) {
   calc::CalcEnvironment calc_env;
   calc_env.lang = parsed_lang;
   calc_env.live_gpus = [self_exe]() {
@@ -91,6 +117,7 @@ void AddSubcommands(CLI::App& app, Lang* parsed_lang, Lang peeked, const std::st
     for (const auto& g : *live) gpus.push_back({g.name, g.memory_total_gib});
     return gpus;
   };
+  calc_env.installed_vllm_version = [options]() { return InstalledVllmVersion(options->python, options->timeout_scale); };
   calc::AddCalcSubcommands(app, calc_env, subcommand_exit);
   saved_reports::AddReportSubcommands(app, parsed_lang, subcommand_exit, node_check::CompareFleet);
   cluster::AddClusterSubcommand(app, parsed_lang, peeked, self_exe, subcommand_exit);
@@ -127,7 +154,7 @@ int RunApp(int argc, char** argv) {
   parsed_lang = ru ? Lang::Ru : Lang::En;
   int subcommand_exit = kExitOk;
   const std::string self_exe = SelfExe(argv[0]);
-  AddSubcommands(app, &parsed_lang, peeked, self_exe, &subcommand_exit);
+  AddSubcommands(app, &parsed_lang, peeked, self_exe, &options, &subcommand_exit);
   FinishLocalizingCli(app, peeked);
 
   try {

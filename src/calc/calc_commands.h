@@ -2,6 +2,7 @@
 // AddCalcSubcommands once while building its command line.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct CalcEnvironment {
   const Lang* lang = nullptr;  // the parsed top-level --lang (read it when the callback runs)
   // Live inventory for `plan`, supplied later by the GPU module; may be empty or unset (no GPUs):
   std::function<std::vector<LiveGpu>()> live_gpus;
+  // The vLLM version installed in the chosen Python (`serve` follows its profile rule); may be unset
+  // or return nullopt (none installed, or no Python).
+  std::function<std::optional<std::string>()> installed_vllm_version;
   std::string last_report_path = "journal/lab-report.json";
 };
 

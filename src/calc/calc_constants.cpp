@@ -69,13 +69,10 @@ CalcConstants Load() {
   c.vllm_gpu_memory_utilization = Number(root, "vllm", "gpu_memory_utilization");
   c.vllm_max_num_batched_tokens = static_cast<int>(Number(root, "vllm", "max_num_batched_tokens"));
   c.vllm_max_num_seqs = static_cast<int>(Number(root, "vllm", "max_num_seqs"));
-  c.vllm_non_torch_gib = Number(root, "vllm", "non_torch_gib");
   c.vllm_large_gpu_min_gib = Number(root, "vllm", "large_gpu_min_gib");
   c.vllm_large_max_num_batched_tokens = static_cast<int>(Number(root, "vllm", "large_max_num_batched_tokens"));
   c.vllm_large_max_num_seqs = static_cast<int>(Number(root, "vllm", "large_max_num_seqs"));
   c.vllm_block_size = static_cast<int>(Number(root, "vllm", "block_size"));
-  c.vllm_non_torch_tp_gib = Number(root, "vllm", "non_torch_tp_gib");
-  c.vllm_sampler_bytes_per_vocab_entry = Number(root, "vllm", "sampler_bytes_per_vocab_entry");
   c.vllm_cuda_graph_gib = Number(root, "vllm", "cuda_graph_gib");
   c.serve_min_kv_cache_gib = Number(root, "serve_min_kv_cache_gib", "value");
   return c;

@@ -41,9 +41,6 @@ struct CalcConstants {
   int vllm_large_max_num_batched_tokens = 0;
   int vllm_large_max_num_seqs = 0;
   int vllm_block_size = 0;                  // KV cache tokens per block
-  double vllm_non_torch_gib = 0;            // TP = 1
-  double vllm_non_torch_tp_gib = 0;         // TP > 1 (NCCL buffers)
-  double vllm_sampler_bytes_per_vocab_entry = 0;
   double vllm_cuda_graph_gib = 0;
   double serve_min_kv_cache_gib = 0;
 

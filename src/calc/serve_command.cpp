@@ -1,6 +1,7 @@
-// lab_check serve MODEL [--gpus N --gpu-mem GiB --quant bf16|int8|int4 --utilization 0.9]:
+// lab_check serve MODEL [--gpus N --gpu-mem GiB --quant bf16|int8|int4 --utilization 0.9 --vllm-version V]:
 // does it fit under vLLM, at which tensor-parallel degree, with how much KV cache.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <memory>
@@ -24,8 +25,46 @@ struct ServeOptions {
   int64_t max_num_seqs = 0;
   int64_t max_num_batched_tokens = 0;
   bool enforce_eager = false;
+  std::string vllm_version;  // empty: the one installed in the chosen Python, else the stated default
   bool json = false;
 };
+
+// Where the vLLM version came from: the flag, the chosen Python, or the default.
+enum class VersionSource { Flag, Installed, Default };
+
+const char* VersionSourceName(VersionSource source) {
+  switch (source) {
+    case VersionSource::Flag: return "flag";
+    case VersionSource::Installed: return "installed";
+    case VersionSource::Default: return "default";
+  }
+  return "?";
+}
+
+struct ResolvedVersion {
+  VllmVersion version;
+  VersionSource source = VersionSource::Default;
+};
+
+// --vllm-version, else the chosen Python's vLLM, else the default; nullopt (exit 2 printed) when
+// the flag is not a version.
+std::optional<ResolvedVersion> ResolveVllmVersion(const ServeOptions& o, const CommandContext& context) {
+  if (!o.vllm_version.empty()) {
+    const std::optional<VllmVersion> v = ParseVllmVersion(o.vllm_version);
+    if (!v) {
+      context.Fail(T(fmt::format("--vllm-version \"{}\" — не версия vLLM: ожидается вида 0.19.0 (или 0.11)", o.vllm_version),
+                     fmt::format("--vllm-version \"{}\" is not a vLLM version: expected the form 0.19.0 (or 0.11)", o.vllm_version)).In(context.lang()));
+      return std::nullopt;
+    }
+    return ResolvedVersion{*v, VersionSource::Flag};
+  }
+  if (context.env && context.env->installed_vllm_version) {
+    if (const std::optional<std::string> installed = context.env->installed_vllm_version()) {
+      if (const std::optional<VllmVersion> v = ParseVllmVersion(*installed)) return ResolvedVersion{*v, VersionSource::Installed};
+    }
+  }
+  return ResolvedVersion{DefaultVllmVersion(), VersionSource::Default};
+}
 
 // GPUs to plan for: the flags, else this machine, else the course's lab machine. Says which.
 Text ResolveGpus(const ServeOptions& o, const CommandContext& context, ServeSettings& s) {
@@ -53,13 +92,30 @@ std::string Tokens(const std::optional<int64_t>& tokens, Lang lang) {
   return tokens ? fmt::format("{}", *tokens) : T("нужна архитектура", "needs the architecture").In(lang);
 }
 
+// Which vLLM version the profile follows, where the version came from, and the rule's constants.
+WorkNote VllmProfileNote(const VllmProfileChoice& p, VersionSource source) {
+  const VllmProfileRule& r = p.rule;
+  const std::string checked = fmt::format("{}", fmt::join(r.checked_versions, ", "));
+  const Text from = source == VersionSource::Flag        ? T("из --vllm-version", "from --vllm-version")
+                    : source == VersionSource::Installed ? T("установлена в выбранном Python", "installed in the chosen Python")
+                                                         : T("vLLM не найден: версия по умолчанию, новейшая из сверенных с логами",
+                                                             "no vLLM found: the default, the newest version checked against logs");
+  const Text trust = p.checked ? T(fmt::format("правило сверено с логами vLLM {}", checked), fmt::format("rule checked against vLLM {} logs", checked))
+                               : T(fmt::format("логов этой версии не сверяли: правило ближайших версий ({}), это допущение", checked),
+                                   fmt::format("no log of this version was checked: the rule of the nearest versions ({}), an assumption", checked));
+  return {"vllm_profile",
+          T(fmt::format("vLLM {} ({}), правило профиля {}: сэмплер {:g} байт на строку и токен словаря, вне PyTorch {:g} GiB ({:g} при TP > 1){}; {}",
+                        p.version.text, from.ru, r.id, r.sampler_bytes_per_vocab_entry, r.non_torch_gib, r.non_torch_tp_gib,
+                        r.hybrid_kv_groups ? ", слои с окном — группами гибридного менеджера KV-кэша" : "", trust.ru),
+            fmt::format("vLLM {} ({}), profile rule {}: sampler {:g} bytes per row and vocabulary entry, {:g} GiB outside PyTorch ({:g} at TP > 1){}; {}",
+                        p.version.text, from.en, r.id, r.sampler_bytes_per_vocab_entry, r.non_torch_gib, r.non_torch_tp_gib,
+                        r.hybrid_kv_groups ? ", window layers in the hybrid KV cache manager's groups" : "", trust.en))};
+}
+
 // What the plan assumes beyond the config and the flags.
-std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan& plan, const CalcConstants& k) {
+std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan& plan, const ServeSettings& s, VersionSource source) {
   std::vector<WorkNote> notes;
-  notes.push_back({"vllm_profile", T(fmt::format("профиль vLLM V1 (константы по логам vLLM 0.11): вне PyTorch {:g} GiB ({:g} при TP > 1), сэмплер {:g} байт на строку и токен словаря",
-                                                 k.vllm_non_torch_gib, k.vllm_non_torch_tp_gib, k.vllm_sampler_bytes_per_vocab_entry),
-                                     fmt::format("vLLM V1 profile (constants from vLLM 0.11 logs): {:g} GiB outside PyTorch ({:g} at TP > 1), sampler {:g} bytes per row and vocabulary entry",
-                                                 k.vllm_non_torch_gib, k.vllm_non_torch_tp_gib, k.vllm_sampler_bytes_per_vocab_entry))});
+  notes.push_back(VllmProfileNote(s.profile, source));
   if (plan.batch_defaults_taken) {
     notes.push_back({"batch_defaults", T("--max-num-seqs и --max-num-batched-tokens — умолчания vLLM для этой карты", "--max-num-seqs and --max-num-batched-tokens are vLLM's defaults for this card")});
   }
@@ -72,6 +128,12 @@ std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan&
   if (a.moe.enabled()) {
     notes.push_back({"moe_sharding", T("веса экспертов делятся поровну на tp GPU: так и при TP, и с --enable-expert-parallel (тогда каждая GPU держит experts / tp экспертов целиком)",
                                        "expert weights split evenly over tp GPUs: so with TP and with --enable-expert-parallel alike (then each GPU holds experts / tp whole experts)")});
+  }
+  if (plan.kv_slots.slots > plan.kv_slots.attention_layers) {
+    notes.push_back({"kv_padding_layers", T(fmt::format("гибридный менеджер KV-кэша vLLM делит {} слоёв внимания на {} групп по {} и добавляет {} пустых слоя: пул KV на них тоже тратится (vLLM пишет «Add N padding layers»)",
+                                                        plan.kv_slots.attention_layers, plan.kv_slots.groups, plan.kv_slots.group_size, plan.kv_slots.slots - plan.kv_slots.attention_layers),
+                                                    fmt::format("vLLM's hybrid KV cache manager splits the {} attention layers into {} groups of {} and adds {} padding layers, which take pool memory too (vLLM prints \"Add N padding layers\")",
+                                                                plan.kv_slots.attention_layers, plan.kv_slots.groups, plan.kv_slots.group_size, plan.kv_slots.slots - plan.kv_slots.attention_layers))});
   }
   if (a.SlidingLayerCount() > 0) {
     notes.push_back({"window_vllm_rule", T("на запрос слой с окном резервирует min(окно − 1 + max_num_batched_tokens, max_model_len) токенов + 1 блок: правило "
@@ -88,14 +150,16 @@ struct ServeEstimate {
   ServeSettings settings;
   Text gpu_source;
   std::string quant_label;  // what the weights are stored in: the flag, the checkpoint's scheme, or bf16
+  VersionSource version_source = VersionSource::Default;
   ServePlan plan;
   std::vector<WorkNote> features;
   std::vector<WorkNote> assumptions;
 };
 
-ServeEstimate EstimateServe(const ModelInput& model, const ServeOptions& o, const CommandContext& context) {
+ServeEstimate EstimateServe(const ModelInput& model, const ServeOptions& o, const ResolvedVersion& version, const CommandContext& context) {
   const CalcConstants& k = CalcConstants::Builtin();
   ServeEstimate e;
+  e.version_source = version.source;
   ServeSettings& s = e.settings;
   e.gpu_source = ResolveGpus(o, context, s);
   const bool quantized_checkpoint = model.arch && model.arch->quant.enabled();
@@ -107,15 +171,17 @@ ServeEstimate EstimateServe(const ModelInput& model, const ServeOptions& o, cons
   s.max_num_seqs = o.max_num_seqs;
   s.max_num_batched_tokens = o.max_num_batched_tokens;
   s.enforce_eager = o.enforce_eager;
+  s.profile = ChooseVllmProfile(version.version);
   e.plan = PlanServing(model, s, k);
   e.features = FeaturesOf(model);
-  e.assumptions = ServeAssumptions(model, e.plan, k);
+  e.assumptions = ServeAssumptions(model, e.plan, s, version.source);
   return e;
 }
 
 void PrintServeJson(const ModelInput& model, const ServeEstimate& e, const CommandContext& context) {
   nlohmann::json j = {{"command", "serve"}, {"model", ModelJson(model)}, {"gpu_source", e.gpu_source.In(Lang::En)}};
   j["serve"] = ServePlanJson(e.plan, e.settings);
+  j["serve"]["vllm_profile"]["version_source"] = VersionSourceName(e.version_source);
   j["features"] = WorkNotesJson(e.features);
   j["assumptions"] = WorkNotesJson(e.assumptions);
   PrintJson(j, context);
@@ -130,9 +196,11 @@ void PrintServeBasis(const ModelInput& model, const ServeEstimate& e, const Comm
   PrintLine(e.gpu_source.In(lang), context);
   PrintLine(T(fmt::format("Веса в {}: {}", e.quant_label, FormatGiBAndGB(plan.weights_bytes)),
               fmt::format("Weights at {}: {}", e.quant_label, FormatGiBAndGB(plan.weights_bytes))).In(lang), context);
-  PrintLine(T(fmt::format("Профиль vLLM: --max-num-seqs {}, --max-num-batched-tokens {}{}", plan.max_num_seqs, plan.max_num_batched_tokens,
+  PrintLine(T(fmt::format("Профиль vLLM {} (правило {}): --max-num-seqs {}, --max-num-batched-tokens {}{}", e.settings.profile.version.text,
+                          e.settings.profile.rule.id, plan.max_num_seqs, plan.max_num_batched_tokens,
                           plan.batch_defaults_taken ? " (умолчания vLLM для этой карты: 8192/1024 при ≥ 70 GiB, кроме A100, иначе 2048/256)" : ""),
-              fmt::format("vLLM profile: --max-num-seqs {}, --max-num-batched-tokens {}{}", plan.max_num_seqs, plan.max_num_batched_tokens,
+              fmt::format("vLLM {} profile (rule {}): --max-num-seqs {}, --max-num-batched-tokens {}{}", e.settings.profile.version.text,
+                          e.settings.profile.rule.id, plan.max_num_seqs, plan.max_num_batched_tokens,
                           plan.batch_defaults_taken ? " (vLLM's defaults for this card: 8192/1024 at ≥ 70 GiB except the A100, else 2048/256)" : "")).In(lang),
             context);
 }
@@ -141,15 +209,16 @@ void PrintServeBasis(const ModelInput& model, const ServeEstimate& e, const Comm
 Text KvRoomNote(const ServeEstimate& e, const CalcConstants& k) {
   const ServeSettings& s = e.settings;
   const ServePlan& plan = e.plan;
+  const VllmProfileRule& r = s.profile.rule;
   return T(fmt::format("vLLM: {:g} × {:g} GiB на карту минус веса, пик профиля (forward или сэмплер) и {:g} GiB вне PyTorch "
                        "({:g} GiB при TP > 1); остаток — KV-кэш блоками по {} токенов. Влезает, если в него помещается одна "
                        "последовательность{}.",
-                       s.utilization, s.gpu_memory_gib, k.vllm_non_torch_gib, k.vllm_non_torch_tp_gib, k.vllm_block_size,
+                       s.utilization, s.gpu_memory_gib, r.non_torch_gib, r.non_torch_tp_gib, k.vllm_block_size,
                        plan.max_model_len > 0 ? fmt::format(" из {} токенов", plan.max_model_len) : ""),
            fmt::format("vLLM: {:g} × {:g} GiB per card minus weights, the profile run's peak (forward or sampler) and {:g} GiB "
                        "outside PyTorch ({:g} GiB at TP > 1); the rest is KV cache in blocks of {} tokens. Fits when it holds "
                        "one sequence{}.",
-                       s.utilization, s.gpu_memory_gib, k.vllm_non_torch_gib, k.vllm_non_torch_tp_gib, k.vllm_block_size,
+                       s.utilization, s.gpu_memory_gib, r.non_torch_gib, r.non_torch_tp_gib, k.vllm_block_size,
                        plan.max_model_len > 0 ? fmt::format(" of {} tokens", plan.max_model_len) : ""));
 }
 
@@ -209,7 +278,9 @@ void PrintServeText(const ModelInput& model, const ServeEstimate& e, const Comma
 void Run(const ServeOptions& o, const CommandContext& context) {
   auto model = ResolveOrFail(o.model, context);
   if (!model) return;
-  const ServeEstimate estimate = EstimateServe(*model, o, context);
+  const std::optional<ResolvedVersion> version = ResolveVllmVersion(o, context);
+  if (!version) return;
+  const ServeEstimate estimate = EstimateServe(*model, o, *version, context);
   if (o.json) PrintServeJson(*model, estimate, context);
   else PrintServeText(*model, estimate, context);
   context.Succeed();
@@ -232,6 +303,9 @@ void AddServeCommand(CLI::App& app, const CommandContext& context) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   sub->add_option("--max-num-batched-tokens", options->max_num_batched_tokens, T("--max-num-batched-tokens для vLLM (по умолчанию как у vLLM: 2048 или 8192)", "vLLM --max-num-batched-tokens (default: vLLM's, 2048 or 8192)").In(context.lang()))
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+  sub->add_option("--vllm-version", options->vllm_version,
+                  T("версия vLLM, чей профиль памяти считать (по умолчанию — установленная в выбранном Python, иначе новейшая сверенная с логами)",
+                    "vLLM version whose memory profile to follow (default: the one installed in the chosen Python, else the newest checked against logs)").In(context.lang()));
   sub->add_flag("--enforce-eager", options->enforce_eager, T("--enforce-eager для vLLM: без CUDA-графов", "vLLM --enforce-eager: no CUDA graphs").In(context.lang()));
   sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });

@@ -28,10 +28,10 @@ double ProfileForwardBytes(const Architecture& arch, int tp, int64_t tokens) {
 }
 
 // The sampler half: logits of max_num_seqs rows over the whole vocabulary (gathered on every
-// rank), upcast, sorted for top-k/top-p with their int64 indices, softmax, cumulative sum, mask,
-// probabilities and log-probabilities: sampler_bytes_per_vocab_entry bytes per row and entry.
-double ProfileSamplerBytes(const Architecture& arch, int64_t seqs, const CalcConstants& k) {
-  return k.vllm_sampler_bytes_per_vocab_entry * static_cast<double>(arch.vocab) * static_cast<double>(seqs);
+// rank) and the sampler's temporaries: the version's bytes per row and entry (39 while top-k/top-p
+// sorted the whole vocabulary, 15.4 from 0.17; data/vllm_profiles.json).
+double ProfileSamplerBytes(const Architecture& arch, int64_t seqs, const VllmProfileRule& rule) {
+  return rule.sampler_bytes_per_vocab_entry * static_cast<double>(arch.vocab) * static_cast<double>(seqs);
 }
 
 std::string FormatUtilization(double u) { return fmt::format("{:g}", u); }
@@ -132,8 +132,11 @@ namespace {
 void FitKvCache(TpOption& o, const Architecture& arch, const ServeSettings& s, const ServePlan& plan, int64_t block) {
   KvSettings kv{plan.max_model_len, 1, s.kv_dtype_bytes, o.tp};
   const KvCache one = ComputeKvCache(arch, kv);
-  // vLLM splits the room into blocks of 16 tokens of every layer and reports whole blocks.
-  const int64_t raw = o.kv_room_per_gpu > 0 ? static_cast<int64_t>(o.kv_room_per_gpu / one.bytes_per_token_per_gpu) : 0;
+  // vLLM splits the room into blocks of 16 tokens of every layer slot (padding layers of the hybrid
+  // manager included) and reports whole blocks.
+  const double slot_token_bytes = static_cast<double>(one.values_per_layer_token_per_gpu) * s.kv_dtype_bytes;
+  const double token_bytes = slot_token_bytes * static_cast<double>(plan.kv_slots.slots);
+  const int64_t raw = o.kv_room_per_gpu > 0 && token_bytes > 0 ? static_cast<int64_t>(o.kv_room_per_gpu / token_bytes) : 0;
   o.kv_tokens = RoundDownToBlock(raw, block);
   const double seq_bytes = VllmRequestBytes(arch, plan.max_model_len, s.kv_dtype_bytes, o.tp, plan.max_num_batched_tokens, block);
   o.max_concurrency = seq_bytes > 0 && o.kv_room_per_gpu > 0 ? static_cast<int64_t>(o.kv_room_per_gpu / seq_bytes) : 0;
@@ -152,12 +155,13 @@ TpOption PlanTp(const ModelInput& model, const ServeSettings& s, const ServePlan
   o.heads_divide = model.arch ? CheckTensorParallel(*model.arch, tp, Lang::En).ok() : (tp & (tp - 1)) == 0;
   // vLLM shards every linear layer and the vocabulary; norms (negligible) are replicated.
   o.weights_per_gpu = plan.weights_bytes / tp;
-  o.non_torch_per_gpu = (tp > 1 ? k.vllm_non_torch_tp_gib : k.vllm_non_torch_gib) * kBytesPerGiB;
+  const VllmProfileRule& rule = s.profile.rule;
+  o.non_torch_per_gpu = (tp > 1 ? rule.non_torch_tp_gib : rule.non_torch_gib) * kBytesPerGiB;
   o.budget_per_gpu = s.utilization * s.gpu_memory_gib * kBytesPerGiB;
   if (model.arch) {
     // Forward and sampler run one after the other: the peak is the larger of the two.
     o.activation_peak_per_gpu = std::max(ProfileForwardBytes(*model.arch, tp, plan.max_num_batched_tokens),
-                                         ProfileSamplerBytes(*model.arch, plan.max_num_seqs, k));
+                                         ProfileSamplerBytes(*model.arch, plan.max_num_seqs, rule));
   }
   o.kv_room_per_gpu = o.budget_per_gpu - o.weights_per_gpu - o.activation_peak_per_gpu.value_or(0) - o.non_torch_per_gpu;
   if (model.arch) {
@@ -228,6 +232,7 @@ ServePlan PlanServing(const ModelInput& model, const ServeSettings& s, const Cal
   plan.cuda_graph_bytes = s.enforce_eager ? 0 : k.vllm_cuda_graph_gib * kBytesPerGiB;
   if (model.arch) {
     plan.max_model_len = s.max_model_len > 0 ? s.max_model_len : model.arch->max_context;
+    plan.kv_slots = HybridKvLayerSlots(*model.arch, s.profile.rule.hybrid_kv_groups);
   }
   for (int tp = 1; tp <= std::max(1, s.gpus); ++tp) {
     plan.options.push_back(PlanTp(model, s, plan, tp, k));
@@ -256,7 +261,20 @@ nlohmann::json ServePlanJson(const ServePlan& plan, const ServeSettings& s) {
                        {"longest_fitting_max_model_len", o.longest_fitting_len ? nlohmann::json(*o.longest_fitting_len) : nlohmann::json(nullptr)},
                        {"fits", o.fits}});
   }
+  const VllmProfileChoice& p = s.profile;
+  const nlohmann::json profile = {{"vllm_version", p.version.text},
+                                  {"rule", p.rule.id},
+                                  {"version_checked_against_logs", p.checked},
+                                  {"sampler_bytes_per_vocab_entry", p.rule.sampler_bytes_per_vocab_entry},
+                                  {"non_torch_gib", p.rule.non_torch_gib},
+                                  {"non_torch_tp_gib", p.rule.non_torch_tp_gib},
+                                  {"hybrid_kv_groups", p.rule.hybrid_kv_groups}};
   return {{"quant", ServeQuantName(s.quant)},
+          {"vllm_profile", profile},
+          {"kv_layer_slots", {{"attention_layers", plan.kv_slots.attention_layers},
+                              {"slots", plan.kv_slots.slots},
+                              {"group_size", plan.kv_slots.group_size},
+                              {"groups", plan.kv_slots.groups}}},
           {"gpus", s.gpus},
           {"gpu_memory_gib", s.gpu_memory_gib},
           {"utilization", s.utilization},

@@ -2,7 +2,8 @@
 // KV cache remain. vLLM (V1 engine, gpu_worker.determine_available_memory) takes
 // gpu_memory_utilization x card memory, subtracts the weights, the torch peak of its profile run
 // (a forward pass of max_num_batched_tokens and a sampler pass over max_num_seqs rows) and the
-// non-torch memory, and gives the rest to the KV cache in blocks of 16 tokens; it refuses to start
+// non-torch memory, and gives the rest to the KV cache in blocks of 16 tokens; the sampler's bytes
+// and the non-torch memory differ between versions (vllm_profile.h, data/vllm_profiles.json); it refuses to start
 // when that cannot hold one sequence of max_model_len and prints the longest one that fits
 // (vllm/v1/core/kv_cache_utils.py, check_enough_kv_cache_memory / estimate_max_model_len).
 #pragma once
@@ -14,6 +15,7 @@
 
 #include "calc/calc_constants.h"
 #include "calc/model_input.h"
+#include "calc/vllm_profile.h"
 #include "core/status.h"
 #include "core/text.h"
 
@@ -36,6 +38,7 @@ struct ServeSettings {
   int64_t max_num_seqs = 0;            // 0: vLLM's default for this GPU
   int64_t max_num_batched_tokens = 0;  // 0: likewise
   bool enforce_eager = false;          // no CUDA graphs
+  VllmProfileChoice profile = ChooseVllmProfile(DefaultVllmVersion());  // the vLLM version's rule
 };
 
 // vLLM's `vllm serve` batch defaults (engine/arg_utils.py get_batch_defaults): 8192 tokens and
@@ -67,6 +70,7 @@ struct ServePlan {
   int64_t max_num_batched_tokens = 0;
   bool batch_defaults_taken = false;
   double cuda_graph_bytes = 0;    // per GPU, captured after the KV cache outside the budget
+  KvLayerSlots kv_slots;          // attention layers as the block pool holds them (padding included)
   std::vector<TpOption> options;  // tp = 1 .. gpus
   std::optional<int> chosen_tp;   // smallest that fits
   // When nothing fits at max_model_len: the widest working tp and the longest length it holds.

@@ -28,6 +28,7 @@ TEST(ServingTest, KvRoomIsBudgetMinusWeightsActivationsAndNonTorch) {
   ServeSettings s;
   s.gpus = 1;
   s.gpu_memory_gib = 80;
+  s.profile = ChooseVllmProfile(*ParseVllmVersion("0.11.0"));
   const CalcConstants& k = CalcConstants::Builtin();
   const ServePlan plan = PlanServing(CatalogModel("llama-3.1-8b"), s, k);
   const TpOption& o = plan.options[0];
@@ -38,7 +39,7 @@ TEST(ServingTest, KvRoomIsBudgetMinusWeightsActivationsAndNonTorch) {
   EXPECT_EQ(*o.kv_tokens, static_cast<int64_t>(o.kv_room_per_gpu / 131'072) / 16 * 16);
   EXPECT_EQ(*o.kv_tokens % 16, 0);
   // An 80 GiB card gets vLLM's large batch defaults; the sampler pass over 1024 rows is the peak:
-  // 39 bytes x 128,256 x 1024.
+  // 39 bytes x 128,256 x 1024 under vLLM 0.11's sorting sampler.
   EXPECT_EQ(plan.max_num_seqs, 1024);
   EXPECT_EQ(plan.max_num_batched_tokens, 8192);
   EXPECT_DOUBLE_EQ(*o.activation_peak_per_gpu, 39.0 * 128256 * 1024);
@@ -73,6 +74,29 @@ TEST(ServingTest, WhenTheLengthDoesNotFitTheLongestThatDoesIsSuggested) {
   EXPECT_GT((*plan.suggested_max_model_len + 16) * 131'072.0, o.kv_room_per_gpu);
   EXPECT_EQ(plan.vllm_command.find("--max-model-len 131072"), std::string::npos);
   EXPECT_NE(plan.vllm_command.find(fmt::format("--max-model-len {}", *plan.suggested_max_model_len)), std::string::npos);
+}
+
+TEST(ServingTest, TheVersionPicksTheSamplerAndNonTorchMemory) {
+  ServeSettings s;
+  s.gpus = 2;
+  s.gpu_memory_gib = 80;
+  s.profile = ChooseVllmProfile(*ParseVllmVersion("0.19.0"));
+  const ServePlan plan = PlanServing(Model("llama-3.1-8b"), s, CalcConstants::Builtin());
+  // 0.17 on: 15.4 bytes per row and entry; 0.18 on: 0.25 GiB outside PyTorch, 2.06 at TP > 1.
+  EXPECT_DOUBLE_EQ(*plan.options[0].activation_peak_per_gpu, 15.4 * 128256 * 1024);
+  EXPECT_DOUBLE_EQ(plan.options[0].non_torch_per_gpu, 0.25 * kBytesPerGiB);
+  EXPECT_DOUBLE_EQ(plan.options[1].non_torch_per_gpu, 2.06 * kBytesPerGiB);
+}
+
+TEST(ServingTest, PaddingLayersOfTheHybridManagerTakePoolMemory) {
+  // Gemma 3 27B under 0.19: 70 slots of 16 KV heads x 128 x 2 x 2 bytes per token.
+  ServeSettings s;
+  s.gpus = 1;
+  s.gpu_memory_gib = 80;
+  const ServePlan plan = PlanServing(Model("gemma-3-27b"), s, CalcConstants::Builtin());
+  EXPECT_EQ(plan.kv_slots.slots, 70);
+  const TpOption& o = plan.options[0];
+  EXPECT_EQ(*o.kv_tokens, static_cast<int64_t>(o.kv_room_per_gpu / (70 * 8192.0)) / 16 * 16);
 }
 
 TEST(ServingTest, TensorParallelMustSplitOrReplicateTheKvHeads) {

@@ -1,0 +1,63 @@
+// How one vLLM version profiles memory before it sizes the KV cache: the rule a version follows
+// (data/vllm_profiles.json, each constant with the log it comes from) and how the hybrid KV cache
+// manager lays layers out in its block pool. serving.cpp applies the rule; `serve --vllm-version`
+// picks it.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "calc/architecture.h"
+#include "core/status.h"
+
+namespace labcheck::calc {
+
+// "0.19.0", "v0.8.5.post1", "0.11.0rc2", "0.10.1+cu128", "0.19": the numeric release, the rest ignored.
+struct VllmVersion {
+  int major = 0;
+  int minor = 0;
+  int patch = 0;
+  std::string text;  // as given
+  bool operator<(const VllmVersion& o) const;
+};
+std::optional<VllmVersion> ParseVllmVersion(const std::string& text);
+
+struct VllmProfileRule {
+  std::string id;
+  VllmVersion from;                          // first version the rule applies to
+  std::vector<std::string> checked_versions; // versions whose logs were compared
+  double sampler_bytes_per_vocab_entry = 0;  // per row of max_num_seqs and vocabulary entry
+  double non_torch_gib = 0;                  // TP = 1
+  double non_torch_tp_gib = 0;               // TP > 1
+  bool hybrid_kv_groups = false;             // sliding-window layers grouped (and padded) in one pool
+  std::string source;                        // where the constants come from, in one line
+};
+
+// The rule for `version`: the last whose from_version is not above it (the first rule for older
+// versions). `checked` says whether the version lies between the rule's first and last logged
+// versions (same minor release or between them); otherwise the rule is an extrapolation.
+struct VllmProfileChoice {
+  VllmProfileRule rule;
+  VllmVersion version;
+  bool checked = false;
+};
+VllmProfileChoice ChooseVllmProfile(const VllmVersion& version);
+// The version assumed when none is given or installed (data/vllm_profiles.json, default_version).
+VllmVersion DefaultVllmVersion();
+const std::vector<VllmProfileRule>& VllmProfileRules();
+
+// Attention layers as the hybrid KV cache manager lays them out: every attention type (full, or a
+// sliding window of a given size) forms groups of `group_size` layers, group_size being the
+// smallest type's count (the largest when that is within 1.25x of the smallest), the last group of
+// a type padded to full size. Each group slot takes as much memory per block as a layer, so the pool
+// holds room / (slots x bytes per layer and token) tokens. Without the hybrid manager, or with one
+// attention type, slots = attention layers.
+struct KvLayerSlots {
+  int64_t attention_layers = 0;
+  int64_t slots = 0;         // attention_layers + padding
+  int64_t group_size = 0;    // 0 when there is a single group type
+  int64_t groups = 0;
+};
+KvLayerSlots HybridKvLayerSlots(const Architecture& arch, bool hybrid_kv_groups);
+
+}  // namespace labcheck::calc

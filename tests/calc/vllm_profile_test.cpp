@@ -1,0 +1,56 @@
+// vLLM versions, the profile rule each follows, and the hybrid KV cache manager's layer groups.
+#include "calc/vllm_profile.h"
+
+#include <gtest/gtest.h>
+
+#include "calc/model_catalog.h"
+
+namespace labcheck::calc {
+namespace {
+
+TEST(VllmProfileTest, VersionsParseWithTheirTags) {
+  const auto v = ParseVllmVersion("v0.8.5.post1");
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->major, 0);
+  EXPECT_EQ(v->minor, 8);
+  EXPECT_EQ(v->patch, 5);
+  EXPECT_TRUE(ParseVllmVersion("0.11.0rc2").has_value());
+  EXPECT_TRUE(ParseVllmVersion("0.10.1+cu128").has_value());
+  EXPECT_EQ(ParseVllmVersion("0.19")->patch, 0);
+  EXPECT_FALSE(ParseVllmVersion("latest").has_value());
+  EXPECT_FALSE(ParseVllmVersion("0").has_value());
+  EXPECT_FALSE(ParseVllmVersion("0.19/0").has_value());
+  EXPECT_FALSE(ParseVllmVersion("").has_value());
+}
+
+TEST(VllmProfileTest, EachVersionGetsTheRuleOfItsLogs) {
+  EXPECT_EQ(ChooseVllmProfile(*ParseVllmVersion("0.11.0")).rule.id, "v1-sorting-sampler");
+  EXPECT_EQ(ChooseVllmProfile(*ParseVllmVersion("0.16.0")).rule.sampler_bytes_per_vocab_entry, 39);
+  EXPECT_EQ(ChooseVllmProfile(*ParseVllmVersion("0.17.1")).rule.id, "v1-0.17");
+  EXPECT_EQ(ChooseVllmProfile(*ParseVllmVersion("0.19.0")).rule.id, "v1-0.18");
+  EXPECT_TRUE(ChooseVllmProfile(*ParseVllmVersion("0.19.1")).checked);
+  // Outside the logged versions the nearest rule is used and said to be an assumption.
+  EXPECT_FALSE(ChooseVllmProfile(*ParseVllmVersion("0.8.5")).checked);
+  EXPECT_EQ(ChooseVllmProfile(*ParseVllmVersion("0.8.5")).rule.id, "v1-sorting-sampler");
+  EXPECT_FALSE(ChooseVllmProfile(*ParseVllmVersion("0.25.0")).checked);
+  EXPECT_EQ(DefaultVllmVersion().text, "0.19.0");
+}
+
+TEST(VllmProfileTest, HybridManagerPadsTheWindowGroups) {
+  const ModelCatalog& catalog = ModelCatalog::Builtin();
+  // Gemma 3 27B: 10 full-attention and 52 window layers; groups of 10, 6 + 1 of them: 70 slots
+  // (vLLM 0.19 prints "Add 8 padding layers").
+  const KvLayerSlots g27 = HybridKvLayerSlots(catalog.Find("gemma-3-27b")->arch, true);
+  EXPECT_EQ(g27.attention_layers, 62);
+  EXPECT_EQ(g27.group_size, 10);
+  EXPECT_EQ(g27.groups, 7);
+  EXPECT_EQ(g27.slots, 70);
+  // Gemma 3 12B: 8 and 40, no padding.
+  EXPECT_EQ(HybridKvLayerSlots(catalog.Find("gemma-3-12b")->arch, true).slots, 48);
+  // Without the hybrid manager every layer is one slot; a model with one attention type too.
+  EXPECT_EQ(HybridKvLayerSlots(catalog.Find("gemma-3-27b")->arch, false).slots, 62);
+  EXPECT_EQ(HybridKvLayerSlots(catalog.Find("llama-3.1-8b")->arch, true).slots, 32);
+}
+
+}  // namespace
+}  // namespace labcheck::calc

@@ -1,0 +1,92 @@
+// Published vLLM start-up logs (tests/calc/vllm_startup_cases.json, each with its source and
+// settings) against `lab_check serve`: the KV-cache tokens vLLM prints ("GPU KV cache size") must
+// come out within the file's tolerance. Beside each case it prints the log's parts (weights, torch
+// peak, non-torch, KV memory) and ours, so a drift shows which part moved; docs/calculators.md
+// quotes the table.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "calc_cli.h"
+
+namespace labcheck::calc {
+namespace {
+
+nlohmann::json LoadCases() {
+  std::ifstream in(std::string(LAB_CHECK_SOURCE_DIR) + "/tests/calc/vllm_startup_cases.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str());
+}
+
+std::vector<std::string> Args(const nlohmann::json& c) {
+  std::vector<std::string> args = c.at("args").get<std::vector<std::string>>();
+  const std::string configs = std::string(LAB_CHECK_SOURCE_DIR) + "/tests/calc/configs";
+  for (std::string& a : args) {
+    if (a.rfind("{configs}", 0) == 0) a = configs + a.substr(9);
+  }
+  args.push_back("--json");
+  return args;
+}
+
+double GiB(const nlohmann::json& bytes) { return bytes.at("bytes").get<double>() / (1 << 30); }
+
+TEST(VllmStartupCasesTest, KvTokensMatchWhatVllmPrints) {
+  const nlohmann::json root = LoadCases();
+  const double tolerance = root.at("tolerance_percent").get<double>();
+  std::string table =
+      "| case | printed | ours | error | weights log/ours | peak log/ours | non-torch log/ours | KV GiB log/ours |\n"
+      "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const nlohmann::json& c : root.at("cases")) {
+    const std::string id = c.at("id").get<std::string>();
+    const testing::CliRun run = testing::RunCalc(Args(c), Lang::En);
+    ASSERT_EQ(run.exit_code, 0) << id << ": " << run.err;
+    const nlohmann::json out = nlohmann::json::parse(run.out);
+    const nlohmann::json& serve = out.at("serve");
+    EXPECT_EQ(serve.at("vllm_profile").at("vllm_version").get<std::string>(), c.at("vllm_version").get<std::string>()) << id;
+    const int tp = c.at("tp").get<int>();
+    const nlohmann::json& option = serve.at("options").at(tp - 1);
+    const double ours = option.at("kv_tokens").get<double>();
+    const double printed = c.at("printed_tokens").get<double>();
+    const double error = (ours / printed - 1) * 100;
+    const nlohmann::json& log = c.at("log_parts_gib");
+    table += fmt::format("| {} | {:.0f} | {:.0f} | {:+.1f}% | {:.2f} / {:.2f} | {:.2f} / {:.2f} | {:.2f} / {:.2f} | {:.2f} / {:.2f} |\n", id, printed,
+                         ours, error, log.at("weights").get<double>(), GiB(option.at("weights_per_gpu")),
+                         log.at("torch_peak_increase").get<double>(), GiB(option.at("activation_peak_per_gpu")),
+                         log.at("non_torch_increase").get<double>(), GiB(option.at("non_torch_per_gpu")), log.at("kv_cache").get<double>(),
+                         GiB(option.at("kv_room_per_gpu")));
+    EXPECT_LE(std::fabs(error), c.value("tolerance_percent", tolerance))
+        << id << ": vLLM printed " << printed << " tokens, serve predicts " << ours << " (" << c.at("source") << ")";
+    // vLLM started with these settings, so the plan must say it fits at this tp.
+    EXPECT_TRUE(option.at("fits").get<bool>()) << id;
+  }
+  std::cout << table;
+}
+
+// The coverage: at least 12 logs, two vLLM versions, and every architecture family.
+TEST(VllmStartupCasesTest, CasesCoverVersionsAndFamilies) {
+  const nlohmann::json root = LoadCases();
+  ASSERT_GE(root.at("cases").size(), 12u);
+  std::set<std::string> versions;
+  std::string families;
+  for (const nlohmann::json& c : root.at("cases")) {
+    versions.insert(c.at("vllm_version").get<std::string>());
+    families += c.at("architecture").get<std::string>() + "; ";
+    EXPECT_EQ(c.at("source").get<std::string>().rfind("https://", 0), 0u) << c.at("id");
+    EXPECT_FALSE(c.at("printed").get<std::string>().empty()) << c.at("id");
+  }
+  EXPECT_GE(versions.size(), 2u);
+  for (const char* family : {"dense", "GQA", "MHA", "MoE", "MLA", "sliding window"}) {
+    EXPECT_NE(families.find(family), std::string::npos) << family;
+  }
+}
+
+}  // namespace
+}  // namespace labcheck::calc
