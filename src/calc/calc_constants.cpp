@@ -75,6 +75,10 @@ CalcConstants Load() {
   c.vllm_block_size = static_cast<int>(Number(root, "vllm", "block_size"));
   c.vllm_cuda_graph_gib = Number(root, "vllm", "cuda_graph_gib");
   c.serve_min_kv_cache_gib = Number(root, "serve_min_kv_cache_gib", "value");
+  c.zero3_max_live_params = Number(root, "deepspeed_zero3", "max_live_parameters");
+  c.zero3_prefetch_bucket_params = Number(root, "deepspeed_zero3", "prefetch_bucket_size");
+  c.zero3_reduce_bucket_elements = Number(root, "deepspeed_zero3", "reduce_bucket_size");
+  c.host_ram_buffer_factor = Number(root, "host_ram", "deepspeed_estimator_buffer_factor");
   return c;
 }
 

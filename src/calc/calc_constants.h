@@ -43,6 +43,10 @@ struct CalcConstants {
   int vllm_block_size = 0;                  // KV cache tokens per block
   double vllm_cuda_graph_gib = 0;
   double serve_min_kv_cache_gib = 0;
+  double zero3_max_live_params = 0;       // DeepSpeed stage3_max_live_parameters
+  double zero3_prefetch_bucket_params = 0; // stage3_prefetch_bucket_size
+  double zero3_reduce_bucket_elements = 0; // reduce_bucket_size
+  double host_ram_buffer_factor = 0;       // DeepSpeed estimator's additional_buffer_factor
 
   static const CalcConstants& Builtin();
 };

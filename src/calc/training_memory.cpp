@@ -7,6 +7,7 @@
 #include "calc/activation_memory.h"
 #include "calc/byte_units.h"
 #include "calc/param_count.h"
+#include "calc/sharded_residency.h"
 
 namespace labcheck::calc {
 namespace {
@@ -239,6 +240,14 @@ void AddActivations(TrainingMemory& m, const ModelInput& model, const TrainingSe
   if (s.compile) how_ru += "; torch.compile", how_en += "; torch.compile";
   Add(m, "activations", T("Активации", "Activations"), activations,
       T(how_ru + "; " + AttentionNote(s).ru, how_en + "; " + AttentionNote(s).en), MemoryPhase::ForwardBackward);
+  if (s.offload.activations && model.arch) {
+    // What activation offload moves to the host: the saved activations of every layer but those in flight.
+    TrainingSettings kept = s;
+    kept.offload.activations = false;
+    const double all = SavedActivationBytes(*model.arch, kept);
+    Add(m, "offloaded_activations", T("Активации в RAM", "Activations in CPU RAM"), std::max(0.0, all - *activations),
+        T("сохранённые активации всех слоёв, кроме двух в пути", "the saved activations of every layer but the two in flight"), MemoryPhase::Cpu);
+  }
   Add(m, "layer_backward", T("Backward слоя", "A layer's backward"), layer_backward,
       s.checkpointing ? T("один слой пересчитан + градиенты его активаций; логитов к этому времени уже нет",
                           "one layer recomputed + its activation gradients; the logits are gone by then")
@@ -255,19 +264,9 @@ void AddActivations(TrainingMemory& m, const ModelInput& model, const TrainingSe
   }
 }
 
-// The current and the prefetched layer unsharded; full fine-tuning adds the current layer's
-// unsharded gradient before its reduce-scatter.
-void AddFsdpGathered(TrainingMemory& m, const ModelInput& model, const TrainingSettings& s, const CalcConstants& k, const Placement& p) {
-  const std::optional<ParamCounts> counts = model.counts();
-  if (!(p.weight_shards > 1 || p.params_on_cpu) || !counts) return;
-  const double layer_params = static_cast<double>(counts->attention + counts->mlp + counts->router) / model.arch->layers;
-  const double bytes = s.method == Method::Qlora ? k.nf4_bits / 8 : kBf16;  // gathered in the storage dtype
-  const double layers = s.method == Method::Full ? 3 : 2;
-  Add(m, "fsdp_gathered", T("Собранные слои FSDP", "FSDP gathered layers"), layers * layer_params * bytes,
-      s.method == Method::Full ? T("текущий и следующий слой целиком + градиент слоя до reduce-scatter",
-                                   "the current and the prefetched layer unsharded + the layer's gradient before reduce-scatter")
-                               : T("текущий и следующий слой целиком на время вычисления", "the current and the prefetched layer, unsharded"),
-      MemoryPhase::ForwardBackward);
+// What the sharding engine keeps gathered beside the shards: sharded_residency.h.
+void AddShardedResidency(TrainingMemory& m, const ModelInput& model, const TrainingSettings& s, const CalcConstants& k) {
+  for (MemoryComponent& c : ShardedResidency(model, s, k)) m.components.push_back(std::move(c));
 }
 
 // Peak: see the header.
@@ -316,8 +315,11 @@ TrainingMemory EstimateTrainingMemory(const ModelInput& model, const TrainingSet
   AddOptimizerStates(m, s, placement, trainable);
   AddGradients(m, model, s, placement, trainable);
   AddActivations(m, model, s);
-  AddFsdpGathered(m, model, s, k, placement);
+  AddShardedResidency(m, model, s, k);
   AddPeak(m, k);
+  m.host_gpus = std::max(1, s.gpus);
+  m.host_ram_bytes = m.cpu_bytes * m.host_gpus;
+  m.host_ram_planned_bytes = m.host_ram_bytes * k.host_ram_buffer_factor;
   return m;
 }
 
@@ -337,6 +339,7 @@ nlohmann::json TrainingMemoryJson(const TrainingMemory& m) {
           {"peak_total", m.peak_total_bytes ? BytesJson(*m.peak_total_bytes) : nlohmann::json(nullptr)},
           {"paged_outside_allocator", BytesJson(m.paged_bytes)},
           {"cpu_offloaded", BytesJson(m.cpu_bytes)},
+          {"host_ram", {{"gpus", m.host_gpus}, {"offloaded", BytesJson(m.host_ram_bytes)}, {"with_deepspeed_margin", BytesJson(m.host_ram_planned_bytes)}}},
           {"known_lower_bound", BytesJson(m.known_bytes)}};
 }
 

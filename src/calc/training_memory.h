@@ -55,6 +55,12 @@ struct TrainingMemory {
   double known_bytes = 0;
   double paged_bytes = 0;  // paged optimizer states (unified memory)
   double cpu_bytes = 0;    // offloaded to CPU RAM, per GPU's share
+  // Host RAM the offloaded state needs on a machine holding all the GPUs (cpu_bytes x gpus), and
+  // with DeepSpeed's estimator margin for pinned buffers and fragmentation. Only what lab_check
+  // counts: the processes themselves (Python, torch, CUDA libraries) and checkpoint loading come on top.
+  int host_gpus = 1;
+  double host_ram_bytes = 0;
+  double host_ram_planned_bytes = 0;
 
   const MemoryComponent* Find(const std::string& id) const;
 };

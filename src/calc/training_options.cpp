@@ -55,8 +55,14 @@ void AddTrainingOptions(CLI::App* sub, TrainingOptions& o, bool with_batch_and_g
   Remember(o, "packing", sub->add_flag("--packing", o.packing, T("упаковка: несколько документов в строке (каждая строка заполнена)", "rows packed with several documents (every row full)").In(lang)));
   Remember(o, "compile", sub->add_flag("--compile", o.compile, T("torch.compile: поэлементные операции пересчитываются в обратном проходе, а не хранятся", "torch.compile: pointwise ops recomputed in backward, not saved").In(lang)));
   Remember(o, "offload", sub->add_option("--offload", o.offload, T("none | список через запятую из params, optimizer, activations (выгрузка на CPU)", "none | comma list of params, optimizer, activations (CPU offload)").In(lang)));
-  Remember(o, "sharding", sub->add_option("--sharding", o.sharding, T("ddp (копия на каждой GPU) | zero1 | zero2 | fsdp (= zero3) | hybrid", "ddp (replicated) | zero1 | zero2 | fsdp (= zero3) | hybrid").In(lang))
+  Remember(o, "sharding", sub->add_option("--sharding", o.sharding, T("ddp (копия на каждой GPU) | zero1 | zero2 | fsdp (PyTorch) | zero3 (DeepSpeed) | hybrid", "ddp (replicated) | zero1 | zero2 | fsdp (PyTorch) | zero3 (DeepSpeed) | hybrid").In(lang))
                               ->check(CLI::IsMember({"ddp", "zero1", "zero2", "fsdp", "zero3", "hybrid"})));
+  Remember(o, "reshard_after_forward", sub->add_option("--reshard-after-forward", o.reshard_after_forward,
+                                                       T("FSDP: yes (FULL_SHARD) | no (SHARD_GRAD_OP: слои собраны от forward до backward)", "FSDP: yes (FULL_SHARD) | no (SHARD_GRAD_OP: layers stay gathered from forward to backward)").In(lang))
+                                           ->check(CLI::IsMember({"yes", "no"})));
+  Remember(o, "prefetch", sub->add_option("--prefetch", o.prefetch, T("FSDP: сколько слоёв собирается заранее", "FSDP: layers all-gathered ahead").In(lang))->check(CLI::Range(0, 64)));
+  Remember(o, "shard_embeddings", sub->add_flag("--shard-embeddings", o.shard_embeddings,
+                                                T("FSDP: эмбеддинги и lm_head — отдельные блоки (torchtune custom_sharded_layers), а не в корневом", "FSDP: embeddings and lm_head as their own units (torchtune custom_sharded_layers), not in the root unit").In(lang)));
   sub->add_option("--shard-size", o.shard_size, T("hybrid: GPU в одной группе шардирования (по умолчанию min(gpus, 8))", "hybrid sharding: GPUs per sharding group (default min(gpus, 8))").In(lang))->check(CLI::Range(1, 1024));
   Remember(o, "lora_rank", sub->add_option("--lora-rank", o.lora_rank, T("ранг LoRA", "LoRA rank").In(lang))->check(CLI::Range(int64_t{1}, int64_t{4096})));
   Remember(o, "lora_targets", sub->add_option("--lora-targets", o.lora_targets,
@@ -87,6 +93,9 @@ Result<TrainingSettings> ToTrainingSettings(const TrainingOptions& o, Lang lang)
   s.batch = o.batch;
   s.gpus = o.gpus;
   s.shard_size = o.shard_size;
+  s.reshard_after_forward = o.reshard_after_forward == "yes";
+  s.prefetch = o.prefetch;
+  s.shard_embeddings = o.shard_embeddings;
   s.lora_rank = o.lora_rank;
   // QLoRA recipes checkpoint by default: PEFT's prepare_model_for_kbit_training(use_gradient_checkpointing=True),
   // Unsloth's use_gradient_checkpointing="unsloth". Full and LoRA follow HF TrainingArguments (off).
@@ -143,6 +152,11 @@ std::vector<DefaultTaken> DefaultsTaken(const TrainingOptions& o, const Training
   if (s.gpus > 1) {
     take("sharding", o.sharding, "torchrun / accelerate launch without an FSDP or DeepSpeed config: DistributedDataParallel");
   }
+  if (s.GathersLayers() && s.sharding != Sharding::Zero3) {
+    take("reshard_after_forward", o.reshard_after_forward, "fully_shard(reshard_after_forward=True), FSDP1 ShardingStrategy.FULL_SHARD");
+    take("prefetch", std::to_string(o.prefetch), "FSDP2's implicit prefetch of the next unit, FSDP1 BackwardPrefetch.BACKWARD_PRE");
+    take("shard_embeddings", "off", "accelerate TRANSFORMER_BASED_WRAP and torchtune without custom_sharded_layers: embeddings and lm_head in the root unit");
+  }
   if (lora) {
     take("lora_rank", std::to_string(o.lora_rank), "Unsloth's notebooks (PEFT's own default is 8)");
     take("lora_targets", o.lora_targets, "QLoRA paper, Unsloth, LlamaFactory lora_target=all, TRL target_modules=all-linear (PEFT alone: q,v for Llama)");
@@ -173,6 +187,7 @@ nlohmann::json TrainingSettingsJson(const TrainingSettings& s) {
           {"gpus", s.gpus},
           {"sharding", s.gpus > 1 ? nlohmann::json(ShardingName(s.sharding)) : nlohmann::json(nullptr)},
           {"shard_gpus", {{"weights", s.WeightShards()}, {"gradients", s.GradientShards()}, {"optimizer_states", s.StateShards()}}},
+          {"gathering", s.GathersLayers() ? nlohmann::json{{"reshard_after_forward", s.reshard_after_forward}, {"prefetch", s.prefetch}, {"shard_embeddings", s.shard_embeddings}} : nlohmann::json(nullptr)},
           {"lora_rank", lora ? nlohmann::json(s.lora_rank) : nlohmann::json(nullptr)},
           {"lora_targets", lora ? nlohmann::json(LoraTargetsName(s.lora_targets)) : nlohmann::json(nullptr)},
           {"lora_experts", lora ? nlohmann::json(s.lora_experts) : nlohmann::json(nullptr)},
@@ -215,6 +230,11 @@ std::string SettingsLine(const TrainingSettings& s) {
   if (s.gpus > 1) {
     line += fmt::format(", {} GPUs {}", s.gpus, ShardingName(s.sharding));
     if (s.sharding == Sharding::Hybrid) line += fmt::format(" (groups of {})", s.WeightShards());
+  }
+  if (s.GathersLayers() && s.sharding != Sharding::Zero3) {
+    if (!s.reshard_after_forward) line += ", no reshard after forward";
+    if (s.prefetch != 1) line += fmt::format(", prefetch {}", s.prefetch);
+    if (s.shard_embeddings) line += ", embeddings sharded apart";
   }
   return line;
 }

@@ -26,11 +26,14 @@ struct TrainingOptions {
   std::string lora_experts = "yes";
   std::string adapter_dtype = "fp32";
   std::string offload = "none";
+  std::string reshard_after_forward = "yes";
   int64_t seq = 2048;
   int64_t batch = 1;
   int64_t lora_rank = 16;
   int gpus = 1;
   int shard_size = 0;
+  int prefetch = 1;
+  bool shard_embeddings = false;
   bool checkpointing = false;  // the default depends on the method: see ToTrainingSettings
   bool optimizer_in_backward = false;
   bool packing = false;

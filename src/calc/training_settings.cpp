@@ -38,17 +38,19 @@ constexpr std::array<std::pair<Sharding, const char*>, 6> kSharding{{{Sharding::
                                                                     {Sharding::Zero1, "zero1"},
                                                                     {Sharding::Zero2, "zero2"},
                                                                     {Sharding::Fsdp, "fsdp"},
-                                                                    {Sharding::Fsdp, "zero3"},
+                                                                    {Sharding::Zero3, "zero3"},
                                                                     {Sharding::Hybrid, "hybrid"}}};
 
 }  // namespace
 
 int TrainingSettings::WeightShards() const {
   if (gpus <= 1) return 1;
-  if (sharding == Sharding::Fsdp) return gpus;
+  if (sharding == Sharding::Fsdp || sharding == Sharding::Zero3) return gpus;
   if (sharding == Sharding::Hybrid) return shard_size > 0 ? std::min(shard_size, gpus) : std::min(gpus, 8);
   return 1;
 }
+
+bool TrainingSettings::GathersLayers() const { return WeightShards() > 1 || offload.params; }
 
 int TrainingSettings::GradientShards() const {
   if (gpus <= 1) return 1;

@@ -27,9 +27,11 @@ enum class LossKind { Full, Chunked, Fused };
 // the S x S score matrix is materialised and saved.
 enum class Attention { Sdpa, Flash, Eager };
 // ddp: every GPU holds everything (gradients in DDP's buckets too); zero1: optimizer states
-// sharded; zero2: + gradients; fsdp (= ZeRO-3): + weights; hybrid: fsdp within a group of
-// shard_size GPUs, replicated across groups.
-enum class Sharding { Ddp, Zero1, Zero2, Fsdp, Hybrid };
+// sharded; zero2: + gradients; fsdp: + weights, PyTorch FSDP (one unit per decoder layer, the
+// root unit kept unsharded from forward to the end of backward); zero3: the same shards with
+// DeepSpeed ZeRO-3's gathering (per module, a live-parameter budget and fixed buckets); hybrid:
+// fsdp within a group of shard_size GPUs, replicated across groups.
+enum class Sharding { Ddp, Zero1, Zero2, Fsdp, Zero3, Hybrid };
 // Which linear layers get adapters: all-linear = q, k, v, o, gate, up, down; attention = q, k, v, o;
 // qv = q and v; or any comma list of q, k, v, o, gate, up, down.
 struct LoraTargets {
@@ -64,6 +66,10 @@ struct TrainingSettings {
   int gpus = 1;
   Sharding sharding = Sharding::Ddp;
   int shard_size = 0;     // hybrid: GPUs per sharding group; 0 = min(gpus, 8)
+  // FSDP/ZeRO-3: what stays gathered on the GPU (sharded_residency.h).
+  bool reshard_after_forward = true;  // FSDP FULL_SHARD / fully_shard's default; false = SHARD_GRAD_OP
+  int prefetch = 1;                   // FSDP units all-gathered ahead of the one computing
+  bool shard_embeddings = false;      // embeddings and lm_head as their own FSDP units (torchtune custom_sharded_layers)
   int64_t lora_rank = 16;
   LoraTargets lora_targets = LoraTargets::AllLinear();
   bool lora_experts = true;        // MoE: adapters on every expert's linear layers too
@@ -73,6 +79,8 @@ struct TrainingSettings {
   int WeightShards() const;
   int GradientShards() const;
   int StateShards() const;
+  // Weights are sharded and gathered layer by layer (FSDP, ZeRO-3, hybrid, or parameter offload).
+  bool GathersLayers() const;
 };
 
 std::optional<Method> ParseMethod(const std::string& text);

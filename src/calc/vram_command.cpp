@@ -191,8 +191,16 @@ void PrintOutsidePeak(const TrainingMemory& memory, const CommandContext& contex
                             FormatGiBAndGB(memory.paged_bytes))).In(context.lang()), context);
   }
   if (memory.cpu_bytes > 0) {
-    PrintLine(T(fmt::format("Выгружено в RAM (offload): {} на каждый GPU.", FormatGiBAndGB(memory.cpu_bytes)),
-                fmt::format("Offloaded to CPU RAM: {} per GPU.", FormatGiBAndGB(memory.cpu_bytes))).In(context.lang()), context);
+    PrintLine(T(fmt::format("Выгружено в RAM (offload): {} на каждый GPU; на машину с {} GPU нужно {} RAM под это состояние, "
+                            "с запасом оценщика DeepSpeed ×1.5 (закреплённые буферы, фрагментация) — {}. Сами процессы (Python, torch, "
+                            "библиотеки CUDA) и загрузка чекпойнта — сверху. Если GPU хватает, а RAM нет, процесс убьёт OOM killer.",
+                            FormatGiBAndGB(memory.cpu_bytes), memory.host_gpus, FormatGiBAndGB(memory.host_ram_bytes),
+                            FormatGiBAndGB(memory.host_ram_planned_bytes)),
+                fmt::format("Offloaded to CPU RAM: {} per GPU; a machine with {} GPU(s) needs {} of RAM for this state, "
+                            "{} with DeepSpeed's estimator margin of 1.5x (pinned buffers, fragmentation). The processes themselves (Python, "
+                            "torch, CUDA libraries) and checkpoint loading come on top. A run that fits the GPUs but not this RAM is killed by the OOM killer.",
+                            FormatGiBAndGB(memory.cpu_bytes), memory.host_gpus, FormatGiBAndGB(memory.host_ram_bytes),
+                            FormatGiBAndGB(memory.host_ram_planned_bytes))).In(context.lang()), context);
   }
 }
 

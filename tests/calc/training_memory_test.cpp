@@ -1,6 +1,8 @@
 // The training-memory formulas against figures worked out by hand (derivations in the comments).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "calc/activation_memory.h"
 #include "calc/model_catalog.h"
 #include "calc/training_memory.h"
@@ -166,7 +168,62 @@ TEST(TrainingMemoryTest, ShardingDividesStatesButNotActivations) {
   EXPECT_DOUBLE_EQ(Bytes(b, "weights"), Bytes(a, "weights") / 4);
   EXPECT_DOUBLE_EQ(Bytes(b, "optimizer_states"), Bytes(a, "optimizer_states") / 4);
   EXPECT_DOUBLE_EQ(Bytes(b, "activations"), Bytes(a, "activations"));
-  EXPECT_NE(b.Find("fsdp_gathered"), nullptr);
+  EXPECT_NE(b.Find("fsdp_layer_stage"), nullptr);
+}
+
+// Llama 3.1 70B: a decoder layer is 150,994,944 attention + 704,643,072 MLP = 855,638,016
+// parameters; lm_head and the embedding 128,256 x 8192 = 1,050,673,152 each.
+TEST(TrainingMemoryTest, FsdpKeepsTheRootUnitAndGathersLayerByLayer) {
+  const ModelInput model = Catalog("llama-3.1-70b");
+  const double layer = 855'638'016.0, head = 1'050'673'152.0;
+  TrainingSettings s;
+  s.gpus = 8;
+  s.sharding = Sharding::Fsdp;
+  s.offload.params = true;
+  const TrainingMemory root = EstimateTrainingMemory(model, s, CalcConstants::Builtin());
+  // Root unit: embeddings + lm_head in BF16, and lm_head's gradient until the end of backward.
+  EXPECT_DOUBLE_EQ(Bytes(root, "fsdp_root"), 2 * (2 * head) + 2 * head);
+  EXPECT_DOUBLE_EQ(Bytes(root, "fsdp_loss_stage"), 2 * layer);  // one layer prefetched
+  // Current + next layer, the layer's gradient, the previous layer's reduce-scatter input, and its
+  // 1/8 shard waiting for the copy to the host.
+  EXPECT_DOUBLE_EQ(Bytes(root, "fsdp_layer_stage"), 2 * layer * 2 + 2 * layer + 2 * layer + 2 * layer / 8);
+  s.shard_embeddings = true;
+  const TrainingMemory apart = EstimateTrainingMemory(model, s, CalcConstants::Builtin());
+  EXPECT_EQ(apart.Find("fsdp_root"), nullptr);
+  EXPECT_DOUBLE_EQ(Bytes(apart, "fsdp_loss_stage"), 2 * head + 2 * head + 2 * layer);
+  // The first layer's backward still holds lm_head's reduce-scatter input, the larger of the two.
+  EXPECT_DOUBLE_EQ(Bytes(apart, "fsdp_layer_stage"), 2 * layer * 2 + 2 * layer + 2 * head + 2 * layer / 8);
+  s.reshard_after_forward = false;
+  const TrainingMemory kept = EstimateTrainingMemory(model, s, CalcConstants::Builtin());
+  EXPECT_DOUBLE_EQ(Bytes(kept, "fsdp_unsharded_layers"), 80 * 2 * layer);
+}
+
+TEST(TrainingMemoryTest, ZeroThreeFollowsDeepSpeedsBudgets) {
+  const ModelInput model = Catalog("llama-3.1-70b");
+  const CalcConstants& k = CalcConstants::Builtin();
+  TrainingSettings s;
+  s.gpus = 8;
+  s.sharding = Sharding::Zero3;
+  const TrainingMemory m = EstimateTrainingMemory(model, s, k);
+  const double layer = 855'638'016.0, head = 1'050'673'152.0;
+  // lm_head alone is over stage3_max_live_parameters (1e9): it is gathered anyway.
+  EXPECT_DOUBLE_EQ(Bytes(m, "zero3_loss_stage"), 2 * head + 2 * head + 2 * k.zero3_reduce_bucket_elements);
+  EXPECT_DOUBLE_EQ(Bytes(m, "zero3_layer_stage"), 2 * std::min(k.zero3_max_live_params, layer + k.zero3_prefetch_bucket_params) + 2 * layer +
+                                                     2 * k.zero3_reduce_bucket_elements);
+}
+
+TEST(TrainingMemoryTest, HostRamIsTheOffloadedStateOfEveryGpu) {
+  const ModelInput model = Catalog("llama-3.1-70b");
+  TrainingSettings s;
+  s.gpus = 8;
+  s.sharding = Sharding::Fsdp;
+  s.offload.params = true;
+  const TrainingMemory m = EstimateTrainingMemory(model, s, CalcConstants::Builtin());
+  // BF16 weights and gradients, two BF16 AdamW states: 8 bytes per parameter over the 8 shards.
+  const double n = static_cast<double>(m.total_params);
+  EXPECT_DOUBLE_EQ(m.cpu_bytes, 8 * n / 8);
+  EXPECT_DOUBLE_EQ(m.host_ram_bytes, 8 * n);
+  EXPECT_DOUBLE_EQ(m.host_ram_planned_bytes, 1.5 * 8 * n);
 }
 
 TEST(TrainingMemoryTest, DdpReplicatesAndZeroStagesShardInTurn) {

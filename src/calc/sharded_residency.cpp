@@ -1,0 +1,128 @@
+#include "calc/sharded_residency.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "calc/byte_units.h"
+#include "calc/param_count.h"
+
+namespace labcheck::calc {
+namespace {
+
+constexpr double kBf16 = 2;  // FSDP MixedPrecisionPolicy / ZeRO-3 gather and compute in BF16
+
+// The parameter blocks the engine gathers, in parameters.
+struct Units {
+  double layer = 0;        // one decoder layer (attention or Mamba mixer, MLP or experts, router)
+  double layers = 0;       // how many
+  double embedding = 0;
+  double head = 0;         // the matrix lm_head multiplies by (the embedding when tied)
+  double root = 0;         // FSDP root unit: embeddings and lm_head unless they are their own units
+  double layer_bytes = kBf16;  // per parameter as gathered (QLoRA: NF4 storage)
+  bool full = false;           // weight gradients exist (full fine-tuning)
+};
+
+Units UnitsOf(const ModelInput& model, const ParamCounts& counts, const TrainingSettings& s, const CalcConstants& k) {
+  Units u;
+  u.layers = model.arch->layers;
+  u.layer = static_cast<double>(counts.attention + counts.mamba + counts.mlp + counts.router) / u.layers;
+  u.embedding = static_cast<double>(counts.embedding);
+  u.head = counts.lm_head > 0 ? static_cast<double>(counts.lm_head) : u.embedding;
+  u.root = s.shard_embeddings ? 0 : static_cast<double>(counts.embedding + counts.lm_head);
+  u.layer_bytes = s.method == Method::Qlora ? k.nf4_bits / 8 : kBf16;
+  u.full = s.method == Method::Full;
+  return u;
+}
+
+MemoryComponent Make(std::string id, Text label, double bytes, Text note, MemoryPhase phase) {
+  return {std::move(id), std::move(label), bytes, std::move(note), phase};
+}
+
+std::string Prefetched(int prefetch, const char* one, const char* many) {
+  return prefetch == 1 ? one : fmt::format("{} {}", prefetch, many);
+}
+
+std::vector<MemoryComponent> Fsdp(const Units& u, const TrainingSettings& s) {
+  std::vector<MemoryComponent> out;
+  const double layer = u.layer * u.layer_bytes;
+  const double layer_grad = u.full ? u.layer * kBf16 : 0;
+  const double head = u.head * kBf16;
+  const double head_grad = u.full ? head : 0;
+  // With CPU offload the reduce-scattered shard waits on the GPU for its device-to-host copy.
+  const double grad_shard = u.full && s.offload.params ? layer_grad / std::max(1, s.WeightShards()) : 0;
+  if (u.root > 0) {
+    out.push_back(Make("fsdp_root", T("FSDP: корневой блок целиком", "FSDP: root unit unsharded"), u.root * kBf16 + head_grad,
+                       T(fmt::format("эмбеддинги и lm_head ({}) в корневом блоке: FSDP не решардит корень после forward, они собраны до конца backward{}",
+                                     FormatParams(u.root), u.full ? ", и градиент lm_head ждёт reduce-scatter корня в конце" : ""),
+                         fmt::format("embeddings and lm_head ({}) in the root unit: FSDP does not reshard the root after forward, so they stay gathered to the end of backward{}",
+                                     FormatParams(u.root), u.full ? ", and lm_head's gradient waits for the root's reduce-scatter at the end" : "")),
+                       MemoryPhase::ForwardBackward));
+  }
+  if (!s.reshard_after_forward) {
+    out.push_back(Make("fsdp_unsharded_layers", T("FSDP: слои не решардятся после forward", "FSDP: layers kept unsharded after forward"),
+                       u.layers * layer,
+                       T(fmt::format("reshard_after_forward=False (SHARD_GRAD_OP): все {:.0f} слоёв собраны между своим forward и backward", u.layers),
+                         fmt::format("reshard_after_forward=False (SHARD_GRAD_OP): all {:.0f} layers stay gathered between their forward and backward", u.layers)),
+                       MemoryPhase::ForwardBackward));
+  }
+  const double ahead = s.reshard_after_forward ? s.prefetch * layer : 0;
+  const double own_head = u.root > 0 ? 0 : head + head_grad;
+  out.push_back(Make("fsdp_loss_stage", T("FSDP: собранное на шаге loss", "FSDP: gathered during the loss backward"), own_head + ahead,
+                     T(fmt::format("{}{}", u.root > 0 ? "" : (u.full ? "lm_head целиком и его градиент до reduce-scatter; " : "lm_head целиком; "),
+                                   s.reshard_after_forward ? fmt::format("{} слой(я) декодера собраны заранее", s.prefetch) : "слои уже собраны"),
+                       fmt::format("{}{} ahead", u.root > 0 ? "" : (u.full ? "lm_head unsharded and its gradient before the reduce-scatter; " : "lm_head unsharded; "),
+                                   s.reshard_after_forward ? Prefetched(s.prefetch, "one decoder layer all-gathered", "decoder layers all-gathered") : "no layer gathered")),
+                     MemoryPhase::LossBackward));
+  const double current = s.reshard_after_forward ? layer : 0;
+  // FSDP2 keeps a unit's reduce-scatter input (its whole gradient) until the next unit's
+  // post-backward waits on it (_fsdp_param_group.py post_backward, comm_ctx.reduce_scatter_state):
+  // during a layer's backward the previous unit's gradient is still there, lm_head's for the first
+  // layer when it is its own unit.
+  const double previous_grad = u.full ? std::max(layer_grad, u.root > 0 ? 0.0 : head_grad) : 0;
+  out.push_back(Make("fsdp_layer_stage", T("FSDP: собранное в backward слоя", "FSDP: gathered during a layer's backward"),
+                     current + ahead + layer_grad + previous_grad + grad_shard,
+                     T(fmt::format("{}{}{}", s.reshard_after_forward ? fmt::format("текущий слой и {} следующий(их) целиком", s.prefetch) : "слои уже собраны",
+                                   u.full ? "; градиент слоя до reduce-scatter и вход reduce-scatter предыдущего блока" : "", grad_shard > 0 ? "; его шард ждёт копии в RAM" : ""),
+                       fmt::format("{}{}{}", s.reshard_after_forward ? fmt::format("the current layer and {} unsharded", Prefetched(s.prefetch, "the next", "layers ahead")) : "layers already gathered",
+                                   u.full ? "; the layer's gradient before the reduce-scatter and the previous unit's reduce-scatter input" : "", grad_shard > 0 ? "; its shard waiting for the copy to CPU RAM" : "")),
+                     MemoryPhase::LayerBackward));
+  return out;
+}
+
+std::vector<MemoryComponent> Zero3(const Units& u, const CalcConstants& k) {
+  std::vector<MemoryComponent> out;
+  const double bucket = u.full ? k.zero3_reduce_bucket_elements * kBf16 : 0;
+  // At the turn from forward to backward the modules about to be reused (lm_head, the last layers)
+  // stay gathered up to the live budget; a single module larger than the budget is gathered anyway.
+  const double live_turn = std::max(u.head, std::min(k.zero3_max_live_params, u.head + u.layers * u.layer));
+  const double head_grad = u.full ? u.head * kBf16 : 0;
+  out.push_back(Make("zero3_loss_stage", T("ZeRO-3: собранное на шаге loss", "ZeRO-3: gathered during the loss backward"),
+                     live_turn * kBf16 + head_grad + bucket,
+                     T(fmt::format("живые параметры на повороте к backward: {} (stage3_max_live_parameters {}){}", FormatParams(live_turn),
+                                   FormatParams(k.zero3_max_live_params), u.full ? "; градиент lm_head и корзина reduce_bucket_size" : ""),
+                       fmt::format("parameters live at the turn to backward: {} (stage3_max_live_parameters {}){}", FormatParams(live_turn),
+                                   FormatParams(k.zero3_max_live_params), u.full ? "; lm_head's gradient and the reduce_bucket_size bucket" : "")),
+                     MemoryPhase::LossBackward));
+  const double live_layer = std::max(u.layer, std::min(k.zero3_max_live_params, u.layer + k.zero3_prefetch_bucket_params));
+  out.push_back(Make("zero3_layer_stage", T("ZeRO-3: собранное в backward слоя", "ZeRO-3: gathered during a layer's backward"),
+                     live_layer * u.layer_bytes + (u.full ? u.layer * kBf16 : 0) + bucket,
+                     T(fmt::format("слой целиком и {} наперёд (stage3_prefetch_bucket_size){}", FormatParams(k.zero3_prefetch_bucket_params),
+                                   u.full ? "; градиенты слоя и корзина reduce_bucket_size" : ""),
+                       fmt::format("the layer unsharded and {} fetched ahead (stage3_prefetch_bucket_size){}", FormatParams(k.zero3_prefetch_bucket_params),
+                                   u.full ? "; the layer's gradients and the reduce_bucket_size bucket" : "")),
+                     MemoryPhase::LayerBackward));
+  return out;
+}
+
+}  // namespace
+
+std::vector<MemoryComponent> ShardedResidency(const ModelInput& model, const TrainingSettings& s, const CalcConstants& k) {
+  const std::optional<ParamCounts> counts = model.counts();
+  if (!s.GathersLayers() || !counts || !model.arch || model.arch->layers <= 0) return {};
+  const Units units = UnitsOf(model, *counts, s, k);
+  if (s.sharding == Sharding::Zero3) return Zero3(units, k);
+  return Fsdp(units, s);
+}
+
+}  // namespace labcheck::calc
