@@ -10,7 +10,6 @@
 namespace labcheck::calc {
 namespace {
 
-constexpr double kBf16 = 2;  // FSDP MixedPrecisionPolicy / ZeRO-3 gather and compute in BF16
 
 // The parameter blocks the engine gathers, in parameters.
 struct Units {
