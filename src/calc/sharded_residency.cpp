@@ -10,7 +10,6 @@
 namespace labcheck::calc {
 namespace {
 
-
 // The parameter blocks the engine gathers, in parameters.
 struct Units {
   double layer = 0;        // one decoder layer (attention or Mamba mixer, MLP or experts, router)
