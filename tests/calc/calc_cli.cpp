@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 namespace labcheck::calc::testing {
 
 CliRun RunCalc(const std::vector<std::string>& args, Lang lang, std::vector<LiveGpu> gpus, std::string report_path) {
@@ -26,6 +29,13 @@ CliRun RunCalc(const std::vector<std::string>& args, Lang lang, std::vector<Live
   run.out = ::testing::internal::GetCapturedStdout();
   run.err = ::testing::internal::GetCapturedStderr();
   return run;
+}
+
+nlohmann::json LoadCases(const std::string& file_name) {
+  std::ifstream in(std::string(LAB_CHECK_SOURCE_DIR) + "/tests/calc/" + file_name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str());
 }
 
 }  // namespace labcheck::calc::testing

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "calc/calc_commands.h"
 
 namespace labcheck::calc::testing {
@@ -16,5 +18,8 @@ struct CliRun {
 // `args` without the program name, e.g. {"vram", "7B", "--json"}. No live GPUs unless given.
 CliRun RunCalc(const std::vector<std::string>& args, Lang lang, std::vector<LiveGpu> gpus = {},
                std::string report_path = "/nonexistent/lab-report.json");
+
+// A JSON file of cases under tests/calc/ (published_cases.json, vllm_startup_cases.json), parsed.
+nlohmann::json LoadCases(const std::string& file_name);
 
 }  // namespace labcheck::calc::testing

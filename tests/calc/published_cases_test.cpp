@@ -17,15 +17,8 @@
 namespace labcheck::calc {
 namespace {
 
-nlohmann::json LoadCases() {
-  std::ifstream in(std::string(LAB_CHECK_SOURCE_DIR) + "/tests/calc/published_cases.json");
-  std::stringstream text;
-  text << in.rdbuf();
-  return nlohmann::json::parse(text.str());
-}
-
 TEST(PublishedCasesTest, PredictionsStayWithinTolerance) {
-  const nlohmann::json root = LoadCases();
+  const nlohmann::json root = testing::LoadCases("published_cases.json");
   const double tolerance = root.at("tolerance_percent").get<double>();
   const double median_tolerance = root.at("median_tolerance_percent").get<double>();
   ASSERT_GE(root.at("cases").size(), 12u);
@@ -54,7 +47,7 @@ TEST(PublishedCasesTest, PredictionsStayWithinTolerance) {
 }
 
 TEST(PublishedCasesTest, ServeKvCacheMatchesVllmLogs) {
-  const nlohmann::json root = LoadCases();
+  const nlohmann::json root = testing::LoadCases("published_cases.json");
   const double tolerance = root.at("serve_tolerance_percent").get<double>();
   ASSERT_GE(root.at("serve_cases").size(), 3u);
   for (const nlohmann::json& c : root.at("serve_cases")) {
@@ -74,7 +67,7 @@ TEST(PublishedCasesTest, ServeKvCacheMatchesVllmLogs) {
 }
 
 TEST(PublishedCasesTest, EveryCaseNamesItsSourceAndSettings) {
-  for (const nlohmann::json& c : LoadCases().at("cases")) {
+  for (const nlohmann::json& c : testing::LoadCases("published_cases.json").at("cases")) {
     EXPECT_EQ(c.at("source").get<std::string>().rfind("https://", 0), 0u) << c.at("id");
     EXPECT_FALSE(c.at("settings").get<std::string>().empty()) << c.at("id");
     EXPECT_FALSE(c.at("measured").get<std::string>().empty()) << c.at("id");

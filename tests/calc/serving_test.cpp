@@ -81,7 +81,7 @@ TEST(ServingTest, TheVersionPicksTheSamplerAndNonTorchMemory) {
   s.gpus = 2;
   s.gpu_memory_gib = 80;
   s.profile = ChooseVllmProfile(*ParseVllmVersion("0.19.0"));
-  const ServePlan plan = PlanServing(Model("llama-3.1-8b"), s, CalcConstants::Builtin());
+  const ServePlan plan = PlanServing(CatalogModel("llama-3.1-8b"), s, CalcConstants::Builtin());
   // 0.17 on: 15.4 bytes per row and entry; 0.18 on: 0.25 GiB outside PyTorch, 2.06 at TP > 1.
   EXPECT_DOUBLE_EQ(*plan.options[0].activation_peak_per_gpu, 15.4 * 128256 * 1024);
   EXPECT_DOUBLE_EQ(plan.options[0].non_torch_per_gpu, 0.25 * kBytesPerGiB);
@@ -93,7 +93,7 @@ TEST(ServingTest, PaddingLayersOfTheHybridManagerTakePoolMemory) {
   ServeSettings s;
   s.gpus = 1;
   s.gpu_memory_gib = 80;
-  const ServePlan plan = PlanServing(Model("gemma-3-27b"), s, CalcConstants::Builtin());
+  const ServePlan plan = PlanServing(CatalogModel("gemma-3-27b"), s, CalcConstants::Builtin());
   EXPECT_EQ(plan.kv_slots.slots, 70);
   const TpOption& o = plan.options[0];
   EXPECT_EQ(*o.kv_tokens, static_cast<int64_t>(o.kv_room_per_gpu / (70 * 8192.0)) / 16 * 16);

@@ -19,13 +19,6 @@
 namespace labcheck::calc {
 namespace {
 
-nlohmann::json LoadCases() {
-  std::ifstream in(std::string(LAB_CHECK_SOURCE_DIR) + "/tests/calc/vllm_startup_cases.json");
-  std::stringstream text;
-  text << in.rdbuf();
-  return nlohmann::json::parse(text.str());
-}
-
 std::vector<std::string> Args(const nlohmann::json& c) {
   std::vector<std::string> args = c.at("args").get<std::vector<std::string>>();
   const std::string configs = std::string(LAB_CHECK_SOURCE_DIR) + "/tests/calc/configs";
@@ -39,7 +32,7 @@ std::vector<std::string> Args(const nlohmann::json& c) {
 double GiB(const nlohmann::json& bytes) { return bytes.at("bytes").get<double>() / (1 << 30); }
 
 TEST(VllmStartupCasesTest, KvTokensMatchWhatVllmPrints) {
-  const nlohmann::json root = LoadCases();
+  const nlohmann::json root = testing::LoadCases("vllm_startup_cases.json");
   const double tolerance = root.at("tolerance_percent").get<double>();
   std::string table =
       "| case | printed | ours | error | weights log/ours | peak log/ours | non-torch log/ours | KV GiB log/ours |\n"
@@ -72,7 +65,7 @@ TEST(VllmStartupCasesTest, KvTokensMatchWhatVllmPrints) {
 
 // The coverage: at least 12 logs, two vLLM versions, and every architecture family.
 TEST(VllmStartupCasesTest, CasesCoverVersionsAndFamilies) {
-  const nlohmann::json root = LoadCases();
+  const nlohmann::json root = testing::LoadCases("vllm_startup_cases.json");
   ASSERT_GE(root.at("cases").size(), 12u);
   std::set<std::string> versions;
   std::string families;
