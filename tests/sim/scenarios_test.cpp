@@ -134,7 +134,8 @@ TEST(SimScenario, TransientSlowdownBitIsNoVerdict) {
 }
 
 // «all-reduce … зависает»: hangs with P2P, works with NCCL_P2P_DISABLE=1. Timeouts scaled down
-// (each attempt gets half of 480 s × 0.2) so the hang costs seconds, not minutes.
+// (the child's stall detector 30 s × 0.2, the parent's backstop half of 480 s × 0.2 per attempt)
+// so the hang costs seconds, not minutes.
 TEST(SimScenario, NcclHangRetriedWithoutP2p) {
   SimRun run = RunLabCheck({"course-nccl-hang-p2p.json", {"--quick", "--timeout-scale", "0.2"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;

@@ -21,6 +21,10 @@ namespace labcheck::gpu {
 namespace {
 
 constexpr uint64_t kComparisonMaxBytes = 256ull << 20;
+// One size that makes no progress this long is a hang: the child's own detector aborts NCCL and
+// reports, well before the parent's timeout kills it. A timeout like the others, so it follows
+// --timeout-scale (a slow board's 2 gives 60 s; the tests' 0.2 makes a simulated hang cost 6 s).
+constexpr double kStallS = 30;
 
 std::string MakeLogDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "lab_check_nccl_XXXXXX").string();
@@ -106,14 +110,16 @@ AllReduceRun RunAttempts(CheckContext& context, const char* user_p2p) {
   // which way is faster on their board. Up to 256 MiB (the seed's ddp_check size, past DDP's 25 MiB
   // buckets), so the comparison costs a quarter of the full sweep.
   const bool compare = !context.options().quick && (user_p2p == nullptr || std::string(user_p2p) != "1");
+  const std::string stall_s = fmt::format("{:g}", kStallS * context.options().timeout_scale);
   AllReduceLauncher compare_launch;
   if (compare)
     compare_launch = [&](const EnvList& env) {
-      return RunGpuJob(context, kAllReduceCheck.job, {"--max-bytes", std::to_string(kComparisonMaxBytes)}, env, attempt_timeout);
+      return RunGpuJob(context, kAllReduceCheck.job,
+                       {"--max-bytes", std::to_string(kComparisonMaxBytes), "--stall-s", stall_s}, env, attempt_timeout);
     };
   AllReduceRun run = RunAllReduceWithRetry(
-      [&](const EnvList& env) { return RunGpuJob(context, kAllReduceCheck.job, {}, env, attempt_timeout); }, log_dir,
-      compare_launch);
+      [&](const EnvList& env) { return RunGpuJob(context, kAllReduceCheck.job, {"--stall-s", stall_s}, env, attempt_timeout); },
+      log_dir, compare_launch);
   std::error_code ignored;
   std::filesystem::remove_all(log_dir, ignored);
   return run;
