@@ -26,10 +26,10 @@ std::map<int, RampState>& States() {
 }  // namespace
 
 double RampedSeconds(const Gpu& g, double start_s, double work_s) {
-  const double ramp_s = g.Number("clocks_mhz/ramp_ms", 0) / 1000;
+  const double ramp_s = g.Number("clocks_mhz/ramp_ms") / 1000;
   if (ramp_s <= 0 || work_s <= 0) return work_s;
-  const double start_fraction = std::clamp(g.Number("clocks_mhz/ramp_start_fraction", 0.6), 0.05, 1.0);
-  const double idle_reset_s = g.Number("clocks_mhz/ramp_idle_reset_ms", 1000) / 1000;
+  const double start_fraction = std::clamp(g.Number("clocks_mhz/ramp_start_fraction"), 0.05, 1.0);
+  const double idle_reset_s = g.Number("clocks_mhz/ramp_idle_reset_ms") / 1000;
 
   std::lock_guard<std::mutex> lock(RampLock());
   RampState& state = States()[g.index];

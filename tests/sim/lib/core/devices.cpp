@@ -40,7 +40,8 @@ std::vector<int> ReadVisible() {
       if (n < order.size()) found = order[n];
     } else if (item.rfind("GPU-", 0) == 0) {
       for (const Gpu& g : m.gpus)
-        if (g.spec.value("uuid", std::string()).rfind(item, 0) == 0) found = g.index;
+        if (const json* uuid = g.At("uuid"); uuid != nullptr && uuid->is_string() && uuid->get<std::string>().rfind(item, 0) == 0)
+          found = g.index;
     }
     if (found < 0 || std::find(visible.begin(), visible.end(), found) != visible.end()) break;
     visible.push_back(found);
@@ -59,7 +60,7 @@ std::map<int, Usage>& Used() {
   return *used;
 }
 
-size_t HeldByOthers(const Gpu& g) { return static_cast<size_t>(g.Number("memory_used_by_others_gib", 0) * (1ull << 30)); }
+size_t HeldByOthers(const Gpu& g) { return static_cast<size_t>(g.Number("memory_used_by_others_gib") * (1ull << 30)); }
 
 }  // namespace
 
@@ -113,7 +114,7 @@ bool Reserve(int device, size_t bytes) {
   Usage& u = Used()[device];
   const size_t total = g.memory_bytes, others = HeldByOthers(g);
   if (u.ours + bytes + others > total) return false;
-  const double cap_mib = g.Number("alloc_fails_past_mib", -1);
+  const double cap_mib = g.NumberOr("alloc_fails_past_mib", -1);
   if (cap_mib >= 0 && u.ours + bytes > static_cast<size_t>(cap_mib * (1 << 20))) return false;
   u.ours += bytes;
   return true;

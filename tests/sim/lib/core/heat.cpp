@@ -29,9 +29,9 @@ double WorkSeconds(int device) {
 
 bool Hot(const Gpu& g) {
   if (g.At("heat") == nullptr) return false;
-  return WorkSeconds(g.index) >= g.Number("heat/after_s", 1e30);
+  return WorkSeconds(g.index) >= g.Number("heat/after_s");
 }
 
-double HeatFactor(const Gpu& g) { return Hot(g) ? g.Number("heat/tflops_factor", 1) : 1; }
+double HeatFactor(const Gpu& g) { return Hot(g) ? g.Number("heat/tflops_factor") : 1; }
 
 }  // namespace nvsim

@@ -8,6 +8,7 @@ namespace nvsim {
 
 namespace {
 
+// A number for every pair, or a matrix by profile index; `fallback` for a cell the matrix lacks.
 double Cell(const json* node, int a, int b, double fallback) {
   if (node == nullptr) return fallback;
   if (node->is_number()) return node->get<double>();
@@ -29,13 +30,13 @@ bool PeerAccess(int a, int b) {
 
 double PeerCopyGbps(int a, int b, bool with_access) {
   const Machine& m = Profile();
-  return Cell(m.At(with_access ? "p2p/with_access_gbps" : "p2p/without_access_gbps"), a, b, with_access ? 25 : 10);
+  const char* key = with_access ? "p2p/with_access_gbps" : "p2p/without_access_gbps";
+  return Cell(m.At(key), a, b, m.Number(key));  // a matrix is not a number: Number() reads the default
 }
 
 int TopologyLevel(int a, int b) {
   const json* level = Profile().At("topology/level");
-  std::string name = "PHB";
-  if (level != nullptr && level->is_string()) name = level->get<std::string>();
+  std::string name = Profile().String("topology/level");  // the default where the profile gives a matrix
   if (level != nullptr && level->is_array() && a < static_cast<int>(level->size()) && (*level)[a].is_array() &&
       b < static_cast<int>((*level)[a].size()) && (*level)[a][b].is_string())
     name = (*level)[a][b].get<std::string>();
@@ -54,17 +55,17 @@ std::vector<NvLink> NvLinks(int device) {
   if (list == nullptr || !list->is_array()) return links;
   for (const json& entry : *list) {
     NvLink l;
-    l.active = entry.value("active", true);
-    l.remote = entry.value("to", std::string("gpu"));
+    l.active = entry.at("active").get<bool>();  // each entry has the defaults' keys (nvlink?)
+    l.remote = entry.at("to").get<std::string>();
     if (l.remote == "gpu") {
-      l.peer = entry.value("peer", -1);
+      l.peer = entry.at("peer").get<int>();
       if (l.peer >= 0 && l.peer < static_cast<int>(m.gpus.size())) l.remote_bus = m.gpus[l.peer].bus_id;
     } else {
       char bus[32];  // NVSwitches sit on their own PCI buses on HGX boards
-      std::snprintf(bus, sizeof bus, "0000:%02x:00.0", 0xc0 + entry.value("switch", 0));
+      std::snprintf(bus, sizeof bus, "0000:%02x:00.0", 0xc0 + entry.at("switch").get<int>());
       l.remote_bus = bus;
     }
-    const int repeat = entry.value("count", 1);
+    const int repeat = entry.at("count").get<int>();
     for (int i = 0; i < repeat; ++i) links.push_back(l);
   }
   return links;

@@ -20,7 +20,7 @@ std::vector<std::vector<int>> NumaNodes() {
   return nodes;
 }
 
-int GpuNumaNode(const Gpu& g) { return static_cast<int>(g.Number("numa_node", 0)); }
+int GpuNumaNode(const Gpu& g) { return static_cast<int>(g.Number("numa_node")); }
 
 int ThreadNumaNode() {
   cpu_set_t set;
@@ -38,7 +38,7 @@ int ThreadNumaNode() {
 
 double NumaFactor(const Gpu& g, int buffer_node) {
   if (Profile().At("numa/nodes") == nullptr || buffer_node == GpuNumaNode(g)) return 1.0;
-  return Profile().Number("numa/far_node_factor", 0.6);
+  return Profile().Number("numa/far_node_factor");
 }
 
 }  // namespace nvsim

@@ -27,9 +27,9 @@ std::map<int, int>& CallsInProgress() {
 
 double Pacing(Work kind) {
   switch (kind) {
-    case Work::Copy: return Profile().Number("pacing/copy", 1.0);
-    case Work::Matmul: return Profile().Number("pacing/matmul", 0.05);
-    case Work::Collective: return Profile().Number("pacing/collective", 1.0);
+    case Work::Copy: return Profile().Number("pacing/copy");
+    case Work::Matmul: return Profile().Number("pacing/matmul");
+    case Work::Collective: return Profile().Number("pacing/collective");
   }
   return 1.0;
 }
@@ -157,7 +157,7 @@ double Noise() {
   state ^= state >> 7;
   state ^= state << 17;
   const double unit = static_cast<double>(state % 2000001) / 1000000.0 - 1.0;  // [-1, 1]
-  return 1.0 + unit * Profile().Number("noise_fraction", 0.005);
+  return 1.0 + unit * Profile().Number("noise_fraction");
 }
 
 bool UnderLoad(int device) {
@@ -165,7 +165,7 @@ bool UnderLoad(int device) {
   if (CallsInProgress()[device] > 0) return true;
   auto it = BusyUntil().find(device);
   if (it == BusyUntil().end()) return false;
-  const auto linger = std::chrono::milliseconds(static_cast<int>(Profile().Number("pacing/load_linger_ms", 300)));
+  const auto linger = std::chrono::milliseconds(static_cast<int>(Profile().Number("pacing/load_linger_ms")));
   return RealClock::now() < it->second + linger;
 }
 

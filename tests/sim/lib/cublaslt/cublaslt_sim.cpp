@@ -225,7 +225,7 @@ int VersionNumber(const std::string& text) {
 
 std::string VersionText() {
   const std::string key = "cublaslt_version_" + std::to_string(SIM_CUBLAS_MAJOR);
-  return nvsim::Profile().String(key.c_str(), SIM_CUBLAS_MAJOR == 13 ? "13.0.2" : "12.9.1");
+  return nvsim::Profile().String(key.c_str());
 }
 
 }  // namespace
@@ -333,7 +333,7 @@ NVSIM_EXPORT(cublasStatus_t, cublasLtMatmulAlgoGetHeuristic,
   const nvsim::Gpu* g = CurrentGpu();
   if (IsFp8(a->type) && !Fp8LayoutAccepted(g != nullptr ? ComputeCapability(*g) : 0, *desc, *a, *b, *d))
     return kNotSupported;
-  const int available = static_cast<int>(nvsim::Profile().Number("cublaslt/algos", 4));
+  const int available = static_cast<int>(nvsim::Profile().Number("cublaslt/algos"));
   *returned = std::min(requested, available);
   for (int i = 0; i < *returned; ++i) {
     std::memset(&results[i], 0, sizeof results[i]);
@@ -376,17 +376,17 @@ NVSIM_EXPORT(cublasStatus_t, cublasLtMatmul,
   std::memcpy(&beta_value, beta, 4);
   if (beta_value != 0 && !oc.place.allocation) return kInvalidValue;
   const auto started = nvsim::RealClock::now();
-  double tflops = g.Number(PrecisionKey(a_layout->type, desc->compute), 0) * nvsim::HeatFactor(g) * AlgoRate(algo->data[0]);
+  double tflops = g.Number(PrecisionKey(a_layout->type, desc->compute)) * nvsim::HeatFactor(g) * AlgoRate(algo->data[0]);
   if (tflops <= 0) return kNotSupported;  // the profile says this GPU cannot do this type
   nvsim::WriteLazy(od, static_cast<size_t>(d_layout->ld) * n * ElementBytes(d_layout->type),
                    std::make_shared<MatmulProducer>(oa, ob, oc, *d_layout, k, alpha_value, beta_value,
-                                                    g.Flag("faults/matmul_wrong", false)));
+                                                    g.Flag("faults/matmul_wrong")));
   // Without fast accumulation Hopper's FP8 kernels promote partial sums to FP32 every few steps
   // (cublasLt.h, CUBLASLT_MATMUL_DESC_FAST_ACCUM); turning it on is worth 1.1-1.2x
   // (https://github.com/pytorch/ao/issues/2377), so 0.85 unless the profile says otherwise.
-  if (IsFp8(a_layout->type) && !desc->fast_accum) tflops *= g.Number("perf/fp8_slow_accum_factor", 0.85);
+  if (IsFp8(a_layout->type) && !desc->fast_accum) tflops *= g.Number("perf/fp8_slow_accum_factor");
   const double work = 2.0 * m * n * k / (tflops * 1e12) * nvsim::Noise();
-  const double seconds = g.Number("perf/latency_us", 5) * 1e-6 + nvsim::RampedSeconds(g, nvsim::NextStart(*s), work);
+  const double seconds = g.Number("perf/latency_us") * 1e-6 + nvsim::RampedSeconds(g, nvsim::NextStart(*s), work);
   nvsim::AddWork(g.index, seconds);  // core/heat.h: sustained load heats a card with "heat"
   nvsim::Enqueue(*s, seconds, nvsim::Work::Matmul, started);
   return kSuccess;

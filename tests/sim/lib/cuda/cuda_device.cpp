@@ -57,7 +57,7 @@ const Named* Find(CUresult code) {
 }
 
 int DriverVersionNumber() {
-  const std::string text = nvsim::Profile().String("cuda_driver_version", "13.0");
+  const std::string text = nvsim::Profile().String("cuda_driver_version");
   int major = 0, minor = 0;
   std::sscanf(text.c_str(), "%d.%d", &major, &minor);
   return major * 1000 + minor * 10;
@@ -81,7 +81,7 @@ int MaxThreadsPerSm(const nvsim::Gpu& g) {
   // CUDA C Programming Guide, "Compute Capabilities", maximum number of resident threads per SM.
   const int cc = g.cc_major * 10 + g.cc_minor;
   const int by_cc = cc == 75 ? 1024 : (cc == 86 || cc == 87 || cc == 89 || cc >= 120) ? 1536 : 2048;
-  return static_cast<int>(g.Number("max_threads_per_sm", by_cc));
+  return static_cast<int>(g.NumberOr("max_threads_per_sm", by_cc));
 }
 
 }  // namespace cusim
@@ -91,8 +91,11 @@ using namespace cusim;
 NVSIM_EXPORT(CUresult, cuInit, (unsigned flags)) {
   if (flags != 0) return kInvalidValue;
   const nvsim::Machine& m = nvsim::Profile();
+  // A profile that does not load (an unknown key, bad JSON) fails loudly, its reason already on
+  // stderr; no profile at all is a machine without GPUs.
+  if (m.broken()) return kUnknown;
   if (!m.loaded) return kNoDevice;
-  const int error = static_cast<int>(m.Number("cuda/init_error", 0));
+  const int error = static_cast<int>(m.Number("cuda/init_error"));
   if (error != 0) return error;
   if (nvsim::VisibleDevices().empty()) return kNoDevice;  // the driver fails cuInit when it shows no GPU
   initialised = true;
@@ -157,15 +160,15 @@ NVSIM_EXPORT(CUresult, cuDeviceGetAttribute, (int* value, int attribute, CUdevic
   unsigned domain = 0, bus = 0, dev = 0, function = 0;
   std::sscanf(g->bus_id.c_str(), "%x:%x:%x.%x", &domain, &bus, &dev, &function);
   switch (attribute) {  // CUdevice_attribute values from cuda.h
-    case 13: *value = static_cast<int>(g->Number("clocks_mhz/sm_max", 2000) * 1000); break;     // CLOCK_RATE, kHz
-    case 16: *value = static_cast<int>(g->Number("sm_count", 80)); break;                        // MULTIPROCESSOR_COUNT
+    case 13: *value = static_cast<int>(g->Number("clocks_mhz/sm_max") * 1000); break;     // CLOCK_RATE, kHz
+    case 16: *value = static_cast<int>(g->Number("sm_count")); break;                        // MULTIPROCESSOR_COUNT
     case 33: *value = static_cast<int>(bus); break;                                               // PCI_BUS_ID
     case 34: *value = static_cast<int>(dev); break;                                               // PCI_DEVICE_ID
-    case 36: *value = static_cast<int>(g->Number("clocks_mhz/memory_max", 10000) * 1000); break; // MEMORY_CLOCK_RATE
-    case 37: *value = static_cast<int>(g->Number("bus_width_bits", 256)); break;                 // GLOBAL_MEMORY_BUS_WIDTH
-    case 38: *value = static_cast<int>(g->Number("l2_mib", 64) * (1 << 20)); break;              // L2_CACHE_SIZE
+    case 36: *value = static_cast<int>(g->Number("clocks_mhz/memory_max") * 1000); break; // MEMORY_CLOCK_RATE
+    case 37: *value = static_cast<int>(g->Number("bus_width_bits")); break;                 // GLOBAL_MEMORY_BUS_WIDTH
+    case 38: *value = static_cast<int>(g->Number("l2_mib") * (1 << 20)); break;              // L2_CACHE_SIZE
     case 39: *value = MaxThreadsPerSm(*g); break;                                                 // MAX_THREADS_PER_MULTIPROCESSOR
-    case 40: *value = static_cast<int>(g->Number("async_engines", 2)); break;                    // ASYNC_ENGINE_COUNT
+    case 40: *value = static_cast<int>(g->Number("async_engines")); break;                    // ASYNC_ENGINE_COUNT
     case 50: *value = static_cast<int>(domain); break;                                            // PCI_DOMAIN_ID
     case 75: *value = g->cc_major; break;                                                         // COMPUTE_CAPABILITY_MAJOR
     case 76: *value = g->cc_minor; break;                                                         // COMPUTE_CAPABILITY_MINOR
@@ -182,7 +185,8 @@ CUresult Uuid(CUuuid* uuid, CUdevice device) {
   if (uuid == nullptr) return kInvalidValue;
   // "GPU-xxxxxxxx-xxxx-…" in the profile, else made from the bus id.
   std::string hex;
-  for (char c : g->spec.value("uuid", std::string()))
+  const nvsim::json* given = g->At("uuid");
+  for (char c : given != nullptr && given->is_string() ? given->get<std::string>() : std::string())
     if (std::isxdigit(static_cast<unsigned char>(c))) hex += c;
   for (int i = 0; i < 16; ++i) {
     unsigned byte = 0;
@@ -212,7 +216,7 @@ NVSIM_EXPORT(CUresult, cuDeviceGetPCIBusId, (char* bus_id, int length, CUdevice 
 // report passes the profile's figures off as a real card's (CudaDriver::SimulatedMachine).
 NVSIM_EXPORT(const char*, labcheck_sim_machine, ()) {
   static const std::string text =
-      nvsim::Profile().String("description", "unnamed profile") + " (" +
+      nvsim::Profile().String("description") + " (" +
       nvsim::Profile().path.substr(nvsim::Profile().path.rfind('/') + 1) + ")";
   return text.c_str();
 }

@@ -39,6 +39,7 @@ inline constexpr CUresult kLaunchOutOfResources = 701;
 inline constexpr CUresult kNotSupported = 801;
 inline constexpr CUresult kPeerAccessAlreadyEnabled = 704;
 inline constexpr CUresult kPeerAccessNotEnabled = 705;
+inline constexpr CUresult kUnknown = 999;
 
 // True after a successful cuInit.
 bool Initialised();

@@ -49,7 +49,7 @@ bool IsPinned(const void* host, size_t bytes) {
   return address >= it->first && address + bytes <= it->first + it->second;
 }
 
-double Latency(const nvsim::Gpu& g) { return g.Number("perf/latency_us", 5) * 1e-6; }
+double Latency(const nvsim::Gpu& g) { return g.Number("perf/latency_us") * 1e-6; }
 
 // Modelled seconds for `bytes` at `gbps` (decimal GB/s, as our reports count) on GPU `g`.
 double Seconds(const nvsim::Gpu& g, double bytes, double gbps) {
@@ -90,7 +90,7 @@ CUresult HostCopy(bool to_device, CUdeviceptr device_pointer, void* host, size_t
   const char* key = to_device ? (pinned ? "perf/h2d_pinned_gbps" : "perf/h2d_pageable_gbps")
                               : (pinned ? "perf/d2h_pinned_gbps" : "perf/d2h_pageable_gbps");
   // A pinned buffer on another socket's memory crosses the link between the sockets.
-  const double gbps = g.Number(key, pinned ? 24 : 10) * (pinned ? nvsim::NumaFactor(g, NodeOf(host)) : 1.0);
+  const double gbps = g.Number(key) * (pinned ? nvsim::NumaFactor(g, NodeOf(host)) : 1.0);
   nvsim::Enqueue(*stream, Seconds(g, static_cast<double>(bytes), gbps), nvsim::Work::Copy, started);
   if (lands_late) return kSuccess;
   // Pageable memory is staged through a pinned buffer, so even the Async call returns only
@@ -188,7 +188,7 @@ NVSIM_EXPORT(CUresult, cuMemcpyDtoDAsync_v2, (CUdeviceptr dst, CUdeviceptr src, 
   nvsim::WriteLazy(to, bytes, nvsim::CopyOf(from));
   const nvsim::Gpu& g = GpuAt(to.allocation->device);
   // The profile's figure counts bytes read + bytes written, as our report does.
-  nvsim::Enqueue(*s, Seconds(g, 2.0 * static_cast<double>(bytes), g.Number("perf/device_copy_gbps", 500)),
+  nvsim::Enqueue(*s, Seconds(g, 2.0 * static_cast<double>(bytes), g.Number("perf/device_copy_gbps")),
                  nvsim::Work::Copy, started);
   return kSuccess;
 }
@@ -220,7 +220,7 @@ NVSIM_EXPORT(CUresult, cuMemsetD32_v2, (CUdeviceptr dst, unsigned value, size_t 
   nvsim::WriteLazy(to, count * 4, nvsim::Fill32(value));
   const nvsim::Gpu& g = GpuAt(to.allocation->device);
   nvsim::Stream& s = nvsim::DefaultStream(c->device);
-  nvsim::Enqueue(s, Seconds(g, 4.0 * static_cast<double>(count), g.Number("perf/device_copy_gbps", 500)), nvsim::Work::Copy,
+  nvsim::Enqueue(s, Seconds(g, 4.0 * static_cast<double>(count), g.Number("perf/device_copy_gbps")), nvsim::Work::Copy,
                  started);
   // Asynchronous with respect to the host for device memory (CUDA Driver API, "API
   // synchronization behavior"), like the real call.

@@ -93,7 +93,7 @@ int MaxPtxIsa(int cuda) {
 }
 
 int DriverCuda() {
-  const std::string text = nvsim::Profile().String("cuda_driver_version", "13.0");
+  const std::string text = nvsim::Profile().String("cuda_driver_version");
   int major = 0, minor = 0;
   std::sscanf(text.c_str(), "%d.%d", &major, &minor);
   return major * 1000 + minor * 10;
@@ -249,7 +249,7 @@ T Param(void** params, int index) {
 // The share of the GPU's thread slots a grid fills, at most 1: a grid smaller than one full wave
 // leaves SMs (or part of each) idle, and the sim's rate drops with it.
 double Occupancy(const nvsim::Gpu& g, unsigned blocks, unsigned threads) {
-  const double sm_count = g.Number("sm_count", 80), per_sm = MaxThreadsPerSm(g);
+  const double sm_count = g.Number("sm_count"), per_sm = MaxThreadsPerSm(g);
   const double resident_blocks = std::min<double>(blocks, sm_count * std::floor(per_sm / threads));
   return std::min(1.0, resident_blocks * threads / (sm_count * per_sm));
 }
@@ -274,14 +274,14 @@ CUresult Run(const Function& f, nvsim::Stream& stream, void** params, unsigned b
   // A real launch returns and the fault surfaces at the next synchronisation, leaving the context
   // unusable; the sim says it at once.
   if (!out.allocation || !in.allocation || (triad && !in2.allocation)) return kIllegalAddress;
-  const double copy_gbps = g.Number("perf/kernel_copy_gbps", g.Number("perf/device_copy_gbps", 500));
-  const double gbps = (triad ? g.Number("perf/kernel_triad_gbps", copy_gbps) : copy_gbps) * Occupancy(g, blocks, threads);
+  const double copy_gbps = g.NumberOr("perf/kernel_copy_gbps", g.Number("perf/device_copy_gbps"));
+  const double gbps = (triad ? g.NumberOr("perf/kernel_triad_gbps", copy_gbps) : copy_gbps) * Occupancy(g, blocks, threads);
   if (bytes > 0) {
     if (copy) nvsim::WriteLazy(out, bytes, nvsim::CopyOf(in));
     else nvsim::WriteLazy(out, bytes, std::make_shared<TriadProducer>(in, in2, Param<float>(params, 4)));
   }
   const double counted = (triad ? 3.0 : 2.0) * static_cast<double>(bytes);
-  const double seconds = g.Number("perf/latency_us", 5) * 1e-6 + counted / (gbps * 1e9) * nvsim::Noise();
+  const double seconds = g.Number("perf/latency_us") * 1e-6 + counted / (gbps * 1e9) * nvsim::Noise();
   nvsim::Enqueue(stream, seconds, nvsim::Work::Copy, started);
   return kSuccess;
 }

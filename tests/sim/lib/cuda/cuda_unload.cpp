@@ -21,7 +21,7 @@ std::string& UnloadFault() {
 
 __attribute__((constructor)) void ReadUnloadFault() {
   const char* machine = std::getenv("LABCHECK_SIM_MACHINE");
-  if (machine != nullptr && machine[0] != '\0') UnloadFault() = nvsim::Profile().String("faults/at_unload", "");
+  if (machine != nullptr && machine[0] != '\0') UnloadFault() = nvsim::Profile().String("faults/at_unload");
 }
 
 __attribute__((destructor)) void Teardown() {

@@ -67,13 +67,13 @@ void ClaimSegment(Header* h) {
 }
 
 size_t SlotBytes() {
-  return static_cast<size_t>(nvsim::Profile().Number("allreduce/shm_slot_mib", 64)) << 20;
+  return static_cast<size_t>(nvsim::Profile().Number("allreduce/shm_slot_mib")) << 20;
 }
 
-double RendezvousTimeout() { return nvsim::Profile().Number("allreduce/rendezvous_timeout_s", 30); }
+double RendezvousTimeout() { return nvsim::Profile().Number("allreduce/rendezvous_timeout_s"); }
 // How long ncclCommInitRank waits for the others: NCCL's root waits for ranks that start late, so a
 // profile may let init wait longer than a collective ("allreduce/init_timeout_s").
-double InitTimeout() { return nvsim::Profile().Number("allreduce/init_timeout_s", RendezvousTimeout()); }
+double InitTimeout() { return nvsim::Profile().NumberOr("allreduce/init_timeout_s", RendezvousTimeout()); }
 
 std::string SegmentName(const ncclUniqueId& id) {
   const size_t hash = std::hash<std::string>()(std::string(id.internal, strnlen(id.internal, sizeof id.internal)));
@@ -155,7 +155,7 @@ bool CrossProcessAllReduce(const Op& op, Rendezvous& rv) {
       std::memcpy(part.data(), slot, bytes);
       for (size_t i = 0; i < op.count; ++i) sum[i] += part[i];
     }
-    const int wrong_rank = static_cast<int>(nvsim::Profile().Number("allreduce/wrong_sum_rank", -1));
+    const int wrong_rank = static_cast<int>(nvsim::Profile().Number("allreduce/wrong_sum_rank"));
     if (op.comm->rank == wrong_rank && op.count > 0) sum[op.count / 3] += 1.0f;
     nvsim::WriteBytes(op.receive, sum.data(), bytes);
   });

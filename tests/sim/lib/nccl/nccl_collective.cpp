@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/profile_schema.h"
 #include "nccl/nccl_internal.h"
 
 namespace ncclsim {
@@ -64,7 +65,7 @@ class SumProducer : public nvsim::Producer {
 };
 
 double Interpolate(const nvsim::json* curve, double mib) {
-  if (curve == nullptr || !curve->is_array() || curve->empty()) return 10;
+  if (curve == nullptr || !curve->is_array() || curve->empty()) curve = nvsim::DefaultAt(nvsim::Defaults(), "allreduce/busbw_gbps");
   std::vector<std::pair<double, double>> points;
   for (const nvsim::json& p : *curve) points.emplace_back(p[0].get<double>(), p[1].get<double>());
   if (mib <= points.front().first) return points.front().second;
@@ -87,7 +88,7 @@ bool P2pDisabled() {
 void Launch(const std::vector<Op>& ops, int world_size, bool data_done, bool stuck) {
   const nvsim::Machine& m = nvsim::Profile();
   const bool p2p_off = P2pDisabled();
-  const std::string hang = m.String("allreduce/hang", "never");
+  const std::string hang = m.String("allreduce/hang");
   const bool hangs = stuck || hang == "always" || (hang == "unless_p2p_disabled" && !p2p_off);
   const size_t bytes = ops.front().count * 4;
   double seconds;
@@ -98,9 +99,9 @@ void Launch(const std::vector<Op>& ops, int world_size, bool data_done, bool stu
     const double algbw = busbw * world_size / (2.0 * (world_size - 1));
     seconds = static_cast<double>(bytes) / (algbw * 1e9);
   } else {  // one rank: a device-local copy
-    seconds = 2.0 * bytes / (m.gpus[ops.front().comm->device].Number("perf/device_copy_gbps", 500) * 1e9);
+    seconds = 2.0 * bytes / (m.gpus[ops.front().comm->device].Number("perf/device_copy_gbps") * 1e9);
   }
-  seconds = seconds * nvsim::Noise() + m.Number("allreduce/latency_us", 20) * 1e-6;
+  seconds = seconds * nvsim::Noise() + m.Number("allreduce/latency_us") * 1e-6;
 
   if (hangs) {
     for (const Op& op : ops) {
@@ -111,8 +112,8 @@ void Launch(const std::vector<Op>& ops, int world_size, bool data_done, bool stu
     std::vector<nvsim::DevicePlace> sends;
     for (const Op& op : ops) sends.push_back(op.send);
     auto cache = std::make_shared<SumCache>();
-    const int wrong_rank = static_cast<int>(m.Number("allreduce/wrong_sum_rank", -1));
-    const bool wrong_unless_off = m.String("allreduce/wrong_sum", "always") == "unless_p2p_disabled";
+    const int wrong_rank = static_cast<int>(m.Number("allreduce/wrong_sum_rank"));
+    const bool wrong_unless_off = m.String("allreduce/wrong_sum") == "unless_p2p_disabled";
     for (const Op& op : ops) {
       const bool wrong = op.comm->rank == wrong_rank && (!wrong_unless_off || !p2p_off);
       nvsim::WriteLazy(op.receive, bytes, std::make_shared<SumProducer>(sends, cache, op.count / 3, wrong));

@@ -55,7 +55,7 @@ void LogLine(int device, const std::string& text) {
 
 void LogInit(const Clique& clique) {
   const nvsim::Machine& m = nvsim::Profile();
-  const std::string version = m.String("nccl_version", "2.27.7");
+  const std::string version = m.String("nccl_version");
   const bool p2p_off = P2pDisabled();
   for (const Comm* c : clique.comms) {
     if (c->rank == 0) LogLine(c->device, "NCCL INFO NCCL version " + version + "+cuda" + BuiltForCuda() + " (simulated)");
@@ -85,7 +85,7 @@ thread_local std::vector<Op> group_ops;
 
 int VersionCode() {
   int major = 2, minor = 27, patch = 7;
-  std::sscanf(nvsim::Profile().String("nccl_version", "2.27.7").c_str(), "%d.%d.%d", &major, &minor, &patch);
+  std::sscanf(nvsim::Profile().String("nccl_version").c_str(), "%d.%d.%d", &major, &minor, &patch);
   return major * 10000 + minor * 100 + patch;  // NCCL_VERSION_CODE since 2.9
 }
 
@@ -99,7 +99,7 @@ std::mutex& PostLock() {
 // on the stream do not see it; a host clock around the loop of calls does, wherever the calls
 // take longer than the collectives they queue (small messages), as nccl-tests' timing does.
 void SpendLaunchOverhead() {
-  const double us = nvsim::Profile().Number("allreduce/launch_overhead_us", 0);
+  const double us = nvsim::Profile().Number("allreduce/launch_overhead_us");
   if (us <= 0) return;
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(us);
   while (std::chrono::steady_clock::now() < until) {

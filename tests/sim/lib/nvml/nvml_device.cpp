@@ -9,9 +9,8 @@ using namespace nvmlsim;
 namespace {
 
 unsigned PciDeviceId(const nvsim::Gpu& g) {
-  unsigned id = 0x2704;  // AD103 (RTX 4080) unless the profile says
-  const nvsim::json* v = g.At("pci_device_id");
-  if (v != nullptr && v->is_string()) std::sscanf(v->get<std::string>().c_str(), "%x", &id);
+  unsigned id = 0;
+  std::sscanf(g.String("pci_device_id").c_str(), "%x", &id);
   return (id << 16) | 0x10DE;  // device id in the high half, NVIDIA's vendor id in the low
 }
 
@@ -28,9 +27,9 @@ nvmlReturn_t Milliwatts(nvmlDevice_t device, const char* path, unsigned* milliwa
   const nvsim::Gpu* g = Check(device);
   if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
   if (milliwatts == nullptr) return kInvalidArgument;
-  const double watts = g->Number(path, -1);
-  if (watts < 0) return kNotSupported;
-  *milliwatts = static_cast<unsigned>(watts * 1000);
+  const nvsim::json* watts = g->At(path);
+  if (watts == nullptr || !watts->is_number() || watts->get<double>() < 0) return kNotSupported;
+  *milliwatts = static_cast<unsigned>(watts->get<double>() * 1000);
   return kSuccess;
 }
 
@@ -47,7 +46,8 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetUUID, (nvmlDevice_t device, char* uuid, 
   if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
   char made[64];
   std::snprintf(made, sizeof made, "GPU-%08x-5a5a-5a5a-5a5a-%012x", 0x51300000u + g->index, g->index);
-  return CopyString(g->spec.value("uuid", std::string(made)), uuid, length);
+  const nvsim::json* given = g->At("uuid");
+  return CopyString(given != nullptr && given->is_string() ? given->get<std::string>() : made, uuid, length);
 }
 
 NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetPciInfo_v3, (nvmlDevice_t device, nvmlPciInfo_t* pci)) { return PciInfo(device, pci); }
@@ -70,7 +70,8 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetEccMode, (nvmlDevice_t device, int* curr
   const nvsim::json* enabled = g->At("ecc/enabled");
   if (enabled == nullptr || !enabled->is_boolean()) return kNotSupported;  // GeForce: no ECC
   *current = enabled->get<bool>() ? 1 : 0;
-  *pending = g->Flag("ecc/pending", enabled->get<bool>()) ? 1 : 0;
+  const nvsim::json* pending_mode = g->At("ecc/pending");
+  *pending = (pending_mode != nullptr && pending_mode->is_boolean() ? pending_mode : enabled)->get<bool>() ? 1 : 0;
   return kSuccess;
 }
 
@@ -78,6 +79,6 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetPersistenceMode, (nvmlDevice_t device, i
   const nvsim::Gpu* g = Check(device);
   if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
   if (mode == nullptr) return kInvalidArgument;
-  *mode = g->Flag("persistence", false) ? 1 : 0;
+  *mode = g->Flag("persistence") ? 1 : 0;
   return kSuccess;
 }

@@ -52,10 +52,16 @@ nvmlReturn_t Number(nvmlDevice_t device, const char* path, unsigned long long* o
   const nvsim::Gpu* g = Check(device);
   if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
   if (out == nullptr) return kInvalidArgument;
-  const double v = g->Number(path, -1);
-  if (v < 0) return kNotSupported;
-  *out = static_cast<unsigned long long>(v);
+  const nvsim::json* v = g->At(path);
+  if (v == nullptr || !v->is_number() || v->get<double>() < 0) return kNotSupported;
+  *out = static_cast<unsigned long long>(v->get<double>());
   return kSuccess;
+}
+
+// "ecc/enabled": true; absent (GeForce) or false, no ECC counters.
+bool EccEnabled(const nvsim::Gpu& g) {
+  const nvsim::json* enabled = g.At("ecc/enabled");
+  return enabled != nullptr && enabled->is_boolean() && enabled->get<bool>();
 }
 
 // Reads of the replay counter per GPU: it grows by "health/pcie_replay/grows_by" on every read
@@ -71,15 +77,10 @@ std::map<int, unsigned long long>& ReplayReads() {
 NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetTotalEccErrors,
              (nvmlDevice_t device, int error_type, int counter_type, unsigned long long* count)) {
   const nvsim::Gpu* g = Check(device);
-  if (g != nullptr && !g->Flag("ecc/enabled", false)) return kNotSupported;
+  if (g != nullptr && !EccEnabled(*g)) return kNotSupported;
   const std::string path = std::string("health/ecc/") + (error_type == 1 ? "uncorrected" : "corrected") +
                            (counter_type == 1 ? "_aggregate" : "_volatile");
-  nvmlReturn_t r = Number(device, path.c_str(), count);
-  if (r == kNotSupported && g != nullptr) {  // ECC on, no errors listed: zero
-    *count = 0;
-    return kSuccess;
-  }
-  return r;
+  return Number(device, path.c_str(), count);
 }
 
 // nvml.h's contract, the return list taken literally: pageCount NULL, `addresses` NULL or a cause
@@ -107,7 +108,7 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetRetiredPagesPendingStatus, (nvmlDevice_t
   const nvsim::Gpu* g = Check(device);
   if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
   if (g->At("health/retired_pages") == nullptr) return kNotSupported;
-  *pending = g->Flag("health/retired_pages/pending", false) ? 1 : 0;
+  *pending = g->Flag("health/retired_pages/pending") ? 1 : 0;
   return kSuccess;
 }
 
@@ -116,10 +117,10 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetRemappedRows,
   const nvsim::Gpu* g = Check(device);
   if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
   if (g->At("health/remapped_rows") == nullptr) return kNotSupported;  // before Ampere, and GeForce
-  *corrected = static_cast<unsigned>(g->Number("health/remapped_rows/corrected", 0));
-  *uncorrected = static_cast<unsigned>(g->Number("health/remapped_rows/uncorrected", 0));
-  *pending = g->Flag("health/remapped_rows/pending", false) ? 1 : 0;
-  *failed = g->Flag("health/remapped_rows/failed", false) ? 1 : 0;
+  *corrected = static_cast<unsigned>(g->Number("health/remapped_rows/corrected"));
+  *uncorrected = static_cast<unsigned>(g->Number("health/remapped_rows/uncorrected"));
+  *pending = g->Flag("health/remapped_rows/pending") ? 1 : 0;
+  *failed = g->Flag("health/remapped_rows/failed") ? 1 : 0;
   return kSuccess;
 }
 
@@ -131,16 +132,14 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetPcieReplayCounter, (nvmlDevice_t device,
     std::lock_guard<std::mutex> lock(EventLock());
     reads = ReplayReads()[g->index]++;
   }
-  *value = static_cast<unsigned>(g->Number("health/pcie_replay/start", 0) + reads * g->Number("health/pcie_replay/grows_by", 0));
+  *value = static_cast<unsigned>(g->Number("health/pcie_replay/start") + reads * g->Number("health/pcie_replay/grows_by"));
   return kSuccess;
 }
 
 NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetComputeMode, (nvmlDevice_t device, int* mode)) {
   const nvsim::Gpu* g = Check(device);
   if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
-  const std::string m = g->spec.contains("health") && g->spec["health"].contains("compute_mode")
-                            ? g->spec["health"]["compute_mode"].get<std::string>()
-                            : "default";
+  const std::string m = g->String("health/compute_mode");
   *mode = m == "exclusive_process" ? 3 : m == "prohibited" ? 2 : m == "exclusive_thread" ? 1 : 0;
   return kSuccess;
 }
@@ -149,8 +148,8 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetMigMode, (nvmlDevice_t device, unsigned*
   const nvsim::Gpu* g = Check(device);
   if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
   if (g->At("health/mig") == nullptr) return kNotSupported;
-  *current = g->Flag("health/mig/current", false) ? 1 : 0;
-  *pending = g->Flag("health/mig/pending", false) ? 1 : 0;
+  *current = g->Flag("health/mig/current") ? 1 : 0;
+  *pending = g->Flag("health/mig/pending") ? 1 : 0;
   return kSuccess;
 }
 
@@ -163,8 +162,9 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetComputeRunningProcesses_v3, (nvmlDevice_
   std::vector<ProcessInfo> list;
   if (const nvsim::json* procs = g->At("health/processes"); procs != nullptr && procs->is_array()) {
     for (const nvsim::json& p : *procs)
-      list.push_back({p.value("pid", 4242u), static_cast<unsigned long long>(p.value("used_gib", 0.0) * (1ull << 30)), 0xFFFFFFFF, 0xFFFFFFFF});
-  } else if (double gib = g->Number("memory_used_by_others_gib", 0); gib > 0) {
+      list.push_back({p.at("pid").get<unsigned>(), static_cast<unsigned long long>(p.at("used_gib").get<double>() * (1ull << 30)),
+                      0xFFFFFFFF, 0xFFFFFFFF});
+  } else if (double gib = g->Number("memory_used_by_others_gib"); gib > 0) {
     list.push_back({4242u, static_cast<unsigned long long>(gib * (1ull << 30)), 0xFFFFFFFF, 0xFFFFFFFF});
   }
   if (*count < list.size()) {
@@ -186,8 +186,9 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetTemperatureThreshold, (nvmlDevice_t devi
 NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetFanSpeed, (nvmlDevice_t device, unsigned* percent)) {
   const nvsim::Gpu* g = Check(device);
   if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
-  const double v = g->Number((std::string("fan_percent/") + LoadState(*g)).c_str(), -1);
-  if (v < 0) return kNotSupported;
+  unsigned long long v = 0;
+  nvmlReturn_t r = Number(device, (std::string("fan_percent/") + LoadState(*g)).c_str(), &v);
+  if (r != kSuccess) return r;
   *percent = static_cast<unsigned>(v);
   return kSuccess;
 }

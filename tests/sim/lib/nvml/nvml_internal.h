@@ -2,7 +2,7 @@
 // (system, identity, load-dependent readings, topology). Types and values after NVIDIA's NVML API
 // Reference (https://docs.nvidia.com/deploy/nvml-api/); nvml.h is not on this machine.
 // A new group (health: ECC counters, retired pages, XID events…) is one more file here reading
-// its own keys from Gpu::spec.
+// its own keys from Gpu::spec, and those keys with their defaults in core/profile_defaults.json.
 #pragma once
 
 #include "core/export.h"
@@ -21,6 +21,7 @@ inline constexpr nvmlReturn_t kNotSupported = 3;
 inline constexpr nvmlReturn_t kNotFound = 6;
 inline constexpr nvmlReturn_t kInsufficientSize = 7;
 inline constexpr nvmlReturn_t kArgumentVersionMismatch = 25;
+inline constexpr nvmlReturn_t kUnknown = 999;
 
 struct nvmlPciInfo_t {
   char busIdLegacy[16];

@@ -18,10 +18,10 @@ nvmlReturn_t Reading(nvmlDevice_t device, const std::string& path, unsigned* val
   if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
   if (value == nullptr) return kInvalidArgument;
   const std::string full = path + "/" + LoadState(*g);
-  double v = g->Number(full.c_str(), -1);
-  if (v < 0) v = g->Number(path.c_str(), -1);  // a single number for both states
-  if (v < 0) return kNotSupported;
-  *value = static_cast<unsigned>(v);
+  const nvsim::json* v = g->At(full.c_str());
+  if (v == nullptr || !v->is_number()) v = g->At(path.c_str());  // a single number for every state
+  if (v == nullptr || !v->is_number() || v->get<double>() < 0) return kNotSupported;
+  *value = static_cast<unsigned>(v->get<double>());
   return kSuccess;
 }
 
@@ -56,10 +56,10 @@ unsigned long long TransientBits(const nvsim::Gpu& g) {
   if (transient == nullptr || !transient->is_object()) return 0;
   static std::mutex mutex;
   static std::map<int, long> reads;
-  const long every = std::max(1L, static_cast<long>(transient->value("every", 10)));
+  const long every = std::max(1L, static_cast<long>(g.Number("clock_event_reasons/transient/every")));
   std::lock_guard<std::mutex> lock(mutex);
   const long k = reads[g.index]++;
-  return k % every == 0 ? Bits(transient->contains("reasons") ? &(*transient)["reasons"] : nullptr) : 0;
+  return k % every == 0 ? Bits(g.At("clock_event_reasons/transient/reasons")) : 0;
 }
 
 nvmlReturn_t Reasons(nvmlDevice_t device, unsigned long long* reasons) {

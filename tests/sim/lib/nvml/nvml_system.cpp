@@ -69,8 +69,9 @@ namespace {
 
 nvmlReturn_t Init() {
   const nvsim::Machine& m = nvsim::Profile();
-  if (!m.loaded) return 9;  // NVML_ERROR_DRIVER_NOT_LOADED
-  const int error = static_cast<int>(m.Number("nvml/init_error", 0));
+  if (m.broken()) return kUnknown;  // the reason is already on stderr (core/profile.h)
+  if (!m.loaded) return 9;          // no profile: NVML_ERROR_DRIVER_NOT_LOADED
+  const int error = static_cast<int>(m.Number("nvml/init_error"));
   if (error != 0) return error;
   ++init_count;
   return kSuccess;
@@ -130,13 +131,13 @@ NVSIM_EXPORT(const char*, nvmlErrorString, (nvmlReturn_t result)) {
 
 NVSIM_EXPORT(nvmlReturn_t, nvmlSystemGetDriverVersion, (char* version, unsigned length)) {
   if (!Initialised()) return kUninitialized;
-  return CopyString(nvsim::Profile().String("driver_version", "580.95.05"), version, length);
+  return CopyString(nvsim::Profile().String("driver_version"), version, length);
 }
 
 NVSIM_EXPORT(nvmlReturn_t, nvmlSystemGetCudaDriverVersion_v2, (int* version)) {
   if (version == nullptr) return kInvalidArgument;
   int major = 0, minor = 0;
-  std::sscanf(nvsim::Profile().String("cuda_driver_version", "13.0").c_str(), "%d.%d", &major, &minor);
+  std::sscanf(nvsim::Profile().String("cuda_driver_version").c_str(), "%d.%d", &major, &minor);
   *version = major * 1000 + minor * 10;
   return kSuccess;
 }
