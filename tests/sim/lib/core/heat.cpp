@@ -10,7 +10,7 @@ std::mutex& HeatLock() {
   static std::mutex mutex;
   return mutex;
 }
-std::map<int, double>& WorkSeconds() {
+std::map<int, double>& WorkByDevice() {
   static std::map<int, double> work;
   return work;
 }
@@ -18,13 +18,13 @@ std::map<int, double>& WorkSeconds() {
 
 void AddWork(int device, double seconds) {
   std::lock_guard<std::mutex> lock(HeatLock());
-  WorkSeconds()[device] += seconds;
+  WorkByDevice()[device] += seconds;
 }
 
 double WorkSeconds(int device) {
   std::lock_guard<std::mutex> lock(HeatLock());
-  auto it = WorkSeconds().find(device);
-  return it == WorkSeconds().end() ? 0 : it->second;
+  auto it = WorkByDevice().find(device);
+  return it == WorkByDevice().end() ? 0 : it->second;
 }
 
 bool Hot(const Gpu& g) {
