@@ -1,7 +1,5 @@
 #include "core/device_memory.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -98,13 +96,12 @@ class FillProducer : public Producer {
 }  // namespace
 
 Allocation::~Allocation() {
-  if (base != 0) munmap(reinterpret_cast<void*>(base), std::max<size_t>(size, 1));
+  if (base != 0) UnmapHostPages(reinterpret_cast<void*>(base), size);
 }
 
 AllocationRef MapMemory(int device, size_t bytes) {
-  void* p = mmap(nullptr, std::max<size_t>(bytes, 1), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                 -1, 0);
-  if (p == MAP_FAILED) return nullptr;
+  void* p = MapHostPages(bytes);
+  if (p == nullptr) return nullptr;
   auto a = std::make_shared<Allocation>();
   a->base = reinterpret_cast<uintptr_t>(p);
   a->size = bytes;
@@ -165,7 +162,7 @@ void WriteLazy(const DevicePlace& to, size_t bytes, std::shared_ptr<const Produc
 void WriteAfterLegacyDma(const DevicePlace& to, const void* data, size_t bytes, int legacy_device) {
   std::lock_guard<std::recursive_mutex> lock(Lock());
   const char* from = static_cast<const char*>(data);
-  to.allocation->in_flight.push_back({to.offset, std::vector<char>(from, from + bytes), legacy_device});
+  to.allocation->in_flight.push_back({to.offset, StagedBytes(from, bytes), legacy_device});
 }
 
 void LandPendingWrites(int device) {

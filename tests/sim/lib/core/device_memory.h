@@ -25,6 +25,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/host_pages.h"
+
 namespace nvsim {
 
 struct Allocation;
@@ -50,7 +52,7 @@ struct Allocation {
   // legacy stream queued the DMA.
   struct InFlight {
     size_t offset;
-    std::vector<char> bytes;
+    StagedBytes bytes;
     int legacy_device;
   };
   std::vector<InFlight> in_flight;

@@ -1,13 +1,13 @@
 // libcuda.so.1 sim: device and pinned host memory, memset and copies. Each copy moves the bytes
 // for real (device-to-device ones are recorded and done when read, core/device_memory.h) and
 // takes bytes / the profile's bandwidth of modelled time on its stream.
-#include <sys/mman.h>
 
 #include <cstring>
 #include <map>
 #include <mutex>
 
 #include "core/device_memory.h"
+#include "core/host_pages.h"
 #include "core/interconnect.h"
 #include "core/numa.h"
 #include "cuda/cuda_internal.h"
@@ -138,8 +138,8 @@ NVSIM_EXPORT(CUresult, cuMemHostAlloc, (void** pointer, size_t bytes, unsigned f
   (void)flags;
   if (!Initialised()) return kNotInitialized;
   if (pointer == nullptr || bytes == 0) return kInvalidValue;
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) return kOutOfMemory;
+  void* p = nvsim::MapHostPages(bytes);
+  if (p == nullptr) return kOutOfMemory;
   std::lock_guard<std::mutex> lock(PinnedLock());
   Pinned()[reinterpret_cast<uintptr_t>(p)] = bytes;
   PinnedNode()[reinterpret_cast<uintptr_t>(p)] = nvsim::ThreadNumaNode();  // it touches the pages here
@@ -152,7 +152,7 @@ NVSIM_EXPORT(CUresult, cuMemFreeHost, (void* pointer)) {
   std::lock_guard<std::mutex> lock(PinnedLock());
   auto it = Pinned().find(reinterpret_cast<uintptr_t>(pointer));
   if (it == Pinned().end()) return kInvalidValue;
-  munmap(pointer, it->second);
+  nvsim::UnmapHostPages(pointer, it->second);
   Pinned().erase(it);
   PinnedNode().erase(reinterpret_cast<uintptr_t>(pointer));
   return kSuccess;

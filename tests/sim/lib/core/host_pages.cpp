@@ -1,0 +1,44 @@
+#include "core/host_pages.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+#include <utility>
+
+namespace nvsim {
+
+void* MapHostPages(size_t bytes) {
+  const size_t length = std::max<size_t>(bytes, 1);
+  void* pages = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (pages == MAP_FAILED) return nullptr;
+  (void)madvise(pages, length, MADV_HUGEPAGE);  // advice only: EINVAL without THP changes nothing
+  return pages;
+}
+
+void UnmapHostPages(void* pages, size_t bytes) {
+  if (pages != nullptr) munmap(pages, std::max<size_t>(bytes, 1));
+}
+
+StagedBytes::StagedBytes(const void* from, size_t bytes) : size_(bytes) {
+  data_ = static_cast<char*>(MapHostPages(bytes));
+  if (data_ == nullptr) throw std::bad_alloc();
+  std::memcpy(data_, from, bytes);
+}
+
+StagedBytes::StagedBytes(StagedBytes&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+StagedBytes& StagedBytes::operator=(StagedBytes&& other) noexcept {
+  if (this != &other) {
+    UnmapHostPages(data_, size_);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+StagedBytes::~StagedBytes() { UnmapHostPages(data_, size_); }
+
+}  // namespace nvsim
