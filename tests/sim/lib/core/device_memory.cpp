@@ -33,9 +33,9 @@ void PrepareWrite(Allocation& a, size_t offset, size_t bytes);
 void LandAll(Allocation& a) {
   std::vector<Allocation::InFlight> landing;
   landing.swap(a.in_flight);
-  for (const Allocation::InFlight& w : landing) {
+  for (Allocation::InFlight& w : landing) {
     PrepareWrite(a, w.offset, w.bytes.size());
-    std::memcpy(Bytes(a) + w.offset, w.bytes.data(), w.bytes.size());
+    w.bytes.MoveTo(Bytes(a) + w.offset);
   }
 }
 

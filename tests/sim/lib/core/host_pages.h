@@ -29,6 +29,11 @@ class StagedBytes {
   const char* data() const { return data_; }
   size_t size() const { return size_; }
 
+  // Puts the bytes at `to` and empties this. Whole pages move there (mremap) instead of being
+  // copied when `to` is page-aligned, so the destination's fresh pages are neither zeroed by the
+  // kernel nor written twice; the rest is copied. `to` must lie in mapped, writable memory.
+  void MoveTo(char* to);
+
  private:
   char* data_ = nullptr;
   size_t size_ = 0;
