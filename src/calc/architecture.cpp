@@ -52,4 +52,16 @@ int64_t Architecture::SlidingLayerCount() const {
   return std::count_if(window_per_layer.begin(), window_per_layer.end(), [](int64_t w) { return w > 0; });
 }
 
+int64_t Architecture::ChunkedLayerCount() const {
+  return std::count_if(chunk_per_layer.begin(), chunk_per_layer.end(), [](int64_t c) { return c > 0; });
+}
+
+int64_t Architecture::WindowOf(int64_t layer) const {
+  return layer >= 0 && layer < static_cast<int64_t>(window_per_layer.size()) ? window_per_layer[static_cast<size_t>(layer)] : 0;
+}
+
+int64_t Architecture::ChunkOf(int64_t layer) const {
+  return layer >= 0 && layer < static_cast<int64_t>(chunk_per_layer.size()) ? chunk_per_layer[static_cast<size_t>(layer)] : 0;
+}
+
 }  // namespace labcheck::calc

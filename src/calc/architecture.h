@@ -27,14 +27,22 @@ struct MixtureOfExperts {
   bool enabled() const { return experts > 0; }
 };
 
-// A SigLIP/CLIP-style vision tower of a multimodal model (Gemma 3): counted as weights.
+// The vision tower of a multimodal model, counted as weights: SigLIP-style (Gemma 3), or Llama 4's
+// (a class token, an unbiased patch projection, pre- and post-LayerNorms, and a pixel-shuffle
+// adapter MLP before the projector into the text model).
+enum class VisionKind { Siglip, Llama4 };
+
 struct VisionTower {
+  VisionKind kind = VisionKind::Siglip;
   int64_t hidden = 0;
   int64_t intermediate = 0;
   int64_t layers = 0;
   int64_t patch_size = 0;
   int64_t image_size = 0;
   int64_t channels = 3;
+  int64_t projector_input_dim = 0;   // Llama 4: the adapter's widths and the projector's input
+  int64_t projector_output_dim = 0;
+  int64_t vision_output_dim = 0;
 
   bool present() const { return layers > 0; }
 };
@@ -121,6 +129,9 @@ struct Architecture {
   int norms_per_layer = 2;  // Gemma 2/3 add post-attention and post-MLP norms: 4
   // Per layer: how many past tokens it attends to; 0 = all (full attention).
   std::vector<int64_t> window_per_layer;
+  // Per layer: Llama 4's chunked local attention, attending only within its chunk of
+  // attention_chunk_size tokens (aligned, not sliding); 0 = not chunked.
+  std::vector<int64_t> chunk_per_layer;
   MixtureOfExperts moe;
   LatentAttention mla;
   MambaLayers mamba;
@@ -132,6 +143,9 @@ struct Architecture {
   int64_t kv_dim() const { return kv_heads * head_dim; }
   bool IsMoeLayer(int64_t layer) const;
   int64_t SlidingLayerCount() const;
+  int64_t ChunkedLayerCount() const;
+  int64_t WindowOf(int64_t layer) const;  // 0 = no sliding window
+  int64_t ChunkOf(int64_t layer) const;   // 0 = not chunked
 };
 
 }  // namespace labcheck::calc

@@ -154,7 +154,50 @@ void ReadVision(const json& config, Architecture& arch, FieldReader& errors) {
   arch.vision.patch_size = v.Required("patch_size");
   arch.vision.image_size = v.Required("image_size");
   arch.vision.channels = v.Optional("num_channels").value_or(3);
+  if (v.String("model_type") == "llama4_vision_model") {
+    // Llama4VisionModel: its pixel-shuffle adapter and the projector into the text model.
+    arch.vision.kind = VisionKind::Llama4;
+    arch.vision.projector_input_dim = v.Required("projector_input_dim");
+    arch.vision.projector_output_dim = v.Required("projector_output_dim");
+    arch.vision.vision_output_dim = v.Required("vision_output_dim");
+  }
   if (!v.error().empty()) errors.Fail(v.error());
+}
+
+// Llama 4 (transformers modeling_llama4.py, Llama4TextConfig): intermediate_size is the width of
+// each expert and of the one shared expert, intermediate_size_mlp that of the dense layers; every
+// interleave_moe_layer_step-th layer is MoE (layer i when (i + 1) % step == 0, Qwen's rule), unless
+// moe_layers lists them. Chunked attention: vLLM's Llama4Attention uses ChunkedLocalAttention of
+// attention_chunk_size tokens in the layers with RoPE and full attention in the NoPE layers, where
+// no_rope_layers[i] == 0; absent or empty, every no_rope_layer_interval-th layer (default 4) is NoPE,
+// as Llama4TextConfig fills it in.
+void ReadLlama4(FieldReader& r, Architecture& arch) {
+  if (!StartsWith(arch.model_type, "llama4")) return;
+  if (arch.moe.enabled()) {
+    arch.moe.shared_expert_intermediate = arch.moe.expert_intermediate;
+    arch.moe.sparse_step = std::max<int64_t>(1, r.Optional("interleave_moe_layer_step").value_or(1));
+    if (const json* listed = r.Find("moe_layers"); listed && listed->is_array()) {
+      arch.moe.sparse_step = 1;
+      for (int64_t i = 0; i < arch.layers; ++i) {
+        if (std::find(listed->begin(), listed->end(), json(i)) == listed->end()) arch.moe.dense_layers.push_back(i);
+      }
+    }
+  }
+  arch.intermediate = r.Optional("intermediate_size_mlp").value_or(arch.intermediate);
+  const std::optional<int64_t> chunk = r.Optional("attention_chunk_size");
+  if (!chunk || *chunk == 0) return;
+  const json* no_rope = r.Find("no_rope_layers");
+  const bool listed = no_rope && no_rope->is_array() && !no_rope->empty();
+  if (listed && static_cast<int64_t>(no_rope->size()) != arch.layers) {
+    r.Fail(fmt::format("field \"no_rope_layers\" should list {} layers", arch.layers));
+    return;
+  }
+  const int64_t interval = std::max<int64_t>(1, r.Optional("no_rope_layer_interval").value_or(4));
+  arch.chunk_per_layer.assign(static_cast<size_t>(arch.layers), 0);
+  for (int64_t i = 0; i < arch.layers; ++i) {
+    const bool nope = listed ? (*no_rope)[static_cast<size_t>(i)] == json(0) : (i + 1) % interval == 0;
+    if (!nope) arch.chunk_per_layer[static_cast<size_t>(i)] = *chunk;
+  }
 }
 
 // Jamba: attention in layer i when i % attn_layer_period == attn_layer_offset, Mamba elsewhere.
@@ -308,6 +351,7 @@ Result<Architecture> ParseHfConfig(const json& config, const std::string& origin
                  StartsWith(arch.model_type, "olmo2");
   arch.norms_per_layer = (arch.model_type == "gemma2" || StartsWith(arch.model_type, "gemma3")) ? 4 : 2;
   ReadMoe(r, arch);
+  ReadLlama4(r, arch);
   ReadLatentAttention(r, arch);
   ReadMamba(r, arch);
   ReadWindows(r, arch.model_type, arch);

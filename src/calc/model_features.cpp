@@ -45,7 +45,23 @@ WorkNote MoeNote(const Architecture& a) {
     ru += fmt::format(" (плотных первых слоёв: {})", m.first_dense_layers);
     en += fmt::format(" (the first {} are dense)", m.first_dense_layers);
   }
+  if (moe_layers < a.layers && a.intermediate != m.expert_intermediate) {
+    ru += fmt::format(", у плотных ширина MLP {}", a.intermediate);
+    en += fmt::format(", the dense ones an MLP of width {}", a.intermediate);
+  }
   return {"moe", T(ru, en)};
+}
+
+// Llama 4: which layers attend within a chunk, which to everything.
+WorkNote ChunkNote(const Architecture& a) {
+  int64_t chunk = 0;
+  for (int64_t c : a.chunk_per_layer) chunk = std::max(chunk, c);
+  const int64_t chunked = a.ChunkedLayerCount();
+  return {"chunked_attention",
+          T(fmt::format("чанковое внимание: {} из {} слоёв (с RoPE) смотрят только внутрь своего чанка в {} токенов, остальные {} (NoPE) — на весь контекст",
+                        chunked, a.layers, chunk, a.layers - chunked),
+            fmt::format("chunked attention: {} of {} layers (with RoPE) attend only within their chunk of {} tokens, the other {} (NoPE) to the whole context",
+                        chunked, a.layers, chunk, a.layers - chunked))};
 }
 
 WorkNote WindowNote(const Architecture& a) {
@@ -63,6 +79,7 @@ std::vector<WorkNote> ArchitectureFeatures(const Architecture& a) {
   notes.push_back(AttentionNote(a));
   if (a.moe.enabled()) notes.push_back(MoeNote(a));
   if (a.SlidingLayerCount() > 0) notes.push_back(WindowNote(a));
+  if (a.ChunkedLayerCount() > 0) notes.push_back(ChunkNote(a));
   if (a.mamba.count() > 0) {
     const int64_t values = a.mamba.state_values_per_layer(a.hidden);
     notes.push_back({"mamba", T(fmt::format("Mamba: {} из {} слоёв держат состояние на последовательность ({} значений на слой: окно свёртки и SSM-состояние), KV-кэш — только у {} слоёв внимания",

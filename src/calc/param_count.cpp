@@ -13,21 +13,32 @@ int64_t MlpParams(const Architecture& arch, int64_t width) {
 // SigLIP-style ViT: patch embedding (conv), learned positions, pre-norm blocks with biased
 // linear layers and two LayerNorms (weight and bias), a final LayerNorm, then a projector into
 // the text model (Gemma 3: a hidden_v x hidden_t matrix and an RMSNorm of hidden_v), counted apart.
-int64_t VisionParams(const VisionTower& v, int64_t text_hidden) {
+// Llama 4's tower (modeling_llama4.py Llama4VisionModel) has the same encoder layers, plus a class
+// token and its position, an unbiased patch projection, LayerNorms before and after the encoder,
+// and the pixel-shuffle adapter (Llama4VisionMLP2: intermediate -> projector_input_dim ->
+// projector_output_dim, no biases).
+int64_t VisionParams(const VisionTower& v) {
   if (!v.present()) return 0;
   const int64_t patches = v.patch_size > 0 ? (v.image_size / v.patch_size) * (v.image_size / v.patch_size) : 0;
-  const int64_t patch_embedding = v.channels * v.patch_size * v.patch_size * v.hidden + v.hidden;
-  const int64_t positions = patches * v.hidden;
   const int64_t attention = 4 * (v.hidden * v.hidden + v.hidden);
   const int64_t mlp = 2 * v.hidden * v.intermediate + v.intermediate + v.hidden;
   const int64_t layer_norms = 2 * 2 * v.hidden;
+  const int64_t encoder = v.layers * (attention + mlp + layer_norms);
+  const int64_t patch_weights = v.channels * v.patch_size * v.patch_size * v.hidden;
+  if (v.kind == VisionKind::Llama4) {
+    const int64_t class_token = v.hidden + v.hidden;  // the token and its position
+    const int64_t adapter = v.intermediate * v.projector_input_dim + v.projector_output_dim * v.projector_output_dim;
+    return class_token + patches * v.hidden + patch_weights + 2 * 2 * v.hidden + encoder + adapter;
+  }
   const int64_t post_norm = 2 * v.hidden;
-  (void)text_hidden;
-  return patch_embedding + positions + v.layers * (attention + mlp + layer_norms) + post_norm;
+  return patch_weights + v.hidden + patches * v.hidden + encoder + post_norm;
 }
 
+// Gemma 3: a hidden_v x hidden_t matrix and an RMSNorm of hidden_v. Llama 4: one unbiased
+// vision_output_dim x hidden_t matrix.
 int64_t ProjectorParams(const VisionTower& v, int64_t text_hidden) {
-  return v.present() ? v.hidden * text_hidden + v.hidden : 0;
+  if (!v.present()) return 0;
+  return v.kind == VisionKind::Llama4 ? v.vision_output_dim * text_hidden : v.hidden * text_hidden + v.hidden;
 }
 
 // Multi-head latent attention (modeling_deepseek.py DeepseekV2Attention, no biases in any
@@ -116,7 +127,7 @@ ParamCounts CountParams(const Architecture& arch) {
   const int64_t qk_norms = arch.qk_norm ? 2 * arch.head_dim : 0;
   p.norms = arch.layers * (arch.norms_per_layer * arch.hidden + qk_norms + latent_norms) + arch.hidden +
             arch.mamba.count() * (arch.mamba.dt_rank + 2 * arch.mamba.d_state);
-  p.vision = VisionParams(arch.vision, arch.hidden);
+  p.vision = VisionParams(arch.vision);
   p.projector = ProjectorParams(arch.vision, arch.hidden);
   return p;
 }

@@ -143,6 +143,16 @@ std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan&
                                            "vLLM 0.11's rule (kv_cache_interface.py, SlidingWindowSpec.max_memory_usage_bytes) with the hybrid KV cache manager; "
                                            "'KV tokens' in the table counts as if every layer held every token")});
   }
+  if (a.ChunkedLayerCount() > 0) {
+    notes.push_back({"chunked_vllm_rule", T("на запрос слой с чанковым вниманием резервирует min(чанк + max_num_batched_tokens, max_model_len) токенов "
+                                            "(kv_cache_interface.py, ChunkedLocalAttentionSpec, vLLM на коммите 001cabc1be16) при гибридном менеджере KV-кэша. "
+                                            "Для чанкового внимания vLLM включает его только с VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 "
+                                            "(по умолчанию выключено в тех версиях, где эта переменная по умолчанию 0): она стоит в команде ниже; без неё каждый слой держит весь контекст",
+                                            "per request a chunked-attention layer reserves min(chunk + max_num_batched_tokens, max_model_len) tokens "
+                                            "(kv_cache_interface.py, ChunkedLocalAttentionSpec, vLLM at commit 001cabc1be16) with the hybrid KV cache manager. "
+                                            "vLLM uses that manager with chunked attention only under VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 "
+                                            "(off in the versions where that variable defaults to 0): the command below sets it; without it every layer holds the whole context")});
+  }
   return notes;
 }
 

@@ -42,7 +42,9 @@ int64_t RoundDownToBlock(int64_t tokens, int64_t block) { return tokens / block 
 // computes the concurrency (vLLM 0.11, vllm/v1/kv_cache_interface.py, max_memory_usage_bytes):
 // a full-attention layer cdiv(len, block) blocks; a sliding-window layer the window plus one chunk
 // of prefill, cdiv(min(window - 1 + max_num_batched_tokens, len), block) + 1 blocks, since chunked
-// prefill allocates the new chunk before it frees what left the window.
+// prefill allocates the new chunk before it frees what left the window. A chunked-attention layer
+// (Llama 4) cdiv(min(attention_chunk_size + max_num_batched_tokens, len), block) blocks
+// (ChunkedLocalAttentionSpec, the same file; read at vLLM commit 001cabc1be16).
 double VllmRequestBytes(const Architecture& arch, int64_t len, double dtype_bytes, int tp, int64_t batched_tokens, int64_t block) {
   const KvCache shape = ComputeKvCache(arch, {1, 1, dtype_bytes, tp});
   const double per_layer_token = static_cast<double>(shape.values_per_layer_token_per_gpu) * dtype_bytes;
@@ -50,8 +52,11 @@ double VllmRequestBytes(const Architecture& arch, int64_t len, double dtype_byte
   double bytes = shape.state_bytes_per_sequence_per_gpu;
   for (int64_t layer = 0; layer < arch.layers; ++layer) {
     if (arch.mamba.IsMamba(layer)) continue;
-    const int64_t window = layer < static_cast<int64_t>(arch.window_per_layer.size()) ? arch.window_per_layer[static_cast<size_t>(layer)] : 0;
-    const int64_t blocks = window > 0 ? (std::min(window - 1 + batched_tokens, len) + block - 1) / block + 1 : (len + block - 1) / block;
+    const int64_t window = arch.WindowOf(layer), chunk = arch.ChunkOf(layer);
+    int64_t blocks = (len + block - 1) / block;
+    if (window > 0) blocks = (std::min(window - 1 + batched_tokens, len) + block - 1) / block + 1;
+    // ChunkedLocalAttentionSpec.max_memory_usage_bytes: the chunk plus one batch, no extra block.
+    if (chunk > 0) blocks = (std::min(chunk + batched_tokens, len) + block - 1) / block;
     bytes += static_cast<double>(blocks * block) * per_layer_token;
   }
   return bytes;
@@ -186,7 +191,11 @@ void SuggestShorterLength(ServePlan& plan) {
 // `vllm serve` with the flags that make the plan hold: the chosen tp, else the suggested one.
 std::string VllmCommand(const ModelInput& model, const ServeSettings& s, const ServePlan& plan, int tp) {
   const std::string repo = model.hf_repo.empty() ? "<model>" : model.hf_repo;
-  std::string command = fmt::format("vllm serve {}", s.quant == ServeQuant::Int4 ? "<AWQ/GPTQ checkpoint of " + repo + ">" : repo);
+  // The hybrid KV cache manager, which the chunked layers' figures assume, needs this with chunked
+  // attention (vllm/config/vllm.py disables it otherwise where the variable defaults to 0).
+  const bool chunked = model.arch && model.arch->ChunkedLayerCount() > 0;
+  std::string command = fmt::format("{}vllm serve {}", chunked ? "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 " : "",
+                                    s.quant == ServeQuant::Int4 ? "<AWQ/GPTQ checkpoint of " + repo + ">" : repo);
   if (tp > 1) command += fmt::format(" --tensor-parallel-size {}", tp);
   command += " --gpu-memory-utilization " + FormatUtilization(s.utilization);
   const int64_t len = plan.chosen_tp ? plan.max_model_len : plan.suggested_max_model_len.value_or(0);

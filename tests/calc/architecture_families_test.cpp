@@ -16,6 +16,7 @@
 #include "calc/kv_cache.h"
 #include "calc/param_count.h"
 #include "calc/serving.h"
+#include "calc/vllm_profile.h"
 
 namespace labcheck::calc {
 namespace {
@@ -69,7 +70,8 @@ TEST(ArchitectureFamiliesTest, ParameterCountsMatchTheCards) {
     if (card.contains("active")) {
       const Figure active = ParseFigure(card["active"]);
       const double derived = static_cast<double>(counts.active()) -
-                             (card.value("active_includes_input_embedding", true) ? 0.0 : static_cast<double>(counts.embedding));
+                             (card.value("active_includes_input_embedding", true) ? 0.0 : static_cast<double>(counts.embedding)) -
+                             (card.value("active_includes_vision", true) ? 0.0 : static_cast<double>(counts.active() - counts.active_text()));
       EXPECT_GE(derived, active.value - active.half_step) << "active " << derived;
       EXPECT_LT(derived, active.value + 2 * active.half_step) << "active " << derived;
     }
@@ -184,6 +186,58 @@ TEST(ArchitectureFamiliesTest, JambaMambaLayersKeepAStatePerSequence) {
   EXPECT_DOUBLE_EQ(ComputeKvCache(arch, {4096, 1, 2, 2}).state_bytes_per_sequence_per_gpu, 8'716'288 / 2);
 }
 
+TEST(ArchitectureFamiliesTest, Llama4ScoutExpertsSharedExpertAndVisionTower) {
+  const Architecture arch = Load("llama-4-scout-17b-16e-instruct");
+  // interleave_moe_layer_step 1: every layer is MoE, each with 16 experts of width 8192 (intermediate_size)
+  // and one shared expert of the same width; intermediate_size_mlp (16384) would be the dense width.
+  for (int64_t i = 0; i < 48; ++i) EXPECT_TRUE(arch.IsMoeLayer(i)) << i;
+  EXPECT_EQ(arch.moe.expert_intermediate, 8192);
+  EXPECT_EQ(arch.moe.shared_expert_intermediate, 8192);
+  EXPECT_EQ(arch.intermediate, 16384);
+  const ParamCounts c = CountParams(arch);
+  // One SwiGLU MLP of 8192: 3 x 5120 x 8192 = 125,829,120. Per layer 16 experts + the shared one.
+  EXPECT_EQ(c.mlp, int64_t{48} * 17 * 125'829'120);
+  EXPECT_EQ(c.mlp_active, int64_t{48} * 2 * 125'829'120);  // top-1 expert + the shared expert
+  EXPECT_EQ(c.router, 48 * 5120 * 16);
+  // Attention: q and o 5120 x 40 x 128 = 26,214,400 each, k and v 5120 x 8 x 128 = 5,242,880 each:
+  // 62,914,560 per layer; Llama 4's q/k norm is an L2 norm without weights.
+  EXPECT_EQ(c.attention, int64_t{48} * 62'914'560);
+  // Vision tower (Llama4VisionModel): class token 1408 + positions (24 x 24 + 1) x 1408 = 812,416 +
+  // patch projection 3 x 14 x 14 x 1408 = 827,904 + pre/post LayerNorms 4 x 1408 = 5,632 + 34 layers of
+  // 23,807,872 (attention 4 x (1408^2 + 1408) = 7,935,488; MLP 2 x 1408 x 5632 + 5632 + 1408 =
+  // 15,866,752; two LayerNorms 5,632) = 809,467,648 + adapter 5632 x 4096 + 4096 x 4096 = 39,845,888.
+  EXPECT_EQ(c.vision, int64_t{1408} + 812'416 + 827'904 + 5'632 + 809'467'648 + 39'845'888);
+  EXPECT_EQ(c.projector, 4096 * 5120);  // vision_output_dim x hidden, no bias
+  // Total 108,641,793,536 against the card's 109B (-0.33 %); a text token's activated parameters
+  // 17,172,894,720 (the card's 17B counts the input embedding).
+  EXPECT_EQ(c.total(), 108'641'793'536);
+  EXPECT_EQ(c.active_text(), 17'172'894'720);
+}
+
+TEST(ArchitectureFamiliesTest, Llama4ChunkedLayersHoldAtMostAChunk) {
+  const Architecture arch = Load("llama-4-scout-17b-16e-instruct");
+  // No no_rope_layers in the config: Llama4TextConfig makes every 4th layer (3, 7, ..., 47) NoPE,
+  // which vLLM gives full attention; the other 36 attend within chunks of 8192.
+  EXPECT_EQ(arch.ChunkedLayerCount(), 36);
+  EXPECT_EQ(arch.ChunkOf(0), 8192);
+  EXPECT_EQ(arch.ChunkOf(3), 0);
+  EXPECT_EQ(arch.ChunkOf(47), 0);
+  // Per layer and token 2 x 8 KV heads x 128 x 2 bytes = 4,096; 48 layers: 196,608 bytes per token.
+  // At 32,768 tokens the 12 full layers hold all of them, the 36 chunked ones 8,192:
+  // 4,096 x (12 x 32,768 + 36 x 8,192) = 2,818,572,288 bytes, against 196,608 x 32,768 = 6 GiB.
+  const KvCache kv = ComputeKvCache(arch, {32768, 1, 2, 1});
+  EXPECT_EQ(kv.chunked_layers, 36);
+  EXPECT_EQ(kv.full_layers, 12);
+  EXPECT_DOUBLE_EQ(kv.bytes_per_token_per_gpu, 196'608);
+  EXPECT_DOUBLE_EQ(kv.sequence_bytes_per_gpu, 2'818'572'288);
+  // Within the first chunk every layer holds every token.
+  EXPECT_DOUBLE_EQ(ComputeKvCache(arch, {4096, 1, 2, 1}).sequence_bytes_per_gpu, 196'608.0 * 4096);
+  // vLLM's hybrid manager: 12 full and 36 chunked layers form groups of 12, no padding.
+  const KvLayerSlots slots = HybridKvLayerSlots(arch, true);
+  EXPECT_EQ(slots.groups, 4);
+  EXPECT_EQ(slots.slots, 48);
+}
+
 // Whole 16-token blocks that `gib` (as vLLM prints it, to 0.01 GiB) holds at `bytes_per_token`:
 // the lowest and highest count the printed figure allows.
 std::pair<int64_t, int64_t> TokensInPrintedGiB(double gib, double bytes_per_token) {
@@ -276,6 +330,25 @@ TEST(ArchitectureFamiliesTest, GptqAndBitsandbytesQuantisationConfigs) {
   EXPECT_EQ(CountCheckpointWeights(c, bnb->quant).quantized_params, c.mlp);
   EXPECT_FALSE(ParseHfConfigText(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
     "intermediate_size": 128, "vocab_size": 100, "quantization_config": {"bits": 4}})", "m").ok());
+}
+
+TEST(ArchitectureFamiliesTest, ServeReservesAChunkPlusOneBatchPerRequest) {
+  // Llama 4 Scout at max_model_len 131,072 with 8,192 batched tokens, tp 4 (2 KV heads per GPU:
+  // 1,024 bytes per layer and token): a full layer reserves 131,072 tokens, a chunked one
+  // min(8,192 + 8,192, 131,072) = 16,384 (ChunkedLocalAttentionSpec: no extra block). Per request
+  // 1,024 x (12 x 131,072 + 36 x 16,384) = 2,214,592,512 bytes per GPU.
+  ServeSettings s;
+  s.gpus = 4;
+  s.gpu_memory_gib = 80;
+  s.max_model_len = 131072;
+  s.max_num_batched_tokens = 8192;
+  s.max_num_seqs = 256;
+  const ServePlan plan = PlanServing(InputFor("llama-4-scout-17b-16e-instruct"), s, CalcConstants::Builtin());
+  const TpOption& o = plan.options[3];
+  ASSERT_EQ(o.tp, 4);
+  ASSERT_TRUE(o.max_concurrency.has_value());
+  EXPECT_EQ(*o.max_concurrency, static_cast<int64_t>(o.kv_room_per_gpu / 2'214'592'512.0));
+  EXPECT_NE(plan.vllm_command.find("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 vllm serve"), std::string::npos);
 }
 
 // compressed-tensors as llm-compressor writes it (the W4A16 scheme of RedHat/neuralmagic
