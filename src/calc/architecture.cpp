@@ -18,6 +18,25 @@ bool Architecture::IsMoeLayer(int64_t layer) const {
 
 int64_t MambaLayers::count() const { return std::count(per_layer.begin(), per_layer.end(), true); }
 
+int64_t MambaLayers::conv_channels(int64_t hidden) const {
+  switch (kind) {
+    case StateLayerKind::Mamba2: return heads * head_dim + 2 * groups * d_state;
+    case StateLayerKind::GatedDeltaNet: return 2 * key_heads * key_head_dim + value_heads * value_head_dim;
+    case StateLayerKind::Mamba1: break;
+  }
+  return expand * hidden;
+}
+
+int64_t MambaLayers::state_values_per_layer(int64_t hidden) const {
+  const int64_t conv = (d_conv - 1) * conv_channels(hidden);
+  switch (kind) {
+    case StateLayerKind::Mamba2: return conv + heads * head_dim * d_state;
+    case StateLayerKind::GatedDeltaNet: return conv + value_heads * value_head_dim * key_head_dim;
+    case StateLayerKind::Mamba1: break;
+  }
+  return conv + expand * hidden * d_state;
+}
+
 double CheckpointQuant::EffectiveBits() const {
   const double b = static_cast<double>(bits);
   switch (method) {

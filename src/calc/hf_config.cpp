@@ -218,6 +218,31 @@ void ReadMamba(FieldReader& r, Architecture& arch) {
   m.proj_bias = r.Bool("mamba_proj_bias").value_or(false);
 }
 
+// Qwen3-Next (transformers Qwen3NextConfig): Gated DeltaNet linear attention in every layer that
+// layer_types calls "linear_attention", or, without layer_types, in all but every
+// full_attention_interval-th layer; the full-attention layers gate their output (q_proj twice as wide).
+void ReadGatedDeltaNet(FieldReader& r, Architecture& arch) {
+  if (!r.Find("linear_num_value_heads")) return;
+  MambaLayers& m = arch.mamba;
+  m.kind = StateLayerKind::GatedDeltaNet;
+  m.per_layer.assign(static_cast<size_t>(arch.layers), false);
+  const json* types = r.Find("layer_types");
+  if (types && (!types->is_array() || static_cast<int64_t>(types->size()) != arch.layers)) {
+    r.Fail(fmt::format("field \"layer_types\" should list {} layers", arch.layers));
+    return;
+  }
+  const int64_t interval = std::max<int64_t>(1, r.Optional("full_attention_interval").value_or(4));
+  for (int64_t i = 0; i < arch.layers; ++i) {
+    m.per_layer[static_cast<size_t>(i)] = types ? (*types)[static_cast<size_t>(i)] == json("linear_attention") : (i + 1) % interval != 0;
+  }
+  m.key_heads = r.Required("linear_num_key_heads");
+  m.value_heads = r.Required("linear_num_value_heads");
+  m.key_head_dim = r.Required("linear_key_head_dim");
+  m.value_head_dim = r.Required("linear_value_head_dim");
+  m.d_conv = r.Required("linear_conv_kernel_dim");
+  arch.attn_output_gate = r.Bool("attn_output_gate").value_or(arch.model_type == "qwen3_next");
+}
+
 // quantization_config of a checkpoint published quantised. Unknown methods are kept by name and
 // counted at their "bits" if given (else 16): the output then says it is not modelled.
 void ReadQuantization(const json& config, Architecture& arch, FieldReader& errors) {
@@ -354,6 +379,7 @@ Result<Architecture> ParseHfConfig(const json& config, const std::string& origin
   ReadLlama4(r, arch);
   ReadLatentAttention(r, arch);
   ReadMamba(r, arch);
+  ReadGatedDeltaNet(r, arch);
   ReadWindows(r, arch.model_type, arch);
   ReadVision(config, arch, r);
   ReadQuantization(config, arch, r);

@@ -37,7 +37,10 @@ std::vector<WorkNote> KvAssumptions(const Architecture& arch, const KvOptions& o
     notes.push_back({"kv_heads_replicated", T("KV-голов меньше, чем GPU: vLLM размножает каждую голову, на GPU остаётся одна",
                                               "fewer KV heads than GPUs: vLLM replicates each head, one stays on every GPU")});
   }
-  if (arch.mamba.count() > 0) {
+  if (arch.mamba.count() > 0 && arch.mamba.kind == StateLayerKind::GatedDeltaNet) {
+    notes.push_back({"mamba_state_dtype", T("состояние слоёв Gated DeltaNet — в типе KV и делится при TP (vLLM: mamba_ssm_cache_dtype auto = тип модели, головы и каналы свёртки шардируются)",
+                                            "the Gated DeltaNet state is in the KV dtype and split by TP (vLLM: mamba_ssm_cache_dtype auto = the model's dtype, heads and convolution channels are sharded)")});
+  } else if (arch.mamba.count() > 0) {
     notes.push_back({"mamba_state_dtype", T("состояние Mamba — в типе KV и делится при TP (vLLM: mamba_ssm_cache_dtype auto = тип модели, внутренняя ширина шардируется)",
                                             "the Mamba state is in the KV dtype and split by TP (vLLM: mamba_ssm_cache_dtype auto = the model's dtype, the inner width is sharded)")});
   }
@@ -167,7 +170,9 @@ Table KvTable(const Architecture& arch, const KvEstimate& e, Lang lang) {
                   fmt::format("{} / {}", kv.full_layers, kv.sliding_layers)});
   }
   if (kv.state_layers > 0) {
-    table.AddRow({T("Слои Mamba: состояние на последовательность, на GPU", "Mamba layers: state per sequence, per GPU"),
+    const bool deltanet = arch.mamba.kind == StateLayerKind::GatedDeltaNet;
+    table.AddRow({deltanet ? T("Слои Gated DeltaNet: состояние на последовательность, на GPU", "Gated DeltaNet layers: state per sequence, per GPU")
+                           : T("Слои Mamba: состояние на последовательность, на GPU", "Mamba layers: state per sequence, per GPU"),
                   fmt::format("{} × {:.0f} KiB = {:.2f} MiB", kv.state_layers,
                               kv.state_bytes_per_sequence_per_gpu / static_cast<double>(kv.state_layers) / 1024,
                               kv.state_bytes_per_sequence_per_gpu / (1024.0 * 1024.0))});

@@ -68,12 +68,52 @@ LatentAttentionParams LatentParams(const Architecture& arch) {
 // One Jamba Mamba mixer (modeling_jamba.py JambaMambaMixer): in_proj hidden -> 2 x inner, a
 // depthwise conv of d_conv taps, x_proj inner -> dt_rank + 2 d_state, dt_proj dt_rank -> inner with
 // bias, A_log inner x d_state, D inner, out_proj inner -> hidden. Its three RMSNorms (dt, B, C) are norms.
-int64_t MambaMixerParams(const Architecture& arch) {
+int64_t Mamba1MixerParams(const Architecture& arch) {
   const MambaLayers& m = arch.mamba;
   const int64_t h = arch.hidden, inner = m.expand * h;
   return h * 2 * inner + (m.proj_bias ? 2 * inner : 0) + inner * m.d_conv + (m.conv_bias ? inner : 0) +
          inner * (m.dt_rank + 2 * m.d_state) + m.dt_rank * inner + inner + inner * m.d_state + inner +
          inner * h + (m.proj_bias ? h : 0);
+}
+
+// Nemotron-H's Mamba-2 mixer (modeling_nemotron_h.py NemotronHMamba2Mixer): in_proj hidden -> inner
+// (z) + conv channels (x, B, C) + heads (dt); a depthwise conv over the conv channels; dt_bias, A_log
+// and D per head; out_proj inner -> hidden. Its gated RMSNorm (inner) is a norm.
+int64_t Mamba2MixerParams(const Architecture& arch) {
+  const MambaLayers& m = arch.mamba;
+  const int64_t h = arch.hidden, inner = m.heads * m.head_dim, conv = m.conv_channels(h);
+  const int64_t in_proj = h * (inner + conv + m.heads) + (m.proj_bias ? inner + conv + m.heads : 0);
+  return in_proj + conv * m.d_conv + (m.conv_bias ? conv : 0) + 3 * m.heads + inner * h + (m.proj_bias ? h : 0);
+}
+
+// Qwen3-Next's Gated DeltaNet (modeling_qwen3_next.py Qwen3NextGatedDeltaNet): in_proj_qkvz hidden ->
+// 2 x key width + 2 x value width (q, k, v and the output gate z), in_proj_ba hidden -> 2 x value
+// heads, a depthwise conv over q, k, v without bias, dt_bias and A_log per value head, out_proj value
+// width -> hidden. Its gated RMSNorm (value_head_dim) is a norm.
+int64_t GatedDeltaNetParams(const Architecture& arch) {
+  const MambaLayers& m = arch.mamba;
+  const int64_t h = arch.hidden, key = m.key_heads * m.key_head_dim, value = m.value_heads * m.value_head_dim;
+  return h * (2 * key + 2 * value) + h * 2 * m.value_heads + m.conv_channels(h) * m.d_conv + 2 * m.value_heads + value * h;
+}
+
+int64_t StateMixerParams(const Architecture& arch) {
+  switch (arch.mamba.kind) {
+    case StateLayerKind::Mamba2: return Mamba2MixerParams(arch);
+    case StateLayerKind::GatedDeltaNet: return GatedDeltaNetParams(arch);
+    case StateLayerKind::Mamba1: break;
+  }
+  return Mamba1MixerParams(arch);
+}
+
+// The norms inside a state mixer: Jamba's dt, B and C RMSNorms; Mamba-2's gated norm over the inner
+// width; Gated DeltaNet's over one value head.
+int64_t StateMixerNorms(const MambaLayers& m) {
+  switch (m.kind) {
+    case StateLayerKind::Mamba2: return m.heads * m.head_dim;
+    case StateLayerKind::GatedDeltaNet: return m.value_head_dim;
+    case StateLayerKind::Mamba1: break;
+  }
+  return m.dt_rank + 2 * m.d_state;
 }
 
 }  // namespace
@@ -90,7 +130,9 @@ ParamCounts CountParams(const Architecture& arch) {
     latent_norms = latent.norms;
     p.largest_linear = latent.largest;
   } else {
-    const int64_t attention_per_layer = arch.hidden * q + 2 * arch.hidden * kv + q * arch.hidden +
+    // Qwen3-Next's gated attention: q_proj also yields the output gate, hidden -> 2 x q.
+    const int64_t q_out = arch.attn_output_gate ? 2 * q : q;
+    const int64_t attention_per_layer = arch.hidden * q_out + 2 * arch.hidden * kv + q * arch.hidden +
                                         (arch.qkv_bias ? q + 2 * kv : 0) + (arch.o_bias ? arch.hidden : 0) +
                                         (arch.attention_sinks ? arch.heads : 0);
     p.attention = arch.layers * attention_per_layer;
@@ -100,7 +142,7 @@ ParamCounts CountParams(const Architecture& arch) {
     // Mamba layers have a mixer instead of attention.
     const int64_t attention_layers = arch.layers - arch.mamba.count();
     p.attention = p.attention / arch.layers * attention_layers;
-    p.mamba = arch.mamba.count() * MambaMixerParams(arch);
+    p.mamba = arch.mamba.count() * StateMixerParams(arch);
     latent_norms = 0;
   }
   for (int64_t layer = 0; layer < arch.layers; ++layer) {
@@ -124,9 +166,10 @@ ParamCounts CountParams(const Architecture& arch) {
       p.largest_linear = std::max(p.largest_linear, arch.hidden * arch.intermediate);
     }
   }
+  // q/k norms only where there is attention (Qwen3-Next: its 12 full-attention layers).
   const int64_t qk_norms = arch.qk_norm ? 2 * arch.head_dim : 0;
-  p.norms = arch.layers * (arch.norms_per_layer * arch.hidden + qk_norms + latent_norms) + arch.hidden +
-            arch.mamba.count() * (arch.mamba.dt_rank + 2 * arch.mamba.d_state);
+  p.norms = arch.layers * (arch.norms_per_layer * arch.hidden + latent_norms) + (arch.layers - arch.mamba.count()) * qk_norms +
+            arch.hidden + arch.mamba.count() * StateMixerNorms(arch.mamba);
   p.vision = VisionParams(arch.vision);
   p.projector = ProjectorParams(arch.vision, arch.hidden);
   return p;
@@ -139,7 +182,8 @@ int64_t ParamCounts::matmul_active(const Architecture& arch) const {
 int64_t LoraParams(const Architecture& arch, int64_t rank, const LoraTargets& t, bool experts) {
   const int64_t q = arch.q_dim(), kv = arch.kv_dim(), h = arch.hidden;
   // q: h->q, k and v: h->kv, o: q->h.
-  int64_t attention = rank * ((t.q ? h + q : 0) + (t.k ? h + kv : 0) + (t.v ? h + kv : 0) + (t.o ? q + h : 0));
+  const int64_t q_out = arch.attn_output_gate ? 2 * q : q;  // Qwen3-Next: q_proj yields the gate too
+  int64_t attention = rank * ((t.q ? h + q_out : 0) + (t.k ? h + kv : 0) + (t.v ? h + kv : 0) + (t.o ? q + h : 0));
   if (arch.mla.enabled()) {
     // MLA's projections: q_a/q_b (or q_proj) for q, kv_a_proj_with_mqa and kv_b_proj for k and v
     // (one pair serves both), o_proj for o.
@@ -156,7 +200,7 @@ int64_t LoraParams(const Architecture& arch, int64_t rank, const LoraTargets& t,
   };
   int64_t total = 0;
   for (int64_t layer = 0; layer < arch.layers; ++layer) {
-    int64_t adapters = arch.mamba.IsMamba(layer) ? 0 : attention;  // Mamba mixers: not q/k/v/o
+    int64_t adapters = arch.mamba.IsMamba(layer) ? 0 : attention;  // Mamba/DeltaNet mixers: not q/k/v/o
     if (arch.IsMoeLayer(layer)) {
       if (experts) adapters += arch.moe.experts * mlp(arch.moe.expert_intermediate);
       if (arch.moe.shared_expert_intermediate > 0) adapters += mlp(arch.moe.shared_expert_intermediate);

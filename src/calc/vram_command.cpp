@@ -53,8 +53,8 @@ std::vector<WorkNote> VramAssumptions(const ModelInput& model) {
                                           "MLA activations as transformers trains it: K and V decompressed per head (the q/k head width for V as well — slightly more than it is)")});
   }
   if (a.mamba.count() > 0) {
-    notes.push_back({"mamba_activations", T("активации слоёв Mamba посчитаны как у слоёв внимания той же ширины (отдельной модели для них нет)",
-                                            "Mamba layers' activations are counted as attention layers' of the same width (no separate model for them)")});
+    notes.push_back({"mamba_activations", T("активации слоёв Mamba/Gated DeltaNet посчитаны как у слоёв внимания той же ширины (отдельной модели для них нет)",
+                                            "Mamba/Gated DeltaNet layers' activations are counted as attention layers' of the same width (no separate model for them)")});
   }
   if (a.moe.enabled()) {
     notes.push_back({"moe_activations", T("веса, градиенты и состояния — всех экспертов; активации — каждого слоя как слоя с экспертами, experts_per_token на токен (общие эксперты и плотные первые слои отдельно не добавлены)",

@@ -238,6 +238,51 @@ TEST(ArchitectureFamiliesTest, Llama4ChunkedLayersHoldAtMostAChunk) {
   EXPECT_EQ(slots.slots, 48);
 }
 
+TEST(ArchitectureFamiliesTest, Qwen3NextGatedDeltaNetAndGatedAttention) {
+  const Architecture arch = Load("qwen3-next-80b-a3b-thinking");
+  // full_attention_interval 4, no layer_types: layers 3, 7, ..., 47 full attention, the other 36 Gated DeltaNet.
+  ASSERT_EQ(arch.mamba.kind, StateLayerKind::GatedDeltaNet);
+  EXPECT_EQ(arch.mamba.count(), 36);
+  EXPECT_FALSE(arch.mamba.IsMamba(3));
+  EXPECT_TRUE(arch.mamba.IsMamba(4));
+  EXPECT_TRUE(arch.attn_output_gate);
+  const ParamCounts c = CountParams(arch);
+  // Full attention: q_proj with its gate 2048 x 2 x 16 x 256 = 16,777,216; k and v 2048 x 2 x 256 =
+  // 1,048,576 each; o 4096 x 2048 = 8,388,608 -> 27,262,976 per layer.
+  EXPECT_EQ(c.attention, int64_t{12} * 27'262'976);
+  // Gated DeltaNet: in_proj_qkvz 2048 x (2 x 2048 + 2 x 4096) = 25,165,824; in_proj_ba 2048 x 64 =
+  // 131,072; conv 8192 x 4 = 32,768; dt_bias and A_log 64; out_proj 4096 x 2048 = 8,388,608 -> 33,718,336.
+  EXPECT_EQ(c.mamba, int64_t{36} * 33'718'336);
+  // Every layer MoE: 512 experts of 3 x 2048 x 512 = 3,145,728, the shared expert (same width) and its
+  // 1-wide gate 2048; router 2048 x 512.
+  EXPECT_EQ(c.routed_experts, int64_t{48} * 512 * 3'145'728);
+  EXPECT_EQ(c.mlp, int64_t{48} * (513 * int64_t{3'145'728} + 2048));
+  // Norms: 48 x 2 x 2048 layer norms + 12 x 2 x 256 q/k norms + 36 x 128 gated norms + 2048 final.
+  EXPECT_EQ(c.norms, 48 * 2 * 2048 + 12 * 2 * 256 + 36 * 128 + 2048);
+  // 79,674,391,296 against the card's 80B (-0.41 %); 3,874,929,408 active with the embedding (card: 3B).
+  EXPECT_EQ(c.total(), 79'674'391'296);
+  EXPECT_EQ(c.active(), 3'874'929'408);
+}
+
+TEST(ArchitectureFamiliesTest, Qwen3NextKeepsAFixedStateInItsLinearLayers) {
+  const Architecture arch = Load("qwen3-next-80b-a3b-thinking");
+  // KV only in the 12 full-attention layers: 12 x 2 x 2 KV heads x 256 x 2 bytes = 24,576 per token.
+  // Each DeltaNet layer keeps a convolution window of (4 - 1) x (2 x 2048 + 4096) = 24,576 values and
+  // a state of 32 value heads x 128 x 128 = 524,288: 548,864 values, 1,097,728 bytes in BF16;
+  // 36 layers: 39,518,208 bytes per sequence whatever its length.
+  EXPECT_EQ(arch.mamba.state_values_per_layer(arch.hidden), 548'864);
+  const KvCache kv = ComputeKvCache(arch, {32768, 1, 2, 1});
+  EXPECT_EQ(kv.full_layers, 12);
+  EXPECT_EQ(kv.state_layers, 36);
+  EXPECT_DOUBLE_EQ(kv.bytes_per_token_per_gpu, 24'576);
+  EXPECT_DOUBLE_EQ(kv.state_bytes_per_sequence_per_gpu, 39'518'208);
+  EXPECT_DOUBLE_EQ(kv.sequence_bytes_per_gpu, 24'576.0 * 32768 + 39'518'208);
+  // TP 2 splits the 2 KV heads and the state's heads and channels.
+  const KvCache tp2 = ComputeKvCache(arch, {32768, 1, 2, 2});
+  EXPECT_DOUBLE_EQ(tp2.bytes_per_token_per_gpu, 12'288);
+  EXPECT_DOUBLE_EQ(tp2.state_bytes_per_sequence_per_gpu, 39'518'208 / 2);
+}
+
 // Whole 16-token blocks that `gib` (as vLLM prints it, to 0.01 GiB) holds at `bytes_per_token`:
 // the lowest and highest count the printed figure allows.
 std::pair<int64_t, int64_t> TokensInPrintedGiB(double gib, double bytes_per_token) {
