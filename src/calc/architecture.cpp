@@ -83,4 +83,20 @@ int64_t Architecture::ChunkOf(int64_t layer) const {
   return layer >= 0 && layer < static_cast<int64_t>(chunk_per_layer.size()) ? chunk_per_layer[static_cast<size_t>(layer)] : 0;
 }
 
+bool Architecture::HasAttention(int64_t layer) const {
+  if (!block_pattern.empty()) return layer >= 0 && layer < static_cast<int64_t>(block_pattern.size()) && block_pattern[static_cast<size_t>(layer)] == '*';
+  return !mamba.IsMamba(layer);
+}
+
+bool Architecture::HasMlp(int64_t layer) const {
+  if (!block_pattern.empty()) return layer >= 0 && layer < static_cast<int64_t>(block_pattern.size()) && block_pattern[static_cast<size_t>(layer)] == '-';
+  return true;
+}
+
+int64_t Architecture::AttentionLayerCount() const {
+  int64_t n = 0;
+  for (int64_t i = 0; i < layers; ++i) n += HasAttention(i) ? 1 : 0;
+  return n;
+}
+
 }  // namespace labcheck::calc

@@ -148,6 +148,9 @@ struct Architecture {
   // Per layer: Llama 4's chunked local attention, attending only within its chunk of
   // attention_chunk_size tokens (aligned, not sliding); 0 = not chunked.
   std::vector<int64_t> chunk_per_layer;
+  // Nemotron-H's hybrid_override_pattern: one block per layer, 'M' Mamba-2, '*' attention, '-' MLP.
+  // Empty: every layer has attention (or a state mixer) and an MLP.
+  std::string block_pattern;
   MixtureOfExperts moe;
   LatentAttention mla;
   MambaLayers mamba;
@@ -162,6 +165,9 @@ struct Architecture {
   int64_t ChunkedLayerCount() const;
   int64_t WindowOf(int64_t layer) const;  // 0 = no sliding window
   int64_t ChunkOf(int64_t layer) const;   // 0 = not chunked
+  bool HasAttention(int64_t layer) const;
+  bool HasMlp(int64_t layer) const;
+  int64_t AttentionLayerCount() const;
 };
 
 }  // namespace labcheck::calc

@@ -243,6 +243,67 @@ void ReadGatedDeltaNet(FieldReader& r, Architecture& arch) {
   arch.attn_output_gate = r.Bool("attn_output_gate").value_or(arch.model_type == "qwen3_next");
 }
 
+// Nemotron-H (modeling_nemotron_h.py): hybrid_override_pattern gives each layer one block, 'M' a
+// Mamba-2 mixer, '*' attention, '-' a squared-ReLU MLP (up and down only), each behind one RMSNorm.
+// 'E' (MoE blocks, Nemotron 3) is refused rather than counted wrong.
+void ReadNemotronH(FieldReader& r, Architecture& arch) {
+  const std::string pattern = r.String("hybrid_override_pattern");
+  if (pattern.empty()) return;
+  if (static_cast<int64_t>(pattern.size()) != arch.layers) {
+    r.Fail(fmt::format("field \"hybrid_override_pattern\" has {} blocks for {} layers", pattern.size(), arch.layers));
+    return;
+  }
+  if (const size_t bad = pattern.find_first_not_of("M*-"); bad != std::string::npos) {
+    r.Fail(fmt::format("field \"hybrid_override_pattern\" has '{}' at layer {}: only M (Mamba-2), * (attention) and - (MLP) are modelled",
+                       pattern[bad], bad));
+    return;
+  }
+  arch.block_pattern = pattern;
+  MambaLayers& m = arch.mamba;
+  m.kind = StateLayerKind::Mamba2;
+  m.per_layer.assign(static_cast<size_t>(arch.layers), false);
+  for (size_t i = 0; i < pattern.size(); ++i) m.per_layer[i] = pattern[i] == 'M';
+  m.heads = r.Required("mamba_num_heads");
+  m.head_dim = r.Required("mamba_head_dim");
+  m.d_state = r.Required("ssm_state_size");
+  m.groups = r.Required("n_groups");
+  m.d_conv = r.Required("conv_kernel");
+  m.conv_bias = r.Bool("use_conv_bias").value_or(true);
+  m.proj_bias = r.Bool("use_bias").value_or(false);
+  arch.head_dim = r.Optional("attention_head_dim").value_or(arch.head_dim);
+  arch.gated_mlp = false;
+  arch.norms_per_layer = 1;
+}
+
+// Python's json module writes float('inf') and NaN as the bare words Infinity and NaN (Nemotron-H's
+// "time_step_limit": [0.0, Infinity]), which JSON does not allow: outside strings they become null.
+std::string NullPythonNonFinite(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (const char* word : {"-Infinity", "Infinity", "NaN"}) {
+      if (text.compare(i, std::char_traits<char>::length(word), word) == 0) {
+        out += "null";
+        i += std::char_traits<char>::length(word) - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
 // quantization_config of a checkpoint published quantised. Unknown methods are kept by name and
 // counted at their "bits" if given (else 16): the output then says it is not modelled.
 void ReadQuantization(const json& config, Architecture& arch, FieldReader& errors) {
@@ -380,6 +441,7 @@ Result<Architecture> ParseHfConfig(const json& config, const std::string& origin
   ReadLatentAttention(r, arch);
   ReadMamba(r, arch);
   ReadGatedDeltaNet(r, arch);
+  ReadNemotronH(r, arch);
   ReadWindows(r, arch.model_type, arch);
   ReadVision(config, arch, r);
   ReadQuantization(config, arch, r);
@@ -388,7 +450,7 @@ Result<Architecture> ParseHfConfig(const json& config, const std::string& origin
 }
 
 Result<Architecture> ParseHfConfigText(const std::string& json_text, const std::string& origin) {
-  json config = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  json config = json::parse(NullPythonNonFinite(json_text), nullptr, /*allow_exceptions=*/false);
   if (config.is_discarded()) return Status::Error(fmt::format("{}: not valid JSON", origin));
   return ParseHfConfig(config, origin);
 }

@@ -25,6 +25,7 @@ KvCache ComputeKvCache(const Architecture& arch, const KvSettings& s) {
           static_cast<double>(arch.mamba.state_values_per_layer(arch.hidden)) * s.dtype_bytes / tp;
       continue;
     }
+    if (!arch.HasAttention(layer)) continue;  // Nemotron-H's MLP blocks keep nothing
     const int64_t window = arch.WindowOf(layer), chunk = arch.ChunkOf(layer);
     const int64_t limit = window > 0 ? window : chunk;
     const int64_t held = limit > 0 ? std::min(limit, s.context) : s.context;
@@ -32,7 +33,7 @@ KvCache ComputeKvCache(const Architecture& arch, const KvSettings& s) {
     kv.sequence_bytes_per_gpu += per_layer_token * static_cast<double>(held);
   }
   kv.sequence_bytes_per_gpu += kv.state_bytes_per_sequence_per_gpu;
-  kv.bytes_per_token_per_gpu = per_layer_token * static_cast<double>(arch.layers - kv.state_layers);
+  kv.bytes_per_token_per_gpu = per_layer_token * static_cast<double>(kv.full_layers + kv.sliding_layers + kv.chunked_layers);
   kv.total_bytes_per_gpu = kv.sequence_bytes_per_gpu * static_cast<double>(s.batch);
   kv.total_bytes_all_gpus = kv.total_bytes_per_gpu * std::max(1, s.tp);
   return kv;

@@ -75,7 +75,7 @@ WorkNote WindowNote(const Architecture& a) {
 // Layers with a state per sequence: Jamba's Mamba, Nemotron-H's Mamba-2, Qwen3-Next's Gated DeltaNet.
 WorkNote StateLayersNote(const Architecture& a) {
   const MambaLayers& m = a.mamba;
-  const int64_t values = m.state_values_per_layer(a.hidden), n = m.count(), attention = a.layers - n;
+  const int64_t values = m.state_values_per_layer(a.hidden), n = m.count(), attention = a.AttentionLayerCount();
   if (m.kind == StateLayerKind::GatedDeltaNet) {
     return {"gated_deltanet",
             T(fmt::format("Gated DeltaNet: {} из {} слоёв — линейное внимание с состоянием на последовательность ({} значений на слой: окно свёртки {} × {} "
@@ -86,6 +86,13 @@ WorkNote StateLayersNote(const Architecture& a) {
                           n, a.layers, values, m.d_conv - 1, m.conv_channels(a.hidden), m.value_heads, m.value_head_dim, m.key_head_dim, attention))};
   }
   const char* name = m.kind == StateLayerKind::Mamba2 ? "Mamba-2" : "Mamba";
+  if (!a.block_pattern.empty()) {
+    const int64_t mlp = std::count(a.block_pattern.begin(), a.block_pattern.end(), '-');
+    return {"mamba", T(fmt::format("{}: блоки по hybrid_override_pattern — {} Mamba-2, {} внимания, {} MLP; Mamba-2 держат состояние на последовательность ({} значений на слой: окно свёртки и SSM-состояние), KV-кэш — только у {} слоёв внимания",
+                                   name, n, attention, mlp, values, attention),
+                       fmt::format("{}: blocks by hybrid_override_pattern, {} Mamba-2, {} attention, {} MLP; the Mamba-2 ones keep a state per sequence ({} values per layer: convolution window and SSM state); only the {} attention layers have a KV cache",
+                                   name, n, attention, mlp, values, attention))};
+  }
   return {"mamba", T(fmt::format("{}: {} из {} слоёв держат состояние на последовательность ({} значений на слой: окно свёртки и SSM-состояние), KV-кэш — только у {} слоёв внимания",
                                  name, n, a.layers, values, attention),
                      fmt::format("{}: {} of {} layers keep a state per sequence ({} values per layer: convolution window and SSM state); only the {} attention layers have a KV cache",

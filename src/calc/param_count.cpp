@@ -126,7 +126,7 @@ ParamCounts CountParams(const Architecture& arch) {
   int64_t latent_norms = 0;
   if (arch.mla.enabled()) {
     const LatentAttentionParams latent = LatentParams(arch);
-    p.attention = arch.layers * latent.linear;
+    p.attention = arch.AttentionLayerCount() * latent.linear;
     latent_norms = latent.norms;
     p.largest_linear = latent.largest;
   } else {
@@ -135,17 +135,16 @@ ParamCounts CountParams(const Architecture& arch) {
     const int64_t attention_per_layer = arch.hidden * q_out + 2 * arch.hidden * kv + q * arch.hidden +
                                         (arch.qkv_bias ? q + 2 * kv : 0) + (arch.o_bias ? arch.hidden : 0) +
                                         (arch.attention_sinks ? arch.heads : 0);
-    p.attention = arch.layers * attention_per_layer;
+    p.attention = arch.AttentionLayerCount() * attention_per_layer;
     p.largest_linear = std::max({arch.hidden * q, arch.hidden * kv});
   }
   if (arch.mamba.count() > 0) {
-    // Mamba layers have a mixer instead of attention.
-    const int64_t attention_layers = arch.layers - arch.mamba.count();
-    p.attention = p.attention / arch.layers * attention_layers;
+    // Mamba layers have a mixer instead of attention (AttentionLayerCount leaves them out).
     p.mamba = arch.mamba.count() * StateMixerParams(arch);
     latent_norms = 0;
   }
   for (int64_t layer = 0; layer < arch.layers; ++layer) {
+    if (!arch.HasMlp(layer)) continue;  // Nemotron-H: a Mamba or attention block has no MLP
     if (arch.IsMoeLayer(layer)) {
       // GPT-OSS biases gate_up (2 x width) and down (hidden) of every expert.
       const int64_t expert = MlpParams(arch, arch.moe.expert_intermediate) +
@@ -168,7 +167,7 @@ ParamCounts CountParams(const Architecture& arch) {
   }
   // q/k norms only where there is attention (Qwen3-Next: its 12 full-attention layers).
   const int64_t qk_norms = arch.qk_norm ? 2 * arch.head_dim : 0;
-  p.norms = arch.layers * (arch.norms_per_layer * arch.hidden + latent_norms) + (arch.layers - arch.mamba.count()) * qk_norms +
+  p.norms = arch.layers * (arch.norms_per_layer * arch.hidden + latent_norms) + arch.AttentionLayerCount() * qk_norms +
             arch.hidden + arch.mamba.count() * StateMixerNorms(arch.mamba);
   p.vision = VisionParams(arch.vision);
   p.projector = ProjectorParams(arch.vision, arch.hidden);
@@ -200,8 +199,10 @@ int64_t LoraParams(const Architecture& arch, int64_t rank, const LoraTargets& t,
   };
   int64_t total = 0;
   for (int64_t layer = 0; layer < arch.layers; ++layer) {
-    int64_t adapters = arch.mamba.IsMamba(layer) ? 0 : attention;  // Mamba/DeltaNet mixers: not q/k/v/o
-    if (arch.IsMoeLayer(layer)) {
+    int64_t adapters = arch.HasAttention(layer) ? attention : 0;  // Mamba/DeltaNet mixers: not q/k/v/o
+    if (!arch.HasMlp(layer)) {
+      // Nemotron-H: the block is attention or a mixer only.
+    } else if (arch.IsMoeLayer(layer)) {
       if (experts) adapters += arch.moe.experts * mlp(arch.moe.expert_intermediate);
       if (arch.moe.shared_expert_intermediate > 0) adapters += mlp(arch.moe.shared_expert_intermediate);
     } else {

@@ -51,7 +51,7 @@ double VllmRequestBytes(const Architecture& arch, int64_t len, double dtype_byte
   // Mamba layers hold their state whatever the length.
   double bytes = shape.state_bytes_per_sequence_per_gpu;
   for (int64_t layer = 0; layer < arch.layers; ++layer) {
-    if (arch.mamba.IsMamba(layer)) continue;
+    if (!arch.HasAttention(layer)) continue;
     const int64_t window = arch.WindowOf(layer), chunk = arch.ChunkOf(layer);
     int64_t blocks = (len + block - 1) / block;
     if (window > 0) blocks = (std::min(window - 1 + batched_tokens, len) + block - 1) / block + 1;

@@ -122,7 +122,7 @@ KvLayerSlots HybridKvLayerSlots(const Architecture& arch, bool hybrid_kv_groups)
   // chunked layers are a type of their own, ChunkedLocalAttentionSpec).
   std::map<int64_t, int64_t> by_type;
   for (int64_t layer = 0; layer < arch.layers; ++layer) {
-    if (arch.mamba.IsMamba(layer)) continue;
+    if (!arch.HasAttention(layer)) continue;
     const int64_t window = arch.WindowOf(layer);
     ++by_type[window > 0 ? window : -arch.ChunkOf(layer)];
   }

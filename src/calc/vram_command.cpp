@@ -56,6 +56,14 @@ std::vector<WorkNote> VramAssumptions(const ModelInput& model) {
     notes.push_back({"mamba_activations", T("активации слоёв Mamba/Gated DeltaNet посчитаны как у слоёв внимания той же ширины (отдельной модели для них нет)",
                                             "Mamba/Gated DeltaNet layers' activations are counted as attention layers' of the same width (no separate model for them)")});
   }
+  if (!a.block_pattern.empty()) {
+    notes.push_back({"block_pattern_activations", T(fmt::format("активации: каждый из {} блоков hybrid_override_pattern посчитан как целый слой (смешивание и MLP) — с запасом", a.layers),
+                                                    fmt::format("activations: each of the {} hybrid_override_pattern blocks is counted as a whole layer (mixer and MLP), an overestimate", a.layers))});
+  }
+  if (a.ChunkedLayerCount() > 0) {
+    notes.push_back({"chunked_activations", T("активации чанкового внимания — как у полного (с SDPA/flash они не зависят от маски)",
+                                              "chunked attention's activations as full attention's (with SDPA/flash they do not depend on the mask)")});
+  }
   if (a.moe.enabled()) {
     notes.push_back({"moe_activations", T("веса, градиенты и состояния — всех экспертов; активации — каждого слоя как слоя с экспертами, experts_per_token на токен (общие эксперты и плотные первые слои отдельно не добавлены)",
                                           "weights, gradients and states of every expert; activations of every layer as an expert layer with experts_per_token per token (shared experts and dense first layers not added separately)")});

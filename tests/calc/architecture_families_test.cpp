@@ -283,6 +283,55 @@ TEST(ArchitectureFamiliesTest, Qwen3NextKeepsAFixedStateInItsLinearLayers) {
   EXPECT_DOUBLE_EQ(tp2.state_bytes_per_sequence_per_gpu, 39'518'208 / 2);
 }
 
+TEST(ArchitectureFamiliesTest, NemotronHBlocksFollowTheHybridPattern) {
+  // The hub's config.json holds "time_step_limit": [0.0, Infinity], as Python's json writes it.
+  const Architecture arch = Load("nemotron-h-56b-base-8k");
+  ASSERT_EQ(arch.mamba.kind, StateLayerKind::Mamba2);
+  EXPECT_EQ(arch.mamba.count(), 54);
+  EXPECT_EQ(arch.AttentionLayerCount(), 10);
+  EXPECT_TRUE(arch.HasMlp(1));  // "M-M-M-M*-...": layer 1 is an MLP block
+  EXPECT_FALSE(arch.HasMlp(0));
+  EXPECT_FALSE(arch.HasAttention(0));
+  EXPECT_TRUE(arch.HasAttention(7));  // "M-M-M-M*": the 8th block
+  const ParamCounts c = CountParams(arch);
+  // Mamba-2 mixer: inner 256 heads x 64 = 16,384; conv channels 16,384 + 2 x 8 groups x 256 = 20,480;
+  // in_proj 8192 x (16,384 + 20,480 + 256) = 304,087,040; conv 20,480 x 4 + 20,480 bias = 102,400;
+  // dt_bias, A_log, D 3 x 256 = 768; out_proj 16,384 x 8192 = 134,217,728 -> 438,407,936.
+  EXPECT_EQ(c.mamba, int64_t{54} * 438'407'936);
+  // Attention: q and o 8192 x 64 x 128 each, k and v 8192 x 8 x 128 each -> 150,994,944 per layer.
+  EXPECT_EQ(c.attention, int64_t{10} * 150'994'944);
+  // MLP blocks: squared ReLU, up and down only: 2 x 8192 x 32,768 = 536,870,912.
+  EXPECT_EQ(c.mlp, int64_t{54} * 536'870'912);
+  // One RMSNorm per block, a gated norm of 16,384 in each Mamba-2 mixer, the final norm.
+  EXPECT_EQ(c.norms, 118 * 8192 + 54 * 16384 + 8192);
+  // 56,324,350,464 against the card's 56B (+0.58 %).
+  EXPECT_EQ(c.total(), 56'324'350'464);
+  // KV only in the 10 attention layers: 10 x 2 x 8 x 128 x 2 bytes = 40,960 per token. Each Mamba-2
+  // layer keeps (4 - 1) x 20,480 = 61,440 convolution values and 256 x 64 x 256 = 4,194,304 SSM values:
+  // 4,255,744 values, 8,511,488 bytes in BF16; 54 layers: 459,620,352 bytes per sequence.
+  EXPECT_EQ(arch.mamba.state_values_per_layer(arch.hidden), 4'255'744);
+  const KvCache kv = ComputeKvCache(arch, {8192, 1, 2, 1});
+  EXPECT_EQ(kv.full_layers, 10);
+  EXPECT_DOUBLE_EQ(kv.bytes_per_token_per_gpu, 40'960);
+  EXPECT_DOUBLE_EQ(kv.state_bytes_per_sequence_per_gpu, 459'620'352);
+  EXPECT_DOUBLE_EQ(kv.sequence_bytes_per_gpu, 40'960.0 * 8192 + 459'620'352);
+  EXPECT_EQ(HybridKvLayerSlots(arch, true).slots, 10);  // the MLP blocks take no pool memory
+}
+
+TEST(ArchitectureFamiliesTest, PythonInfinityAndNaNReadAsNullOutsideStrings) {
+  auto arch = ParseHfConfigText(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 100, "time_step_limit": [0.0, Infinity], "x": -Infinity, "y": NaN,
+    "note": "Infinity and NaN \" stay in strings"})", "p");
+  ASSERT_TRUE(arch.ok()) << arch.status().message();
+  EXPECT_EQ(arch->hidden, 64);
+  // A pattern block lab_check cannot count is refused by name, not counted wrong.
+  auto moe = ParseHfConfigText(R"({"model_type": "nemotron_h", "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 100, "hybrid_override_pattern": "ME*", "mamba_num_heads": 2,
+    "mamba_head_dim": 8, "ssm_state_size": 4, "n_groups": 1, "conv_kernel": 4})", "e");
+  ASSERT_FALSE(moe.ok());
+  EXPECT_NE(moe.status().message().find("'E' at layer 1"), std::string::npos) << moe.status().message();
+}
+
 // Whole 16-token blocks that `gib` (as vLLM prints it, to 0.01 GiB) holds at `bytes_per_token`:
 // the lowest and highest count the printed figure allows.
 std::pair<int64_t, int64_t> TokensInPrintedGiB(double gib, double bytes_per_token) {
