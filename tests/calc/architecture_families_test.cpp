@@ -214,6 +214,22 @@ TEST(ArchitectureFamiliesTest, Llama4ScoutExpertsSharedExpertAndVisionTower) {
   EXPECT_EQ(c.active_text(), 17'172'894'720);
 }
 
+TEST(ArchitectureFamiliesTest, Llama4MaverickInterleavesDenseAndExpertLayers) {
+  const Architecture arch = Load("llama-4-maverick-17b-128e-instruct");
+  // interleave_moe_layer_step 2: layers 1, 3, ..., 47 have 128 experts, layers 0, 2, ..., 46 a dense
+  // SwiGLU MLP of intermediate_size_mlp 16,384.
+  EXPECT_FALSE(arch.IsMoeLayer(0));
+  EXPECT_TRUE(arch.IsMoeLayer(1));
+  EXPECT_TRUE(arch.IsMoeLayer(47));
+  const ParamCounts c = CountParams(arch);
+  // 24 x (128 + 1 shared) x 125,829,120 + 24 x 3 x 5120 x 16,384 (= 251,658,240).
+  EXPECT_EQ(c.mlp, int64_t{24} * 129 * 125'829'120 + int64_t{24} * 251'658'240);
+  EXPECT_EQ(c.router, 24 * 5120 * 128);
+  // 401,583,781,376 against the card's 400B (+0.40 %); a text token's 17,184,691,200 (card: 17B).
+  EXPECT_EQ(c.total(), 401'583'781'376);
+  EXPECT_EQ(c.active_text(), 17'184'691'200);
+}
+
 TEST(ArchitectureFamiliesTest, Llama4ChunkedLayersHoldAtMostAChunk) {
   const Architecture arch = Load("llama-4-scout-17b-16e-instruct");
   // No no_rope_layers in the config: Llama4TextConfig makes every 4th layer (3, 7, ..., 47) NoPE,
