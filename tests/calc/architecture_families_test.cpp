@@ -461,6 +461,29 @@ TEST(ArchitectureFamiliesTest, ServeReservesAChunkPlusOneBatchPerRequest) {
   EXPECT_NE(plan.vllm_command.find("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 vllm serve"), std::string::npos);
 }
 
+TEST(ArchitectureFamiliesTest, ExpertParallelShardsExpertsOverTpTimesDp) {
+  // DeepSeek-V2-Lite in BF16: routed experts 26 layers x 64 x 8,650,752 = 14,394,851,328 parameters,
+  // 28,789,702,656 bytes. On 4 GPUs with --data-parallel-size 2 --enable-expert-parallel, tp 1: the
+  // rest whole on each GPU and half the experts; tp 2: half the rest and a quarter of the experts.
+  const ModelInput lite = InputFor("deepseek-v2-lite");
+  ServeSettings s;
+  s.gpus = 4;
+  s.gpu_memory_gib = 80;
+  s.max_model_len = 4096;
+  s.data_parallel = 2;
+  s.expert_parallel = true;
+  const ServePlan ep = PlanServing(lite, s, CalcConstants::Builtin());
+  const double experts = 28'789'702'656.0, all = ServingWeightBytes(lite, ServeQuant::Bf16, CalcConstants::Builtin());
+  EXPECT_DOUBLE_EQ(ep.expert_weights_bytes, experts);
+  ASSERT_EQ(ep.options.size(), 2u);  // tp 1 and 2: each of the 2 replicas takes tp GPUs
+  EXPECT_DOUBLE_EQ(ep.options[0].weights_per_gpu, (all - experts) + experts / 2);
+  EXPECT_DOUBLE_EQ(ep.options[1].weights_per_gpu, (all - experts) / 2 + experts / 4);
+  EXPECT_NE(ep.vllm_command.find("--data-parallel-size 2 --enable-expert-parallel"), std::string::npos) << ep.vllm_command;
+  // Data parallelism alone replicates the whole model split by tp.
+  s.expert_parallel = false;
+  EXPECT_DOUBLE_EQ(PlanServing(lite, s, CalcConstants::Builtin()).options[1].weights_per_gpu, all / 2);
+}
+
 // compressed-tensors as llm-compressor writes it (the W4A16 scheme of RedHat/neuralmagic
 // checkpoints, e.g. https://huggingface.co/RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16):
 // config_groups.group_0.weights {num_bits 4, strategy "group", group_size 128, symmetric}.
