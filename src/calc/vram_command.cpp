@@ -49,8 +49,8 @@ std::vector<WorkNote> VramAssumptions(const ModelInput& model) {
   }
   const Architecture& a = *model.arch;
   if (a.mla.enabled()) {
-    notes.push_back({"mla_activations", T("активации MLA — как при обучении в transformers: K и V распакованы для каждой головы (ширина q/k-головы и для V — чуть больше, чем есть)",
-                                          "MLA activations as transformers trains it: K and V decompressed per head (the q/k head width for V as well — slightly more than it is)")});
+    notes.push_back({"mla_activations", T("активации MLA — как при обучении в transformers (DeepseekV3Attention): нормы латентов и входы q_b/kv_b, K и V распакованы для каждой головы, V шириной v_head_dim (с flash attention дополнен до ширины q/k, как и выход)",
+                                          "MLA activations as transformers trains it (DeepseekV3Attention): the latents' norms and q_b/kv_b inputs, K and V decompressed per head, V at v_head_dim (padded to the q/k width under flash attention, and the output with it)")});
   }
   if (a.mamba.count() > 0) {
     notes.push_back({"mamba_activations", T("активации слоёв Mamba/Gated DeltaNet посчитаны как у слоёв внимания той же ширины (отдельной модели для них нет)",

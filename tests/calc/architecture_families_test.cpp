@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "calc/activation_memory.h"
 #include "calc/byte_units.h"
 #include "calc/checkpoint_weights.h"
 #include "calc/hf_config.h"
@@ -109,6 +110,27 @@ TEST(ArchitectureFamiliesTest, DeepSeekV3DenseFirstLayersAndScoreBias) {
   const ParamCounts c = CountParams(arch);
   // 58 MoE layers, each router 7168 x 256 plus 256 e_score_correction_bias values.
   EXPECT_EQ(c.router, 58 * (7168 * 256 + 256));
+}
+
+TEST(ArchitectureFamiliesTest, MlaActivationsDecompressKAndVPerHeadAsTransformersTrains) {
+  // DeepSeek-V2-Lite, full fine-tuning, SDPA, per layer and token (no q_lora_rank): input 2 x 2048 =
+  // 4,096; kv_a_layernorm (4 + 2) x 512 = 3,072 and kv_b_proj's input 2 x 512 = 1,024; q and k at
+  // 16 heads x 192 and v at 16 x 128: 2 x (3,072 + 3,072 + 2,048) = 16,384; log-sum-exp 4 x 16 = 64;
+  // the output 2 x 2,048 = 4,096 and o_proj's copy 4,096 -> 32,832.
+  const Architecture lite = Load("deepseek-v2-lite");
+  TrainingSettings s;
+  s.seq = 2048;
+  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(lite, s).attention, 32'832);
+  // Flash attention: transformers pads v (and so the output) to the q/k width 3,072:
+  // 2 x (3,072 x 3) + 64 + 2 x 3,072 + 4,096 + 4,096 + 3,072 + 1,024 = 36,928.
+  s.attention = Attention::Flash;
+  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(lite, s).attention, 36'928);
+  // DeepSeek-V3 adds q's low-rank path: q_a_layernorm (4 + 2) x 1536 and q_b_proj's input 2 x 1536.
+  const Architecture v3 = Load("deepseek-v3");
+  s.attention = Attention::Sdpa;
+  const double heads = 128, qk = heads * 192, v = heads * 128;
+  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(v3, s).attention,
+                   2.0 * 7168 + 6.0 * 1536 + 2.0 * 1536 + 6.0 * 512 + 2.0 * 512 + 2 * (2 * qk + v) + 4 * heads + 2 * v + 2 * v);
 }
 
 TEST(ArchitectureFamiliesTest, MlaCachesTheLatentWholeOnEveryTensorParallelRank) {
