@@ -25,19 +25,10 @@ LoraTargets TrainedLayers(const TrainingSettings& s) {
   return s.method == Method::Full ? LoraTargets::AllLinear() : s.lora_targets;
 }
 
-}  // namespace
-
-LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const TrainingSettings& s) {
-  const double h = static_cast<double>(arch.hidden);
-  const double q = static_cast<double>(arch.q_dim());
-  const double kv = static_cast<double>(arch.kv_dim());
-  const double heads = static_cast<double>(arch.heads);
-  const LoraTargets a = TrainedLayers(s);
-  const bool lora = s.method != Method::Full;
-  LayerActivationBytes bytes;
-  bytes.norms = arch.norms_per_layer * RmsNormBytes(h, s.compile);
-
-  // q, k and v read one input, saved when any of them is trained.
+// q, k and v read one input, saved when any of them is trained.
+double AttentionActivationBytes(const Architecture& arch, const TrainingSettings& s, const LoraTargets& a) {
+  const double h = static_cast<double>(arch.hidden), q = static_cast<double>(arch.q_dim());
+  const double kv = static_cast<double>(arch.kv_dim()), heads = static_cast<double>(arch.heads);
   double attention = (a.q || a.k || a.v) ? kBf16 * h : 0;
   if (arch.qk_norm) attention += RmsNormBytes(q + kv, s.compile);  // per-head norms of q and k
   // RoPE multiplies by cos/sin, which need no gradient: nothing per token is saved for it.
@@ -51,7 +42,48 @@ LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const Tr
   }
   attention += kBf16 * q;                   // its output (flash/efficient backward need it)
   if (a.o) attention += kBf16 * q;          // o_proj's input: a contiguous copy of that output
-  bytes.attention = attention;
+  return attention;
+}
+
+// Multi-head latent attention as transformers' DeepseekV3Attention (and V2's) trains it: the input
+// feeds q_a_proj (or q_proj) and kv_a_proj_with_mqa; q_a_layernorm and kv_a_layernorm keep their
+// RMSNorm tensors and q_b_proj/kv_b_proj their (normalised) inputs; then K and V are decompressed
+// per head: q and k at heads x (nope + rope), the rope key expanded to every head, v at heads x
+// v_head_dim. Under flash attention transformers pads v, and so the output, to the q/k width.
+double LatentAttentionActivationBytes(const Architecture& arch, const TrainingSettings& s, const LoraTargets& a) {
+  const LatentAttention& m = arch.mla;
+  const double h = static_cast<double>(arch.hidden), heads = static_cast<double>(arch.heads);
+  const double qk = heads * static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim);
+  const double v = heads * static_cast<double>(m.v_head_dim);
+  const double v_attention = s.attention == Attention::Flash ? qk : v;
+  double attention = (a.q || a.k || a.v) ? kBf16 * h : 0;
+  if (m.q_lora_rank > 0) {
+    const double rank = static_cast<double>(m.q_lora_rank);
+    attention += RmsNormBytes(rank, s.compile) + (a.q ? kBf16 * rank : 0);
+  }
+  const double latent = static_cast<double>(m.kv_lora_rank);
+  attention += RmsNormBytes(latent, s.compile) + (a.k || a.v ? kBf16 * latent : 0);
+  if (s.attention == Attention::Eager) {
+    attention += kBf16 * (2 * qk + v) + (kFp32 + kBf16) * heads * static_cast<double>(s.seq);
+  } else {
+    attention += kBf16 * (2 * qk + v_attention) + kFp32 * heads;  // q, k, v and the log-sum-exp
+  }
+  attention += kBf16 * v_attention;        // the output
+  if (a.o) attention += kBf16 * v;         // o_proj's input, cut back to v_head_dim
+  return attention;
+}
+
+}  // namespace
+
+LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const TrainingSettings& s) {
+  const double h = static_cast<double>(arch.hidden);
+  const double q = static_cast<double>(arch.q_dim());
+  const double heads = static_cast<double>(arch.heads);
+  const LoraTargets a = TrainedLayers(s);
+  const bool lora = s.method != Method::Full;
+  LayerActivationBytes bytes;
+  bytes.norms = arch.norms_per_layer * RmsNormBytes(h, s.compile);
+  bytes.attention = arch.mla.enabled() ? LatentAttentionActivationBytes(arch, s, a) : AttentionActivationBytes(arch, s, a);
 
   // Gated MLP: SiLU keeps the gate output, the product keeps activation and up outputs, down_proj
   // keeps the product when it is trained.
@@ -66,7 +98,7 @@ LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const Tr
   if (a.q) lora_inputs += h, lora_layers += 1;
   if (a.k) lora_inputs += h, lora_layers += 1;
   if (a.v) lora_inputs += h, lora_layers += 1;
-  if (a.o) lora_inputs += q, lora_layers += 1;
+  if (a.o) lora_inputs += arch.mla.enabled() ? heads * static_cast<double>(arch.mla.v_head_dim) : q, lora_layers += 1;
   auto add_mlp_lora = [&](double width, double copies) {
     const double gate = (a.gate && arch.gated_mlp) ? 1 : 0, up = a.up ? 1 : 0, down = a.down ? 1 : 0;
     lora_inputs += copies * ((gate + up) * h + down * width);

@@ -18,6 +18,25 @@ bool Architecture::IsMoeLayer(int64_t layer) const {
 
 int64_t MambaLayers::count() const { return std::count(per_layer.begin(), per_layer.end(), true); }
 
+int64_t MambaLayers::conv_channels(int64_t hidden) const {
+  switch (kind) {
+    case StateLayerKind::Mamba2: return heads * head_dim + 2 * groups * d_state;
+    case StateLayerKind::GatedDeltaNet: return 2 * key_heads * key_head_dim + value_heads * value_head_dim;
+    case StateLayerKind::Mamba1: break;
+  }
+  return expand * hidden;
+}
+
+int64_t MambaLayers::state_values_per_layer(int64_t hidden) const {
+  const int64_t conv = (d_conv - 1) * conv_channels(hidden);
+  switch (kind) {
+    case StateLayerKind::Mamba2: return conv + heads * head_dim * d_state;
+    case StateLayerKind::GatedDeltaNet: return conv + value_heads * value_head_dim * key_head_dim;
+    case StateLayerKind::Mamba1: break;
+  }
+  return conv + expand * hidden * d_state;
+}
+
 double CheckpointQuant::EffectiveBits() const {
   const double b = static_cast<double>(bits);
   switch (method) {
@@ -50,6 +69,34 @@ double CheckpointQuant::EffectiveBits() const {
 
 int64_t Architecture::SlidingLayerCount() const {
   return std::count_if(window_per_layer.begin(), window_per_layer.end(), [](int64_t w) { return w > 0; });
+}
+
+int64_t Architecture::ChunkedLayerCount() const {
+  return std::count_if(chunk_per_layer.begin(), chunk_per_layer.end(), [](int64_t c) { return c > 0; });
+}
+
+int64_t Architecture::WindowOf(int64_t layer) const {
+  return layer >= 0 && layer < static_cast<int64_t>(window_per_layer.size()) ? window_per_layer[static_cast<size_t>(layer)] : 0;
+}
+
+int64_t Architecture::ChunkOf(int64_t layer) const {
+  return layer >= 0 && layer < static_cast<int64_t>(chunk_per_layer.size()) ? chunk_per_layer[static_cast<size_t>(layer)] : 0;
+}
+
+bool Architecture::HasAttention(int64_t layer) const {
+  if (!block_pattern.empty()) return layer >= 0 && layer < static_cast<int64_t>(block_pattern.size()) && block_pattern[static_cast<size_t>(layer)] == '*';
+  return !mamba.IsMamba(layer);
+}
+
+bool Architecture::HasMlp(int64_t layer) const {
+  if (!block_pattern.empty()) return layer >= 0 && layer < static_cast<int64_t>(block_pattern.size()) && block_pattern[static_cast<size_t>(layer)] == '-';
+  return true;
+}
+
+int64_t Architecture::AttentionLayerCount() const {
+  int64_t n = 0;
+  for (int64_t i = 0; i < layers; ++i) n += HasAttention(i) ? 1 : 0;
+  return n;
 }
 
 }  // namespace labcheck::calc

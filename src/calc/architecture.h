@@ -27,14 +27,22 @@ struct MixtureOfExperts {
   bool enabled() const { return experts > 0; }
 };
 
-// A SigLIP/CLIP-style vision tower of a multimodal model (Gemma 3): counted as weights.
+// The vision tower of a multimodal model, counted as weights: SigLIP-style (Gemma 3), or Llama 4's
+// (a class token, an unbiased patch projection, pre- and post-LayerNorms, and a pixel-shuffle
+// adapter MLP before the projector into the text model).
+enum class VisionKind { Siglip, Llama4 };
+
 struct VisionTower {
+  VisionKind kind = VisionKind::Siglip;
   int64_t hidden = 0;
   int64_t intermediate = 0;
   int64_t layers = 0;
   int64_t patch_size = 0;
   int64_t image_size = 0;
   int64_t channels = 3;
+  int64_t projector_input_dim = 0;   // Llama 4: the adapter's widths and the projector's input
+  int64_t projector_output_dim = 0;
+  int64_t vision_output_dim = 0;
 
   bool present() const { return layers > 0; }
 };
@@ -55,25 +63,40 @@ struct LatentAttention {
   int64_t cached_values_per_token_layer() const { return kv_lora_rank + qk_rope_head_dim; }
 };
 
-// Mamba (selective state-space) layers of a hybrid model (Jamba: modeling_jamba.py
-// JambaMambaMixer). Such a layer keeps a fixed state per sequence, a convolution window and the
-// SSM state, instead of a KV cache that grows with the context.
+// Layers that keep a fixed state per sequence instead of a KV cache that grows with the context:
+// Mamba-1 (Jamba: modeling_jamba.py JambaMambaMixer), Mamba-2 (Nemotron-H: NemotronHMamba2Mixer) or
+// Gated DeltaNet linear attention (Qwen3-Next: Qwen3NextGatedDeltaNet). The state is a convolution
+// window and the recurrent (SSM) state, as vLLM's MambaStateShapeCalculator sizes them.
+enum class StateLayerKind { Mamba1, Mamba2, GatedDeltaNet };
+
 struct MambaLayers {
-  std::vector<bool> per_layer;  // true where layer i is Mamba; empty = none
-  int64_t d_state = 0;
-  int64_t d_conv = 0;
-  int64_t expand = 0;           // inner width = expand x hidden
+  StateLayerKind kind = StateLayerKind::Mamba1;
+  std::vector<bool> per_layer;  // true where layer i is a state layer; empty = none
+  int64_t d_state = 0;          // Mamba: SSM state size (Mamba-2: ssm_state_size)
+  int64_t d_conv = 0;           // convolution taps (conv_kernel, linear_conv_kernel_dim)
+  int64_t expand = 0;           // Mamba-1: inner width = expand x hidden
   int64_t dt_rank = 0;
   bool conv_bias = true;
   bool proj_bias = false;
+  int64_t heads = 0;            // Mamba-2: mamba_num_heads x mamba_head_dim = inner width
+  int64_t head_dim = 0;
+  int64_t groups = 0;           // Mamba-2: n_groups of B and C
+  int64_t key_heads = 0;        // Gated DeltaNet: linear_num_key_heads x linear_key_head_dim
+  int64_t key_head_dim = 0;
+  int64_t value_heads = 0;      // Gated DeltaNet: linear_num_value_heads x linear_value_head_dim
+  int64_t value_head_dim = 0;
 
   int64_t count() const;
   bool IsMamba(int64_t layer) const {
     return layer >= 0 && layer < static_cast<int64_t>(per_layer.size()) && per_layer[static_cast<size_t>(layer)];
   }
-  // Values one sequence keeps per layer: the last d_conv - 1 inputs of the causal convolution
-  // and the inner x d_state SSM state (vLLM's MambaStateShape for Mamba-1).
-  int64_t state_values_per_layer(int64_t hidden) const { return (d_conv - 1) * expand * hidden + expand * hidden * d_state; }
+  // Channels of the causal convolution: Mamba-1 its inner width; Mamba-2 inner + B and C
+  // (2 x groups x d_state); Gated DeltaNet q, k and v (2 x key width + value width).
+  int64_t conv_channels(int64_t hidden) const;
+  // Values one sequence keeps per layer: the last d_conv - 1 inputs of the convolution and the
+  // recurrent state (Mamba-1 inner x d_state; Mamba-2 heads x head_dim x d_state; Gated DeltaNet
+  // value heads x value_head_dim x key_head_dim), as vLLM's mamba_utils state shapes.
+  int64_t state_values_per_layer(int64_t hidden) const;
 };
 
 // A checkpoint published already quantised (config.json "quantization_config"): how many bits a
@@ -118,9 +141,16 @@ struct Architecture {
   bool attention_sinks = false;  // GPT-OSS: one learned sink logit per head and layer
   bool expert_bias = false;      // GPT-OSS: biased expert projections and router
   bool qk_norm = false;     // per-head RMSNorm on q and k (Qwen3, Gemma 3)
+  bool attn_output_gate = false;  // Qwen3-Next: q_proj also yields a sigmoid gate per head (2 x q width)
   int norms_per_layer = 2;  // Gemma 2/3 add post-attention and post-MLP norms: 4
   // Per layer: how many past tokens it attends to; 0 = all (full attention).
   std::vector<int64_t> window_per_layer;
+  // Per layer: Llama 4's chunked local attention, attending only within its chunk of
+  // attention_chunk_size tokens (aligned, not sliding); 0 = not chunked.
+  std::vector<int64_t> chunk_per_layer;
+  // Nemotron-H's hybrid_override_pattern: one block per layer, 'M' Mamba-2, '*' attention, '-' MLP.
+  // Empty: every layer has attention (or a state mixer) and an MLP.
+  std::string block_pattern;
   MixtureOfExperts moe;
   LatentAttention mla;
   MambaLayers mamba;
@@ -132,6 +162,12 @@ struct Architecture {
   int64_t kv_dim() const { return kv_heads * head_dim; }
   bool IsMoeLayer(int64_t layer) const;
   int64_t SlidingLayerCount() const;
+  int64_t ChunkedLayerCount() const;
+  int64_t WindowOf(int64_t layer) const;  // 0 = no sliding window
+  int64_t ChunkOf(int64_t layer) const;   // 0 = not chunked
+  bool HasAttention(int64_t layer) const;
+  bool HasMlp(int64_t layer) const;
+  int64_t AttentionLayerCount() const;
 };
 
 }  // namespace labcheck::calc

@@ -66,6 +66,7 @@ nlohmann::json ModelJson(const ModelInput& model) {
                       {"total_params", model.total_params()}};
   if (auto counts = model.counts()) {
     j["active_params"] = counts->active();
+    if (counts->vision > 0) j["active_params_per_text_token"] = counts->active_text();
     j["embedding_params"] = counts->embedding + counts->lm_head;
     const Architecture& a = *model.arch;
     j["architecture"] = {{"model_type", a.model_type}, {"layers", a.layers}, {"hidden", a.hidden},
@@ -80,6 +81,7 @@ nlohmann::json ModelJson(const ModelInput& model) {
                                                {"qk_rope_head_dim", a.mla.qk_rope_head_dim}, {"v_head_dim", a.mla.v_head_dim}};
     }
     if (a.mamba.count() > 0) j["architecture"]["mamba_layers"] = a.mamba.count();
+    if (a.ChunkedLayerCount() > 0) j["architecture"]["chunked_attention_layers"] = a.ChunkedLayerCount();
     if (a.quant.enabled()) j["architecture"]["checkpoint_quantization"] = a.quant.name;
     if (a.moe.shared_expert_intermediate > 0 || a.moe.first_dense_layers > 0) {
       j["architecture"]["shared_expert_intermediate"] = a.moe.shared_expert_intermediate;
@@ -94,7 +96,10 @@ std::string ModelLine(const ModelInput& model, Lang lang) {
   std::string line = fmt::format("{}: {} {}", model.display_name, FormatParams(static_cast<double>(model.total_params())),
                                  ru ? "параметров" : "parameters");
   if (auto counts = model.counts(); counts && model.arch->moe.enabled()) {
-    line += fmt::format(fmt::runtime(ru ? " (активных {})" : " ({} active)"), FormatParams(static_cast<double>(counts->active())));
+    // With a vision tower (Llama 4) the activated figure is a text token's, as the cards give it.
+    const bool vision = counts->vision > 0;
+    line += fmt::format(fmt::runtime(ru ? (vision ? " (активных {} на текстовый токен)" : " (активных {})") : (vision ? " ({} active per text token)" : " ({} active)")),
+                        FormatParams(static_cast<double>(counts->active_text())));
   }
   line += model.has_architecture() ? fmt::format(fmt::runtime(ru ? "; архитектура: {}" : "; architecture: {}"), model.source)
                                    : (ru ? "; только размер, без архитектуры" : "; size only, no architecture");

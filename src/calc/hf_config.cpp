@@ -154,7 +154,50 @@ void ReadVision(const json& config, Architecture& arch, FieldReader& errors) {
   arch.vision.patch_size = v.Required("patch_size");
   arch.vision.image_size = v.Required("image_size");
   arch.vision.channels = v.Optional("num_channels").value_or(3);
+  if (v.String("model_type") == "llama4_vision_model") {
+    // Llama4VisionModel: its pixel-shuffle adapter and the projector into the text model.
+    arch.vision.kind = VisionKind::Llama4;
+    arch.vision.projector_input_dim = v.Required("projector_input_dim");
+    arch.vision.projector_output_dim = v.Required("projector_output_dim");
+    arch.vision.vision_output_dim = v.Required("vision_output_dim");
+  }
   if (!v.error().empty()) errors.Fail(v.error());
+}
+
+// Llama 4 (transformers modeling_llama4.py, Llama4TextConfig): intermediate_size is the width of
+// each expert and of the one shared expert, intermediate_size_mlp that of the dense layers; every
+// interleave_moe_layer_step-th layer is MoE (layer i when (i + 1) % step == 0, Qwen's rule), unless
+// moe_layers lists them. Chunked attention: vLLM's Llama4Attention uses ChunkedLocalAttention of
+// attention_chunk_size tokens in the layers with RoPE and full attention in the NoPE layers, where
+// no_rope_layers[i] == 0; absent or empty, every no_rope_layer_interval-th layer (default 4) is NoPE,
+// as Llama4TextConfig fills it in.
+void ReadLlama4(FieldReader& r, Architecture& arch) {
+  if (!StartsWith(arch.model_type, "llama4")) return;
+  if (arch.moe.enabled()) {
+    arch.moe.shared_expert_intermediate = arch.moe.expert_intermediate;
+    arch.moe.sparse_step = std::max<int64_t>(1, r.Optional("interleave_moe_layer_step").value_or(1));
+    if (const json* listed = r.Find("moe_layers"); listed && listed->is_array()) {
+      arch.moe.sparse_step = 1;
+      for (int64_t i = 0; i < arch.layers; ++i) {
+        if (std::find(listed->begin(), listed->end(), json(i)) == listed->end()) arch.moe.dense_layers.push_back(i);
+      }
+    }
+  }
+  arch.intermediate = r.Optional("intermediate_size_mlp").value_or(arch.intermediate);
+  const std::optional<int64_t> chunk = r.Optional("attention_chunk_size");
+  if (!chunk || *chunk == 0) return;
+  const json* no_rope = r.Find("no_rope_layers");
+  const bool listed = no_rope && no_rope->is_array() && !no_rope->empty();
+  if (listed && static_cast<int64_t>(no_rope->size()) != arch.layers) {
+    r.Fail(fmt::format("field \"no_rope_layers\" should list {} layers", arch.layers));
+    return;
+  }
+  const int64_t interval = std::max<int64_t>(1, r.Optional("no_rope_layer_interval").value_or(4));
+  arch.chunk_per_layer.assign(static_cast<size_t>(arch.layers), 0);
+  for (int64_t i = 0; i < arch.layers; ++i) {
+    const bool nope = listed ? (*no_rope)[static_cast<size_t>(i)] == json(0) : (i + 1) % interval == 0;
+    if (!nope) arch.chunk_per_layer[static_cast<size_t>(i)] = *chunk;
+  }
 }
 
 // Jamba: attention in layer i when i % attn_layer_period == attn_layer_offset, Mamba elsewhere.
@@ -173,6 +216,92 @@ void ReadMamba(FieldReader& r, Architecture& arch) {
   m.dt_rank = dt_rank && dt_rank->is_number_integer() ? dt_rank->get<int64_t>() : (arch.hidden + 15) / 16;
   m.conv_bias = r.Bool("mamba_conv_bias").value_or(true);
   m.proj_bias = r.Bool("mamba_proj_bias").value_or(false);
+}
+
+// Qwen3-Next (transformers Qwen3NextConfig): Gated DeltaNet linear attention in every layer that
+// layer_types calls "linear_attention", or, without layer_types, in all but every
+// full_attention_interval-th layer; the full-attention layers gate their output (q_proj twice as wide).
+void ReadGatedDeltaNet(FieldReader& r, Architecture& arch) {
+  if (!r.Find("linear_num_value_heads")) return;
+  MambaLayers& m = arch.mamba;
+  m.kind = StateLayerKind::GatedDeltaNet;
+  m.per_layer.assign(static_cast<size_t>(arch.layers), false);
+  const json* types = r.Find("layer_types");
+  if (types && (!types->is_array() || static_cast<int64_t>(types->size()) != arch.layers)) {
+    r.Fail(fmt::format("field \"layer_types\" should list {} layers", arch.layers));
+    return;
+  }
+  const int64_t interval = std::max<int64_t>(1, r.Optional("full_attention_interval").value_or(4));
+  for (int64_t i = 0; i < arch.layers; ++i) {
+    m.per_layer[static_cast<size_t>(i)] = types ? (*types)[static_cast<size_t>(i)] == json("linear_attention") : (i + 1) % interval != 0;
+  }
+  m.key_heads = r.Required("linear_num_key_heads");
+  m.value_heads = r.Required("linear_num_value_heads");
+  m.key_head_dim = r.Required("linear_key_head_dim");
+  m.value_head_dim = r.Required("linear_value_head_dim");
+  m.d_conv = r.Required("linear_conv_kernel_dim");
+  arch.attn_output_gate = r.Bool("attn_output_gate").value_or(arch.model_type == "qwen3_next");
+}
+
+// Nemotron-H (modeling_nemotron_h.py): hybrid_override_pattern gives each layer one block, 'M' a
+// Mamba-2 mixer, '*' attention, '-' a squared-ReLU MLP (up and down only), each behind one RMSNorm.
+// 'E' (MoE blocks, Nemotron 3) is refused rather than counted wrong.
+void ReadNemotronH(FieldReader& r, Architecture& arch) {
+  const std::string pattern = r.String("hybrid_override_pattern");
+  if (pattern.empty()) return;
+  if (static_cast<int64_t>(pattern.size()) != arch.layers) {
+    r.Fail(fmt::format("field \"hybrid_override_pattern\" has {} blocks for {} layers", pattern.size(), arch.layers));
+    return;
+  }
+  if (const size_t bad = pattern.find_first_not_of("M*-"); bad != std::string::npos) {
+    r.Fail(fmt::format("field \"hybrid_override_pattern\" has '{}' at layer {}: only M (Mamba-2), * (attention) and - (MLP) are modelled",
+                       pattern[bad], bad));
+    return;
+  }
+  arch.block_pattern = pattern;
+  MambaLayers& m = arch.mamba;
+  m.kind = StateLayerKind::Mamba2;
+  m.per_layer.assign(static_cast<size_t>(arch.layers), false);
+  for (size_t i = 0; i < pattern.size(); ++i) m.per_layer[i] = pattern[i] == 'M';
+  m.heads = r.Required("mamba_num_heads");
+  m.head_dim = r.Required("mamba_head_dim");
+  m.d_state = r.Required("ssm_state_size");
+  m.groups = r.Required("n_groups");
+  m.d_conv = r.Required("conv_kernel");
+  m.conv_bias = r.Bool("use_conv_bias").value_or(true);
+  m.proj_bias = r.Bool("use_bias").value_or(false);
+  arch.head_dim = r.Optional("attention_head_dim").value_or(arch.head_dim);
+  arch.gated_mlp = false;
+  arch.norms_per_layer = 1;
+}
+
+// Python's json module writes float('inf') and NaN as the bare words Infinity and NaN (Nemotron-H's
+// "time_step_limit": [0.0, Infinity]), which JSON does not allow: outside strings they become null.
+std::string NullPythonNonFinite(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (const char* word : {"-Infinity", "Infinity", "NaN"}) {
+      if (text.compare(i, std::char_traits<char>::length(word), word) == 0) {
+        out += "null";
+        i += std::char_traits<char>::length(word) - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += c;
+  }
+  return out;
 }
 
 // quantization_config of a checkpoint published quantised. Unknown methods are kept by name and
@@ -308,8 +437,11 @@ Result<Architecture> ParseHfConfig(const json& config, const std::string& origin
                  StartsWith(arch.model_type, "olmo2");
   arch.norms_per_layer = (arch.model_type == "gemma2" || StartsWith(arch.model_type, "gemma3")) ? 4 : 2;
   ReadMoe(r, arch);
+  ReadLlama4(r, arch);
   ReadLatentAttention(r, arch);
   ReadMamba(r, arch);
+  ReadGatedDeltaNet(r, arch);
+  ReadNemotronH(r, arch);
   ReadWindows(r, arch.model_type, arch);
   ReadVision(config, arch, r);
   ReadQuantization(config, arch, r);
@@ -318,7 +450,7 @@ Result<Architecture> ParseHfConfig(const json& config, const std::string& origin
 }
 
 Result<Architecture> ParseHfConfigText(const std::string& json_text, const std::string& origin) {
-  json config = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  json config = json::parse(NullPythonNonFinite(json_text), nullptr, /*allow_exceptions=*/false);
   if (config.is_discarded()) return Status::Error(fmt::format("{}: not valid JSON", origin));
   return ParseHfConfig(config, origin);
 }

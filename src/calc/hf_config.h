@@ -1,6 +1,8 @@
 // Reads a Hugging Face config.json into an Architecture. Handles the fields that change memory:
 // num_key_value_heads (GQA), head_dim, tie_word_embeddings, MoE expert counts, sliding-window
-// layer patterns and a nested text_config (multimodal models). A missing or malformed field is an
+// layer patterns and a nested text_config (multimodal models); the families of issue 21 (MLA,
+// DeepSeek MoE, Jamba, Llama 4's interleaved experts and chunked attention, Qwen3-Next's Gated
+// DeltaNet, Nemotron-H's block pattern, quantised checkpoints). A missing or malformed field is an
 // error that names it, because a silently defaulted field gives a silently wrong answer.
 #pragma once
 #include <string>

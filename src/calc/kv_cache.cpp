@@ -25,14 +25,15 @@ KvCache ComputeKvCache(const Architecture& arch, const KvSettings& s) {
           static_cast<double>(arch.mamba.state_values_per_layer(arch.hidden)) * s.dtype_bytes / tp;
       continue;
     }
-    const int64_t window = layer < static_cast<int64_t>(arch.window_per_layer.size())
-                               ? arch.window_per_layer[static_cast<size_t>(layer)] : 0;
-    const int64_t held = window > 0 ? std::min(window, s.context) : s.context;
-    (window > 0 ? kv.sliding_layers : kv.full_layers) += 1;
+    if (!arch.HasAttention(layer)) continue;  // Nemotron-H's MLP blocks keep nothing
+    const int64_t window = arch.WindowOf(layer), chunk = arch.ChunkOf(layer);
+    const int64_t limit = window > 0 ? window : chunk;
+    const int64_t held = limit > 0 ? std::min(limit, s.context) : s.context;
+    (window > 0 ? kv.sliding_layers : chunk > 0 ? kv.chunked_layers : kv.full_layers) += 1;
     kv.sequence_bytes_per_gpu += per_layer_token * static_cast<double>(held);
   }
   kv.sequence_bytes_per_gpu += kv.state_bytes_per_sequence_per_gpu;
-  kv.bytes_per_token_per_gpu = per_layer_token * static_cast<double>(arch.layers - kv.state_layers);
+  kv.bytes_per_token_per_gpu = per_layer_token * static_cast<double>(kv.full_layers + kv.sliding_layers + kv.chunked_layers);
   kv.total_bytes_per_gpu = kv.sequence_bytes_per_gpu * static_cast<double>(s.batch);
   kv.total_bytes_all_gpus = kv.total_bytes_per_gpu * std::max(1, s.tp);
   return kv;
@@ -45,6 +46,7 @@ nlohmann::json KvCacheJson(const KvCache& kv, const KvSettings& s) {
           {"values_per_layer_token_per_gpu", kv.values_per_layer_token_per_gpu},
           {"full_attention_layers", kv.full_layers},
           {"sliding_window_layers", kv.sliding_layers},
+          {"chunked_attention_layers", kv.chunked_layers},
           {"mamba_layers", kv.state_layers},
           {"mamba_state_bytes_per_sequence_per_gpu", kv.state_bytes_per_sequence_per_gpu},
           {"bytes_per_token_per_gpu", kv.bytes_per_token_per_gpu},

@@ -1,5 +1,5 @@
 // KV-cache size: 2 (K and V) x layers x KV heads x head_dim x bytes, per token, with
-// sliding-window layers holding at most their window and tensor parallelism splitting KV heads
+// sliding-window layers holding at most their window (chunked layers at most their chunk) and tensor parallelism splitting KV heads
 // (never below one per GPU: vLLM replicates them when tp > kv_heads). Multi-head latent attention
 // caches kv_lora_rank + qk_rope_head_dim values per token and layer instead, whole on every
 // tensor-parallel rank (vLLM's MLA backends, vllm/attention/backends/mla and v1/attention/backends/mla,
@@ -26,6 +26,9 @@ struct KvCache {
   int64_t values_per_layer_token_per_gpu = 0;  // 2 x kv heads x head_dim, or MLA's latent + rope key
   int64_t full_layers = 0;
   int64_t sliding_layers = 0;
+  // Llama 4's chunked layers: at most one chunk of attention_chunk_size tokens (vLLM's
+  // ChunkedLocalAttentionManager frees the blocks before the current chunk).
+  int64_t chunked_layers = 0;
   // Mamba layers of a hybrid: a fixed state per sequence (convolution window + SSM state, in the
   // KV dtype, split by TP as vLLM splits the inner width), nothing per token.
   int64_t state_layers = 0;

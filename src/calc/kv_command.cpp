@@ -37,7 +37,10 @@ std::vector<WorkNote> KvAssumptions(const Architecture& arch, const KvOptions& o
     notes.push_back({"kv_heads_replicated", T("KV-голов меньше, чем GPU: vLLM размножает каждую голову, на GPU остаётся одна",
                                               "fewer KV heads than GPUs: vLLM replicates each head, one stays on every GPU")});
   }
-  if (arch.mamba.count() > 0) {
+  if (arch.mamba.count() > 0 && arch.mamba.kind == StateLayerKind::GatedDeltaNet) {
+    notes.push_back({"mamba_state_dtype", T("состояние слоёв Gated DeltaNet — в типе KV и делится при TP (vLLM: mamba_ssm_cache_dtype auto = тип модели, головы и каналы свёртки шардируются)",
+                                            "the Gated DeltaNet state is in the KV dtype and split by TP (vLLM: mamba_ssm_cache_dtype auto = the model's dtype, heads and convolution channels are sharded)")});
+  } else if (arch.mamba.count() > 0) {
     notes.push_back({"mamba_state_dtype", T("состояние Mamba — в типе KV и делится при TP (vLLM: mamba_ssm_cache_dtype auto = тип модели, внутренняя ширина шардируется)",
                                             "the Mamba state is in the KV dtype and split by TP (vLLM: mamba_ssm_cache_dtype auto = the model's dtype, the inner width is sharded)")});
   }
@@ -50,6 +53,16 @@ std::vector<WorkNote> KvAssumptions(const Architecture& arch, const KvOptions& o
                                         "for all-window models such as Mistral; the hybrid KV cache manager, RFC #11382, built over the 0.9 releases, for "
                                         "Gemma 2/3 and GPT-OSS; the rule here is vLLM 0.11's). An engine without it (vLLM V0, --disable-hybrid-kv-cache-manager, plugins without per-layer specs) "
                                         "keeps the whole context in every layer: the 'no windows' row")});
+  }
+  if (arch.ChunkedLayerCount() > 0) {
+    notes.push_back({"chunk_engine", T("слой с чанковым вниманием хранит только токены своего чанка, не больше чанка: так их держит гибридный менеджер KV-кэша vLLM "
+                                       "(ChunkedLocalAttentionManager освобождает блоки до начала чанка; vLLM на коммите 001cabc1be16). Здесь — не больше min(контекст, чанк), "
+                                       "столько слой держит в конце чанка. Без гибридного менеджера (vLLM включает его для чанков только с "
+                                       "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 там, где она по умолчанию 0) каждый слой держит весь контекст: строка «без окон»",
+                                       "a chunked-attention layer holds only the tokens of its current chunk, at most a chunk: so vLLM's hybrid KV cache manager keeps them "
+                                       "(ChunkedLocalAttentionManager frees the blocks before the chunk's start; vLLM at commit 001cabc1be16). Counted here as min(context, chunk), "
+                                       "what the layer holds at the end of a chunk. Without the hybrid manager (vLLM uses it with chunks only under "
+                                       "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 where that defaults to 0) every layer keeps the whole context: the 'no windows' row")});
   }
   return notes;
 }
@@ -100,7 +113,7 @@ KvEstimate EstimateKv(const KvOptions& o, const Architecture& arch, const KvSett
 void PrintKvJson(const KvOptions& o, const ModelInput& model, const KvEstimate& e, const CommandContext& context) {
   const KvSettings& s = e.settings;
   nlohmann::json kv_json = KvCacheJson(e.kv, s);
-  if (e.kv.sliding_layers > 0) kv_json["total_per_gpu_without_windows"] = BytesJson(e.no_window_bytes);
+  if (e.kv.sliding_layers + e.kv.chunked_layers > 0) kv_json["total_per_gpu_without_windows"] = BytesJson(e.no_window_bytes);
   PrintJson({{"command", "kv"},
              {"model", ModelJson(model)},
              {"settings", {{"context", s.context}, {"batch", s.batch}, {"kv_dtype", o.dtype}, {"tp", s.tp}}},
@@ -138,10 +151,11 @@ Text KvCountingNote(const Architecture& arch, const KvEstimate& e) {
                          "latent and the shared rope key, not every head's K and V; TP does not split it.",
                          arch.mla.kv_lora_rank, arch.mla.qk_rope_head_dim, dtype_bytes));
   }
-  return T(fmt::format("2 (K и V) × {} KV-голов × head_dim {} × {:g} байта на слой и токен; слой со скользящим окном "
-                       "хранит не больше окна.", kv.kv_heads_per_gpu, arch.head_dim, dtype_bytes),
-           fmt::format("2 (K and V) × {} KV heads × head_dim {} × {:g} bytes per layer and token; a sliding-window "
-                       "layer holds at most its window.", kv.kv_heads_per_gpu, arch.head_dim, dtype_bytes));
+  const bool chunked = kv.chunked_layers > 0;
+  return T(fmt::format("2 (K и V) × {} KV-голов × head_dim {} × {:g} байта на слой и токен; {}.", kv.kv_heads_per_gpu, arch.head_dim, dtype_bytes,
+                       chunked ? "чанковый слой хранит не больше чанка" : "слой со скользящим окном хранит не больше окна"),
+           fmt::format("2 (K and V) × {} KV heads × head_dim {} × {:g} bytes per layer and token; {}.", kv.kv_heads_per_gpu, arch.head_dim, dtype_bytes,
+                       chunked ? "a chunked layer holds at most its chunk" : "a sliding-window layer holds at most its window"));
 }
 
 Table KvTable(const Architecture& arch, const KvEstimate& e, Lang lang) {
@@ -149,10 +163,16 @@ Table KvTable(const Architecture& arch, const KvEstimate& e, Lang lang) {
   Table table;
   table.columns = {T("Что", "What"), T("Значение", "Value")};
   table.AddRow(PerGpuShareRow(arch, e, lang));
-  table.AddRow({T("Слои: полное внимание / скользящее окно", "Layers: full attention / sliding window"),
-                fmt::format("{} / {}", kv.full_layers, kv.sliding_layers)});
+  if (kv.chunked_layers > 0) {
+    table.AddRow({T("Слои: полное внимание / чанковое", "Layers: full attention / chunked"), fmt::format("{} / {}", kv.full_layers, kv.chunked_layers)});
+  } else {
+    table.AddRow({T("Слои: полное внимание / скользящее окно", "Layers: full attention / sliding window"),
+                  fmt::format("{} / {}", kv.full_layers, kv.sliding_layers)});
+  }
   if (kv.state_layers > 0) {
-    table.AddRow({T("Слои Mamba: состояние на последовательность, на GPU", "Mamba layers: state per sequence, per GPU"),
+    const bool deltanet = arch.mamba.kind == StateLayerKind::GatedDeltaNet;
+    table.AddRow({deltanet ? T("Слои Gated DeltaNet: состояние на последовательность, на GPU", "Gated DeltaNet layers: state per sequence, per GPU")
+                           : T("Слои Mamba: состояние на последовательность, на GPU", "Mamba layers: state per sequence, per GPU"),
                   fmt::format("{} × {:.0f} KiB = {:.2f} MiB", kv.state_layers,
                               kv.state_bytes_per_sequence_per_gpu / static_cast<double>(kv.state_layers) / 1024,
                               kv.state_bytes_per_sequence_per_gpu / (1024.0 * 1024.0))});
@@ -164,7 +184,7 @@ Table KvTable(const Architecture& arch, const KvEstimate& e, Lang lang) {
   table.AddRow({T("Одна последовательность, на GPU", "One sequence, per GPU"), FormatGiBAndGB(kv.sequence_bytes_per_gpu)});
   table.AddRow({T("Весь батч, на GPU", "Whole batch, per GPU"), FormatGiBAndGB(kv.total_bytes_per_gpu)});
   table.AddRow({T("Весь батч, на всех GPU", "Whole batch, all GPUs"), FormatGiBAndGB(kv.total_bytes_all_gpus)});
-  if (kv.sliding_layers > 0) {
+  if (kv.sliding_layers + kv.chunked_layers > 0) {
     table.AddRow({T("Весь батч, на GPU, без окон", "Whole batch, per GPU, no windows"), FormatGiBAndGB(e.no_window_bytes)});
   }
   table.notes.push_back(KvCountingNote(arch, e));

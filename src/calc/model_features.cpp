@@ -45,7 +45,23 @@ WorkNote MoeNote(const Architecture& a) {
     ru += fmt::format(" (плотных первых слоёв: {})", m.first_dense_layers);
     en += fmt::format(" (the first {} are dense)", m.first_dense_layers);
   }
+  if (moe_layers < a.layers && a.intermediate != m.expert_intermediate) {
+    ru += fmt::format(", у плотных ширина MLP {}", a.intermediate);
+    en += fmt::format(", the dense ones an MLP of width {}", a.intermediate);
+  }
   return {"moe", T(ru, en)};
+}
+
+// Llama 4: which layers attend within a chunk, which to everything.
+WorkNote ChunkNote(const Architecture& a) {
+  int64_t chunk = 0;
+  for (int64_t c : a.chunk_per_layer) chunk = std::max(chunk, c);
+  const int64_t chunked = a.ChunkedLayerCount();
+  return {"chunked_attention",
+          T(fmt::format("чанковое внимание: {} из {} слоёв (с RoPE) смотрят только внутрь своего чанка в {} токенов, остальные {} (NoPE) — на весь контекст",
+                        chunked, a.layers, chunk, a.layers - chunked),
+            fmt::format("chunked attention: {} of {} layers (with RoPE) attend only within their chunk of {} tokens, the other {} (NoPE) to the whole context",
+                        chunked, a.layers, chunk, a.layers - chunked))};
 }
 
 WorkNote WindowNote(const Architecture& a) {
@@ -56,6 +72,33 @@ WorkNote WindowNote(const Architecture& a) {
                               fmt::format("a sliding window of {} tokens in {} of {} layers", window, sliding, a.layers))};
 }
 
+// Layers with a state per sequence: Jamba's Mamba, Nemotron-H's Mamba-2, Qwen3-Next's Gated DeltaNet.
+WorkNote StateLayersNote(const Architecture& a) {
+  const MambaLayers& m = a.mamba;
+  const int64_t values = m.state_values_per_layer(a.hidden), n = m.count(), attention = a.AttentionLayerCount();
+  if (m.kind == StateLayerKind::GatedDeltaNet) {
+    return {"gated_deltanet",
+            T(fmt::format("Gated DeltaNet: {} из {} слоёв — линейное внимание с состоянием на последовательность ({} значений на слой: окно свёртки {} × {} "
+                          "и состояние {} голов × {} × {}), KV-кэш — только у {} слоёв полного внимания (с гейтом на выходе)",
+                          n, a.layers, values, m.d_conv - 1, m.conv_channels(a.hidden), m.value_heads, m.value_head_dim, m.key_head_dim, attention),
+              fmt::format("Gated DeltaNet: {} of {} layers are linear attention with a state per sequence ({} values per layer: a convolution window of {} × {} "
+                          "and a state of {} heads × {} × {}); only the {} full-attention layers (output-gated) have a KV cache",
+                          n, a.layers, values, m.d_conv - 1, m.conv_channels(a.hidden), m.value_heads, m.value_head_dim, m.key_head_dim, attention))};
+  }
+  const char* name = m.kind == StateLayerKind::Mamba2 ? "Mamba-2" : "Mamba";
+  if (!a.block_pattern.empty()) {
+    const int64_t mlp = std::count(a.block_pattern.begin(), a.block_pattern.end(), '-');
+    return {"mamba", T(fmt::format("{}: блоки по hybrid_override_pattern — {} Mamba-2, {} внимания, {} MLP; Mamba-2 держат состояние на последовательность ({} значений на слой: окно свёртки и SSM-состояние), KV-кэш — только у {} слоёв внимания",
+                                   name, n, attention, mlp, values, attention),
+                       fmt::format("{}: blocks by hybrid_override_pattern, {} Mamba-2, {} attention, {} MLP; the Mamba-2 ones keep a state per sequence ({} values per layer: convolution window and SSM state); only the {} attention layers have a KV cache",
+                                   name, n, attention, mlp, values, attention))};
+  }
+  return {"mamba", T(fmt::format("{}: {} из {} слоёв держат состояние на последовательность ({} значений на слой: окно свёртки и SSM-состояние), KV-кэш — только у {} слоёв внимания",
+                                 name, n, a.layers, values, attention),
+                     fmt::format("{}: {} of {} layers keep a state per sequence ({} values per layer: convolution window and SSM state); only the {} attention layers have a KV cache",
+                                 name, n, a.layers, values, attention))};
+}
+
 }  // namespace
 
 std::vector<WorkNote> ArchitectureFeatures(const Architecture& a) {
@@ -63,13 +106,8 @@ std::vector<WorkNote> ArchitectureFeatures(const Architecture& a) {
   notes.push_back(AttentionNote(a));
   if (a.moe.enabled()) notes.push_back(MoeNote(a));
   if (a.SlidingLayerCount() > 0) notes.push_back(WindowNote(a));
-  if (a.mamba.count() > 0) {
-    const int64_t values = a.mamba.state_values_per_layer(a.hidden);
-    notes.push_back({"mamba", T(fmt::format("Mamba: {} из {} слоёв держат состояние на последовательность ({} значений на слой: окно свёртки и SSM-состояние), KV-кэш — только у {} слоёв внимания",
-                                            a.mamba.count(), a.layers, values, a.layers - a.mamba.count()),
-                                fmt::format("Mamba: {} of {} layers keep a state per sequence ({} values per layer: convolution window and SSM state); only the {} attention layers have a KV cache",
-                                            a.mamba.count(), a.layers, values, a.layers - a.mamba.count()))});
-  }
+  if (a.ChunkedLayerCount() > 0) notes.push_back(ChunkNote(a));
+  if (a.mamba.count() > 0) notes.push_back(StateLayersNote(a));
   if (a.quant.enabled()) notes.push_back({"quantization", CheckpointQuantText(a.quant)});
   if (a.tied_embeddings) notes.push_back({"tied_embeddings", T("эмбеддинги общие с lm_head", "embeddings tied to lm_head")});
   if (a.vision.present()) {

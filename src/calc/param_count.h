@@ -26,6 +26,8 @@ struct ParamCounts {
   int64_t total() const { return embedding + lm_head + attention + mamba + mlp + router + norms + vision + projector; }
   // What one token touches: all but the experts it is not routed to.
   int64_t active() const { return total() - mlp + mlp_active; }
+  // What a text token touches: the vision tower and its projector left out (Llama 4's "17B activated").
+  int64_t active_text() const { return active() - vision - projector; }
   // Model cards' "non-embedding" figure: everything but embeddings, lm_head and the vision tower.
   int64_t non_embedding() const { return attention + mamba + mlp + router + norms; }
   // Weights in nn.Linear layers of the decoder and the vision tower: what bitsandbytes quantises.

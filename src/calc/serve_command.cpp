@@ -1,4 +1,5 @@
-// lab_check serve MODEL [--gpus N --gpu-mem GiB --quant bf16|int8|int4 --utilization 0.9 --vllm-version V]:
+// lab_check serve MODEL [--gpus N --gpu-mem GiB --quant bf16|int8|int4 --utilization 0.9 --vllm-version V
+//                        --data-parallel-size D --enable-expert-parallel]:
 // does it fit under vLLM, at which tensor-parallel degree, with how much KV cache.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -25,6 +26,8 @@ struct ServeOptions {
   int64_t max_num_seqs = 0;
   int64_t max_num_batched_tokens = 0;
   bool enforce_eager = false;
+  int data_parallel = 1;         // --data-parallel-size
+  bool expert_parallel = false;  // --enable-expert-parallel
   std::string vllm_version;  // empty: the one installed in the chosen Python, else the stated default
   bool json = false;
 };
@@ -112,6 +115,19 @@ WorkNote VllmProfileNote(const VllmProfileChoice& p, VersionSource source) {
                         r.hybrid_kv_groups ? ", window layers in the hybrid KV cache manager's groups" : "", trust.en))};
 }
 
+// How the experts are spread: TP splits every expert over tp GPUs; --enable-expert-parallel with
+// data parallelism puts experts / (tp x dp) whole experts on each GPU and replicates the rest per dp rank.
+WorkNote MoeShardingNote(const Architecture& a, const ServeSettings& s) {
+  if (s.expert_parallel && s.data_parallel > 1) {
+    return {"moe_sharding", T(fmt::format("--enable-expert-parallel: {} экспертов на группу EP из tp × {} GPU (по experts / (tp × {}) целиком на GPU); внимание, эмбеддинги и плотные слои делятся на tp и повторяются в каждой из {} копий DP, как в vLLM",
+                                          a.moe.experts, s.data_parallel, s.data_parallel, s.data_parallel),
+                              fmt::format("--enable-expert-parallel: the {} experts over an EP group of tp × {} GPUs (experts / (tp × {}) whole experts per GPU); attention, embeddings and dense layers split by tp and replicated on each of the {} DP ranks, as vLLM does",
+                                          a.moe.experts, s.data_parallel, s.data_parallel, s.data_parallel))};
+  }
+  return {"moe_sharding", T("веса экспертов делятся поровну на tp GPU: так и при TP, и с --enable-expert-parallel при --data-parallel-size 1 (тогда каждая GPU держит experts / tp экспертов целиком)",
+                            "expert weights split evenly over tp GPUs: so with TP and with --enable-expert-parallel at --data-parallel-size 1 alike (then each GPU holds experts / tp whole experts)")};
+}
+
 // What the plan assumes beyond the config and the flags.
 std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan& plan, const ServeSettings& s, VersionSource source) {
   std::vector<WorkNote> notes;
@@ -125,9 +141,12 @@ std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan&
     notes.push_back({"mla_replicated", T("латент MLA целиком на каждой GPU (MLA-бэкенды vLLM): TP освобождает место под KV только за счёт весов",
                                          "the MLA latent is whole on every GPU (vLLM's MLA backends): TP makes room for KV only by splitting the weights")});
   }
-  if (a.moe.enabled()) {
-    notes.push_back({"moe_sharding", T("веса экспертов делятся поровну на tp GPU: так и при TP, и с --enable-expert-parallel (тогда каждая GPU держит experts / tp экспертов целиком)",
-                                       "expert weights split evenly over tp GPUs: so with TP and with --enable-expert-parallel alike (then each GPU holds experts / tp whole experts)")});
+  if (a.moe.enabled()) notes.push_back(MoeShardingNote(a, s));
+  if (s.data_parallel > 1) {
+    notes.push_back({"data_parallel", T(fmt::format("--data-parallel-size {}: {} копии движка по tp GPU, у каждой свой KV-кэш; таблица — на одну GPU, всего токенов и последовательностей в {} раз больше. "
+                                                    "Память вне PyTorch при DP взята как при TP > 1 (логов с DP не сверяли)", s.data_parallel, s.data_parallel, s.data_parallel),
+                                        fmt::format("--data-parallel-size {}: {} engine replicas of tp GPUs, each with its own KV cache; the table is per GPU, {} times the tokens and sequences in all. "
+                                                    "Memory outside PyTorch under DP is taken as at TP > 1 (no log with DP was checked)", s.data_parallel, s.data_parallel, s.data_parallel))});
   }
   if (plan.kv_slots.slots > plan.kv_slots.attention_layers) {
     notes.push_back({"kv_padding_layers", T(fmt::format("гибридный менеджер KV-кэша vLLM делит {} слоёв внимания на {} групп по {} и добавляет {} пустых слоя: пул KV на них тоже тратится (vLLM пишет «Add N padding layers»)",
@@ -142,6 +161,16 @@ std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan&
                                            "per request a sliding-window layer reserves min(window − 1 + max_num_batched_tokens, max_model_len) tokens + 1 block: "
                                            "vLLM 0.11's rule (kv_cache_interface.py, SlidingWindowSpec.max_memory_usage_bytes) with the hybrid KV cache manager; "
                                            "'KV tokens' in the table counts as if every layer held every token")});
+  }
+  if (a.ChunkedLayerCount() > 0) {
+    notes.push_back({"chunked_vllm_rule", T("на запрос слой с чанковым вниманием резервирует min(чанк + max_num_batched_tokens, max_model_len) токенов "
+                                            "(kv_cache_interface.py, ChunkedLocalAttentionSpec, vLLM на коммите 001cabc1be16) при гибридном менеджере KV-кэша. "
+                                            "Для чанкового внимания vLLM включает его только с VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 "
+                                            "(по умолчанию выключено в тех версиях, где эта переменная по умолчанию 0): она стоит в команде ниже; без неё каждый слой держит весь контекст",
+                                            "per request a chunked-attention layer reserves min(chunk + max_num_batched_tokens, max_model_len) tokens "
+                                            "(kv_cache_interface.py, ChunkedLocalAttentionSpec, vLLM at commit 001cabc1be16) with the hybrid KV cache manager. "
+                                            "vLLM uses that manager with chunked attention only under VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 "
+                                            "(off in the versions where that variable defaults to 0): the command below sets it; without it every layer holds the whole context")});
   }
   return notes;
 }
@@ -171,6 +200,8 @@ ServeEstimate EstimateServe(const ModelInput& model, const ServeOptions& o, cons
   s.max_num_seqs = o.max_num_seqs;
   s.max_num_batched_tokens = o.max_num_batched_tokens;
   s.enforce_eager = o.enforce_eager;
+  s.data_parallel = o.data_parallel;
+  s.expert_parallel = o.expert_parallel;
   s.profile = ChooseVllmProfile(version.version);
   e.plan = PlanServing(model, s, k);
   e.features = FeaturesOf(model);
@@ -247,7 +278,11 @@ Table TpTable(const ServeEstimate& e, const CalcConstants& k, Lang lang) {
 // The answer: the tp that fits with its command, vLLM's shorter length, or why nothing fits.
 void PrintServeVerdict(const ServePlan& plan, const CommandContext& context) {
   const Lang lang = context.lang();
-  if (plan.chosen_tp) {
+  if (plan.chosen_tp && plan.data_parallel > 1) {
+    PrintLine(T(fmt::format("Влезает с tensor parallel = {} в каждой из {} копий data parallel ({} GPU). Команда:", *plan.chosen_tp, plan.data_parallel, *plan.chosen_tp * plan.data_parallel),
+                fmt::format("Fits with tensor parallel = {} on each of {} data-parallel ranks ({} GPUs). Command:", *plan.chosen_tp, plan.data_parallel, *plan.chosen_tp * plan.data_parallel)).In(lang), context);
+    PrintLine("  " + plan.vllm_command, context);
+  } else if (plan.chosen_tp) {
     PrintLine(T(fmt::format("Влезает с tensor parallel = {}. Команда:", *plan.chosen_tp),
                 fmt::format("Fits with tensor parallel = {}. Command:", *plan.chosen_tp)).In(lang), context);
     PrintLine("  " + plan.vllm_command, context);
@@ -281,6 +316,11 @@ void Run(const ServeOptions& o, const CommandContext& context) {
   const std::optional<ResolvedVersion> version = ResolveVllmVersion(o, context);
   if (!version) return;
   const ServeEstimate estimate = EstimateServe(*model, o, *version, context);
+  if (estimate.settings.gpus < o.data_parallel) {
+    context.Fail(T(fmt::format("--data-parallel-size {} требует хотя бы {} GPU, а их {}: задайте --gpus", o.data_parallel, o.data_parallel, estimate.settings.gpus),
+                   fmt::format("--data-parallel-size {} needs at least {} GPUs and there are {}: give --gpus", o.data_parallel, o.data_parallel, estimate.settings.gpus)).In(context.lang()));
+    return;
+  }
   if (o.json) PrintServeJson(*model, estimate, context);
   else PrintServeText(*model, estimate, context);
   context.Succeed();
@@ -306,6 +346,13 @@ void AddServeCommand(CLI::App& app, const CommandContext& context) {
   sub->add_option("--vllm-version", options->vllm_version,
                   T("версия vLLM, чей профиль памяти считать (по умолчанию — установленная в выбранном Python, иначе новейшая сверенная с логами)",
                     "vLLM version whose memory profile to follow (default: the one installed in the chosen Python, else the newest checked against logs)").In(context.lang()));
+  sub->add_option("--data-parallel-size", options->data_parallel,
+                  T("--data-parallel-size для vLLM: копий движка, у каждой tp GPU и свой KV-кэш (по умолчанию 1)",
+                    "vLLM --data-parallel-size: engine replicas, each of tp GPUs with its own KV cache (default 1)").In(context.lang()))
+      ->check(CLI::Range(1, 1024));
+  sub->add_flag("--enable-expert-parallel", options->expert_parallel,
+                T("--enable-expert-parallel для vLLM: эксперты целиком по tp × dp GPU вместо деления каждого на tp",
+                  "vLLM --enable-expert-parallel: whole experts over tp × dp GPUs instead of splitting each over tp").In(context.lang()));
   sub->add_flag("--enforce-eager", options->enforce_eager, T("--enforce-eager для vLLM: без CUDA-графов", "vLLM --enforce-eager: no CUDA graphs").In(context.lang()));
   sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });

@@ -42,16 +42,21 @@ int64_t RoundDownToBlock(int64_t tokens, int64_t block) { return tokens / block 
 // computes the concurrency (vLLM 0.11, vllm/v1/kv_cache_interface.py, max_memory_usage_bytes):
 // a full-attention layer cdiv(len, block) blocks; a sliding-window layer the window plus one chunk
 // of prefill, cdiv(min(window - 1 + max_num_batched_tokens, len), block) + 1 blocks, since chunked
-// prefill allocates the new chunk before it frees what left the window.
+// prefill allocates the new chunk before it frees what left the window. A chunked-attention layer
+// (Llama 4) cdiv(min(attention_chunk_size + max_num_batched_tokens, len), block) blocks
+// (ChunkedLocalAttentionSpec, the same file; read at vLLM commit 001cabc1be16).
 double VllmRequestBytes(const Architecture& arch, int64_t len, double dtype_bytes, int tp, int64_t batched_tokens, int64_t block) {
   const KvCache shape = ComputeKvCache(arch, {1, 1, dtype_bytes, tp});
   const double per_layer_token = static_cast<double>(shape.values_per_layer_token_per_gpu) * dtype_bytes;
   // Mamba layers hold their state whatever the length.
   double bytes = shape.state_bytes_per_sequence_per_gpu;
   for (int64_t layer = 0; layer < arch.layers; ++layer) {
-    if (arch.mamba.IsMamba(layer)) continue;
-    const int64_t window = layer < static_cast<int64_t>(arch.window_per_layer.size()) ? arch.window_per_layer[static_cast<size_t>(layer)] : 0;
-    const int64_t blocks = window > 0 ? (std::min(window - 1 + batched_tokens, len) + block - 1) / block + 1 : (len + block - 1) / block;
+    if (!arch.HasAttention(layer)) continue;
+    const int64_t window = arch.WindowOf(layer), chunk = arch.ChunkOf(layer);
+    int64_t blocks = (len + block - 1) / block;
+    if (window > 0) blocks = (std::min(window - 1 + batched_tokens, len) + block - 1) / block + 1;
+    // ChunkedLocalAttentionSpec.max_memory_usage_bytes: the chunk plus one batch, no extra block.
+    if (chunk > 0) blocks = (std::min(chunk + batched_tokens, len) + block - 1) / block;
     bytes += static_cast<double>(blocks * block) * per_layer_token;
   }
   return bytes;
@@ -111,6 +116,17 @@ double ServingWeightBytes(const ModelInput& model, ServeQuant quant, const CalcC
   return quantized * bits / 8 + (n - quantized) * kBf16;
 }
 
+double ServingExpertWeightBytes(const ModelInput& model, ServeQuant quant, const CalcConstants& k) {
+  const std::optional<ParamCounts> counts = model.counts();
+  if (!counts || counts->routed_experts == 0) return 0;
+  const double experts = static_cast<double>(counts->routed_experts);
+  // Every quantiser here quantises the experts (MXFP4 nothing else); a checkpoint without a
+  // quantization_config is served in BF16.
+  if (quant == ServeQuant::Checkpoint && model.arch->quant.enabled()) return experts * model.arch->quant.EffectiveBits() / 8;
+  if (quant == ServeQuant::Int8 || quant == ServeQuant::Int4) return experts * (quant == ServeQuant::Int8 ? k.int8 : k.int4).EffectiveBits() / 8;
+  return experts * kBf16;
+}
+
 Status CheckTensorParallel(const Architecture& arch, int tp, Lang lang) {
   if (arch.heads % tp != 0) {
     return Status::Error(T(fmt::format("tensor parallel {} не делит {} голов внимания: vLLM откажется запускаться "
@@ -153,10 +169,14 @@ TpOption PlanTp(const ModelInput& model, const ServeSettings& s, const ServePlan
   o.tp = tp;
   // Without the architecture the head count is unknown; nearly every model has a power of two.
   o.heads_divide = model.arch ? CheckTensorParallel(*model.arch, tp, Lang::En).ok() : (tp & (tp - 1)) == 0;
-  // vLLM shards every linear layer and the vocabulary; norms (negligible) are replicated.
-  o.weights_per_gpu = plan.weights_bytes / tp;
+  // vLLM shards every linear layer and the vocabulary over tp; norms (negligible) are replicated.
+  // With expert parallelism the routed experts are spread over the tp x dp GPUs of the EP group.
+  const bool ep = s.expert_parallel && s.data_parallel > 1;
+  const double expert_ranks = ep ? static_cast<double>(tp) * s.data_parallel : tp;
+  o.weights_per_gpu = (plan.weights_bytes - plan.expert_weights_bytes) / tp + plan.expert_weights_bytes / expert_ranks;
   const VllmProfileRule& rule = s.profile.rule;
-  o.non_torch_per_gpu = (tp > 1 ? rule.non_torch_tp_gib : rule.non_torch_gib) * kBytesPerGiB;
+  // No log with data parallelism was checked: its all-to-all buffers are taken as TP > 1's figure.
+  o.non_torch_per_gpu = (tp > 1 || ep ? rule.non_torch_tp_gib : rule.non_torch_gib) * kBytesPerGiB;
   o.budget_per_gpu = s.utilization * s.gpu_memory_gib * kBytesPerGiB;
   if (model.arch) {
     // Forward and sampler run one after the other: the peak is the larger of the two.
@@ -186,8 +206,14 @@ void SuggestShorterLength(ServePlan& plan) {
 // `vllm serve` with the flags that make the plan hold: the chosen tp, else the suggested one.
 std::string VllmCommand(const ModelInput& model, const ServeSettings& s, const ServePlan& plan, int tp) {
   const std::string repo = model.hf_repo.empty() ? "<model>" : model.hf_repo;
-  std::string command = fmt::format("vllm serve {}", s.quant == ServeQuant::Int4 ? "<AWQ/GPTQ checkpoint of " + repo + ">" : repo);
+  // The hybrid KV cache manager, which the chunked layers' figures assume, needs this with chunked
+  // attention (vllm/config/vllm.py disables it otherwise where the variable defaults to 0).
+  const bool chunked = model.arch && model.arch->ChunkedLayerCount() > 0;
+  std::string command = fmt::format("{}vllm serve {}", chunked ? "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 " : "",
+                                    s.quant == ServeQuant::Int4 ? "<AWQ/GPTQ checkpoint of " + repo + ">" : repo);
   if (tp > 1) command += fmt::format(" --tensor-parallel-size {}", tp);
+  if (s.data_parallel > 1) command += fmt::format(" --data-parallel-size {}", s.data_parallel);
+  if (s.expert_parallel) command += " --enable-expert-parallel";
   command += " --gpu-memory-utilization " + FormatUtilization(s.utilization);
   const int64_t len = plan.chosen_tp ? plan.max_model_len : plan.suggested_max_model_len.value_or(0);
   if (len > 0) command += fmt::format(" --max-model-len {}", len);
@@ -225,6 +251,8 @@ Text ServeNote(const ModelInput& model, const ServeSettings& s, const CalcConsta
 ServePlan PlanServing(const ModelInput& model, const ServeSettings& s, const CalcConstants& k) {
   ServePlan plan;
   plan.weights_bytes = ServingWeightBytes(model, s.quant, k);
+  plan.expert_weights_bytes = ServingExpertWeightBytes(model, s.quant, k);
+  plan.data_parallel = std::max(1, s.data_parallel);
   const BatchDefaults defaults = VllmBatchDefaults(s.gpu_memory_gib, s.gpu_name, k);
   plan.max_num_seqs = s.max_num_seqs > 0 ? s.max_num_seqs : defaults.max_num_seqs;
   plan.max_num_batched_tokens = s.max_num_batched_tokens > 0 ? s.max_num_batched_tokens : defaults.max_num_batched_tokens;
@@ -234,7 +262,8 @@ ServePlan PlanServing(const ModelInput& model, const ServeSettings& s, const Cal
     plan.max_model_len = s.max_model_len > 0 ? s.max_model_len : model.arch->max_context;
     plan.kv_slots = HybridKvLayerSlots(*model.arch, s.profile.rule.hybrid_kv_groups);
   }
-  for (int tp = 1; tp <= std::max(1, s.gpus); ++tp) {
+  // Each of the dp replicas takes tp GPUs.
+  for (int tp = 1; tp <= std::max(1, s.gpus / plan.data_parallel); ++tp) {
     plan.options.push_back(PlanTp(model, s, plan, tp, k));
     if (plan.options.back().fits && !plan.chosen_tp) plan.chosen_tp = tp;
   }
@@ -276,6 +305,9 @@ nlohmann::json ServePlanJson(const ServePlan& plan, const ServeSettings& s) {
                               {"group_size", plan.kv_slots.group_size},
                               {"groups", plan.kv_slots.groups}}},
           {"gpus", s.gpus},
+          {"data_parallel_size", plan.data_parallel},
+          {"enable_expert_parallel", s.expert_parallel},
+          {"expert_weights", BytesJson(plan.expert_weights_bytes)},
           {"gpu_memory_gib", s.gpu_memory_gib},
           {"utilization", s.utilization},
           {"max_num_seqs", plan.max_num_seqs},

@@ -38,6 +38,11 @@ struct ServeSettings {
   int64_t max_num_seqs = 0;            // 0: vLLM's default for this GPU
   int64_t max_num_batched_tokens = 0;  // 0: likewise
   bool enforce_eager = false;          // no CUDA graphs
+  // --data-parallel-size: dp engine replicas, each with its own KV cache, tp GPUs each. With
+  // --enable-expert-parallel the routed experts are sharded over all tp x dp GPUs (whole experts per
+  // GPU) while attention, embeddings and dense layers stay split by tp and replicated per dp rank.
+  int data_parallel = 1;
+  bool expert_parallel = false;
   VllmProfileChoice profile = ChooseVllmProfile(DefaultVllmVersion());  // the vLLM version's rule
 };
 
@@ -65,6 +70,8 @@ struct TpOption {
 
 struct ServePlan {
   double weights_bytes = 0;  // whole model at the chosen quantisation
+  double expert_weights_bytes = 0;  // the routed experts' part of it (what expert parallelism shards)
+  int data_parallel = 1;
   int64_t max_model_len = 0; // 0 when unknown (bare size)
   int64_t max_num_seqs = 0;
   int64_t max_num_batched_tokens = 0;
@@ -82,6 +89,8 @@ struct ServePlan {
 
 // Weights of the model served at `quant`: linear layers quantised, embeddings/lm_head BF16.
 double ServingWeightBytes(const ModelInput& model, ServeQuant quant, const CalcConstants& constants);
+// The routed experts' bytes at `quant` (0 without the architecture or experts).
+double ServingExpertWeightBytes(const ModelInput& model, ServeQuant quant, const CalcConstants& constants);
 // The tp vLLM accepts: it divides the attention heads, and it divides the KV heads or is a
 // multiple of them (then each KV head is replicated on tp / kv_heads GPUs). The error says why not.
 Status CheckTensorParallel(const Architecture& arch, int tp, Lang lang);

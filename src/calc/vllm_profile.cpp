@@ -118,13 +118,13 @@ VllmProfileChoice ChooseVllmProfile(const VllmVersion& version) {
 }
 
 KvLayerSlots HybridKvLayerSlots(const Architecture& arch, bool hybrid_kv_groups) {
-  // Attention layers by type: 0 for full attention, else the window.
+  // Attention layers by type: 0 for full attention, the window, or minus the chunk (Llama 4's
+  // chunked layers are a type of their own, ChunkedLocalAttentionSpec).
   std::map<int64_t, int64_t> by_type;
   for (int64_t layer = 0; layer < arch.layers; ++layer) {
-    if (arch.mamba.IsMamba(layer)) continue;
-    const size_t i = static_cast<size_t>(layer);
-    const int64_t window = i < arch.window_per_layer.size() ? arch.window_per_layer[i] : 0;
-    ++by_type[window];
+    if (!arch.HasAttention(layer)) continue;
+    const int64_t window = arch.WindowOf(layer);
+    ++by_type[window > 0 ? window : -arch.ChunkOf(layer)];
   }
   KvLayerSlots s;
   for (const auto& [type, count] : by_type) s.attention_layers += count;

@@ -49,12 +49,20 @@ std::vector<WorkNote> VramAssumptions(const ModelInput& model) {
   }
   const Architecture& a = *model.arch;
   if (a.mla.enabled()) {
-    notes.push_back({"mla_activations", T("активации MLA — как при обучении в transformers: K и V распакованы для каждой головы (ширина q/k-головы и для V — чуть больше, чем есть)",
-                                          "MLA activations as transformers trains it: K and V decompressed per head (the q/k head width for V as well — slightly more than it is)")});
+    notes.push_back({"mla_activations", T("активации MLA — как при обучении в transformers (DeepseekV3Attention): нормы латентов и входы q_b/kv_b, K и V распакованы для каждой головы, V шириной v_head_dim (с flash attention дополнен до ширины q/k, как и выход)",
+                                          "MLA activations as transformers trains it (DeepseekV3Attention): the latents' norms and q_b/kv_b inputs, K and V decompressed per head, V at v_head_dim (padded to the q/k width under flash attention, and the output with it)")});
   }
   if (a.mamba.count() > 0) {
-    notes.push_back({"mamba_activations", T("активации слоёв Mamba посчитаны как у слоёв внимания той же ширины (отдельной модели для них нет)",
-                                            "Mamba layers' activations are counted as attention layers' of the same width (no separate model for them)")});
+    notes.push_back({"mamba_activations", T("активации слоёв Mamba/Gated DeltaNet посчитаны как у слоёв внимания той же ширины (отдельной модели для них нет)",
+                                            "Mamba/Gated DeltaNet layers' activations are counted as attention layers' of the same width (no separate model for them)")});
+  }
+  if (!a.block_pattern.empty()) {
+    notes.push_back({"block_pattern_activations", T(fmt::format("активации: каждый из {} блоков hybrid_override_pattern посчитан как целый слой (смешивание и MLP) — с запасом", a.layers),
+                                                    fmt::format("activations: each of the {} hybrid_override_pattern blocks is counted as a whole layer (mixer and MLP), an overestimate", a.layers))});
+  }
+  if (a.ChunkedLayerCount() > 0) {
+    notes.push_back({"chunked_activations", T("активации чанкового внимания — как у полного (с SDPA/flash они не зависят от маски)",
+                                              "chunked attention's activations as full attention's (with SDPA/flash they do not depend on the mask)")});
   }
   if (a.moe.enabled()) {
     notes.push_back({"moe_activations", T("веса, градиенты и состояния — всех экспертов; активации — каждого слоя как слоя с экспертами, experts_per_token на токен (общие эксперты и плотные первые слои отдельно не добавлены)",

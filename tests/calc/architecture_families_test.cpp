@@ -10,12 +10,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "calc/activation_memory.h"
 #include "calc/byte_units.h"
 #include "calc/checkpoint_weights.h"
 #include "calc/hf_config.h"
 #include "calc/kv_cache.h"
 #include "calc/param_count.h"
 #include "calc/serving.h"
+#include "calc/vllm_profile.h"
 
 namespace labcheck::calc {
 namespace {
@@ -69,7 +71,8 @@ TEST(ArchitectureFamiliesTest, ParameterCountsMatchTheCards) {
     if (card.contains("active")) {
       const Figure active = ParseFigure(card["active"]);
       const double derived = static_cast<double>(counts.active()) -
-                             (card.value("active_includes_input_embedding", true) ? 0.0 : static_cast<double>(counts.embedding));
+                             (card.value("active_includes_input_embedding", true) ? 0.0 : static_cast<double>(counts.embedding)) -
+                             (card.value("active_includes_vision", true) ? 0.0 : static_cast<double>(counts.active() - counts.active_text()));
       EXPECT_GE(derived, active.value - active.half_step) << "active " << derived;
       EXPECT_LT(derived, active.value + 2 * active.half_step) << "active " << derived;
     }
@@ -107,6 +110,27 @@ TEST(ArchitectureFamiliesTest, DeepSeekV3DenseFirstLayersAndScoreBias) {
   const ParamCounts c = CountParams(arch);
   // 58 MoE layers, each router 7168 x 256 plus 256 e_score_correction_bias values.
   EXPECT_EQ(c.router, 58 * (7168 * 256 + 256));
+}
+
+TEST(ArchitectureFamiliesTest, MlaActivationsDecompressKAndVPerHeadAsTransformersTrains) {
+  // DeepSeek-V2-Lite, full fine-tuning, SDPA, per layer and token (no q_lora_rank): input 2 x 2048 =
+  // 4,096; kv_a_layernorm (4 + 2) x 512 = 3,072 and kv_b_proj's input 2 x 512 = 1,024; q and k at
+  // 16 heads x 192 and v at 16 x 128: 2 x (3,072 + 3,072 + 2,048) = 16,384; log-sum-exp 4 x 16 = 64;
+  // the output 2 x 2,048 = 4,096 and o_proj's copy 4,096 -> 32,832.
+  const Architecture lite = Load("deepseek-v2-lite");
+  TrainingSettings s;
+  s.seq = 2048;
+  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(lite, s).attention, 32'832);
+  // Flash attention: transformers pads v (and so the output) to the q/k width 3,072:
+  // 2 x (3,072 x 3) + 64 + 2 x 3,072 + 4,096 + 4,096 + 3,072 + 1,024 = 36,928.
+  s.attention = Attention::Flash;
+  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(lite, s).attention, 36'928);
+  // DeepSeek-V3 adds q's low-rank path: q_a_layernorm (4 + 2) x 1536 and q_b_proj's input 2 x 1536.
+  const Architecture v3 = Load("deepseek-v3");
+  s.attention = Attention::Sdpa;
+  const double heads = 128, qk = heads * 192, v = heads * 128;
+  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(v3, s).attention,
+                   2.0 * 7168 + 6.0 * 1536 + 2.0 * 1536 + 6.0 * 512 + 2.0 * 512 + 2 * (2 * qk + v) + 4 * heads + 2 * v + 2 * v);
 }
 
 TEST(ArchitectureFamiliesTest, MlaCachesTheLatentWholeOnEveryTensorParallelRank) {
@@ -182,6 +206,168 @@ TEST(ArchitectureFamiliesTest, JambaMambaLayersKeepAStatePerSequence) {
   EXPECT_DOUBLE_EQ(kv.state_bytes_per_sequence_per_gpu, 8'716'288);
   EXPECT_DOUBLE_EQ(kv.sequence_bytes_per_gpu, 16'384.0 * 4096 + 8'716'288);
   EXPECT_DOUBLE_EQ(ComputeKvCache(arch, {4096, 1, 2, 2}).state_bytes_per_sequence_per_gpu, 8'716'288 / 2);
+}
+
+TEST(ArchitectureFamiliesTest, Llama4ScoutExpertsSharedExpertAndVisionTower) {
+  const Architecture arch = Load("llama-4-scout-17b-16e-instruct");
+  // interleave_moe_layer_step 1: every layer is MoE, each with 16 experts of width 8192 (intermediate_size)
+  // and one shared expert of the same width; intermediate_size_mlp (16384) would be the dense width.
+  for (int64_t i = 0; i < 48; ++i) EXPECT_TRUE(arch.IsMoeLayer(i)) << i;
+  EXPECT_EQ(arch.moe.expert_intermediate, 8192);
+  EXPECT_EQ(arch.moe.shared_expert_intermediate, 8192);
+  EXPECT_EQ(arch.intermediate, 16384);
+  const ParamCounts c = CountParams(arch);
+  // One SwiGLU MLP of 8192: 3 x 5120 x 8192 = 125,829,120. Per layer 16 experts + the shared one.
+  EXPECT_EQ(c.mlp, int64_t{48} * 17 * 125'829'120);
+  EXPECT_EQ(c.mlp_active, int64_t{48} * 2 * 125'829'120);  // top-1 expert + the shared expert
+  EXPECT_EQ(c.router, 48 * 5120 * 16);
+  // Attention: q and o 5120 x 40 x 128 = 26,214,400 each, k and v 5120 x 8 x 128 = 5,242,880 each:
+  // 62,914,560 per layer; Llama 4's q/k norm is an L2 norm without weights.
+  EXPECT_EQ(c.attention, int64_t{48} * 62'914'560);
+  // Vision tower (Llama4VisionModel): class token 1408 + positions (24 x 24 + 1) x 1408 = 812,416 +
+  // patch projection 3 x 14 x 14 x 1408 = 827,904 + pre/post LayerNorms 4 x 1408 = 5,632 + 34 layers of
+  // 23,807,872 (attention 4 x (1408^2 + 1408) = 7,935,488; MLP 2 x 1408 x 5632 + 5632 + 1408 =
+  // 15,866,752; two LayerNorms 5,632) = 809,467,648 + adapter 5632 x 4096 + 4096 x 4096 = 39,845,888.
+  EXPECT_EQ(c.vision, int64_t{1408} + 812'416 + 827'904 + 5'632 + 809'467'648 + 39'845'888);
+  EXPECT_EQ(c.projector, 4096 * 5120);  // vision_output_dim x hidden, no bias
+  // Total 108,641,793,536 against the card's 109B (-0.33 %); a text token's activated parameters
+  // 17,172,894,720 (the card's 17B counts the input embedding).
+  EXPECT_EQ(c.total(), 108'641'793'536);
+  EXPECT_EQ(c.active_text(), 17'172'894'720);
+}
+
+TEST(ArchitectureFamiliesTest, Llama4MaverickInterleavesDenseAndExpertLayers) {
+  const Architecture arch = Load("llama-4-maverick-17b-128e-instruct");
+  // interleave_moe_layer_step 2: layers 1, 3, ..., 47 have 128 experts, layers 0, 2, ..., 46 a dense
+  // SwiGLU MLP of intermediate_size_mlp 16,384.
+  EXPECT_FALSE(arch.IsMoeLayer(0));
+  EXPECT_TRUE(arch.IsMoeLayer(1));
+  EXPECT_TRUE(arch.IsMoeLayer(47));
+  const ParamCounts c = CountParams(arch);
+  // 24 x (128 + 1 shared) x 125,829,120 + 24 x 3 x 5120 x 16,384 (= 251,658,240).
+  EXPECT_EQ(c.mlp, int64_t{24} * 129 * 125'829'120 + int64_t{24} * 251'658'240);
+  EXPECT_EQ(c.router, 24 * 5120 * 128);
+  // 401,583,781,376 against the card's 400B (+0.40 %); a text token's 17,184,691,200 (card: 17B).
+  EXPECT_EQ(c.total(), 401'583'781'376);
+  EXPECT_EQ(c.active_text(), 17'184'691'200);
+}
+
+TEST(ArchitectureFamiliesTest, Llama4ChunkedLayersHoldAtMostAChunk) {
+  const Architecture arch = Load("llama-4-scout-17b-16e-instruct");
+  // No no_rope_layers in the config: Llama4TextConfig makes every 4th layer (3, 7, ..., 47) NoPE,
+  // which vLLM gives full attention; the other 36 attend within chunks of 8192.
+  EXPECT_EQ(arch.ChunkedLayerCount(), 36);
+  EXPECT_EQ(arch.ChunkOf(0), 8192);
+  EXPECT_EQ(arch.ChunkOf(3), 0);
+  EXPECT_EQ(arch.ChunkOf(47), 0);
+  // Per layer and token 2 x 8 KV heads x 128 x 2 bytes = 4,096; 48 layers: 196,608 bytes per token.
+  // At 32,768 tokens the 12 full layers hold all of them, the 36 chunked ones 8,192:
+  // 4,096 x (12 x 32,768 + 36 x 8,192) = 2,818,572,288 bytes, against 196,608 x 32,768 = 6 GiB.
+  const KvCache kv = ComputeKvCache(arch, {32768, 1, 2, 1});
+  EXPECT_EQ(kv.chunked_layers, 36);
+  EXPECT_EQ(kv.full_layers, 12);
+  EXPECT_DOUBLE_EQ(kv.bytes_per_token_per_gpu, 196'608);
+  EXPECT_DOUBLE_EQ(kv.sequence_bytes_per_gpu, 2'818'572'288);
+  // Within the first chunk every layer holds every token.
+  EXPECT_DOUBLE_EQ(ComputeKvCache(arch, {4096, 1, 2, 1}).sequence_bytes_per_gpu, 196'608.0 * 4096);
+  // vLLM's hybrid manager: 12 full and 36 chunked layers form groups of 12, no padding.
+  const KvLayerSlots slots = HybridKvLayerSlots(arch, true);
+  EXPECT_EQ(slots.groups, 4);
+  EXPECT_EQ(slots.slots, 48);
+}
+
+TEST(ArchitectureFamiliesTest, Qwen3NextGatedDeltaNetAndGatedAttention) {
+  const Architecture arch = Load("qwen3-next-80b-a3b-thinking");
+  // full_attention_interval 4, no layer_types: layers 3, 7, ..., 47 full attention, the other 36 Gated DeltaNet.
+  ASSERT_EQ(arch.mamba.kind, StateLayerKind::GatedDeltaNet);
+  EXPECT_EQ(arch.mamba.count(), 36);
+  EXPECT_FALSE(arch.mamba.IsMamba(3));
+  EXPECT_TRUE(arch.mamba.IsMamba(4));
+  EXPECT_TRUE(arch.attn_output_gate);
+  const ParamCounts c = CountParams(arch);
+  // Full attention: q_proj with its gate 2048 x 2 x 16 x 256 = 16,777,216; k and v 2048 x 2 x 256 =
+  // 1,048,576 each; o 4096 x 2048 = 8,388,608 -> 27,262,976 per layer.
+  EXPECT_EQ(c.attention, int64_t{12} * 27'262'976);
+  // Gated DeltaNet: in_proj_qkvz 2048 x (2 x 2048 + 2 x 4096) = 25,165,824; in_proj_ba 2048 x 64 =
+  // 131,072; conv 8192 x 4 = 32,768; dt_bias and A_log 64; out_proj 4096 x 2048 = 8,388,608 -> 33,718,336.
+  EXPECT_EQ(c.mamba, int64_t{36} * 33'718'336);
+  // Every layer MoE: 512 experts of 3 x 2048 x 512 = 3,145,728, the shared expert (same width) and its
+  // 1-wide gate 2048; router 2048 x 512.
+  EXPECT_EQ(c.routed_experts, int64_t{48} * 512 * 3'145'728);
+  EXPECT_EQ(c.mlp, int64_t{48} * (513 * int64_t{3'145'728} + 2048));
+  // Norms: 48 x 2 x 2048 layer norms + 12 x 2 x 256 q/k norms + 36 x 128 gated norms + 2048 final.
+  EXPECT_EQ(c.norms, 48 * 2 * 2048 + 12 * 2 * 256 + 36 * 128 + 2048);
+  // 79,674,391,296 against the card's 80B (-0.41 %); 3,874,929,408 active with the embedding (card: 3B).
+  EXPECT_EQ(c.total(), 79'674'391'296);
+  EXPECT_EQ(c.active(), 3'874'929'408);
+}
+
+TEST(ArchitectureFamiliesTest, Qwen3NextKeepsAFixedStateInItsLinearLayers) {
+  const Architecture arch = Load("qwen3-next-80b-a3b-thinking");
+  // KV only in the 12 full-attention layers: 12 x 2 x 2 KV heads x 256 x 2 bytes = 24,576 per token.
+  // Each DeltaNet layer keeps a convolution window of (4 - 1) x (2 x 2048 + 4096) = 24,576 values and
+  // a state of 32 value heads x 128 x 128 = 524,288: 548,864 values, 1,097,728 bytes in BF16;
+  // 36 layers: 39,518,208 bytes per sequence whatever its length.
+  EXPECT_EQ(arch.mamba.state_values_per_layer(arch.hidden), 548'864);
+  const KvCache kv = ComputeKvCache(arch, {32768, 1, 2, 1});
+  EXPECT_EQ(kv.full_layers, 12);
+  EXPECT_EQ(kv.state_layers, 36);
+  EXPECT_DOUBLE_EQ(kv.bytes_per_token_per_gpu, 24'576);
+  EXPECT_DOUBLE_EQ(kv.state_bytes_per_sequence_per_gpu, 39'518'208);
+  EXPECT_DOUBLE_EQ(kv.sequence_bytes_per_gpu, 24'576.0 * 32768 + 39'518'208);
+  // TP 2 splits the 2 KV heads and the state's heads and channels.
+  const KvCache tp2 = ComputeKvCache(arch, {32768, 1, 2, 2});
+  EXPECT_DOUBLE_EQ(tp2.bytes_per_token_per_gpu, 12'288);
+  EXPECT_DOUBLE_EQ(tp2.state_bytes_per_sequence_per_gpu, 39'518'208 / 2);
+}
+
+TEST(ArchitectureFamiliesTest, NemotronHBlocksFollowTheHybridPattern) {
+  // The hub's config.json holds "time_step_limit": [0.0, Infinity], as Python's json writes it.
+  const Architecture arch = Load("nemotron-h-56b-base-8k");
+  ASSERT_EQ(arch.mamba.kind, StateLayerKind::Mamba2);
+  EXPECT_EQ(arch.mamba.count(), 54);
+  EXPECT_EQ(arch.AttentionLayerCount(), 10);
+  EXPECT_TRUE(arch.HasMlp(1));  // "M-M-M-M*-...": layer 1 is an MLP block
+  EXPECT_FALSE(arch.HasMlp(0));
+  EXPECT_FALSE(arch.HasAttention(0));
+  EXPECT_TRUE(arch.HasAttention(7));  // "M-M-M-M*": the 8th block
+  const ParamCounts c = CountParams(arch);
+  // Mamba-2 mixer: inner 256 heads x 64 = 16,384; conv channels 16,384 + 2 x 8 groups x 256 = 20,480;
+  // in_proj 8192 x (16,384 + 20,480 + 256) = 304,087,040; conv 20,480 x 4 + 20,480 bias = 102,400;
+  // dt_bias, A_log, D 3 x 256 = 768; out_proj 16,384 x 8192 = 134,217,728 -> 438,407,936.
+  EXPECT_EQ(c.mamba, int64_t{54} * 438'407'936);
+  // Attention: q and o 8192 x 64 x 128 each, k and v 8192 x 8 x 128 each -> 150,994,944 per layer.
+  EXPECT_EQ(c.attention, int64_t{10} * 150'994'944);
+  // MLP blocks: squared ReLU, up and down only: 2 x 8192 x 32,768 = 536,870,912.
+  EXPECT_EQ(c.mlp, int64_t{54} * 536'870'912);
+  // One RMSNorm per block, a gated norm of 16,384 in each Mamba-2 mixer, the final norm.
+  EXPECT_EQ(c.norms, 118 * 8192 + 54 * 16384 + 8192);
+  // 56,324,350,464 against the card's 56B (+0.58 %).
+  EXPECT_EQ(c.total(), 56'324'350'464);
+  // KV only in the 10 attention layers: 10 x 2 x 8 x 128 x 2 bytes = 40,960 per token. Each Mamba-2
+  // layer keeps (4 - 1) x 20,480 = 61,440 convolution values and 256 x 64 x 256 = 4,194,304 SSM values:
+  // 4,255,744 values, 8,511,488 bytes in BF16; 54 layers: 459,620,352 bytes per sequence.
+  EXPECT_EQ(arch.mamba.state_values_per_layer(arch.hidden), 4'255'744);
+  const KvCache kv = ComputeKvCache(arch, {8192, 1, 2, 1});
+  EXPECT_EQ(kv.full_layers, 10);
+  EXPECT_DOUBLE_EQ(kv.bytes_per_token_per_gpu, 40'960);
+  EXPECT_DOUBLE_EQ(kv.state_bytes_per_sequence_per_gpu, 459'620'352);
+  EXPECT_DOUBLE_EQ(kv.sequence_bytes_per_gpu, 40'960.0 * 8192 + 459'620'352);
+  EXPECT_EQ(HybridKvLayerSlots(arch, true).slots, 10);  // the MLP blocks take no pool memory
+}
+
+TEST(ArchitectureFamiliesTest, PythonInfinityAndNaNReadAsNullOutsideStrings) {
+  auto arch = ParseHfConfigText(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 100, "time_step_limit": [0.0, Infinity], "x": -Infinity, "y": NaN,
+    "note": "Infinity and NaN \" stay in strings"})", "p");
+  ASSERT_TRUE(arch.ok()) << arch.status().message();
+  EXPECT_EQ(arch->hidden, 64);
+  // A pattern block lab_check cannot count is refused by name, not counted wrong.
+  auto moe = ParseHfConfigText(R"({"model_type": "nemotron_h", "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 100, "hybrid_override_pattern": "ME*", "mamba_num_heads": 2,
+    "mamba_head_dim": 8, "ssm_state_size": 4, "n_groups": 1, "conv_kernel": 4})", "e");
+  ASSERT_FALSE(moe.ok());
+  EXPECT_NE(moe.status().message().find("'E' at layer 1"), std::string::npos) << moe.status().message();
 }
 
 // Whole 16-token blocks that `gib` (as vLLM prints it, to 0.01 GiB) holds at `bytes_per_token`:
@@ -276,6 +462,48 @@ TEST(ArchitectureFamiliesTest, GptqAndBitsandbytesQuantisationConfigs) {
   EXPECT_EQ(CountCheckpointWeights(c, bnb->quant).quantized_params, c.mlp);
   EXPECT_FALSE(ParseHfConfigText(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
     "intermediate_size": 128, "vocab_size": 100, "quantization_config": {"bits": 4}})", "m").ok());
+}
+
+TEST(ArchitectureFamiliesTest, ServeReservesAChunkPlusOneBatchPerRequest) {
+  // Llama 4 Scout at max_model_len 131,072 with 8,192 batched tokens, tp 4 (2 KV heads per GPU:
+  // 1,024 bytes per layer and token): a full layer reserves 131,072 tokens, a chunked one
+  // min(8,192 + 8,192, 131,072) = 16,384 (ChunkedLocalAttentionSpec: no extra block). Per request
+  // 1,024 x (12 x 131,072 + 36 x 16,384) = 2,214,592,512 bytes per GPU.
+  ServeSettings s;
+  s.gpus = 4;
+  s.gpu_memory_gib = 80;
+  s.max_model_len = 131072;
+  s.max_num_batched_tokens = 8192;
+  s.max_num_seqs = 256;
+  const ServePlan plan = PlanServing(InputFor("llama-4-scout-17b-16e-instruct"), s, CalcConstants::Builtin());
+  const TpOption& o = plan.options[3];
+  ASSERT_EQ(o.tp, 4);
+  ASSERT_TRUE(o.max_concurrency.has_value());
+  EXPECT_EQ(*o.max_concurrency, static_cast<int64_t>(o.kv_room_per_gpu / 2'214'592'512.0));
+  EXPECT_NE(plan.vllm_command.find("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 vllm serve"), std::string::npos);
+}
+
+TEST(ArchitectureFamiliesTest, ExpertParallelShardsExpertsOverTpTimesDp) {
+  // DeepSeek-V2-Lite in BF16: routed experts 26 layers x 64 x 8,650,752 = 14,394,851,328 parameters,
+  // 28,789,702,656 bytes. On 4 GPUs with --data-parallel-size 2 --enable-expert-parallel, tp 1: the
+  // rest whole on each GPU and half the experts; tp 2: half the rest and a quarter of the experts.
+  const ModelInput lite = InputFor("deepseek-v2-lite");
+  ServeSettings s;
+  s.gpus = 4;
+  s.gpu_memory_gib = 80;
+  s.max_model_len = 4096;
+  s.data_parallel = 2;
+  s.expert_parallel = true;
+  const ServePlan ep = PlanServing(lite, s, CalcConstants::Builtin());
+  const double experts = 28'789'702'656.0, all = ServingWeightBytes(lite, ServeQuant::Bf16, CalcConstants::Builtin());
+  EXPECT_DOUBLE_EQ(ep.expert_weights_bytes, experts);
+  ASSERT_EQ(ep.options.size(), 2u);  // tp 1 and 2: each of the 2 replicas takes tp GPUs
+  EXPECT_DOUBLE_EQ(ep.options[0].weights_per_gpu, (all - experts) + experts / 2);
+  EXPECT_DOUBLE_EQ(ep.options[1].weights_per_gpu, (all - experts) / 2 + experts / 4);
+  EXPECT_NE(ep.vllm_command.find("--data-parallel-size 2 --enable-expert-parallel"), std::string::npos) << ep.vllm_command;
+  // Data parallelism alone replicates the whole model split by tp.
+  s.expert_parallel = false;
+  EXPECT_DOUBLE_EQ(PlanServing(lite, s, CalcConstants::Builtin()).options[1].weights_per_gpu, all / 2);
 }
 
 // compressed-tensors as llm-compressor writes it (the W4A16 scheme of RedHat/neuralmagic

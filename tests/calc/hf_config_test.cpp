@@ -111,5 +111,39 @@ TEST(HfConfigTest, MixtureOfExperts) {
   EXPECT_NE(broken.status().message().find("num_experts_per_tok"), std::string::npos);
 }
 
+TEST(HfConfigTest, Llama4ListsWinOverTheDefaults) {
+  // moe_layers and no_rope_layers as written override interleave_moe_layer_step and the every-4th rule.
+  const std::string head = R"({"model_type": "llama4", "text_config": {"model_type": "llama4_text", "hidden_size": 64,
+    "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 32,
+    "intermediate_size_mlp": 128, "vocab_size": 100, "num_local_experts": 4, "num_experts_per_tok": 1,
+    "interleave_moe_layer_step": 1, "attention_chunk_size": 8, )";
+  auto arch = ParseHfConfigText(head + R"("moe_layers": [1, 2], "no_rope_layers": [0, 1, 1, 0]}})", "l");
+  ASSERT_TRUE(arch.ok()) << arch.status().message();
+  EXPECT_FALSE(arch->IsMoeLayer(0));
+  EXPECT_TRUE(arch->IsMoeLayer(1));
+  EXPECT_FALSE(arch->IsMoeLayer(3));
+  EXPECT_EQ(arch->intermediate, 128);  // the dense layers' width
+  EXPECT_EQ(arch->ChunkOf(0), 0);      // NoPE: full attention
+  EXPECT_EQ(arch->ChunkOf(1), 8);
+  EXPECT_EQ(arch->ChunkedLayerCount(), 2);
+  auto wrong = ParseHfConfigText(head + R"("no_rope_layers": [1, 0]}})", "w");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("no_rope_layers"), std::string::npos);
+}
+
+TEST(HfConfigTest, QwenNextLayerTypesPickTheLinearLayers) {
+  auto arch = ParseHfConfigText(R"({"model_type": "qwen3_next", "hidden_size": 64, "num_hidden_layers": 3,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128, "vocab_size": 100,
+    "layer_types": ["full_attention", "linear_attention", "linear_attention"], "linear_num_key_heads": 2,
+    "linear_num_value_heads": 4, "linear_key_head_dim": 8, "linear_value_head_dim": 8, "linear_conv_kernel_dim": 4})", "q");
+  ASSERT_TRUE(arch.ok()) << arch.status().message();
+  EXPECT_FALSE(arch->mamba.IsMamba(0));
+  EXPECT_TRUE(arch->mamba.IsMamba(1));
+  // (4 - 1) x (2 x 16 + 32) + 4 x 8 x 8 = 192 + 256 values per layer.
+  EXPECT_EQ(arch->mamba.state_values_per_layer(arch->hidden), 448);
+  EXPECT_FALSE(ParseHfConfigText(R"({"model_type": "qwen3_next", "hidden_size": 64, "num_hidden_layers": 2,
+    "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, "linear_num_value_heads": 4})", "m").ok());
+}
+
 }  // namespace
 }  // namespace labcheck::calc
