@@ -1,7 +1,5 @@
 #include "cpu_bench/stream_bench.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -10,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cpu_bench/stream_kernels.h"
+#include "platform/huge_pages.h"
 
 namespace labcheck::cpu_bench {
 namespace {
@@ -18,18 +17,10 @@ constexpr uint64_t kHugePage = uint64_t{2} << 20;
 constexpr double kScalar = 3.0;
 constexpr double kA = 1.0, kB = 2.0;  // after copy c = 1; after triad c = 1 + 3·2 = 7
 
-struct FreeDeleter {
-  void operator()(double* p) const { std::free(p); }
-};
-using Array = std::unique_ptr<double[], FreeDeleter>;
+using Array = HugePageArray<double>;
 
-Array Allocate(uint64_t bytes) {
-  uint64_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  void* memory = std::aligned_alloc(kHugePage, rounded);
-  // Transparent huge pages cut TLB misses that would otherwise be timed too; advice only.
-  if (memory != nullptr) madvise(memory, rounded, MADV_HUGEPAGE);
-  return Array(static_cast<double*>(memory));
-}
+// Transparent huge pages cut TLB misses that would otherwise be timed too (platform/huge_pages.h).
+Array Allocate(uint64_t bytes) { return Array(static_cast<double*>(AllocateOnHugePages(bytes))); }
 
 // Worker i's slice [begin, end), on 64-byte (8-double) boundaries so no cache line is shared.
 std::pair<uint64_t, uint64_t> Slice(uint64_t elements, int worker, int workers) {

@@ -71,7 +71,8 @@ float DecodeInput(MatmulPrecision precision, const uint8_t* raw) {
 }
 
 MatmulInputs::MatmulInputs(MatmulPrecision precision, int n)
-    : precision_(precision), n_(n), a_(new uint8_t[matrix_bytes()]), b_(new uint8_t[matrix_bytes()]) {}
+    : precision_(precision), n_(n), a_(AllocateArrayOnHugePages<uint8_t>(matrix_bytes())),
+      b_(AllocateArrayOnHugePages<uint8_t>(matrix_bytes())) {}
 
 std::shared_ptr<const MatmulInputs> MatmulInputs::Generate(MatmulPrecision precision, int n, uint64_t seed) {
   std::shared_ptr<MatmulInputs> inputs(new MatmulInputs(precision, n));

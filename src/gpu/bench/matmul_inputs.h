@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gpu/bench/host_numbers.h"
+#include "platform/huge_pages.h"
 
 namespace labcheck::gpu {
 
@@ -43,7 +44,8 @@ class MatmulInputs {
 
   MatmulPrecision precision_;
   int n_;
-  std::unique_ptr<uint8_t[]> a_, b_;  // not value-initialised: every byte is written by Generate
+  // On huge pages (platform/huge_pages.h), not initialised: every byte is written by Generate.
+  HugePageArray<uint8_t> a_, b_;
 };
 
 // Hands out the inputs for (precision, size), generating each once. Thread-safe: the first caller
