@@ -8,6 +8,7 @@
 #include <memory>
 #include <regex>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "app/check_command.h"

@@ -3,6 +3,8 @@
 #include <iostream>
 #include <regex>
 
+#include <CLI/CLI.hpp>
+
 namespace labcheck {
 namespace {
 

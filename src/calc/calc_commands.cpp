@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include <CLI/CLI.hpp>
+
 #include "calc/subcommands.h"
 
 namespace labcheck::calc {

@@ -1,5 +1,6 @@
 // lab_check cost --model M | --params N --tokens D [--method ...] [--tflops X | --from-report]
 // [--gpus N] [--price PER_GPU_HOUR]: training FLOPs, time, GPU-hours and money.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <memory>

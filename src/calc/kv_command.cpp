@@ -1,4 +1,5 @@
 // lab_check kv MODEL --context N --batch B [--kv-dtype bf16|fp8] [--tp N]: KV-cache size.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <memory>

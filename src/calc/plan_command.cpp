@@ -1,5 +1,6 @@
 // lab_check plan MODEL --method ...: what this machine can train, with which batch and sequence
 // length, and how long an epoch of D tokens takes here.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <memory>

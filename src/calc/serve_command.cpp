@@ -1,6 +1,7 @@
 // lab_check serve MODEL [--gpus N --gpu-mem GiB --quant bf16|int8|int4 --utilization 0.9 --vllm-version V
 //                        --data-parallel-size D --enable-expert-parallel]:
 // does it fit under vLLM, at which tensor-parallel degree, with how much KV cache.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

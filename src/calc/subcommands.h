@@ -1,6 +1,6 @@
 // One registration function per calculator command; calc_commands.cpp calls them all.
 #pragma once
-#include <CLI/CLI.hpp>
+#include "core/cli_forward.h"
 
 #include "calc/command_support.h"
 

@@ -1,5 +1,6 @@
 #include "calc/training_options.h"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <sstream>

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+#include "core/cli_forward.h"
 #include <nlohmann/json.hpp>
 
 #include "calc/training_settings.h"

@@ -1,5 +1,6 @@
 // lab_check vram MODEL --method full|lora|qlora ...: the memory of a training step, the lesson's
 // rule of thumb beside it, and the reference GPUs the job fits on.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <memory>

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "cluster/cluster_merge.h"

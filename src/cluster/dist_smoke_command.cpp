@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "platform/files.h"

@@ -6,7 +6,7 @@
 #pragma once
 #include <string>
 
-#include <CLI/CLI.hpp>
+#include "core/cli_forward.h"
 
 #include "core/text.h"
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "gpu/gpu_checks.h"

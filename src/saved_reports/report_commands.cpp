@@ -3,6 +3,8 @@
 #include <iostream>
 #include <memory>
 
+#include <CLI/CLI.hpp>
+
 #include "saved_reports/compare.h"
 #include "saved_reports/compare_html.h"
 #include "platform/files.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+#include "core/cli_forward.h"
 
 #include "core/text.h"
 

@@ -1,5 +1,6 @@
 #include "calc_cli.h"
 
+#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 
 #include <fstream>
