@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <iostream>
 
 #include "calc/byte_units.h"
 
+#include "report/display_width.h"
 #include "report/terminal_writer.h"
 
 namespace labcheck::calc {
@@ -114,7 +116,18 @@ void PrintTable(const Table& table, const CommandContext& context) {
   *context.out << TableToTerminal(table, context.lang(), style);
 }
 
-void PrintLine(const std::string& line, const CommandContext& context) { *context.out << line << "\n"; }
+void PrintLine(const std::string& line, const CommandContext& context) {
+  // On a terminal, wrapped to its width with a two-space hanging indent (the notes run to hundreds
+  // of characters); piped, one line per note, for grep and the goldens.
+  const bool terminal = context.out == &std::cout && isatty(STDOUT_FILENO) == 1;
+  if (!terminal) {
+    *context.out << line << "\n";
+    return;
+  }
+  const size_t width = TerminalWidth(STDOUT_FILENO);
+  const std::vector<std::string> lines = WrapToWidth(line, width > 2 ? width - 2 : width);
+  for (size_t i = 0; i < lines.size(); ++i) *context.out << (i == 0 ? "" : "  ") << lines[i] << "\n";
+}
 
 void PrintWorkNotes(const std::vector<WorkNote>& features, const std::vector<WorkNote>& assumptions, const CommandContext& context) {
   if (!features.empty()) PrintLine(WorkNotesLine(T("Учтено:", "Applied:"), features, context.lang()), context);

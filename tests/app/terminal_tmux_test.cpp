@@ -44,39 +44,59 @@ class TmuxTerminal : public ::testing::TestWithParam<int> {
     spec.timeout_s = 20;
     return RunChild(spec, CancelToken::Never());
   }
+  // Runs `args` (lab_check's arguments, shell-quoted) in a pane of `width` columns and returns
+  // the whole screen once it has ended.
+  std::string ScreenOf(const std::string& args, int width) {
+    const std::string command = std::string("cd '") + dir_ + "' && '" + LAB_CHECK_BINARY + "' " + args +
+                                "; echo LAB_CHECK_DONE; sleep 600";
+    ChildOutcome started = Tmux({"new-session", "-d", "-s", "lab", "-x", std::to_string(width), "-y", "50", command});
+    EXPECT_TRUE(started.exited_ok()) << started.Describe() << started.err;
+    std::string screen;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      ChildOutcome captured = Tmux({"capture-pane", "-p", "-J", "-S", "-", "-t", "lab"});
+      screen = captured.out;
+      if (screen.find("LAB_CHECK_DONE") != std::string::npos) break;
+    }
+    EXPECT_NE(screen.find("LAB_CHECK_DONE"), std::string::npos) << "the run did not end in time:\n" << screen;
+    return screen;
+  }
+  // The widest line of `screen` (our command's echo left out), each over `width` a failure.
+  size_t WidestLine(const std::string& screen, int width) {
+    size_t widest = 0;
+    std::istringstream in(screen);
+    for (std::string line; std::getline(in, line);) {
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      if (line.find(LAB_CHECK_BINARY) != std::string::npos) continue;  // the shell's echo of our command
+      widest = std::max(widest, DisplayWidth(line));
+      EXPECT_LE(DisplayWidth(line), static_cast<size_t>(width)) << "at " << width << " columns: " << line;
+    }
+    return widest;
+  }
   std::string dir_, socket_;
 };
 
 TEST_P(TmuxTerminal, NoLineWiderThanThePane) {
   const int width = GetParam();
-  const std::string command = std::string("cd '") + dir_ + "' && '" + LAB_CHECK_BINARY +
-                              "' --quick --lang en; echo LAB_CHECK_DONE; sleep 600";
-  ChildOutcome started = Tmux({"new-session", "-d", "-s", "lab", "-x", std::to_string(width), "-y", "50", command});
-  ASSERT_TRUE(started.exited_ok()) << started.Describe() << started.err;
-
-  std::string screen;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    ChildOutcome captured = Tmux({"capture-pane", "-p", "-J", "-S", "-", "-t", "lab"});
-    screen = captured.out;
-    if (screen.find("LAB_CHECK_DONE") != std::string::npos) break;
-  }
-  ASSERT_NE(screen.find("LAB_CHECK_DONE"), std::string::npos) << "the run did not end in time:\n" << screen;
+  const std::string screen = ScreenOf("--quick --lang en", width);
   ASSERT_NE(screen.find("Checks"), std::string::npos) << screen;  // the status table was shown
-
-  size_t widest = 0;
-  std::istringstream in(screen);
-  for (std::string line; std::getline(in, line);) {
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    if (line.find(LAB_CHECK_BINARY) != std::string::npos) continue;  // the shell's echo of our command
-    widest = std::max(widest, DisplayWidth(line));
-    EXPECT_LE(DisplayWidth(line), static_cast<size_t>(width)) << "at " << width << " columns: " << line;
-  }
+  const size_t widest = WidestLine(screen, width);
   // The wider terminal is used, not a fixed 80 columns.
   if (width > 100) {
     EXPECT_GT(widest, 80u) << screen;
   }
+}
+
+// A calculator's prose (what it applied, what it assumed) is wrapped to the pane as well: Llama 4's
+// notes run to several hundred characters.
+TEST_P(TmuxTerminal, CalculatorNotesFitThePane) {
+  const int width = GetParam();
+  const std::string config = std::string(LAB_CHECK_SOURCE_DIR) + "/tests/calc/configs/llama-4-scout-17b-16e-instruct/config.json";
+  const std::string screen = ScreenOf("kv '" + config + "' --context 32768 --lang en", width);
+  ASSERT_NE(screen.find("Assumptions:"), std::string::npos) << screen;
+  ASSERT_NE(screen.find("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1"), std::string::npos) << screen;
+  WidestLine(screen, width);
 }
 
 INSTANTIATE_TEST_SUITE_P(Widths, TmuxTerminal, ::testing::Values(80, 120));
