@@ -142,8 +142,11 @@ TEST(CompatRules, FeaturesAgainstEachCard) {
   EXPECT_EQ(status("feature_fp8", 1), Outcome::Pass);
   EXPECT_EQ(status("feature_flash_attn_2", 0), Outcome::Warn);  // flash-attn installed on a Turing card
   EXPECT_EQ(status("feature_flash_attn_3", 1), Outcome::Pass);  // not Hopper, and FA3 is not installed
-  for (const CompatLine& l : Lines("feature_flash_attn_3", f))
-    if (l.gpu == 1) EXPECT_TRUE(l.na) << "a feature the card lacks reads N/A, not PASS";
+  for (const CompatLine& l : Lines("feature_flash_attn_3", f)) {
+    if (l.gpu == 1) {
+      EXPECT_TRUE(l.na) << "a feature the card lacks reads N/A, not PASS";
+    }
+  }
   for (const CompatLine& l : Lines("feature_flash_attn_2", f)) {
     if (l.gpu == 0) {
       EXPECT_EQ(l.fix.en.rfind("pip uninstall -y flash-attn", 0), 0u) << l.fix.en;

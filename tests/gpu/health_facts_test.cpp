@@ -16,7 +16,6 @@ n::nvmlDevice_t Device() { return reinterpret_cast<n::nvmlDevice_t>(0x1); }
 
 struct Fake {
   static inline unsigned long long uncorrected_volatile = 0;
-  static inline unsigned processes = 0;
 };
 
 n::NvmlApi BaseApi() {

@@ -187,7 +187,9 @@ TEST(HealthVerdicts, TheTableSaysALineOnceForTheCardsThatShareIt) {
     if (t.rows[i][1].en == Line(JudgeGpu(0, Healthy()), "power_limit").label.en) {
       ++power_rows;
       EXPECT_TRUE(gpu == "0, 1, 3" || gpu == "2") << gpu;
-      if (gpu == "0, 1, 3") EXPECT_EQ(t.rows[i + 1][0].en, "2");  // the odd card right below
+      if (gpu == "0, 1, 3") {
+        EXPECT_EQ(t.rows[i + 1][0].en, "2");  // the odd card right below
+      }
     } else {
       EXPECT_EQ(gpu, "all") << t.rows[i][1].en;
     }

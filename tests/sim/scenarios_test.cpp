@@ -40,9 +40,13 @@ TEST(SimScenario, CourseMachineIsNormal) {
   }
   // P2P "no" everywhere, told to be normal for GeForce; GPU→GPU through host no faster than H2D.
   const json& access = (*Check(run, "gpu.p2p"))["data"]["can_access"];
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j)
-      if (i != j) EXPECT_FALSE(access[i][j].get<bool>());
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      if (i != j) {
+        EXPECT_FALSE(access[i][j].get<bool>());
+      }
+    }
+  }
   EXPECT_NE(CheckText(run, "gpu.p2p").find("GeForce"), std::string::npos);
   ExpectNear(run, "p2p.0-1.copy_gbps", 20.5);
   EXPECT_LE(*Measured(run, "p2p.0-1.copy_gbps"), *Measured(run, "gpu0.h2d_pinned_gbps"));
