@@ -18,25 +18,10 @@
 #include "calc/param_count.h"
 #include "calc/serving.h"
 #include "calc/vllm_profile.h"
+#include "config_copies.h"
 
 namespace labcheck::calc {
 namespace {
-
-std::string ConfigDir() { return std::string(LAB_CHECK_SOURCE_DIR) + "/tests/calc/configs/"; }
-
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-Architecture Load(const std::string& name) {
-  const std::string path = ConfigDir() + name + "/config.json";
-  auto arch = ParseHfConfigText(ReadText(path), path);
-  EXPECT_TRUE(arch.ok()) << arch.status().message();
-  return arch.ok() ? std::move(arch).value() : Architecture{};
-}
 
 // A card's "15.7B": the value and half its last digit.
 struct Figure {
@@ -53,13 +38,13 @@ Figure ParseFigure(const std::string& text) {
 }
 
 TEST(ArchitectureFamiliesTest, ParameterCountsMatchTheCards) {
-  const nlohmann::json cards = nlohmann::json::parse(ReadText(ConfigDir() + "cards.json"));
+  const nlohmann::json cards = nlohmann::json::parse(ReadConfigText(PublishedConfigDir() + "cards.json"));
   int checked = 0;
   for (const auto& [name, card] : cards.items()) {
     if (name.front() == '_') continue;
     SCOPED_TRACE(name);
     ASSERT_TRUE(card.contains("config_source") && card.contains("card")) << "every config names its source";
-    const Architecture arch = Load(name);
+    const Architecture arch = LoadPublishedConfig(name);
     const ParamCounts counts = CountParams(arch);
     // Total: within 1 % of the card (the brief's tolerance), or within the card's rounding.
     const Figure total = ParseFigure(card["total"]);
@@ -88,7 +73,7 @@ TEST(ArchitectureFamiliesTest, ParameterCountsMatchTheCards) {
 }
 
 TEST(ArchitectureFamiliesTest, DeepSeekV2LiteLatentAttentionByHand) {
-  const Architecture arch = Load("deepseek-v2-lite");
+  const Architecture arch = LoadPublishedConfig("deepseek-v2-lite");
   ASSERT_TRUE(arch.mla.enabled());
   EXPECT_EQ(arch.mla.q_lora_rank, 0);  // null: one q_proj
   // Per layer: q_proj 2048 x 16*192 = 6,291,456; kv_a 2048 x 576 = 1,179,648; kv_b 512 x 16*256 =
@@ -103,7 +88,7 @@ TEST(ArchitectureFamiliesTest, DeepSeekV2LiteLatentAttentionByHand) {
 }
 
 TEST(ArchitectureFamiliesTest, DeepSeekV3DenseFirstLayersAndScoreBias) {
-  const Architecture arch = Load("deepseek-v3");
+  const Architecture arch = LoadPublishedConfig("deepseek-v3");
   EXPECT_FALSE(arch.IsMoeLayer(2));  // first_k_dense_replace 3: layers 0, 1, 2 dense
   EXPECT_TRUE(arch.IsMoeLayer(3));
   EXPECT_TRUE(arch.IsMoeLayer(60));
@@ -117,7 +102,7 @@ TEST(ArchitectureFamiliesTest, MlaActivationsDecompressKAndVPerHeadAsTransformer
   // 4,096; kv_a_layernorm (4 + 2) x 512 = 3,072 and kv_b_proj's input 2 x 512 = 1,024; q and k at
   // 16 heads x 192 and v at 16 x 128: 2 x (3,072 + 3,072 + 2,048) = 16,384; log-sum-exp 4 x 16 = 64;
   // the output 2 x 2,048 = 4,096 and o_proj's copy 4,096 -> 32,832.
-  const Architecture lite = Load("deepseek-v2-lite");
+  const Architecture lite = LoadPublishedConfig("deepseek-v2-lite");
   TrainingSettings s;
   s.seq = 2048;
   EXPECT_DOUBLE_EQ(LayerActivationsPerToken(lite, s).attention, 32'832);
@@ -126,7 +111,7 @@ TEST(ArchitectureFamiliesTest, MlaActivationsDecompressKAndVPerHeadAsTransformer
   s.attention = Attention::Flash;
   EXPECT_DOUBLE_EQ(LayerActivationsPerToken(lite, s).attention, 36'928);
   // DeepSeek-V3 adds q's low-rank path: q_a_layernorm (4 + 2) x 1536 and q_b_proj's input 2 x 1536.
-  const Architecture v3 = Load("deepseek-v3");
+  const Architecture v3 = LoadPublishedConfig("deepseek-v3");
   s.attention = Attention::Sdpa;
   const double heads = 128, qk = heads * 192, v = heads * 128;
   EXPECT_DOUBLE_EQ(LayerActivationsPerToken(v3, s).attention,
@@ -136,7 +121,7 @@ TEST(ArchitectureFamiliesTest, MlaActivationsDecompressKAndVPerHeadAsTransformer
 TEST(ArchitectureFamiliesTest, MlaCachesTheLatentWholeOnEveryTensorParallelRank) {
   // (kv_lora_rank 512 + qk_rope_head_dim 64) x 2 bytes x 27 layers = 31,104 bytes per token,
   // against 2 x 16 heads x 192 x 2 x 27 = 331,776 if K and V were cached per head.
-  const Architecture lite = Load("deepseek-v2-lite");
+  const Architecture lite = LoadPublishedConfig("deepseek-v2-lite");
   const KvCache one = ComputeKvCache(lite, {1024, 1, 2, 1});
   EXPECT_TRUE(one.latent);
   EXPECT_DOUBLE_EQ(one.bytes_per_token_per_gpu, 31'104);
@@ -144,13 +129,13 @@ TEST(ArchitectureFamiliesTest, MlaCachesTheLatentWholeOnEveryTensorParallelRank)
   EXPECT_DOUBLE_EQ(four.bytes_per_token_per_gpu, 31'104);  // not divided by tp
   EXPECT_DOUBLE_EQ(four.total_bytes_all_gpus, 4 * 31'104.0 * 1024);
   // DeepSeek-V3: 576 x 61 layers = 35,136 values: 70,272 bytes in BF16, 35,136 in FP8.
-  const Architecture v3 = Load("deepseek-v3");
+  const Architecture v3 = LoadPublishedConfig("deepseek-v3");
   EXPECT_DOUBLE_EQ(ComputeKvCache(v3, {1, 1, 2, 8}).bytes_per_token_per_gpu, 70'272);
   EXPECT_DOUBLE_EQ(ComputeKvCache(v3, {1, 1, 1, 8}).bytes_per_token_per_gpu, 35'136);
 }
 
 TEST(ArchitectureFamiliesTest, GptOssAlternatesWindowedAndFullLayers) {
-  const Architecture arch = Load("gpt-oss-20b");
+  const Architecture arch = LoadPublishedConfig("gpt-oss-20b");
   EXPECT_EQ(arch.SlidingLayerCount(), 12);
   EXPECT_EQ(arch.window_per_layer[0], 128);  // layer_types starts with sliding_attention
   EXPECT_EQ(arch.window_per_layer[1], 0);
@@ -164,7 +149,7 @@ TEST(ArchitectureFamiliesTest, GptOssAlternatesWindowedAndFullLayers) {
 }
 
 TEST(ArchitectureFamiliesTest, GptOssQuantisesOnlyTheExpertsInMxfp4) {
-  const Architecture arch = Load("gpt-oss-20b");
+  const Architecture arch = LoadPublishedConfig("gpt-oss-20b");
   ASSERT_EQ(arch.quant.method, QuantMethod::Mxfp4);
   EXPECT_TRUE(arch.quant.experts_only);
   EXPECT_DOUBLE_EQ(arch.quant.EffectiveBits(), 4.25);  // E2M1 + one 8-bit scale per 32
@@ -175,7 +160,7 @@ TEST(ArchitectureFamiliesTest, GptOssQuantisesOnlyTheExpertsInMxfp4) {
 }
 
 TEST(ArchitectureFamiliesTest, DeepSeekV3IsFp8InBlocksOf128) {
-  const Architecture arch = Load("deepseek-v3");
+  const Architecture arch = LoadPublishedConfig("deepseek-v3");
   ASSERT_EQ(arch.quant.method, QuantMethod::Fp8);
   // One FP32 scale per 128 x 128 block: 8 + 32 / 16384 bits.
   EXPECT_DOUBLE_EQ(arch.quant.EffectiveBits(), 8 + 32.0 / 16384);
@@ -186,7 +171,7 @@ TEST(ArchitectureFamiliesTest, DeepSeekV3IsFp8InBlocksOf128) {
 }
 
 TEST(ArchitectureFamiliesTest, JambaMambaLayersKeepAStatePerSequence) {
-  const Architecture arch = Load("jamba-v0.1");
+  const Architecture arch = LoadPublishedConfig("jamba-v0.1");
   // attn_layer_period 8, offset 4: attention in layers 4, 12, 20, 28; Mamba in the other 28.
   EXPECT_EQ(arch.mamba.count(), 28);
   EXPECT_FALSE(arch.mamba.IsMamba(4));
@@ -209,7 +194,7 @@ TEST(ArchitectureFamiliesTest, JambaMambaLayersKeepAStatePerSequence) {
 }
 
 TEST(ArchitectureFamiliesTest, Llama4ScoutExpertsSharedExpertAndVisionTower) {
-  const Architecture arch = Load("llama-4-scout-17b-16e-instruct");
+  const Architecture arch = LoadPublishedConfig("llama-4-scout-17b-16e-instruct");
   // interleave_moe_layer_step 1: every layer is MoE, each with 16 experts of width 8192 (intermediate_size)
   // and one shared expert of the same width; intermediate_size_mlp (16384) would be the dense width.
   for (int64_t i = 0; i < 48; ++i) EXPECT_TRUE(arch.IsMoeLayer(i)) << i;
@@ -237,7 +222,7 @@ TEST(ArchitectureFamiliesTest, Llama4ScoutExpertsSharedExpertAndVisionTower) {
 }
 
 TEST(ArchitectureFamiliesTest, Llama4MaverickInterleavesDenseAndExpertLayers) {
-  const Architecture arch = Load("llama-4-maverick-17b-128e-instruct");
+  const Architecture arch = LoadPublishedConfig("llama-4-maverick-17b-128e-instruct");
   // interleave_moe_layer_step 2: layers 1, 3, ..., 47 have 128 experts, layers 0, 2, ..., 46 a dense
   // SwiGLU MLP of intermediate_size_mlp 16,384.
   EXPECT_FALSE(arch.IsMoeLayer(0));
@@ -253,7 +238,7 @@ TEST(ArchitectureFamiliesTest, Llama4MaverickInterleavesDenseAndExpertLayers) {
 }
 
 TEST(ArchitectureFamiliesTest, Llama4ChunkedLayersHoldAtMostAChunk) {
-  const Architecture arch = Load("llama-4-scout-17b-16e-instruct");
+  const Architecture arch = LoadPublishedConfig("llama-4-scout-17b-16e-instruct");
   // No no_rope_layers in the config: Llama4TextConfig makes every 4th layer (3, 7, ..., 47) NoPE,
   // which vLLM gives full attention; the other 36 attend within chunks of 8192.
   EXPECT_EQ(arch.ChunkedLayerCount(), 36);
@@ -277,7 +262,7 @@ TEST(ArchitectureFamiliesTest, Llama4ChunkedLayersHoldAtMostAChunk) {
 }
 
 TEST(ArchitectureFamiliesTest, Qwen3NextGatedDeltaNetAndGatedAttention) {
-  const Architecture arch = Load("qwen3-next-80b-a3b-thinking");
+  const Architecture arch = LoadPublishedConfig("qwen3-next-80b-a3b-thinking");
   // full_attention_interval 4, no layer_types: layers 3, 7, ..., 47 full attention, the other 36 Gated DeltaNet.
   ASSERT_EQ(arch.mamba.kind, StateLayerKind::GatedDeltaNet);
   EXPECT_EQ(arch.mamba.count(), 36);
@@ -303,7 +288,7 @@ TEST(ArchitectureFamiliesTest, Qwen3NextGatedDeltaNetAndGatedAttention) {
 }
 
 TEST(ArchitectureFamiliesTest, Qwen3NextKeepsAFixedStateInItsLinearLayers) {
-  const Architecture arch = Load("qwen3-next-80b-a3b-thinking");
+  const Architecture arch = LoadPublishedConfig("qwen3-next-80b-a3b-thinking");
   // KV only in the 12 full-attention layers: 12 x 2 x 2 KV heads x 256 x 2 bytes = 24,576 per token.
   // Each DeltaNet layer keeps a convolution window of (4 - 1) x (2 x 2048 + 4096) = 24,576 values and
   // a state of 32 value heads x 128 x 128 = 524,288: 548,864 values, 1,097,728 bytes in BF16;
@@ -323,7 +308,7 @@ TEST(ArchitectureFamiliesTest, Qwen3NextKeepsAFixedStateInItsLinearLayers) {
 
 TEST(ArchitectureFamiliesTest, NemotronHBlocksFollowTheHybridPattern) {
   // The hub's config.json holds "time_step_limit": [0.0, Infinity], as Python's json writes it.
-  const Architecture arch = Load("nemotron-h-56b-base-8k");
+  const Architecture arch = LoadPublishedConfig("nemotron-h-56b-base-8k");
   ASSERT_EQ(arch.mamba.kind, StateLayerKind::Mamba2);
   EXPECT_EQ(arch.mamba.count(), 54);
   EXPECT_EQ(arch.AttentionLayerCount(), 10);
@@ -370,78 +355,6 @@ TEST(ArchitectureFamiliesTest, PythonInfinityAndNaNReadAsNullOutsideStrings) {
   EXPECT_NE(moe.status().message().find("'E' at layer 1"), std::string::npos) << moe.status().message();
 }
 
-// Whole 16-token blocks that `gib` (as vLLM prints it, to 0.01 GiB) holds at `bytes_per_token`:
-// the lowest and highest count the printed figure allows.
-std::pair<int64_t, int64_t> TokensInPrintedGiB(double gib, double bytes_per_token) {
-  auto tokens = [&](double g) { return static_cast<int64_t>(g * kBytesPerGiB / (16 * bytes_per_token)) * 16; };
-  return {tokens(gib - 0.005), tokens(gib + 0.005)};
-}
-
-TEST(ArchitectureFamiliesTest, MlaLatentMatchesAPublishedVllmLog) {
-  // vLLM PR #20665 (https://github.com/vllm-project/vllm/pull/20665): `vllm serve
-  // deepseek-ai/DeepSeek-V2-Lite --max-model-len=1024 --enforce-eager --tensor-parallel-size=2
-  // --pipeline-parallel-size=2` on L4s logs "Available KV cache memory: 12.13 GiB" on the ranks of
-  // the first stage, 11.33 GiB on the second, and "GPU KV cache size: 807,792 tokens" (the fewer
-  // blocks of the two stages). vLLM's get_pp_indices gives the first stage 14 of the 27 layers.
-  // At tp 2 an MLA rank still holds the whole latent: 14 x 576 x 2 = 16,128 bytes per token.
-  Architecture first_stage = Load("deepseek-v2-lite");
-  first_stage.layers = 14;
-  const double per_token = ComputeKvCache(first_stage, {1, 1, 2, 2}).bytes_per_token_per_gpu;
-  EXPECT_DOUBLE_EQ(per_token, 16'128);
-  const auto [low, high] = TokensInPrintedGiB(12.13, per_token);
-  EXPECT_LE(low, 807'792);
-  EXPECT_GE(high, 807'792);
-  // The second stage (13 layers, 11.33 GiB) holds more, so the first one sets the figure.
-  Architecture second_stage = first_stage;
-  second_stage.layers = 13;
-  EXPECT_GT(TokensInPrintedGiB(11.33, ComputeKvCache(second_stage, {1, 1, 2, 2}).bytes_per_token_per_gpu).first, 807'792);
-  // K and V per head split by TP would be 14 x 2 x 8 x 192 x 2 bytes: ten times fewer tokens.
-  EXPECT_LT(TokensInPrintedGiB(12.13, 14.0 * 2 * 8 * 192 * 2).second, 807'792 / 5);
-}
-
-ModelInput InputFor(const std::string& name) {
-  ModelInput model;
-  model.display_name = name;
-  model.arch = Load(name);
-  return model;
-}
-
-TEST(ArchitectureFamiliesTest, ServeKeepsTheMlaLatentWholeOnEveryRank) {
-  // KV tokens = room per GPU / 31,104 bytes (27 layers x 576 values x 2 bytes) at every tp, in
-  // whole blocks of 16: a wider tp frees room only through the weights.
-  ServeSettings s;
-  s.gpus = 4;
-  s.gpu_memory_gib = 32;
-  const ServePlan plan = PlanServing(InputFor("deepseek-v2-lite"), s, CalcConstants::Builtin());
-  for (const TpOption& o : plan.options) {
-    if (o.kv_room_per_gpu <= 0) continue;
-    ASSERT_TRUE(o.kv_tokens.has_value());
-    EXPECT_EQ(*o.kv_tokens, static_cast<int64_t>(o.kv_room_per_gpu / 31'104) / 16 * 16) << "tp " << o.tp;
-  }
-}
-
-TEST(ArchitectureFamiliesTest, ServeReservesAWindowPlusOneChunkPerRequest) {
-  // gpt-oss-20b at max_model_len 131,072 with 16,384 batched tokens: a full layer reserves 131,072
-  // tokens; a window layer min(128 - 1 + 16,384, 131,072) = 16,511 -> 1,032 blocks + 1 = 16,528
-  // tokens (vLLM 0.11, SlidingWindowSpec.max_memory_usage_bytes), not its 128. At 2,048 bytes per
-  // layer and token: 12 x 2,048 x (131,072 + 16,528) = 3,627,417,600 bytes per request, against
-  // 3,224,371,200 if the window layers held only their window.
-  ServeSettings s;
-  s.gpus = 1;
-  s.gpu_memory_gib = 80;
-  s.max_model_len = 131072;
-  s.max_num_batched_tokens = 16384;
-  s.max_num_seqs = 256;
-  s.quant = ServeQuant::Checkpoint;
-  const ServePlan plan = PlanServing(InputFor("gpt-oss-20b"), s, CalcConstants::Builtin());
-  const TpOption& o = plan.options.front();
-  ASSERT_TRUE(o.max_concurrency.has_value());
-  EXPECT_EQ(*o.max_concurrency, static_cast<int64_t>(o.kv_room_per_gpu / 3'627'417'600.0));
-  EXPECT_LT(*o.max_concurrency, static_cast<int64_t>(o.kv_room_per_gpu / 3'224'371'200.0));  // the rule matters here
-  // Checkpoint weights as stored: the experts in MXFP4.
-  EXPECT_DOUBLE_EQ(plan.weights_bytes, ServingWeightBytes(InputFor("gpt-oss-20b"), ServeQuant::Checkpoint, CalcConstants::Builtin()));
-}
-
 TEST(ArchitectureFamiliesTest, GptqAndBitsandbytesQuantisationConfigs) {
   auto gptq = ParseHfConfigText(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
     "intermediate_size": 128, "vocab_size": 100, "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128}})", "g");
@@ -462,48 +375,6 @@ TEST(ArchitectureFamiliesTest, GptqAndBitsandbytesQuantisationConfigs) {
   EXPECT_EQ(CountCheckpointWeights(c, bnb->quant).quantized_params, c.mlp);
   EXPECT_FALSE(ParseHfConfigText(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
     "intermediate_size": 128, "vocab_size": 100, "quantization_config": {"bits": 4}})", "m").ok());
-}
-
-TEST(ArchitectureFamiliesTest, ServeReservesAChunkPlusOneBatchPerRequest) {
-  // Llama 4 Scout at max_model_len 131,072 with 8,192 batched tokens, tp 4 (2 KV heads per GPU:
-  // 1,024 bytes per layer and token): a full layer reserves 131,072 tokens, a chunked one
-  // min(8,192 + 8,192, 131,072) = 16,384 (ChunkedLocalAttentionSpec: no extra block). Per request
-  // 1,024 x (12 x 131,072 + 36 x 16,384) = 2,214,592,512 bytes per GPU.
-  ServeSettings s;
-  s.gpus = 4;
-  s.gpu_memory_gib = 80;
-  s.max_model_len = 131072;
-  s.max_num_batched_tokens = 8192;
-  s.max_num_seqs = 256;
-  const ServePlan plan = PlanServing(InputFor("llama-4-scout-17b-16e-instruct"), s, CalcConstants::Builtin());
-  const TpOption& o = plan.options[3];
-  ASSERT_EQ(o.tp, 4);
-  ASSERT_TRUE(o.max_concurrency.has_value());
-  EXPECT_EQ(*o.max_concurrency, static_cast<int64_t>(o.kv_room_per_gpu / 2'214'592'512.0));
-  EXPECT_NE(plan.vllm_command.find("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 vllm serve"), std::string::npos);
-}
-
-TEST(ArchitectureFamiliesTest, ExpertParallelShardsExpertsOverTpTimesDp) {
-  // DeepSeek-V2-Lite in BF16: routed experts 26 layers x 64 x 8,650,752 = 14,394,851,328 parameters,
-  // 28,789,702,656 bytes. On 4 GPUs with --data-parallel-size 2 --enable-expert-parallel, tp 1: the
-  // rest whole on each GPU and half the experts; tp 2: half the rest and a quarter of the experts.
-  const ModelInput lite = InputFor("deepseek-v2-lite");
-  ServeSettings s;
-  s.gpus = 4;
-  s.gpu_memory_gib = 80;
-  s.max_model_len = 4096;
-  s.data_parallel = 2;
-  s.expert_parallel = true;
-  const ServePlan ep = PlanServing(lite, s, CalcConstants::Builtin());
-  const double experts = 28'789'702'656.0, all = ServingWeightBytes(lite, ServeQuant::Bf16, CalcConstants::Builtin());
-  EXPECT_DOUBLE_EQ(ep.expert_weights_bytes, experts);
-  ASSERT_EQ(ep.options.size(), 2u);  // tp 1 and 2: each of the 2 replicas takes tp GPUs
-  EXPECT_DOUBLE_EQ(ep.options[0].weights_per_gpu, (all - experts) + experts / 2);
-  EXPECT_DOUBLE_EQ(ep.options[1].weights_per_gpu, (all - experts) / 2 + experts / 4);
-  EXPECT_NE(ep.vllm_command.find("--data-parallel-size 2 --enable-expert-parallel"), std::string::npos) << ep.vllm_command;
-  // Data parallelism alone replicates the whole model split by tp.
-  s.expert_parallel = false;
-  EXPECT_DOUBLE_EQ(PlanServing(lite, s, CalcConstants::Builtin()).options[1].weights_per_gpu, all / 2);
 }
 
 // compressed-tensors as llm-compressor writes it (the W4A16 scheme of RedHat/neuralmagic
