@@ -105,11 +105,16 @@ BatchDefaults VllmBatchDefaults(double gpu_memory_gib, const std::string& gpu_na
                : BatchDefaults{k.vllm_max_num_batched_tokens, k.vllm_max_num_seqs};
 }
 
+namespace {
+// Bits per quantised weight of --quant int8|int4 (the constants' AWQ/GPTQ-style group scheme).
+double QuantisedServeBits(ServeQuant quant, const CalcConstants& k) { return (quant == ServeQuant::Int8 ? k.int8 : k.int4).EffectiveBits(); }
+}  // namespace
+
 double ServingWeightBytes(const ModelInput& model, ServeQuant quant, const CalcConstants& k) {
   const double n = static_cast<double>(model.total_params());
   if (quant == ServeQuant::Checkpoint && model.arch) return CountCheckpointWeights(*model.counts(), model.arch->quant).bytes;
   if (quant == ServeQuant::Bf16 || quant == ServeQuant::Checkpoint) return n * kBf16;
-  const double bits = (quant == ServeQuant::Int8 ? k.int8 : k.int4).EffectiveBits();
+  const double bits = QuantisedServeBits(quant, k);
   const std::optional<ParamCounts> counts = model.counts();
   // Without the architecture every parameter is taken as quantised (the seed's table does so).
   const double quantized = counts ? static_cast<double>(counts->quantizable()) : n;
@@ -123,7 +128,7 @@ double ServingExpertWeightBytes(const ModelInput& model, ServeQuant quant, const
   // Every quantiser here quantises the experts (MXFP4 nothing else); a checkpoint without a
   // quantization_config is served in BF16.
   if (quant == ServeQuant::Checkpoint && model.arch->quant.enabled()) return experts * model.arch->quant.EffectiveBits() / 8;
-  if (quant == ServeQuant::Int8 || quant == ServeQuant::Int4) return experts * (quant == ServeQuant::Int8 ? k.int8 : k.int4).EffectiveBits() / 8;
+  if (quant == ServeQuant::Int8 || quant == ServeQuant::Int4) return experts * QuantisedServeBits(quant, k) / 8;
   return experts * kBf16;
 }
 
