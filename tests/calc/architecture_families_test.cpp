@@ -338,7 +338,14 @@ TEST(ArchitectureFamiliesTest, NemotronHBlocksFollowTheHybridPattern) {
   EXPECT_DOUBLE_EQ(kv.bytes_per_token_per_gpu, 40'960);
   EXPECT_DOUBLE_EQ(kv.state_bytes_per_sequence_per_gpu, 459'620'352);
   EXPECT_DOUBLE_EQ(kv.sequence_bytes_per_gpu, 40'960.0 * 8192 + 459'620'352);
-  EXPECT_EQ(HybridKvLayerSlots(arch, true).slots, 10);  // the MLP blocks take no pool memory
+  // The MLP blocks take no pool memory; the 54 state layers form 6 groups of 10 beside the attention
+  // group (vLLM's grouping: the smallest type's count), so 70 slots with 6 padding.
+  const KvLayerSlots slots = HybridKvLayerSlots(arch, true);
+  EXPECT_EQ(slots.attention_layers, 10);
+  EXPECT_EQ(slots.state_groups, 6);
+  EXPECT_EQ(slots.groups, 7);
+  EXPECT_EQ(slots.slots, 70);
+  EXPECT_EQ(slots.padding(), 6);
 }
 
 TEST(ArchitectureFamiliesTest, PythonInfinityAndNaNReadAsNullOutsideStrings) {
