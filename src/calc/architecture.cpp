@@ -6,6 +6,8 @@ namespace labcheck::calc {
 
 bool Architecture::IsMoeLayer(int64_t layer) const {
   if (!moe.enabled()) return false;
+  // Nemotron 3: the pattern's 'E' blocks are the MoE layers.
+  if (!block_pattern.empty()) return layer >= 0 && layer < static_cast<int64_t>(block_pattern.size()) && block_pattern[static_cast<size_t>(layer)] == 'E';
   if (std::find(moe.dense_layers.begin(), moe.dense_layers.end(), layer) != moe.dense_layers.end()) {
     return false;
   }
@@ -35,6 +37,12 @@ int64_t MambaLayers::state_values_per_layer(int64_t hidden) const {
     case StateLayerKind::Mamba1: break;
   }
   return conv + expand * hidden * d_state;
+}
+
+double MambaLayers::state_bytes_per_layer(int64_t hidden, double model_dtype_bytes) const {
+  const int64_t conv = conv_state_values_per_layer(hidden);
+  const double ssm_bytes = ssm_state_value_bytes > 0 ? ssm_state_value_bytes : model_dtype_bytes;
+  return static_cast<double>(conv) * model_dtype_bytes + static_cast<double>(state_values_per_layer(hidden) - conv) * ssm_bytes;
 }
 
 double CheckpointQuant::EffectiveBits() const {
@@ -89,9 +97,15 @@ bool Architecture::HasAttention(int64_t layer) const {
 }
 
 bool Architecture::HasMlp(int64_t layer) const {
-  if (!block_pattern.empty()) return layer >= 0 && layer < static_cast<int64_t>(block_pattern.size()) && block_pattern[static_cast<size_t>(layer)] == '-';
+  if (!block_pattern.empty()) {
+    if (layer < 0 || layer >= static_cast<int64_t>(block_pattern.size())) return false;
+    const char block = block_pattern[static_cast<size_t>(layer)];
+    return block == '-' || block == 'E';
+  }
   return true;
 }
+
+int64_t Architecture::BlockCount(char block) const { return std::count(block_pattern.begin(), block_pattern.end(), block); }
 
 int64_t Architecture::AttentionLayerCount() const {
   int64_t n = 0;

@@ -85,6 +85,9 @@ struct MambaLayers {
   int64_t key_head_dim = 0;
   int64_t value_heads = 0;      // Gated DeltaNet: linear_num_value_heads x linear_value_head_dim
   int64_t value_head_dim = 0;
+  // Bytes of one SSM-state value where the config names its dtype (Nemotron-H's
+  // mamba_ssm_cache_dtype, which vLLM's NemotronHForCausalLMConfig adopts); 0 = the model dtype.
+  double ssm_state_value_bytes = 0;
 
   int64_t count() const;
   bool IsMamba(int64_t layer) const {
@@ -97,6 +100,11 @@ struct MambaLayers {
   // recurrent state (Mamba-1 inner x d_state; Mamba-2 heads x head_dim x d_state; Gated DeltaNet
   // value heads x value_head_dim x key_head_dim), as vLLM's mamba_utils state shapes.
   int64_t state_values_per_layer(int64_t hidden) const;
+  int64_t conv_state_values_per_layer(int64_t hidden) const { return (d_conv - 1) * conv_channels(hidden); }
+  // One layer's state in bytes for one sequence, whole model (not split by TP): the convolution
+  // window in the model dtype and the SSM state in ssm_state_value_bytes (else the model dtype), as
+  // vLLM keeps them (mamba_cache_dtype and mamba_ssm_cache_dtype "auto" = the model dtype).
+  double state_bytes_per_layer(int64_t hidden, double model_dtype_bytes) const;
 };
 
 // A checkpoint published already quantised (config.json "quantization_config"): how many bits a
@@ -148,8 +156,8 @@ struct Architecture {
   // Per layer: Llama 4's chunked local attention, attending only within its chunk of
   // attention_chunk_size tokens (aligned, not sliding); 0 = not chunked.
   std::vector<int64_t> chunk_per_layer;
-  // Nemotron-H's hybrid_override_pattern: one block per layer, 'M' Mamba-2, '*' attention, '-' MLP.
-  // Empty: every layer has attention (or a state mixer) and an MLP.
+  // Nemotron-H's hybrid_override_pattern: one block per layer, 'M' Mamba-2, '*' attention, '-' MLP,
+  // 'E' MoE (Nemotron 3). Empty: every layer has attention (or a state mixer) and an MLP.
   std::string block_pattern;
   MixtureOfExperts moe;
   LatentAttention mla;
@@ -168,6 +176,7 @@ struct Architecture {
   bool HasAttention(int64_t layer) const;
   bool HasMlp(int64_t layer) const;
   int64_t AttentionLayerCount() const;
+  int64_t BlockCount(char block) const;  // hybrid_override_pattern blocks of one kind (0 without a pattern)
 };
 
 }  // namespace labcheck::calc

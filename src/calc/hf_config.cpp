@@ -243,9 +243,39 @@ void ReadGatedDeltaNet(FieldReader& r, Architecture& arch) {
   arch.attn_output_gate = r.Bool("attn_output_gate").value_or(arch.model_type == "qwen3_next");
 }
 
+// Nemotron 3's 'E' blocks (vLLM nemotron_h.py NemotronHMoE, transformers NemotronHMOE): a router of
+// n_routed_experts (hidden -> experts, with DeepSeek-V3's e_score_correction_bias), experts of
+// moe_intermediate_size and one shared MLP of moe_shared_expert_intermediate_size x n_shared_experts,
+// all squared-ReLU MLPs with up and down projections only. The latent MoE of larger Nemotron 3
+// models (moe_latent_size: experts computed in a smaller width) is refused by name.
+void ReadNemotronMoe(FieldReader& r, Architecture& arch) {
+  if (!arch.moe.enabled()) {
+    r.Fail("field \"hybrid_override_pattern\" has MoE blocks (E) but the config has no n_routed_experts");
+    return;
+  }
+  if (const json* latent = r.Find("moe_latent_size"); latent && !latent->is_null()) {
+    r.Fail("field \"moe_latent_size\" is set: the latent MoE blocks (experts in a smaller width) are not modelled");
+    return;
+  }
+  const int64_t shared = r.Optional("n_shared_experts").value_or(0);
+  arch.moe.shared_experts = shared;
+  arch.moe.shared_expert_intermediate = shared > 0 ? shared * r.Required("moe_shared_expert_intermediate_size") : 0;
+  arch.moe.router_score_bias = true;
+}
+
+// mamba_ssm_cache_dtype (Nemotron-H configs): vLLM's NemotronHForCausalLMConfig takes it as the
+// SSM state's dtype when --mamba-ssm-cache-dtype is left at "auto".
+void ReadSsmCacheDtype(FieldReader& r, MambaLayers& m) {
+  const std::string dtype = r.String("mamba_ssm_cache_dtype");
+  if (dtype.empty()) return;
+  if (dtype == "float32") m.ssm_state_value_bytes = 4;
+  else if (dtype == "bfloat16" || dtype == "float16") m.ssm_state_value_bytes = 2;
+  else r.Fail(fmt::format("field \"mamba_ssm_cache_dtype\" is \"{}\": expected float32, bfloat16 or float16", dtype));
+}
+
 // Nemotron-H (modeling_nemotron_h.py): hybrid_override_pattern gives each layer one block, 'M' a
-// Mamba-2 mixer, '*' attention, '-' a squared-ReLU MLP (up and down only), each behind one RMSNorm.
-// 'E' (MoE blocks, Nemotron 3) is refused rather than counted wrong.
+// Mamba-2 mixer, '*' attention, '-' a squared-ReLU MLP (up and down only), 'E' a MoE block
+// (Nemotron 3), each behind one RMSNorm.
 void ReadNemotronH(FieldReader& r, Architecture& arch) {
   const std::string pattern = r.String("hybrid_override_pattern");
   if (pattern.empty()) return;
@@ -253,12 +283,13 @@ void ReadNemotronH(FieldReader& r, Architecture& arch) {
     r.Fail(fmt::format("field \"hybrid_override_pattern\" has {} blocks for {} layers", pattern.size(), arch.layers));
     return;
   }
-  if (const size_t bad = pattern.find_first_not_of("M*-"); bad != std::string::npos) {
-    r.Fail(fmt::format("field \"hybrid_override_pattern\" has '{}' at layer {}: only M (Mamba-2), * (attention) and - (MLP) are modelled",
+  if (const size_t bad = pattern.find_first_not_of("M*-E"); bad != std::string::npos) {
+    r.Fail(fmt::format("field \"hybrid_override_pattern\" has '{}' at layer {}: only M (Mamba-2), * (attention), - (MLP) and E (MoE) are modelled",
                        pattern[bad], bad));
     return;
   }
   arch.block_pattern = pattern;
+  if (pattern.find('E') != std::string::npos) ReadNemotronMoe(r, arch);
   MambaLayers& m = arch.mamba;
   m.kind = StateLayerKind::Mamba2;
   m.per_layer.assign(static_cast<size_t>(arch.layers), false);
@@ -270,6 +301,7 @@ void ReadNemotronH(FieldReader& r, Architecture& arch) {
   m.d_conv = r.Required("conv_kernel");
   m.conv_bias = r.Bool("use_conv_bias").value_or(true);
   m.proj_bias = r.Bool("use_bias").value_or(false);
+  ReadSsmCacheDtype(r, m);
   arch.head_dim = r.Optional("attention_head_dim").value_or(arch.head_dim);
   arch.gated_mlp = false;
   arch.norms_per_layer = 1;

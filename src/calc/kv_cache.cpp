@@ -21,8 +21,9 @@ KvCache ComputeKvCache(const Architecture& arch, const KvSettings& s) {
   for (int64_t layer = 0; layer < arch.layers; ++layer) {
     if (arch.mamba.IsMamba(layer)) {
       kv.state_layers += 1;
-      kv.state_bytes_per_sequence_per_gpu +=
-          static_cast<double>(arch.mamba.state_values_per_layer(arch.hidden)) * s.dtype_bytes / tp;
+      // vLLM keeps states in the model dtype whatever --kv-cache-dtype says (mamba_cache_dtype "auto"),
+      // Nemotron-H's SSM state in its mamba_ssm_cache_dtype.
+      kv.state_bytes_per_sequence_per_gpu += arch.mamba.state_bytes_per_layer(arch.hidden, kBf16) / tp;
       continue;
     }
     if (!arch.HasAttention(layer)) continue;  // Nemotron-H's MLP blocks keep nothing

@@ -30,7 +30,7 @@ struct KvCache {
   // ChunkedLocalAttentionManager frees the blocks before the current chunk).
   int64_t chunked_layers = 0;
   // Mamba layers of a hybrid: a fixed state per sequence (convolution window + SSM state, in the
-  // KV dtype, split by TP as vLLM splits the inner width), nothing per token.
+  // model dtype as vLLM keeps them, split by TP as vLLM splits the inner width), nothing per token.
   int64_t state_layers = 0;
   double state_bytes_per_sequence_per_gpu = 0;
   // Per token while the context is within every window: all attention layers hold it.

@@ -87,11 +87,13 @@ WorkNote StateLayersNote(const Architecture& a) {
   }
   const char* name = m.kind == StateLayerKind::Mamba2 ? "Mamba-2" : "Mamba";
   if (!a.block_pattern.empty()) {
-    const int64_t mlp = std::count(a.block_pattern.begin(), a.block_pattern.end(), '-');
-    return {"mamba", T(fmt::format("{}: блоки по hybrid_override_pattern — {} Mamba-2, {} внимания, {} MLP; Mamba-2 держат состояние на последовательность ({} значений на слой: окно свёртки и SSM-состояние), KV-кэш — только у {} слоёв внимания",
-                                   name, n, attention, mlp, values, attention),
-                       fmt::format("{}: blocks by hybrid_override_pattern, {} Mamba-2, {} attention, {} MLP; the Mamba-2 ones keep a state per sequence ({} values per layer: convolution window and SSM state); only the {} attention layers have a KV cache",
-                                   name, n, attention, mlp, values, attention))};
+    const int64_t mlp = a.BlockCount('-'), moe = a.BlockCount('E');
+    const std::string moe_ru = moe > 0 ? fmt::format(", {} MoE", moe) : "", ssm_ru = m.ssm_state_value_bytes == 4 ? ", SSM-состояние в float32 (mamba_ssm_cache_dtype)" : "";
+    const std::string ssm_en = m.ssm_state_value_bytes == 4 ? ", the SSM state in float32 (mamba_ssm_cache_dtype)" : "";
+    return {"mamba", T(fmt::format("{}: блоки по hybrid_override_pattern — {} Mamba-2, {} внимания, {} MLP{}; Mamba-2 держат состояние на последовательность ({} значений на слой: окно свёртки и SSM-состояние{}), KV-кэш — только у {} слоёв внимания",
+                                   name, n, attention, mlp, moe_ru, values, ssm_ru, attention),
+                       fmt::format("{}: blocks by hybrid_override_pattern, {} Mamba-2, {} attention, {} MLP{}; the Mamba-2 ones keep a state per sequence ({} values per layer: convolution window and SSM state{}); only the {} attention layers have a KV cache",
+                                   name, n, attention, mlp, moe_ru, values, ssm_en, attention))};
   }
   return {"mamba", T(fmt::format("{}: {} из {} слоёв держат состояние на последовательность ({} значений на слой: окно свёртки и SSM-состояние), KV-кэш — только у {} слоёв внимания",
                                  name, n, a.layers, values, attention),

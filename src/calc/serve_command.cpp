@@ -129,6 +129,51 @@ WorkNote MoeShardingNote(const Architecture& a, const ServeSettings& s) {
                             "expert weights split evenly over tp GPUs: so with TP and with --enable-expert-parallel at --data-parallel-size 1 alike (then each GPU holds experts / tp whole experts)")};
 }
 
+std::string Mib(double bytes) { return fmt::format("{:.2f} MiB", bytes / (1024.0 * 1024.0)); }
+
+// The tp row whose hybrid page layout the notes describe: the chosen tp, else the suggested one,
+// else the widest with a layout.
+const TpOption* HybridRow(const ServePlan& plan) {
+  const std::optional<int> tp = plan.chosen_tp ? plan.chosen_tp : plan.suggested_tp;
+  const TpOption* row = nullptr;
+  for (const TpOption& o : plan.options) {
+    if (o.hybrid_pages && (!tp || o.tp == *tp)) row = &o;
+  }
+  return row;
+}
+
+// How vLLM pages a hybrid with state layers (vllm_hybrid_pages.h), at the row HybridRow picks.
+WorkNote HybridPagesNote(const ServePlan& plan) {
+  const TpOption* row = HybridRow(plan);
+  const HybridPages& p = *row->hybrid_pages;
+  const int64_t padding = plan.kv_slots.padding();
+  return {"hybrid_state_pages",
+          T(fmt::format("vLLM V1 держит {} слоёв-состояний и {} слоёв внимания в одном пуле равных страниц: при tp {} блок внимания поднят до {} токенов, "
+                        "чтобы страница ({}) вместила состояние слоя ({}, добито на {:.2f}%); слои — {} групп по {} ({} внимания, {} состояний, {} пустых мест), "
+                        "каждому месту в группе — одинаково страниц, поэтому «KV, токенов» = страниц ÷ групп × блок, как vLLM пишет «GPU KV cache size». "
+                        "Правило vLLM 0.10.2–0.19 (config.py HybridAttentionMambaModelConfig, v1/core/kv_cache_utils.py) без кэша префиксов: "
+                        "команда ниже его выключает (с ним версии новее 0.11 хранят состояния поблочно, и одновременных запросов меньше)",
+                        p.state_layers, p.attention_layers, row->tp, p.block_tokens, Mib(p.page_bytes), Mib(p.state_bytes),
+                        p.state_padding_percent(), p.groups(), p.group_size, p.attention_groups, p.state_groups, padding),
+            fmt::format("vLLM V1 keeps the {} state layers and the {} attention layers in one pool of equal pages: at tp {} the attention block is raised to {} tokens "
+                        "so that a page ({}) holds one layer's state ({}, padded by {:.2f}%); the layers form {} groups of {} ({} attention, {} state, {} padding slots), "
+                        "every group slot gets the same pages, so 'KV tokens' = pages ÷ groups × block, what vLLM prints as \"GPU KV cache size\". "
+                        "vLLM 0.10.2-0.19's rule (config.py HybridAttentionMambaModelConfig, v1/core/kv_cache_utils.py) without prefix caching: "
+                        "the command below turns it off (with it, versions after 0.11 cache states per block and fewer requests fit)",
+                        p.state_layers, p.attention_layers, row->tp, p.block_tokens, Mib(p.page_bytes), Mib(p.state_bytes),
+                        p.state_padding_percent(), p.groups(), p.group_size, p.attention_groups, p.state_groups, padding))};
+}
+
+// What vLLM itself prints for a hybrid with state layers at that row.
+Text HybridPoolNote(const ServePlan& plan) {
+  const TpOption* row = HybridRow(plan);
+  if (!row || !row->kv_tokens || !row->vllm_concurrency) return {};
+  return T(fmt::format("vLLM при tp {} напишет «GPU KV cache size: {} tokens» и «Maximum concurrency for {} tokens per request: {:.2f}x».",
+                       row->tp, *row->kv_tokens, plan.max_model_len, *row->vllm_concurrency),
+           fmt::format("At tp {} vLLM prints \"GPU KV cache size: {} tokens\" and \"Maximum concurrency for {} tokens per request: {:.2f}x\".",
+                       row->tp, *row->kv_tokens, plan.max_model_len, *row->vllm_concurrency));
+}
+
 // What the plan assumes beyond the config and the flags.
 std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan& plan, const ServeSettings& s, VersionSource source) {
   std::vector<WorkNote> notes;
@@ -149,11 +194,12 @@ std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan&
                                         fmt::format("--data-parallel-size {}: {} engine replicas of tp GPUs, each with its own KV cache; the table is per GPU, {} times the tokens and sequences in all. "
                                                     "Memory outside PyTorch under DP is taken as at TP > 1 (no log with DP was checked)", s.data_parallel, s.data_parallel, s.data_parallel))});
   }
-  if (plan.kv_slots.slots > plan.kv_slots.attention_layers) {
+  if (plan.kv_slots.state_groups > 0 && HybridRow(plan)) notes.push_back(HybridPagesNote(plan));
+  if (plan.kv_slots.state_groups == 0 && plan.kv_slots.padding() > 0) {
     notes.push_back({"kv_padding_layers", T(fmt::format("гибридный менеджер KV-кэша vLLM делит {} слоёв внимания на {} групп по {} и добавляет {} пустых слоя: пул KV на них тоже тратится (vLLM пишет «Add N padding layers»)",
-                                                        plan.kv_slots.attention_layers, plan.kv_slots.groups, plan.kv_slots.group_size, plan.kv_slots.slots - plan.kv_slots.attention_layers),
+                                                        plan.kv_slots.attention_layers, plan.kv_slots.groups, plan.kv_slots.group_size, plan.kv_slots.padding()),
                                                     fmt::format("vLLM's hybrid KV cache manager splits the {} attention layers into {} groups of {} and adds {} padding layers, which take pool memory too (vLLM prints \"Add N padding layers\")",
-                                                                plan.kv_slots.attention_layers, plan.kv_slots.groups, plan.kv_slots.group_size, plan.kv_slots.slots - plan.kv_slots.attention_layers))});
+                                                                plan.kv_slots.attention_layers, plan.kv_slots.groups, plan.kv_slots.group_size, plan.kv_slots.padding()))});
   }
   if (a.SlidingLayerCount() > 0) {
     notes.push_back({"window_vllm_rule", T("на запрос слой с окном резервирует min(окно − 1 + max_num_batched_tokens, max_model_len) токенов + 1 блок: правило "
@@ -266,6 +312,7 @@ Table TpTable(const ServeEstimate& e, const CalcConstants& k, Lang lang) {
                   FormatGiBAndGB(t.kv_room_per_gpu), Tokens(t.kv_tokens, lang), fits});
   }
   table.notes.push_back(KvRoomNote(e, k));
+  if (const Text hybrid = HybridPoolNote(e.plan); !hybrid.empty()) table.notes.push_back(hybrid);
   if (e.plan.cuda_graph_bytes > 0) {
     const double left_percent = (1 - e.settings.utilization) * 100;
     table.notes.push_back(T(fmt::format("CUDA-графы (до ~{:g} GiB) записываются после KV-кэша из оставшихся {:.0f}% памяти; --enforce-eager обходится без них.",

@@ -148,9 +148,33 @@ Status CheckTensorParallel(const Architecture& arch, int tp, Lang lang) {
 
 namespace {
 
+// A hybrid with state layers: the pool of equal pages vLLM builds (vllm_hybrid_pages.h), the tokens
+// and concurrency it prints, and whether one request of max_model_len fits; if not, the longest
+// that would (estimate_max_model_len's bisection over the same sum).
+void FitHybridPool(TpOption& o, const HybridPages& pages, const ServePlan& plan) {
+  const HybridPool pool = VllmHybridPool(pages, o.kv_room_per_gpu, plan.max_model_len);
+  o.hybrid_pages = pages;
+  o.kv_tokens = pool.tokens;
+  o.vllm_concurrency = pool.concurrency;
+  o.max_concurrency = static_cast<int64_t>(pool.concurrency);
+  o.fits = o.heads_divide && o.kv_room_per_gpu >= HybridRequestBytes(pages, plan.max_model_len);
+  if (!o.heads_divide || o.fits || o.kv_room_per_gpu <= 0) return;
+  int64_t lo = 0, hi = plan.max_model_len;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    if (HybridRequestBytes(pages, mid) <= o.kv_room_per_gpu) lo = mid;
+    else hi = mid - 1;
+  }
+  o.longest_fitting_len = lo;
+}
+
 // The KV cache in one tp option's room: tokens, sequences at once, and whether one sequence of
 // max_model_len fits; if not, the longest that would.
 void FitKvCache(TpOption& o, const Architecture& arch, const ServeSettings& s, const ServePlan& plan, int64_t block) {
+  if (const std::optional<HybridPages> pages = VllmHybridPages(arch, o.tp, s.kv_dtype_bytes, plan.kv_slots, block)) {
+    FitHybridPool(o, *pages, plan);
+    return;
+  }
   KvSettings kv{plan.max_model_len, 1, s.kv_dtype_bytes, o.tp};
   const KvCache one = ComputeKvCache(arch, kv);
   // vLLM splits the room into blocks of 16 tokens of every layer slot (padding layers of the hybrid
@@ -225,6 +249,9 @@ std::string VllmCommand(const ModelInput& model, const ServeSettings& s, const S
   if (s.max_num_seqs > 0) command += fmt::format(" --max-num-seqs {}", s.max_num_seqs);
   if (s.max_num_batched_tokens > 0) command += fmt::format(" --max-num-batched-tokens {}", s.max_num_batched_tokens);
   if (s.enforce_eager) command += " --enforce-eager";
+  // The hybrid page figures are those without prefix caching (one state page per request); vLLM
+  // 0.10.2-0.11.0 turn it off for hybrids themselves, later versions cache states when it is on.
+  if (plan.kv_slots.state_groups > 0) command += " --no-enable-prefix-caching";
   if (s.quant == ServeQuant::Int8) command += " --quantization fp8";
   if (s.kv_dtype_bytes == 1) command += " --kv-cache-dtype fp8";
   return command;
@@ -280,6 +307,20 @@ ServePlan PlanServing(const ModelInput& model, const ServeSettings& s, const Cal
   return plan;
 }
 
+namespace {
+// vLLM's page layout for a hybrid with state layers, and the concurrency it prints.
+nlohmann::json HybridPagesJson(const HybridPages& p, double concurrency) {
+  return {{"attention_block_tokens", p.block_tokens},
+          {"page_bytes", p.page_bytes},
+          {"state_bytes_per_layer", p.state_bytes},
+          {"state_padding_percent", p.state_padding_percent()},
+          {"group_size", p.group_size},
+          {"attention_groups", p.attention_groups},
+          {"state_groups", p.state_groups},
+          {"vllm_max_concurrency", concurrency}};
+}
+}  // namespace
+
 nlohmann::json ServePlanJson(const ServePlan& plan, const ServeSettings& s) {
   nlohmann::json options = nlohmann::json::array();
   for (const TpOption& o : plan.options) {
@@ -294,6 +335,7 @@ nlohmann::json ServePlanJson(const ServePlan& plan, const ServeSettings& s) {
                        {"max_concurrency", o.max_concurrency ? nlohmann::json(*o.max_concurrency) : nlohmann::json(nullptr)},
                        {"longest_fitting_max_model_len", o.longest_fitting_len ? nlohmann::json(*o.longest_fitting_len) : nlohmann::json(nullptr)},
                        {"fits", o.fits}});
+    if (o.hybrid_pages) options.back()["hybrid_pages"] = HybridPagesJson(*o.hybrid_pages, *o.vllm_concurrency);
   }
   const VllmProfileChoice& p = s.profile;
   const nlohmann::json profile = {{"vllm_version", p.version.text},

@@ -15,6 +15,7 @@
 
 #include "calc/calc_constants.h"
 #include "calc/model_input.h"
+#include "calc/vllm_hybrid_pages.h"
 #include "calc/vllm_profile.h"
 #include "core/status.h"
 #include "core/text.h"
@@ -65,6 +66,9 @@ struct TpOption {
   std::optional<int64_t> kv_tokens;       // rounded down to whole blocks; nullopt: needs the architecture
   std::optional<int64_t> max_concurrency; // sequences of max_model_len
   std::optional<int64_t> longest_fitting_len;  // vLLM's estimate when max_model_len does not fit
+  // A hybrid with state layers: vLLM's page layout and its "Maximum concurrency" figure.
+  std::optional<HybridPages> hybrid_pages;
+  std::optional<double> vllm_concurrency;
   bool fits = false;
 };
 

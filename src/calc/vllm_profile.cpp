@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -128,7 +129,11 @@ KvLayerSlots HybridKvLayerSlots(const Architecture& arch, bool hybrid_kv_groups)
   }
   KvLayerSlots s;
   for (const auto& [type, count] : by_type) s.attention_layers += count;
-  s.slots = s.attention_layers;
+  // State layers share one MambaSpec: one more type, keyed apart from every attention type.
+  constexpr int64_t kStateType = std::numeric_limits<int64_t>::min();
+  s.state_layers = arch.mamba.count();
+  if (s.state_layers > 0 && hybrid_kv_groups) by_type[kStateType] = s.state_layers;
+  s.slots = s.attention_layers + (by_type.count(kStateType) > 0 ? s.state_layers : 0);
   if (!hybrid_kv_groups || by_type.size() < 2) return s;
   int64_t smallest = s.attention_layers, largest = 0;
   for (const auto& [type, count] : by_type) {
@@ -138,7 +143,11 @@ KvLayerSlots HybridKvLayerSlots(const Architecture& arch, bool hybrid_kv_groups)
   // vLLM takes the largest count when padding the others to it wastes under a quarter.
   s.group_size = 4 * largest < 5 * smallest ? largest : smallest;
   s.groups = 0;
-  for (const auto& [type, count] : by_type) s.groups += (count + s.group_size - 1) / s.group_size;
+  for (const auto& [type, count] : by_type) {
+    const int64_t groups = (count + s.group_size - 1) / s.group_size;
+    s.groups += groups;
+    if (type == kStateType) s.state_groups = groups;
+  }
   s.slots = s.groups * s.group_size;
   return s;
 }

@@ -51,12 +51,17 @@ const std::vector<VllmProfileRule>& VllmProfileRules();
 // smallest type's count (the largest when that is within 1.25x of the smallest), the last group of
 // a type padded to full size. Each group slot takes as much memory per block as a layer, so the pool
 // holds room / (slots x bytes per layer and token) tokens. Without the hybrid manager, or with one
-// attention type, slots = attention layers.
+// attention type, slots = attention layers. The state layers of a hybrid (Mamba, Mamba-2, Gated
+// DeltaNet: one MambaSpec) are one more type, grouped the same way (vllm_hybrid_pages.h).
 struct KvLayerSlots {
   int64_t attention_layers = 0;
-  int64_t slots = 0;         // attention_layers + padding
+  int64_t state_layers = 0;
+  int64_t slots = 0;         // attention_layers + state_layers + padding
   int64_t group_size = 0;    // 0 when there is a single group type
-  int64_t groups = 0;
+  int64_t groups = 0;        // state_groups included
+  int64_t state_groups = 0;
+
+  int64_t padding() const { return slots - attention_layers - state_layers; }
 };
 KvLayerSlots HybridKvLayerSlots(const Architecture& arch, bool hybrid_kv_groups);
 

@@ -338,7 +338,14 @@ TEST(ArchitectureFamiliesTest, NemotronHBlocksFollowTheHybridPattern) {
   EXPECT_DOUBLE_EQ(kv.bytes_per_token_per_gpu, 40'960);
   EXPECT_DOUBLE_EQ(kv.state_bytes_per_sequence_per_gpu, 459'620'352);
   EXPECT_DOUBLE_EQ(kv.sequence_bytes_per_gpu, 40'960.0 * 8192 + 459'620'352);
-  EXPECT_EQ(HybridKvLayerSlots(arch, true).slots, 10);  // the MLP blocks take no pool memory
+  // The MLP blocks take no pool memory; the 54 state layers form 6 groups of 10 beside the attention
+  // group (vLLM's grouping: the smallest type's count), so 70 slots with 6 padding.
+  const KvLayerSlots slots = HybridKvLayerSlots(arch, true);
+  EXPECT_EQ(slots.attention_layers, 10);
+  EXPECT_EQ(slots.state_groups, 6);
+  EXPECT_EQ(slots.groups, 7);
+  EXPECT_EQ(slots.slots, 70);
+  EXPECT_EQ(slots.padding(), 6);
 }
 
 TEST(ArchitectureFamiliesTest, PythonInfinityAndNaNReadAsNullOutsideStrings) {
@@ -347,12 +354,59 @@ TEST(ArchitectureFamiliesTest, PythonInfinityAndNaNReadAsNullOutsideStrings) {
     "note": "Infinity and NaN \" stay in strings"})", "p");
   ASSERT_TRUE(arch.ok()) << arch.status().message();
   EXPECT_EQ(arch->hidden, 64);
-  // A pattern block lab_check cannot count is refused by name, not counted wrong.
-  auto moe = ParseHfConfigText(R"({"model_type": "nemotron_h", "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4,
-    "intermediate_size": 128, "vocab_size": 100, "hybrid_override_pattern": "ME*", "mamba_num_heads": 2,
-    "mamba_head_dim": 8, "ssm_state_size": 4, "n_groups": 1, "conv_kernel": 4})", "e");
-  ASSERT_FALSE(moe.ok());
-  EXPECT_NE(moe.status().message().find("'E' at layer 1"), std::string::npos) << moe.status().message();
+  // A pattern block lab_check cannot count is refused by name, not counted wrong; so are MoE blocks
+  // without their experts, and Nemotron 3's latent MoE.
+  const std::string nemotron = R"("model_type": "nemotron_h", "hidden_size": 64, "num_hidden_layers": 3, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 100, "mamba_num_heads": 2, "mamba_head_dim": 8, "ssm_state_size": 4, "n_groups": 1, "conv_kernel": 4)";
+  auto unknown = ParseHfConfigText("{" + nemotron + R"(, "hybrid_override_pattern": "MX*"})", "x");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("'X' at layer 1"), std::string::npos) << unknown.status().message();
+  auto no_experts = ParseHfConfigText("{" + nemotron + R"(, "hybrid_override_pattern": "ME*"})", "e");
+  ASSERT_FALSE(no_experts.ok());
+  EXPECT_NE(no_experts.status().message().find("n_routed_experts"), std::string::npos) << no_experts.status().message();
+  auto latent = ParseHfConfigText("{" + nemotron + R"(, "hybrid_override_pattern": "ME*", "n_routed_experts": 4, "num_experts_per_tok": 2,
+    "moe_intermediate_size": 16, "n_shared_experts": 1, "moe_shared_expert_intermediate_size": 32, "moe_latent_size": 32})", "l");
+  ASSERT_FALSE(latent.ok());
+  EXPECT_NE(latent.status().message().find("moe_latent_size"), std::string::npos) << latent.status().message();
+}
+
+TEST(ArchitectureFamiliesTest, Nemotron3NanoMoeBlocksByHand) {
+  // "MEMEM*EMEMEM*...": 23 Mamba-2, 23 MoE and 6 attention blocks (the card's split), no MLP block.
+  const Architecture arch = LoadPublishedConfig("nemotron-3-nano-30b-a3b");
+  EXPECT_EQ(arch.mamba.count(), 23);
+  EXPECT_EQ(arch.BlockCount('E'), 23);
+  EXPECT_EQ(arch.AttentionLayerCount(), 6);
+  EXPECT_TRUE(arch.IsMoeLayer(1));
+  EXPECT_FALSE(arch.IsMoeLayer(0));
+  EXPECT_TRUE(arch.HasMlp(1));
+  EXPECT_FALSE(arch.HasMlp(5));  // '*'
+  const ParamCounts c = CountParams(arch);
+  // An expert: squared ReLU, up and down only, 2 x 2688 x 1856 = 9,977,856; the shared expert
+  // 2 x 2688 x 3712 (1 x moe_shared_expert_intermediate_size) = 19,955,712; the router 2688 x 128
+  // with its 128 score-correction biases = 344,192.
+  EXPECT_EQ(c.routed_experts, int64_t{23} * 128 * 9'977'856);
+  EXPECT_EQ(c.mlp, int64_t{23} * (128 * 9'977'856 + 19'955'712));
+  EXPECT_EQ(c.mlp_active, int64_t{23} * (6 * 9'977'856 + 19'955'712));
+  EXPECT_EQ(c.router, int64_t{23} * 344'192);
+  // Mamba-2: inner 64 x 64 = 4096, conv channels 4096 + 2 x 8 x 128 = 6144; in_proj 2688 x (4096 +
+  // 6144 + 64) = 27,697,152; conv 6144 x 4 + 6144 = 30,720; 3 x 64; out_proj 4096 x 2688 = 11,010,048.
+  EXPECT_EQ(c.mamba, int64_t{23} * 38'738'112);
+  // Attention: q and o 2688 x 4096 each, k and v 2688 x 256 each.
+  EXPECT_EQ(c.attention, int64_t{6} * 23'396'352);
+  // 31,577,940,288 in all (-0.07 % against 31.6B); 3,580,076,352 active with both embeddings
+  // ("3.6B with embeddings"), 3,227,754,816 without the input embedding ("3.2B active").
+  EXPECT_EQ(c.total(), 31'577'940'288);
+  EXPECT_EQ(c.active(), 3'580'076'352);
+  EXPECT_EQ(c.active() - c.embedding, 3'227'754'816);
+  // KV in the 6 attention layers: 6 x 2 x 2 x 128 x 2 = 6,144 bytes per token. A Mamba-2 state:
+  // (4 - 1) x 6144 = 18,432 convolution values in BF16 and 64 x 64 x 128 = 524,288 SSM values in
+  // float32 (mamba_ssm_cache_dtype), 36,864 + 2,097,152 = 2,134,016 bytes; 23 layers 49,082,368.
+  const KvCache kv = ComputeKvCache(arch, {8192, 1, 2, 1});
+  EXPECT_DOUBLE_EQ(kv.bytes_per_token_per_gpu, 6'144);
+  EXPECT_DOUBLE_EQ(arch.mamba.state_bytes_per_layer(arch.hidden, 2), 2'134'016);
+  EXPECT_DOUBLE_EQ(kv.state_bytes_per_sequence_per_gpu, 23 * 2'134'016.0);
+  // An FP8 KV cache halves K and V, not the states (vLLM's mamba_cache_dtype "auto").
+  EXPECT_DOUBLE_EQ(ComputeKvCache(arch, {8192, 1, 1, 1}).state_bytes_per_sequence_per_gpu, 23 * 2'134'016.0);
 }
 
 TEST(ArchitectureFamiliesTest, GptqAndBitsandbytesQuantisationConfigs) {

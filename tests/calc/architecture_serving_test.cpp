@@ -3,7 +3,9 @@
 // MLA figure against a published vLLM log.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -11,6 +13,8 @@
 #include "calc/calc_constants.h"
 #include "calc/kv_cache.h"
 #include "calc/serving.h"
+#include "calc/vllm_hybrid_pages.h"
+#include "calc/vllm_profile.h"
 #include "config_copies.h"
 
 namespace labcheck::calc {
@@ -123,6 +127,84 @@ TEST(ArchitectureFamiliesTest, ExpertParallelShardsExpertsOverTpTimesDp) {
   // Data parallelism alone replicates the whole model split by tp.
   s.expert_parallel = false;
   EXPECT_DOUBLE_EQ(PlanServing(lite, s, CalcConstants::Builtin()).options[1].weights_per_gpu, all / 2);
+}
+
+TEST(ArchitectureFamiliesTest, HybridStatePagesOfQwen3NextByHand) {
+  // Qwen3-Next at tp 4: one attention layer keeps max(1, 2 / 4) KV head x 256 x 2 x 2 bytes = 1,024
+  // bytes per token; a Gated DeltaNet state is 1,097,728 / 4 = 274,432 bytes. vLLM raises the block
+  // to 16 x cdiv(274,432, 16 x 1,024) = 272 tokens, a page of 278,528 bytes (the state padded by
+  // 1.49 %). 12 attention and 36 state layers: groups of 12, one attention group and three state ones.
+  const Architecture arch = LoadPublishedConfig("qwen3-next-80b-a3b-thinking");
+  const KvLayerSlots slots = HybridKvLayerSlots(arch, true);
+  EXPECT_EQ(slots.group_size, 12);
+  EXPECT_EQ(slots.state_groups, 3);
+  EXPECT_EQ(slots.groups, 4);
+  const std::optional<HybridPages> pages = VllmHybridPages(arch, 4, 2, slots, 16);
+  ASSERT_TRUE(pages.has_value());
+  EXPECT_EQ(pages->block_tokens, 272);
+  EXPECT_DOUBLE_EQ(pages->page_bytes, 278'528);
+  EXPECT_DOUBLE_EQ(pages->state_bytes, 274'432);
+  EXPECT_NEAR(pages->state_padding_percent(), 1.49, 0.005);
+  // 10 GiB: 10,737,418,240 / 278,528 = 38,550 pages / 12 slots per group = 3,212 blocks; vLLM prints
+  // 3,212 / 4 groups = 803 x 272 = 218,416 tokens, and at 262,144 tokens a request takes
+  // cdiv(262,144, 272) = 964 attention blocks + 3 state blocks: 3,212 / 967 = 3.32x.
+  const HybridPool pool = VllmHybridPool(*pages, 10.0 * kBytesPerGiB, 262'144);
+  EXPECT_EQ(pool.num_blocks, 3'212);
+  EXPECT_EQ(pool.tokens, 218'416);
+  EXPECT_DOUBLE_EQ(pool.concurrency, 3'212.0 / 967);
+  // Room for one request: 12 x 964 attention pages + 36 state pages, 11,604 x 278,528 bytes.
+  EXPECT_DOUBLE_EQ(HybridRequestBytes(*pages, 262'144), 11'604.0 * 278'528);
+  // Dividing the room by 12 attention layers x 1,024 bytes in blocks of 16 would claim 873,808 tokens:
+  // the pool's state groups take three quarters of it.
+  EXPECT_GT(static_cast<int64_t>(10.0 * kBytesPerGiB / (12 * 1'024)), 3 * pool.tokens);
+}
+
+TEST(ArchitectureFamiliesTest, HybridPoolMatchesTheQwen3NextLogOfIssue26646) {
+  // vllm-project/vllm#26646 (2025-10-11) quotes a Qwen3-Next-80B start-up: "GPU KV cache size: 90,048
+  // tokens", "Maximum concurrency for 215,040 tokens per request: 1.66x"; card, TP and memory are not
+  // in the excerpt. With an FP8 KV cache at TP 1 an attention layer keeps 2 x 2 x 256 x 1 = 1,024
+  // bytes per token and the 1,097,728-byte state needs a block of 1,072 tokens; 339 blocks give both
+  // figures: 339 // 4 x 1,072 = 90,048 and 339 / (cdiv(215,040, 1,072) + 3) = 339 / 204 = 1.66.
+  const Architecture arch = LoadPublishedConfig("qwen3-next-80b-a3b-thinking");
+  const KvLayerSlots slots = HybridKvLayerSlots(arch, true);
+  const std::optional<HybridPages> pages = VllmHybridPages(arch, 1, 1, slots, 16);
+  ASSERT_TRUE(pages.has_value());
+  EXPECT_EQ(pages->block_tokens, 1'072);
+  const HybridPool pool = VllmHybridPool(*pages, 339.5 * 12 * pages->page_bytes, 215'040);
+  EXPECT_EQ(pool.num_blocks, 339);
+  EXPECT_EQ(pool.tokens, 90'048);
+  EXPECT_NEAR(pool.concurrency, 1.66, 0.005);
+  // The printed tokens are whole blocks; no BF16 tensor-parallel degree's block (544, 544, 272, 144)
+  // divides 90,048, so the log was not a BF16 KV cache.
+  for (int tp : {1, 2, 4, 8}) EXPECT_NE(90'048 % VllmHybridPages(arch, tp, 2, slots, 16)->block_tokens, 0) << "tp " << tp;
+}
+
+TEST(ArchitectureFamiliesTest, ServeReportsTheHybridPoolVllmPrints) {
+  // Nemotron 3 Nano on one 80 GiB card at 131,072 tokens: its SSM state is float32
+  // (mamba_ssm_cache_dtype), 2,134,016 bytes a layer; an attention layer 2 x 2 x 128 x 2 = 1,024
+  // bytes per token, so the block is 16 x cdiv(2,134,016, 16,384) = 2,096 tokens. 6 attention and 23
+  // state layers: groups of 6, one attention group, four state groups (one padding slot).
+  ServeSettings s = LongContextServing(1, 8192);
+  const ServePlan plan = PlanServing(PublishedModelInput("nemotron-3-nano-30b-a3b"), s, CalcConstants::Builtin());
+  EXPECT_EQ(plan.kv_slots.padding(), 1);
+  const TpOption& o = plan.options.front();
+  ASSERT_TRUE(o.hybrid_pages.has_value());
+  EXPECT_EQ(o.hybrid_pages->block_tokens, 2'096);
+  EXPECT_EQ(o.hybrid_pages->groups(), 5);
+  const double page = 2'096.0 * 1'024;
+  const int64_t blocks = static_cast<int64_t>(std::floor(std::floor(o.kv_room_per_gpu / page) / 6));
+  ASSERT_TRUE(o.kv_tokens.has_value() && o.vllm_concurrency.has_value());
+  EXPECT_EQ(*o.kv_tokens, blocks / 5 * 2'096);
+  // A request: cdiv(131,072, 2,096) = 63 attention blocks and 4 state blocks.
+  EXPECT_DOUBLE_EQ(*o.vllm_concurrency, static_cast<double>(blocks) / 67);
+  EXPECT_EQ(o.fits, o.kv_room_per_gpu >= (6.0 * 63 + 23) * page);
+  EXPECT_TRUE(o.fits);
+  // The figures hold without prefix caching, so the command turns it off.
+  EXPECT_NE(plan.vllm_command.find("--no-enable-prefix-caching"), std::string::npos) << plan.vllm_command;
+  // A dense model keeps the 16-token blocks and no such flag.
+  const ServePlan dense = PlanServing(PublishedModelInput("codellama-7b"), s, CalcConstants::Builtin());
+  EXPECT_FALSE(dense.options.front().hybrid_pages.has_value());
+  EXPECT_EQ(dense.vllm_command.find("prefix-caching"), std::string::npos);
 }
 
 }  // namespace
