@@ -164,14 +164,22 @@ WorkNote HybridPagesNote(const ServePlan& plan) {
                         p.state_padding_percent(), p.groups(), p.group_size, p.attention_groups, p.state_groups, padding))};
 }
 
+// A count as vLLM's log writes it (Python's f"{n:,}": 652,528), so the line can be searched for.
+std::string VllmCount(int64_t n) {
+  std::string digits = std::to_string(n);
+  for (int i = static_cast<int>(digits.size()) - 3; i > (n < 0 ? 1 : 0); i -= 3) digits.insert(static_cast<size_t>(i), ",");
+  return digits;
+}
+
 // What vLLM itself prints for a hybrid with state layers at that row.
 Text HybridPoolNote(const ServePlan& plan) {
   const TpOption* row = HybridRow(plan);
   if (!row || !row->kv_tokens || !row->vllm_concurrency) return {};
+  const std::string tokens = VllmCount(*row->kv_tokens), len = VllmCount(plan.max_model_len);
   return T(fmt::format("vLLM при tp {} напишет «GPU KV cache size: {} tokens» и «Maximum concurrency for {} tokens per request: {:.2f}x».",
-                       row->tp, *row->kv_tokens, plan.max_model_len, *row->vllm_concurrency),
+                       row->tp, tokens, len, *row->vllm_concurrency),
            fmt::format("At tp {} vLLM prints \"GPU KV cache size: {} tokens\" and \"Maximum concurrency for {} tokens per request: {:.2f}x\".",
-                       row->tp, *row->kv_tokens, plan.max_model_len, *row->vllm_concurrency));
+                       row->tp, tokens, len, *row->vllm_concurrency));
 }
 
 // What the plan assumes beyond the config and the flags.
@@ -288,15 +296,20 @@ Text KvRoomNote(const ServeEstimate& e, const CalcConstants& k) {
   const ServeSettings& s = e.settings;
   const ServePlan& plan = e.plan;
   const VllmProfileRule& r = s.profile.rule;
+  const bool hybrid = plan.kv_slots.state_groups > 0;
   return T(fmt::format("vLLM: {:g} × {:g} GiB на карту минус веса, пик профиля (forward или сэмплер) и {:g} GiB вне PyTorch "
-                       "({:g} GiB при TP > 1); остаток — KV-кэш блоками по {} токенов. Влезает, если в него помещается одна "
+                       "({:g} GiB при TP > 1); остаток — {}. Влезает, если в него помещается одна "
                        "последовательность{}.",
-                       s.utilization, s.gpu_memory_gib, r.non_torch_gib, r.non_torch_tp_gib, k.vllm_block_size,
+                       s.utilization, s.gpu_memory_gib, r.non_torch_gib, r.non_torch_tp_gib,
+                       hybrid ? "KV-кэш и состояния слоёв, страницами одного размера (блок внимания поднят, см. ниже)"
+                              : fmt::format("KV-кэш блоками по {} токенов", k.vllm_block_size),
                        plan.max_model_len > 0 ? fmt::format(" из {} токенов", plan.max_model_len) : ""),
            fmt::format("vLLM: {:g} × {:g} GiB per card minus weights, the profile run's peak (forward or sampler) and {:g} GiB "
-                       "outside PyTorch ({:g} GiB at TP > 1); the rest is KV cache in blocks of {} tokens. Fits when it holds "
+                       "outside PyTorch ({:g} GiB at TP > 1); the rest is {}. Fits when it holds "
                        "one sequence{}.",
-                       s.utilization, s.gpu_memory_gib, r.non_torch_gib, r.non_torch_tp_gib, k.vllm_block_size,
+                       s.utilization, s.gpu_memory_gib, r.non_torch_gib, r.non_torch_tp_gib,
+                       hybrid ? "the KV cache and the layers' states, in pages of one size (the attention block raised, see below)"
+                              : fmt::format("KV cache in blocks of {} tokens", k.vllm_block_size),
                        plan.max_model_len > 0 ? fmt::format(" of {} tokens", plan.max_model_len) : ""));
 }
 

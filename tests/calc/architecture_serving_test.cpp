@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <regex>
 #include <string>
 #include <utility>
 
@@ -15,6 +16,7 @@
 #include "calc/serving.h"
 #include "calc/vllm_hybrid_pages.h"
 #include "calc/vllm_profile.h"
+#include "calc_cli.h"
 #include "config_copies.h"
 
 namespace labcheck::calc {
@@ -205,6 +207,20 @@ TEST(ArchitectureFamiliesTest, ServeReportsTheHybridPoolVllmPrints) {
   const ServePlan dense = PlanServing(PublishedModelInput("codellama-7b"), s, CalcConstants::Builtin());
   EXPECT_FALSE(dense.options.front().hybrid_pages.has_value());
   EXPECT_EQ(dense.vllm_command.find("prefix-caching"), std::string::npos);
+}
+
+// The line a user greps vLLM's log for is quoted as vLLM writes it: counts with thousands commas.
+TEST(ArchitectureFamiliesTest, ServeQuotesTheHybridPoolAsVllmWritesIt) {
+  const std::string config = PublishedConfigDir() + "nemotron-3-nano-30b-a3b/config.json";
+  const testing::CliRun run = testing::RunCalc({"serve", config, "--gpus", "1", "--gpu-mem", "80", "--max-model-len", "131072"}, Lang::En);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string out = std::regex_replace(run.out, std::regex("\\s+"), " ");  // notes wrap on a terminal
+  EXPECT_NE(out.find("pages of one size (the attention block raised"), std::string::npos) << out;
+  EXPECT_NE(out.find("Maximum concurrency for 131,072 tokens per request: "), std::string::npos) << out;
+  const size_t at = out.find("\"GPU KV cache size: ");
+  ASSERT_NE(at, std::string::npos) << out;
+  const std::string count = out.substr(at + 21, out.find(" tokens", at) - at - 21);
+  EXPECT_TRUE(std::regex_match(count, std::regex("[1-9][0-9]{0,2}(,[0-9]{3})+"))) << count;
 }
 
 }  // namespace
