@@ -41,6 +41,28 @@ std::string SizeCell(const MemoryComponent& c, Lang lang) {
   return cell;
 }
 
+// Which kernels the state layers' activations follow (state_layer_activations.h).
+WorkNote StateLayerActivationsNote(const Architecture& a) {
+  const char* ru = "";
+  const char* en = "";
+  switch (a.mamba.kind) {
+    case StateLayerKind::Mamba1:
+      ru = "активации слоёв Mamba — по быстрому пути transformers (JambaMambaMixer: causal_conv1d_fn и selective_scan_fn из mamba_ssm), с тем, что эти ядра сохраняют для backward";
+      en = "Mamba layers' activations follow transformers' fast path (JambaMambaMixer: causal_conv1d_fn and mamba_ssm's selective_scan_fn), with what those kernels save for backward";
+      break;
+    case StateLayerKind::Mamba2:
+      ru = "активации блоков Mamba-2 — по пути обучения transformers без кэша (use_cache=False): mamba_split_conv1d_scan_combined хранит выход in_proj и выход скана; блоки MLP и внимания — каждый только своё";
+      en = "Mamba-2 blocks' activations follow transformers' training path without a cache (use_cache=False): mamba_split_conv1d_scan_combined saves in_proj's output and the scan's output; MLP and attention blocks each only their own";
+      break;
+    case StateLayerKind::GatedDeltaNet:
+      ru = "активации слоёв Gated DeltaNet — по пути transformers с ядрами fla (chunk_gated_delta_rule, FusedRMSNormGated) и causal_conv1d; гейт на выходе слоёв внимания учтён";
+      en = "Gated DeltaNet layers' activations follow transformers' path with fla's kernels (chunk_gated_delta_rule, FusedRMSNormGated) and causal_conv1d; the attention layers' output gate is counted";
+      break;
+  }
+  return {"state_layer_activations", T(std::string(ru) + "; запасные пути на чистом torch хранят больше и не посчитаны",
+                                       std::string(en) + "; the pure-torch fallbacks save more and are not modelled")};
+}
+
 // Where the training estimate simplifies an architecture feature, it says so.
 std::vector<WorkNote> VramAssumptions(const ModelInput& model) {
   std::vector<WorkNote> notes;
@@ -53,17 +75,10 @@ std::vector<WorkNote> VramAssumptions(const ModelInput& model) {
     notes.push_back({"mla_activations", T("активации MLA — как при обучении в transformers (DeepseekV3Attention): нормы латентов и входы q_b/kv_b, K и V распакованы для каждой головы, V шириной v_head_dim (с flash attention дополнен до ширины q/k, как и выход)",
                                           "MLA activations as transformers trains it (DeepseekV3Attention): the latents' norms and q_b/kv_b inputs, K and V decompressed per head, V at v_head_dim (padded to the q/k width under flash attention, and the output with it)")});
   }
-  if (a.mamba.count() > 0) {
-    notes.push_back({"mamba_activations", T("активации слоёв Mamba/Gated DeltaNet посчитаны как у слоёв внимания той же ширины (отдельной модели для них нет)",
-                                            "Mamba/Gated DeltaNet layers' activations are counted as attention layers' of the same width (no separate model for them)")});
-  }
-  if (!a.block_pattern.empty()) {
-    notes.push_back({"block_pattern_activations", T(fmt::format("активации: каждый из {} блоков hybrid_override_pattern посчитан как целый слой (смешивание и MLP) — с запасом", a.layers),
-                                                    fmt::format("activations: each of the {} hybrid_override_pattern blocks is counted as a whole layer (mixer and MLP), an overestimate", a.layers))});
-  }
+  if (a.mamba.count() > 0) notes.push_back(StateLayerActivationsNote(a));
   if (a.ChunkedLayerCount() > 0) {
-    notes.push_back({"chunked_activations", T("активации чанкового внимания — как у полного (с SDPA/flash они не зависят от маски)",
-                                              "chunked attention's activations as full attention's (with SDPA/flash they do not depend on the mask)")});
+    notes.push_back({"chunked_activations", T("активации чанкового внимания (Llama 4) — как у полного: SDPA и flash хранят q, k, v, выход и log-sum-exp, от маски это не зависит; eager хранит матрицу оценок seq × seq на голову, хотя внутри чанка лишь её часть",
+                                              "chunked attention's activations (Llama 4) as full attention's: SDPA and flash save q, k, v, the output and the log-sum-exp whatever the mask; eager saves the seq × seq scores per head, though only a chunk's part of them is used")});
   }
   if (a.moe.enabled()) {
     notes.push_back({"moe_activations", T("веса, градиенты и состояния — всех экспертов; активации — каждого слоя как слоя с экспертами, experts_per_token на токен (общие эксперты и плотные первые слои отдельно не добавлены)",
