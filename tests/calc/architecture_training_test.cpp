@@ -1,12 +1,20 @@
 // Training (`vram`, `plan`) on the published configs of tests/calc/configs: the activations of the
 // state layers (Jamba's Mamba, Nemotron-H's Mamba-2 blocks, Qwen3-Next's Gated DeltaNet) worked
-// term by term from what transformers' training path and its kernels save.
+// term by term from what transformers' training path and its kernels save, and expert parallelism.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "calc/activation_memory.h"
+#include "calc/calc_constants.h"
 #include "calc/param_count.h"
+#include "calc/training_memory.h"
+#include "calc/training_plan.h"
+#include "calc_cli.h"
 #include "config_copies.h"
 
 namespace labcheck::calc {
@@ -19,6 +27,11 @@ TrainingSettings StateLayerSettings(Method method, bool checkpointing = false) {
   s.batch = 1;
   s.checkpointing = checkpointing;
   return s;
+}
+
+double ComponentBytes(const TrainingMemory& m, const std::string& id) {
+  const MemoryComponent* c = m.Find(id);
+  return c && c->bytes ? *c->bytes : -1;
 }
 
 TEST(StateLayerActivationsTest, JambaMambaLayerTermByTerm) {
@@ -104,6 +117,99 @@ TEST(StateLayerActivationsTest, CheckpointingKeepsInputsAndRecomputesTheWidestLa
   const double mamba_layer = LayerActivationsPerToken(arch, s, 5).total();
   EXPECT_GT(mamba_layer, LayerActivationsPerToken(arch, s, 4).total());
   EXPECT_DOUBLE_EQ(LayerBackwardBytes(arch, s), (mamba_layer + 3 * 2 * 28672 + 2 * 2 * h) * 2048);
+}
+
+TEST(ExpertParallelTrainingTest, RoutedExpertsShrinkByExactlyN) {
+  const ModelInput mixtral = PublishedModelInput("mixtral-8x7b");
+  const double routed = static_cast<double>(mixtral.counts()->routed_experts);
+  const double total = static_cast<double>(mixtral.total_params());
+  TrainingSettings s;
+  s.gpus = 8;
+  s.sharding = Sharding::Ddp;
+  const TrainingMemory without = EstimateTrainingMemory(mixtral, s, CalcConstants::Builtin());
+  s.expert_parallel = 8;
+  const TrainingMemory with = EstimateTrainingMemory(mixtral, s, CalcConstants::Builtin());
+  // BF16 weights and gradients, two BF16 AdamW states: only the routed experts are divided by 8.
+  EXPECT_DOUBLE_EQ(ComponentBytes(with, "weights"), 2 * (total - routed) + 2 * routed / 8);
+  EXPECT_DOUBLE_EQ(ComponentBytes(without, "weights") - ComponentBytes(with, "weights"), 2 * routed * (1 - 1.0 / 8));
+  EXPECT_DOUBLE_EQ(ComponentBytes(with, "gradients"), 2 * (total - routed) + 2 * routed / 8);
+  EXPECT_DOUBLE_EQ(ComponentBytes(with, "optimizer_states"), 4 * (total - routed) + 4 * routed / 8);
+  EXPECT_DOUBLE_EQ(ComponentBytes(with, "activations"), ComponentBytes(without, "activations"));
+  // One MoE layer's all-to-all in backward: 2048 tokens x top-2 rows x 4096 x 2 bytes, sent and received.
+  EXPECT_DOUBLE_EQ(ComponentBytes(with, "ep_all_to_all"), 2 * 2048.0 * 2 * 4096 * 2);
+  EXPECT_DOUBLE_EQ(ComponentBytes(without, "ep_all_to_all"), -1);  // absent without EP
+  // ZeRO-1 shards the states over all 8 GPUs anyway; EP divides the experts' weights.
+  s.sharding = Sharding::Zero1;
+  const TrainingMemory zero1 = EstimateTrainingMemory(mixtral, s, CalcConstants::Builtin());
+  EXPECT_DOUBLE_EQ(ComponentBytes(zero1, "optimizer_states"), 4 * total / 8);
+  EXPECT_DOUBLE_EQ(ComponentBytes(zero1, "weights"), 2 * (total - routed) + 2 * routed / 8);
+}
+
+TEST(ExpertParallelTrainingTest, FsdpGathersOnlyTheLocalExperts) {
+  const ModelInput mixtral = PublishedModelInput("mixtral-8x7b");
+  const double routed_per_layer = static_cast<double>(mixtral.counts()->routed_experts) / 32;
+  TrainingSettings s;
+  s.gpus = 8;
+  s.sharding = Sharding::Fsdp;
+  s.method = Method::Lora;
+  const TrainingMemory without = EstimateTrainingMemory(mixtral, s, CalcConstants::Builtin());
+  s.expert_parallel = 4;
+  const TrainingMemory with = EstimateTrainingMemory(mixtral, s, CalcConstants::Builtin());
+  // The shards are the same (8 ways either way: efsdp = 8 / 4 under 4-way EP) ...
+  EXPECT_DOUBLE_EQ(ComponentBytes(with, "weights"), ComponentBytes(without, "weights"));
+  // ... but a layer gathers 2 of 8 experts: the current and the prefetched layer, 3/4 of their experts less each.
+  EXPECT_DOUBLE_EQ(ComponentBytes(without, "fsdp_layer_stage") - ComponentBytes(with, "fsdp_layer_stage"), 2 * 2 * routed_per_layer * 0.75);
+}
+
+TEST(ExpertParallelTrainingTest, PlanSearchesMultiplesOfTheExpertGroup) {
+  const ModelInput mixtral = PublishedModelInput("mixtral-8x7b");
+  TrainingSettings s;
+  s.method = Method::Qlora;
+  s.checkpointing = true;
+  s.sharding = Sharding::Fsdp;
+  s.expert_parallel = 4;
+  const Throughput speed{20, 40, Text("test")};
+  const TrainingPlan plan = PlanTraining(mixtral, s, 1e8, 8, 80, speed, Bandwidth{10, Text("test")}, CalcConstants::Builtin());
+  ASSERT_TRUE(plan.shard_gpus.has_value());
+  EXPECT_EQ(*plan.shard_gpus % 4, 0);  // QLoRA fits on one card, but a copy must hold the EP group
+  EXPECT_EQ(plan.expert_parallel, 4);
+}
+
+TEST(ExpertParallelTrainingTest, BadExpertParallelIsExitCode2) {
+  const std::string mixtral = PublishedConfigDir() + "mixtral-8x7b";
+  const testing::CliRun dense = testing::RunCalc({"vram", "qwen3-8b", "--gpus", "2", "--expert-parallel", "2"}, Lang::En);
+  EXPECT_EQ(dense.exit_code, 2);
+  EXPECT_NE(dense.err.find("no routed experts"), std::string::npos) << dense.err;
+  const testing::CliRun gpus = testing::RunCalc({"vram", mixtral, "--gpus", "4", "--expert-parallel", "3"}, Lang::En);
+  EXPECT_EQ(gpus.exit_code, 2);
+  EXPECT_NE(gpus.err.find("does not divide --gpus 4"), std::string::npos) << gpus.err;
+  const testing::CliRun experts = testing::RunCalc({"vram", mixtral, "--gpus", "16", "--expert-parallel", "16"}, Lang::Ru);
+  EXPECT_EQ(experts.exit_code, 2);
+  EXPECT_NE(experts.err.find("не делит число экспертов 8"), std::string::npos) << experts.err;
+  const testing::CliRun zero3 = testing::RunCalc({"vram", mixtral, "--gpus", "8", "--sharding", "zero3", "--expert-parallel", "2"}, Lang::En);
+  EXPECT_EQ(zero3.exit_code, 2);
+  EXPECT_NE(zero3.err.find("MoE not supported with Stage 3"), std::string::npos) << zero3.err;
+}
+
+TEST(ExpertParallelTrainingTest, ShownInTextAndJson) {
+  const std::string mixtral = PublishedConfigDir() + "mixtral-8x7b";
+  const std::vector<std::string> args = {"vram", mixtral, "--gpus", "8", "--expert-parallel", "8"};
+  std::vector<std::string> json_args = args;
+  json_args.push_back("--json");
+  const testing::CliRun json = testing::RunCalc(json_args, Lang::En);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["settings"]["expert_parallel"], 8);
+  EXPECT_EQ(j["settings"]["expert_shard_gpus"]["weights"], 8);
+  bool layout = false;
+  for (const auto& note : j["assumptions"]) layout = layout || note["key"] == "expert_parallel_layout";
+  EXPECT_TRUE(layout);
+  const testing::CliRun en = testing::RunCalc(args, Lang::En);
+  EXPECT_NE(en.out.find("expert parallel 8"), std::string::npos);
+  EXPECT_NE(en.out.find("routed experts / 8 GPUs"), std::string::npos) << en.out;
+  const testing::CliRun ru = testing::RunCalc(args, Lang::Ru);
+  EXPECT_NE(ru.out.find("маршрутизируемые эксперты / 8 GPU"), std::string::npos) << ru.out;
+  EXPECT_NE(ru.out.find("экспертный параллелизм 8"), std::string::npos);
 }
 
 }  // namespace
