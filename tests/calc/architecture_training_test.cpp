@@ -63,7 +63,7 @@ TEST(StateLayerActivationsTest, JambaMambaLayerTermByTerm) {
   // The seq-long scan keeps one FP32 state per started 2048-token chunk: 3 chunks at 4096 + 1.
   TrainingSettings longer = s;
   longer.seq = 4097;
-  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(arch, longer, 5).state_mixer - full.state_mixer, 4 * E * 2 * N * (3.0 / 4097 - 1.0 / 2048));
+  EXPECT_NEAR(LayerActivationsPerToken(arch, longer, 5).state_mixer - full.state_mixer, 4 * E * 2 * N * (3.0 / 4097 - 1.0 / 2048), 1e-9);
 }
 
 TEST(StateLayerActivationsTest, NemotronHBlocksEachSaveTheirOwnKind) {
@@ -206,9 +206,9 @@ TEST(ExpertParallelTrainingTest, ShownInTextAndJson) {
   EXPECT_TRUE(layout);
   const testing::CliRun en = testing::RunCalc(args, Lang::En);
   EXPECT_NE(en.out.find("expert parallel 8"), std::string::npos);
-  EXPECT_NE(en.out.find("routed experts / 8 GPUs"), std::string::npos) << en.out;
+  EXPECT_NE(en.out.find("routed experts / 8"), std::string::npos) << en.out;  // the table may wrap before "GPUs"
   const testing::CliRun ru = testing::RunCalc(args, Lang::Ru);
-  EXPECT_NE(ru.out.find("маршрутизируемые эксперты / 8 GPU"), std::string::npos) << ru.out;
+  EXPECT_NE(ru.out.find("эксперты / 8 GPU"), std::string::npos) << ru.out;  // "маршрутизируемые" may wrap
   EXPECT_NE(ru.out.find("экспертный параллелизм 8"), std::string::npos);
 }
 
