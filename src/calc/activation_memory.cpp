@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "calc/byte_units.h"
+#include "calc/state_layer_activations.h"
 
 namespace labcheck::calc {
 namespace {
@@ -73,87 +74,144 @@ double LatentAttentionActivationBytes(const Architecture& arch, const TrainingSe
   return attention;
 }
 
-}  // namespace
+// What a layer's adapters read and add (LoRA): the in-features of adapted layers (FP32 copies with
+// FP32 adapters) and how many adapted layers there are (rank-wide outputs).
+struct LoraShapes {
+  double inputs = 0;
+  double layers = 0;
+};
 
-LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const TrainingSettings& s) {
+// Gated MLP: SiLU keeps the gate output, the product keeps activation and up outputs, down_proj
+// keeps the product when it is trained. MoE: the router's input and FP32 logits and softmax, and k
+// routed copies of the expert's tensors.
+double MlpActivationBytes(const Architecture& arch, const TrainingSettings& s, const LoraTargets& a, LoraShapes& lora) {
   const double h = static_cast<double>(arch.hidden);
-  const double q = static_cast<double>(arch.q_dim());
-  const double heads = static_cast<double>(arch.heads);
-  const LoraTargets a = TrainedLayers(s);
-  const bool lora = s.method != Method::Full;
-  LayerActivationBytes bytes;
-  bytes.norms = arch.norms_per_layer * RmsNormBytes(h, s.compile);
-  bytes.attention = arch.mla.enabled() ? LatentAttentionActivationBytes(arch, s, a) : AttentionActivationBytes(arch, s, a);
-
-  // Gated MLP: SiLU keeps the gate output, the product keeps activation and up outputs, down_proj
-  // keeps the product when it is trained.
+  const bool adapters = s.method != Method::Full;
   auto mlp_widths = [&](bool down_trained) {
     if (!arch.gated_mlp) return down_trained ? 2.0 : 1.0;
     return down_trained ? 4.0 : 3.0;
   };
-  const bool mlp_input = a.gate || a.up;
-  double mlp = mlp_input ? kBf16 * h : 0;  // input of gate/up, saved when they are trained
-  double lora_inputs = 0;                  // in-features of adapted layers (FP32 copies)
-  double lora_layers = 0;                  // adapted layers (rank-wide outputs)
-  if (a.q) lora_inputs += h, lora_layers += 1;
-  if (a.k) lora_inputs += h, lora_layers += 1;
-  if (a.v) lora_inputs += h, lora_layers += 1;
-  if (a.o) lora_inputs += arch.mla.enabled() ? heads * static_cast<double>(arch.mla.v_head_dim) : q, lora_layers += 1;
   auto add_mlp_lora = [&](double width, double copies) {
     const double gate = (a.gate && arch.gated_mlp) ? 1 : 0, up = a.up ? 1 : 0, down = a.down ? 1 : 0;
-    lora_inputs += copies * ((gate + up) * h + down * width);
-    lora_layers += copies * (gate + up + down);
+    lora.inputs += copies * ((gate + up) * h + down * width);
+    lora.layers += copies * (gate + up + down);
   };
+  const bool mlp_input = a.gate || a.up;
   if (arch.moe.enabled()) {
     const double k = static_cast<double>(arch.moe.experts_per_token);
     const double w = static_cast<double>(arch.moe.expert_intermediate);
     const double e = static_cast<double>(arch.moe.experts);
     const bool experts_trained = s.method == Method::Full || s.lora_experts;
-    mlp = kBf16 * h;                        // router input
+    double mlp = kBf16 * h;                 // router input
     mlp += 2 * kFp32 * e;                   // router logits and softmax, FP32
     mlp += k * ((experts_trained && mlp_input ? kBf16 * h : 0) + kBf16 * mlp_widths(experts_trained && a.down) * w);
-    if (lora && experts_trained) add_mlp_lora(w, k);
-  } else {
-    const double w = static_cast<double>(arch.intermediate);
-    mlp += kBf16 * mlp_widths(a.down) * w;
-    if (lora) add_mlp_lora(w, 1);
+    if (adapters && experts_trained) add_mlp_lora(w, k);
+    return mlp;
   }
-  bytes.mlp = mlp;
+  const double w = static_cast<double>(arch.intermediate);
+  if (adapters) add_mlp_lora(w, 1);
+  return (mlp_input ? kBf16 * h : 0) + kBf16 * mlp_widths(a.down) * w;  // gate/up input when trained
+}
 
-  if (lora) {
+// The token mixer of `layer`: attention (MLA, or the usual q/k/v), a state mixer (Mamba, Mamba-2,
+// Gated DeltaNet: state_layer_activations.h), or none (Nemotron-H's MLP blocks).
+void AddMixer(const Architecture& arch, const TrainingSettings& s, const LoraTargets& a, int64_t layer,
+              LayerActivationBytes& bytes, LoraShapes& lora) {
+  if (arch.mamba.IsMamba(layer)) {
+    bytes.state_mixer = StateMixerActivationBytes(arch, s, s.method == Method::Full);
+    return;
+  }
+  if (!arch.HasAttention(layer)) return;
+  bytes.attention = arch.mla.enabled() ? LatentAttentionActivationBytes(arch, s, a) : AttentionActivationBytes(arch, s, a);
+  if (arch.attn_output_gate) {
+    // Qwen3NextAttention.forward: attn_output * torch.sigmoid(gate). The sigmoid keeps its output,
+    // the product its other operand (the attention output's contiguous copy), and o_proj's input is
+    // the product: 4 x q bytes more than an ungated layer, whether o_proj is trained or not.
+    bytes.attention += 2 * kBf16 * static_cast<double>(arch.q_dim());
+  }
+  const double h = static_cast<double>(arch.hidden);
+  const double o_in = arch.mla.enabled() ? static_cast<double>(arch.heads * arch.mla.v_head_dim) : static_cast<double>(arch.q_dim());
+  lora.inputs += (a.q ? h : 0) + (a.k ? h : 0) + (a.v ? h : 0) + (a.o ? o_in : 0);
+  lora.layers += (a.q ? 1 : 0) + (a.k ? 1 : 0) + (a.v ? 1 : 0) + (a.o ? 1 : 0);
+}
+
+// A layer with attention and an MLP (the first one), which every layer of a plain decoder is.
+int64_t TypicalLayer(const Architecture& arch) {
+  for (int64_t i = 0; i < arch.layers; ++i) {
+    if (arch.HasAttention(i) && arch.HasMlp(i)) return i;
+  }
+  return 0;
+}
+
+// The gradients a layer's backward holds at its widest, beside the residual stream's: the gated
+// MLP's product gradient (from down_proj) is still alive when those of the gate and up outputs are
+// made (eager MulBackward, and compiled alike: one fused kernel reads the first and writes the other
+// two), x k experts for MoE; a state mixer's own (state_layer_activations.h). The mixer and the MLP
+// run their backward one after the other, so the larger counts.
+double LayerGradientBytes(const Architecture& arch, int64_t layer) {
+  double widest = 0;
+  if (arch.HasMlp(layer)) {
+    const double width = arch.moe.enabled()
+                             ? static_cast<double>(arch.moe.experts_per_token) * static_cast<double>(arch.moe.expert_intermediate)
+                             : static_cast<double>(arch.intermediate);
+    widest = kBf16 * (arch.gated_mlp ? 3 : 2) * width;
+  }
+  if (arch.mamba.IsMamba(layer)) widest = std::max(widest, StateMixerBackwardBytes(arch));
+  return widest + kBf16 * 2 * static_cast<double>(arch.hidden);
+}
+
+}  // namespace
+
+LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const TrainingSettings& s, int64_t layer) {
+  const LoraTargets a = TrainedLayers(s);
+  LayerActivationBytes bytes;
+  LoraShapes lora;
+  bytes.norms = arch.norms_per_layer * RmsNormBytes(static_cast<double>(arch.hidden), s.compile);
+  AddMixer(arch, s, a, layer, bytes, lora);
+  if (arch.HasMlp(layer)) bytes.mlp = MlpActivationBytes(arch, s, a, lora);
+  if (s.method != Method::Full) {
     // PEFT casts each adapted layer's input to the adapter dtype before lora_A; with FP32 adapters
     // that is a new FP32 copy that lora_A keeps for its weight gradient (BF16 adapters reuse the
     // input already counted). lora_B keeps lora_A's rank-wide output.
     const bool fp32 = s.adapter_bytes > kBf16;
-    bytes.lora = (fp32 ? kFp32 * lora_inputs : 0) + s.adapter_bytes * static_cast<double>(s.lora_rank) * lora_layers;
+    bytes.lora = (fp32 ? kFp32 * lora.inputs : 0) + s.adapter_bytes * static_cast<double>(s.lora_rank) * lora.layers;
   }
   return bytes;
 }
 
+LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const TrainingSettings& s) {
+  return LayerActivationsPerToken(arch, s, TypicalLayer(arch));
+}
+
 double SavedActivationBytes(const Architecture& arch, const TrainingSettings& s) {
-  const double per_layer = LayerActivationsPerToken(arch, s).total();
   const double h = static_cast<double>(arch.hidden);
   // Final norm; lm_head keeps its input only when it is trained (full fine-tuning).
   const double head = RmsNormBytes(h, s.compile) + (s.method == Method::Full ? kBf16 * h : 0);
   const double layers = static_cast<double>(arch.layers);
-  double stored_layers = s.checkpointing ? layers * kBf16 * h : layers * per_layer;
+  // Every layer as its own kind saves it; with checkpointing only each layer's input (transformers'
+  // GradientCheckpointingLayer wraps every decoder layer, and every Nemotron-H block).
+  double all_layers = 0, largest = 0;
+  for (int64_t i = 0; i < arch.layers; ++i) {
+    const double layer = LayerActivationsPerToken(arch, s, i).total();
+    all_layers += layer;
+    largest = std::max(largest, layer);
+  }
+  double stored_layers = s.checkpointing ? layers * kBf16 * h : all_layers;
   if (s.offload.activations) {
-    stored_layers = std::min(stored_layers, kLayersInFlight * (s.checkpointing ? kBf16 * h : per_layer));
+    stored_layers = std::min(stored_layers, kLayersInFlight * (s.checkpointing ? kBf16 * h : largest));
   }
   return (stored_layers + head) * static_cast<double>(s.batch * s.seq);
 }
 
 double LayerBackwardBytes(const Architecture& arch, const TrainingSettings& s) {
-  const double recomputed = s.checkpointing ? LayerActivationsPerToken(arch, s).total() : 0;
-  // The gated MLP's backward at its widest: the gradient of the product (from down_proj) is still
-  // alive when those of the gate and up outputs are made (eager MulBackward, and compiled alike:
-  // one fused kernel reads the first and writes the other two), x k experts for MoE, with the
-  // residual stream's gradient in and out.
-  const double width = arch.moe.enabled()
-                           ? static_cast<double>(arch.moe.experts_per_token) * static_cast<double>(arch.moe.expert_intermediate)
-                           : static_cast<double>(arch.intermediate);
-  const double gradients = kBf16 * ((arch.gated_mlp ? 3 : 2) * width + 2 * static_cast<double>(arch.hidden));
-  return (recomputed + gradients) * static_cast<double>(s.batch * s.seq);
+  // The layer whose backward holds the most: its saved tensors recomputed (checkpointing) and its
+  // gradients at their widest.
+  double widest = 0;
+  for (int64_t i = 0; i < arch.layers; ++i) {
+    const double recomputed = s.checkpointing ? LayerActivationsPerToken(arch, s, i).total() : 0;
+    widest = std::max(widest, recomputed + LayerGradientBytes(arch, i));
+  }
+  return widest * static_cast<double>(s.batch * s.seq);
 }
 
 double LogitsBytes(const Architecture& arch, const TrainingSettings& s) {

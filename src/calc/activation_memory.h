@@ -17,12 +17,16 @@ namespace labcheck::calc {
 struct LayerActivationBytes {
   double norms = 0;      // RMSNorm: FP32 copy of the input and normalised BF16 (compiled: the input)
   double attention = 0;  // q/k/v input, q/k norms, attention inputs/outputs, o_proj input, S² scores (eager)
+  double state_mixer = 0;  // Mamba / Mamba-2 / Gated DeltaNet instead of attention (state_layer_activations.h)
   double mlp = 0;        // MLP input, gate/up/activation/product (x k experts for MoE) and router
   double lora = 0;       // LoRA: FP32 copies of adapted inputs (FP32 adapters) + rank-wide outputs
 
-  double total() const { return norms + attention + mlp + lora; }
+  double total() const { return norms + attention + state_mixer + mlp + lora; }
 };
 
+// One layer as it is: attention or a state mixer or neither (a Nemotron-H MLP block), an MLP or not.
+LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const TrainingSettings& settings, int64_t layer);
+// The first layer with attention and an MLP: every layer of a plain decoder.
 LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const TrainingSettings& settings);
 
 // Backward runs in stages, and what each keeps differs (docs/calculators.md, "Peak"):
@@ -32,13 +36,13 @@ LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const Tr
 // Autograd frees the logits once the loss and lm_head backward are done, before it reaches the
 // first decoder layer, so the two stages never overlap: the peak takes the larger of them.
 
-// Activations saved for the whole backward, for batch x seq tokens: all layers, or with gradient
-// checkpointing each layer's input; with activation offload only the layers in flight stay on the
+// Activations saved for the whole backward, for batch x seq tokens: all layers, each as its kind, or
+// with gradient checkpointing each layer's input; with activation offload only the layers in flight stay on the
 // GPU. The final norm (and the lm_head input when lm_head is trained) come on top.
 double SavedActivationBytes(const Architecture& arch, const TrainingSettings& settings);
 
 // The layer stage's own part: one layer's saved tensors recomputed (checkpointing only) and the
-// gradients of its widest activations while its backward runs.
+// gradients of its widest activations while its backward runs, for the layer where that is largest.
 double LayerBackwardBytes(const Architecture& arch, const TrainingSettings& settings);
 
 // The loss stage's own part: the loss over the vocabulary at the start of backward, per the loss

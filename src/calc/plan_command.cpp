@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "calc/byte_units.h"
+#include "calc/expert_parallel.h"
 #include "calc/machine_report.h"
 #include "calc/subcommands.h"
 #include "calc/training_options.h"
@@ -111,6 +112,12 @@ void PrintPlanBasis(const PlanEstimate& e, const MachineReport* report, const Co
 
 // How one model copy is laid out over the cards.
 Text LayoutLine(const TrainingPlan& plan) {
+  if (plan.expert_parallel > 1) {
+    return T(fmt::format("Одна копия делится на {} карт (FSDP), копий: {}; маршрутизируемые эксперты — по {} картам (экспертный параллелизм {}).",
+                         *plan.shard_gpus, plan.replicas, plan.expert_parallel, plan.expert_parallel),
+             fmt::format("One copy is sharded over {} cards (FSDP), copies: {}; the routed experts are split over {} of them (expert parallelism {}).",
+                         *plan.shard_gpus, plan.replicas, plan.expert_parallel, plan.expert_parallel));
+  }
   return *plan.shard_gpus == 1
              ? T(fmt::format("Модель помещается на одну карту: {} копий, data parallel.", plan.replicas),
                  fmt::format("The model fits on one card: {} data-parallel copies.", plan.replicas))
@@ -147,6 +154,12 @@ void PrintPlanText(const ModelInput& model, const PlanEstimate& e, const Machine
     return;
   }
   PrintPlanBasis(e, report, context);
+  if (!plan.shard_gpus && plan.expert_parallel > static_cast<int>(e.machine.gpus.size())) {
+    PrintLine(T(fmt::format("--expert-parallel {} больше, чем карт здесь ({}): группе EP не хватает GPU.", plan.expert_parallel, e.machine.gpus.size()),
+                fmt::format("--expert-parallel {} is more than the {} cards here: the EP group has no room.", plan.expert_parallel, e.machine.gpus.size())).In(lang),
+              context);
+    return;
+  }
   if (!plan.shard_gpus) {
     PrintLine(T(fmt::format("Не влезает даже с batch 1 на всех {} картах. Попробуйте --method qlora, --checkpointing или меньший --seq.", e.machine.gpus.size()),
                 fmt::format("Does not fit even at batch 1 on all {} cards. Try --method qlora, --checkpointing or a shorter --seq.", e.machine.gpus.size())).In(lang),
@@ -173,6 +186,7 @@ void Run(const PlanOptions& o, const CommandContext& context) {
   if (!tokens) return;
   const auto settings = SettingsOrFail(o.training, context);
   if (!settings) return;
+  if (const auto error = ExpertParallelModelError(*model, *settings)) return context.Fail(error->In(context.lang()));
   std::vector<LiveGpu> live = LiveGpus(context);
   const auto report_read = ReadMachineReport(context.env->last_report_path);
   const MachineReport* report = report_read.ok() ? &report_read.value() : nullptr;

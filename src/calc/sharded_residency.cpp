@@ -24,7 +24,12 @@ struct Units {
 Units UnitsOf(const ModelInput& model, const ParamCounts& counts, const TrainingSettings& s, const CalcConstants& k) {
   Units u;
   u.layers = model.arch->layers;
-  u.layer = static_cast<double>(counts.attention + counts.mamba + counts.mlp + counts.router) / u.layers;
+  // Under --expert-parallel a layer's unit gathers only this GPU's routed experts: torchtitan
+  // (torchtitan/distributed/fsdp.py, apply_fsdp_to_decoder) shards them over the efsdp mesh of the
+  // EP rank's GPUs, the rest of the block over the whole FSDP mesh.
+  const double routed = static_cast<double>(counts.routed_experts);
+  const double local_routed = routed / std::max(1, s.expert_parallel);
+  u.layer = (static_cast<double>(counts.attention + counts.mamba + counts.mlp + counts.router) - routed + local_routed) / u.layers;
   u.embedding = static_cast<double>(counts.embedding);
   u.head = counts.lm_head > 0 ? static_cast<double>(counts.lm_head) : u.embedding;
   u.root = s.shard_embeddings ? 0 : static_cast<double>(counts.embedding + counts.lm_head);

@@ -6,6 +6,7 @@
 
 #include "calc/activation_memory.h"
 #include "calc/byte_units.h"
+#include "calc/expert_parallel.h"
 #include "calc/param_count.h"
 #include "calc/sharded_residency.h"
 
@@ -88,6 +89,10 @@ struct Placement {
   double weight_shards = 1;
   double grad_shards = 1;
   double state_shards = 1;
+  // The routed experts' own split under --expert-parallel (expert_parallel.h); as above without it.
+  double expert_weight_shards = 1;
+  double expert_grad_shards = 1;
+  double expert_state_shards = 1;
   MemoryPhase weight_phase = MemoryPhase::Always;
 };
 
@@ -97,6 +102,9 @@ Placement PlacementOf(const TrainingSettings& s) {
   p.weight_shards = p.params_on_cpu ? std::max(1, s.gpus) : s.WeightShards();
   p.grad_shards = p.params_on_cpu ? std::max(1, s.gpus) : s.GradientShards();
   p.state_shards = p.params_on_cpu ? std::max(1, s.gpus) : s.StateShards();
+  p.expert_weight_shards = std::max(p.weight_shards, static_cast<double>(s.ExpertWeightShards()));
+  p.expert_grad_shards = std::max(p.grad_shards, static_cast<double>(s.ExpertGradientShards()));
+  p.expert_state_shards = std::max(p.state_shards, static_cast<double>(s.ExpertStateShards()));
   p.weight_phase = p.params_on_cpu ? MemoryPhase::Cpu : MemoryPhase::Always;
   return p;
 }
@@ -108,52 +116,65 @@ void Add(TrainingMemory& m, std::string id, Text label, std::optional<double> by
 // What the optimizer trains and in which dtypes its gradients and states are kept.
 struct Trainable {
   double params = 0;
+  double experts = 0;  // the part in routed experts (or their adapters), split by --expert-parallel
   double state_bytes = kBf16;
   double grad_bytes = kBf16;
 };
 
-std::optional<double> PerTrainable(const TrainingMemory& m, const Trainable& t, double bytes_per_param, double shards) {
+std::optional<double> PerTrainable(const TrainingMemory& m, const Trainable& t, double bytes_per_param, double shards,
+                                   double expert_shards) {
   if (!m.trainable_known) return std::nullopt;
-  return t.params * bytes_per_param / shards;
+  return SplitWithExperts(t.params, t.experts, shards, expert_shards) * bytes_per_param;
+}
+
+// " / 8 GPUs; routed experts / 8 GPUs" when EP splits the experts differently from the rest.
+Text ExpertShardNote(double shards, double expert_shards) {
+  if (expert_shards <= shards) return Text("");
+  return T(fmt::format("; маршрутизируемые эксперты / {:.0f} GPU", expert_shards), fmt::format("; routed experts / {:.0f} GPUs", expert_shards));
 }
 
 void AddWeights(TrainingMemory& m, const ModelInput& model, const TrainingSettings& s, const CalcConstants& k, const Placement& p) {
   const std::optional<ParamCounts> counts = model.counts();
   const double n = static_cast<double>(model.total_params());
+  const double experts = RoutedExpertParams(model);
+  const Text expert_note = ExpertShardNote(p.weight_shards, p.expert_weight_shards);
   if (s.method == Method::Qlora) {
     const double quantized = counts ? static_cast<double>(counts->quantizable()) : n;
     const double kept = counts ? n - quantized : 0;
-    Add(m, "weights", T("Веса (NF4 + BF16)", "Weights (NF4 + BF16)"), (quantized * k.nf4_bits / 8 + kept * kBf16) / p.weight_shards,
-        counts ? T(fmt::format("{} в NF4 по {:.3f} бита (двойное квантование) + {} в BF16 (эмбеддинги, lm_head, нормы){}",
-                               FormatParams(quantized), k.nf4_bits, FormatParams(kept), ShardNote(p.weight_shards).ru),
-                   fmt::format("{} in NF4 at {:.3f} bits (double quantisation) + {} in BF16 (embeddings, lm_head, norms){}",
-                               FormatParams(quantized), k.nf4_bits, FormatParams(kept), ShardNote(p.weight_shards).en))
+    const double nf4 = k.nf4_bits / 8;
+    Add(m, "weights", T("Веса (NF4 + BF16)", "Weights (NF4 + BF16)"),
+        SplitWithExperts(quantized, experts, p.weight_shards, p.expert_weight_shards) * nf4 + kept * kBf16 / p.weight_shards,
+        counts ? T(fmt::format("{} в NF4 по {:.3f} бита (двойное квантование) + {} в BF16 (эмбеддинги, lm_head, нормы){}{}",
+                               FormatParams(quantized), k.nf4_bits, FormatParams(kept), ShardNote(p.weight_shards).ru, expert_note.ru),
+                   fmt::format("{} in NF4 at {:.3f} bits (double quantisation) + {} in BF16 (embeddings, lm_head, norms){}{}",
+                               FormatParams(quantized), k.nf4_bits, FormatParams(kept), ShardNote(p.weight_shards).en, expert_note.en))
                : T(fmt::format("все параметры в NF4 по {:.3f} бита; без архитектуры не отделить слои, что остаются в BF16", k.nf4_bits),
                    fmt::format("all parameters in NF4 at {:.3f} bits; without the architecture the BF16 layers cannot be told apart", k.nf4_bits)),
         p.weight_phase);
     return;
   }
   const double bytes = (s.method == Method::Full && s.precision == Precision::Mixed) ? kFp32 : kBf16;
-  Add(m, "weights", T("Веса", "Weights"), n * bytes / p.weight_shards,
-      T(fmt::format("{} параметров × {:.0f} байта{}", FormatParams(n), bytes, ShardNote(p.weight_shards).ru),
-        fmt::format("{} parameters × {:.0f} bytes{}", FormatParams(n), bytes, ShardNote(p.weight_shards).en)),
+  Add(m, "weights", T("Веса", "Weights"), SplitWithExperts(n, experts, p.weight_shards, p.expert_weight_shards) * bytes,
+      T(fmt::format("{} параметров × {:.0f} байта{}{}", FormatParams(n), bytes, ShardNote(p.weight_shards).ru, expert_note.ru),
+        fmt::format("{} parameters × {:.0f} bytes{}{}", FormatParams(n), bytes, ShardNote(p.weight_shards).en, expert_note.en)),
       p.weight_phase);
 }
 
 // Trainable parameters: all of them, or the adapters (added as a component).
 Trainable AddTrainable(TrainingMemory& m, const ModelInput& model, const TrainingSettings& s, const Placement& p) {
   const bool mixed = s.precision == Precision::Mixed;
-  Trainable t{static_cast<double>(model.total_params()), mixed ? kFp32 : kBf16, mixed ? kFp32 : kBf16};
+  Trainable t{static_cast<double>(model.total_params()), RoutedExpertParams(model), mixed ? kFp32 : kBf16, mixed ? kFp32 : kBf16};
   if (s.method != Method::Full) {
     t.state_bytes = s.adapter_bytes;
     t.grad_bytes = s.adapter_bytes;
     const char* dtype = s.adapter_bytes > kBf16 ? "FP32" : "BF16";
     if (model.arch) {
       t.params = static_cast<double>(LoraParams(*model.arch, s.lora_rank, s.lora_targets, s.lora_experts));
+      t.experts = RoutedExpertAdapterParams(model, s);
       const bool moe = model.arch->moe.enabled() && s.lora_targets.mlp();
       const std::string experts_ru = moe ? (s.lora_experts ? ", и на каждом эксперте" : ", эксперты без адаптеров") : "";
       const std::string experts_en = moe ? (s.lora_experts ? ", every expert too" : ", experts left out") : "";
-      Add(m, "adapters", T("LoRA-адаптеры", "LoRA adapters"), t.params * s.adapter_bytes / p.weight_shards,
+      Add(m, "adapters", T("LoRA-адаптеры", "LoRA adapters"), SplitWithExperts(t.params, t.experts, p.weight_shards, p.expert_weight_shards) * s.adapter_bytes,
           T(fmt::format("ранг {} на {}{}: {} параметров в {}", s.lora_rank, LoraTargetsName(s.lora_targets), experts_ru,
                         FormatParams(t.params), dtype),
             fmt::format("rank {} on {}{}: {} parameters in {}", s.lora_rank, LoraTargetsName(s.lora_targets), experts_en,
@@ -173,9 +194,9 @@ void AddOptimizerStates(TrainingMemory& m, const TrainingSettings& s, const Plac
   const bool states_on_cpu = p.params_on_cpu || s.offload.optimizer;
   const MemoryPhase state_phase = states_on_cpu ? MemoryPhase::Cpu : IsPaged(s.optimizer) ? MemoryPhase::Paged : MemoryPhase::Always;
   Add(m, "optimizer_states", T("Состояния оптимизатора", "Optimizer states"),
-      PerTrainable(m, t, OptimizerStatesPerParam(s.optimizer, t.state_bytes), p.state_shards),
-      Text(OptimizerNote(s.optimizer).ru + ShardNote(p.state_shards).ru + (states_on_cpu ? ", в RAM (offload)" : ""),
-           OptimizerNote(s.optimizer).en + ShardNote(p.state_shards).en + (states_on_cpu ? ", in CPU RAM (offload)" : "")),
+      PerTrainable(m, t, OptimizerStatesPerParam(s.optimizer, t.state_bytes), p.state_shards, p.expert_state_shards),
+      Text(OptimizerNote(s.optimizer).ru + ShardNote(p.state_shards).ru + ExpertShardNote(p.state_shards, p.expert_state_shards).ru + (states_on_cpu ? ", в RAM (offload)" : ""),
+           OptimizerNote(s.optimizer).en + ShardNote(p.state_shards).en + ExpertShardNote(p.state_shards, p.expert_state_shards).en + (states_on_cpu ? ", in CPU RAM (offload)" : "")),
       state_phase);
 }
 
@@ -200,13 +221,14 @@ void AddGradients(TrainingMemory& m, const ModelInput& model, const TrainingSett
         MemoryPhase::ForwardBackward);
   } else {
     const bool grads_on_cpu = p.params_on_cpu || s.offload.optimizer;
-    Add(m, "gradients", T("Градиенты", "Gradients"), PerTrainable(m, t, t.grad_bytes, p.grad_shards),
-        T(fmt::format("{:.0f} байта на обучаемый параметр{}{}", t.grad_bytes, ShardNote(p.grad_shards).ru, grads_on_cpu ? ", в RAM (offload)" : ""),
-          fmt::format("{:.0f} bytes per trainable parameter{}{}", t.grad_bytes, ShardNote(p.grad_shards).en, grads_on_cpu ? ", in CPU RAM (offload)" : "")),
+    const Text expert_note = ExpertShardNote(p.grad_shards, p.expert_grad_shards);
+    Add(m, "gradients", T("Градиенты", "Gradients"), PerTrainable(m, t, t.grad_bytes, p.grad_shards, p.expert_grad_shards),
+        T(fmt::format("{:.0f} байта на обучаемый параметр{}{}{}", t.grad_bytes, ShardNote(p.grad_shards).ru, expert_note.ru, grads_on_cpu ? ", в RAM (offload)" : ""),
+          fmt::format("{:.0f} bytes per trainable parameter{}{}{}", t.grad_bytes, ShardNote(p.grad_shards).en, expert_note.en, grads_on_cpu ? ", in CPU RAM (offload)" : "")),
         grads_on_cpu ? MemoryPhase::Cpu : MemoryPhase::OptimizerStep);
     if (!grads_on_cpu) {
       Add(m, "optimizer_step_buffer", T("Буфер шага оптимизатора", "Optimizer step buffer"),
-          PerTrainable(m, t, StepBufferPerParam(s.optimizer, t.state_bytes), p.state_shards),
+          PerTrainable(m, t, StepBufferPerParam(s.optimizer, t.state_bytes), p.state_shards, p.expert_state_shards),
           s.optimizer == Optimizer::AdamW
               ? T("foreach AdamW считает sqrt(v) сразу для всех параметров", "foreach AdamW computes sqrt(v) for all parameters at once")
               : T("шаг на месте, без временного буфера", "in-place step, no temporary buffer"),
@@ -216,7 +238,7 @@ void AddGradients(TrainingMemory& m, const ModelInput& model, const TrainingSett
   if (s.gpus > 1 && s.sharding == Sharding::Ddp && !s.optimizer_in_backward) {
     // DistributedDataParallel all-reduces through flat buckets that hold a second copy of every
     // gradient (gradient_as_bucket_view=False, the default).
-    Add(m, "ddp_buckets", T("Буферы DDP", "DDP buckets"), PerTrainable(m, t, t.grad_bytes, 1),
+    Add(m, "ddp_buckets", T("Буферы DDP", "DDP buckets"), PerTrainable(m, t, t.grad_bytes, 1, s.expert_parallel),
         T("копия градиентов в корзинах all-reduce (gradient_as_bucket_view=False)",
           "a copy of the gradients in the all-reduce buckets (gradient_as_bucket_view=False)"),
         MemoryPhase::OptimizerStep);
@@ -255,6 +277,12 @@ void AddActivations(TrainingMemory& m, const ModelInput& model, const TrainingSe
                           "one layer's activation gradients; the logits are gone by then"),
       MemoryPhase::LayerBackward);
   Add(m, "logits", T("Логиты и loss", "Logits and loss"), logits, LossNote(s.loss), MemoryPhase::LossBackward);
+  if (model.arch && s.expert_parallel > 1) {
+    Add(m, "ep_all_to_all", T("Буферы all-to-all (EP)", "All-to-all buffers (EP)"), ExpertAllToAllBytes(*model.arch, s),
+        T("backward MoE-слоя: отправка и приём градиентов строк экспертов, токены × top_k × hidden в BF16 каждый",
+          "an MoE layer's backward: the expert rows' gradients sent and received, tokens × top_k × hidden in BF16 each"),
+        MemoryPhase::LayerBackward);
+  }
   if (s.method == Method::Qlora) {
     std::optional<double> buffer;
     if (const std::optional<ParamCounts> counts = model.counts()) buffer = static_cast<double>(counts->largest_linear) * kBf16;

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <optional>
 #include <sstream>
 
 namespace labcheck::calc {
@@ -30,6 +31,28 @@ Result<Offload> ParseOffload(const std::string& text) {
     else return Status::Error(part);
   }
   return offload;
+}
+
+// --expert-parallel against the GPUs and the sharding; the model's side is expert_parallel.h's.
+// `gpus_given`: vram takes --gpus; plan picks the cards itself (training_plan.cpp).
+std::optional<Text> ExpertParallelLayoutError(const TrainingSettings& s, bool gpus_given) {
+  const int ep = s.expert_parallel;
+  if (ep <= 1) return std::nullopt;
+  if (gpus_given && s.gpus % ep != 0) {
+    return T(fmt::format("--expert-parallel {} не делит --gpus {}: группа экспертного параллелизма берётся из GPU data parallel; возьмите делитель {}", ep, s.gpus, s.gpus),
+             fmt::format("--expert-parallel {} does not divide --gpus {}: the expert-parallel group is carved out of the data-parallel GPUs; use a divisor of {}", ep, s.gpus, s.gpus));
+  }
+  // DeepSpeed's engine refuses it: deepspeed/runtime/engine.py asserts "MoE not supported with Stage 3".
+  if (s.sharding == Sharding::Zero3) {
+    return T("--expert-parallel с --sharding zero3 не работает: DeepSpeed отказывает (\"MoE not supported with Stage 3\"); возьмите zero1, zero2 или fsdp",
+             "--expert-parallel does not go with --sharding zero3: DeepSpeed refuses it (\"MoE not supported with Stage 3\"); use zero1, zero2 or fsdp");
+  }
+  // torchtitan/distributed/parallel_dims.py: "expert_parallel_degree must divide dp_shard * cp * tp".
+  if (gpus_given && s.sharding == Sharding::Hybrid && s.WeightShards() % ep != 0) {
+    return T(fmt::format("--expert-parallel {} не делит группу шардирования --shard-size {}: эксперты делятся внутри группы (torchtitan: ep делит dp_shard)", ep, s.WeightShards()),
+             fmt::format("--expert-parallel {} does not divide the sharding group of --shard-size {}: experts are split within a group (torchtitan: ep divides dp_shard)", ep, s.WeightShards()));
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -65,6 +88,10 @@ void AddTrainingOptions(CLI::App* sub, TrainingOptions& o, bool with_batch_and_g
   Remember(o, "shard_embeddings", sub->add_flag("--shard-embeddings", o.shard_embeddings,
                                                 T("FSDP: эмбеддинги и lm_head — отдельные блоки (torchtune custom_sharded_layers), а не в корневом", "FSDP: embeddings and lm_head as their own units (torchtune custom_sharded_layers), not in the root unit").In(lang)));
   sub->add_option("--shard-size", o.shard_size, T("hybrid: GPU в одной группе шардирования (по умолчанию min(gpus, 8))", "hybrid sharding: GPUs per sharding group (default min(gpus, 8))").In(lang))->check(CLI::Range(1, 1024));
+  Remember(o, "expert_parallel", sub->add_option("--expert-parallel", o.expert_parallel,
+                                                 T("MoE: на сколько GPU делятся маршрутизируемые эксперты, целыми экспертами (Megatron-Core --expert-model-parallel-size, torchtitan expert_parallel_degree, DeepSpeed-MoE ep_size)",
+                                                   "MoE: GPUs the routed experts are split over, whole experts each (Megatron-Core --expert-model-parallel-size, torchtitan expert_parallel_degree, DeepSpeed-MoE ep_size)").In(lang))
+                                     ->check(CLI::Range(1, 1024)));
   Remember(o, "lora_rank", sub->add_option("--lora-rank", o.lora_rank, T("ранг LoRA", "LoRA rank").In(lang))->check(CLI::Range(int64_t{1}, int64_t{4096})));
   Remember(o, "lora_targets", sub->add_option("--lora-targets", o.lora_targets,
                                               T("all-linear | attention (q,k,v,o) | qv | список вроде q,k,v или q_proj,v_proj,down_proj", "all-linear | attention (q,k,v,o) | qv | a list such as q,k,v or q_proj,v_proj,down_proj").In(lang)));
@@ -94,6 +121,7 @@ Result<TrainingSettings> ToTrainingSettings(const TrainingOptions& o, Lang lang)
   s.batch = o.batch;
   s.gpus = o.gpus;
   s.shard_size = o.shard_size;
+  s.expert_parallel = o.expert_parallel;
   s.reshard_after_forward = o.reshard_after_forward == "yes";
   s.prefetch = o.prefetch;
   s.shard_embeddings = o.shard_embeddings;
@@ -123,6 +151,7 @@ Result<TrainingSettings> ToTrainingSettings(const TrainingOptions& o, Lang lang)
     return Status::Error(T(fmt::format("--shard-size {} не делит --gpus {}: гибридное шардирование делит карты на равные группы", s.WeightShards(), s.gpus),
                                      fmt::format("--shard-size {} does not divide --gpus {}: hybrid sharding splits the cards into equal groups", s.WeightShards(), s.gpus)).In(lang));
   }
+  if (auto error = ExpertParallelLayoutError(s, o.given.count("gpus") > 0)) return Status::Error(error->In(lang));
   if (s.optimizer_in_backward && s.gpus > 1 && replicated) {
     return Status::Error(T("--optimizer-in-backward с DDP не сходится: градиенты нужно сначала усреднить; используйте --sharding fsdp",
                                      "--optimizer-in-backward does not work with DDP: gradients must be averaged first; use --sharding fsdp").In(lang));
@@ -188,6 +217,8 @@ nlohmann::json TrainingSettingsJson(const TrainingSettings& s) {
           {"gpus", s.gpus},
           {"sharding", s.gpus > 1 ? nlohmann::json(ShardingName(s.sharding)) : nlohmann::json(nullptr)},
           {"shard_gpus", {{"weights", s.WeightShards()}, {"gradients", s.GradientShards()}, {"optimizer_states", s.StateShards()}}},
+          {"expert_parallel", s.expert_parallel},
+          {"expert_shard_gpus", s.expert_parallel > 1 ? nlohmann::json{{"weights", s.ExpertWeightShards()}, {"gradients", s.ExpertGradientShards()}, {"optimizer_states", s.ExpertStateShards()}} : nlohmann::json(nullptr)},
           {"gathering", s.GathersLayers() ? nlohmann::json{{"reshard_after_forward", s.reshard_after_forward}, {"prefetch", s.prefetch}, {"shard_embeddings", s.shard_embeddings}} : nlohmann::json(nullptr)},
           {"lora_rank", lora ? nlohmann::json(s.lora_rank) : nlohmann::json(nullptr)},
           {"lora_targets", lora ? nlohmann::json(LoraTargetsName(s.lora_targets)) : nlohmann::json(nullptr)},
@@ -232,6 +263,7 @@ std::string SettingsLine(const TrainingSettings& s) {
     line += fmt::format(", {} GPUs {}", s.gpus, ShardingName(s.sharding));
     if (s.sharding == Sharding::Hybrid) line += fmt::format(" (groups of {})", s.WeightShards());
   }
+  if (s.expert_parallel > 1) line += fmt::format(", expert parallel {}", s.expert_parallel);
   if (s.GathersLayers() && s.sharding != Sharding::Zero3) {
     if (!s.reshard_after_forward) line += ", no reshard after forward";
     if (s.prefetch != 1) line += fmt::format(", prefetch {}", s.prefetch);

@@ -32,6 +32,7 @@ struct TrainingOptions {
   int64_t lora_rank = 16;
   int gpus = 1;
   int shard_size = 0;
+  int expert_parallel = 1;
   int prefetch = 1;
   bool shard_embeddings = false;
   bool checkpointing = false;  // the default depends on the method: see ToTrainingSettings

@@ -38,10 +38,14 @@ TrainingPlan PlanTraining(const ModelInput& model, const TrainingSettings& reque
   plan.gpu_count = gpu_count;
   plan.gpu_memory_gib = gpu_memory_gib;
   plan.tokens = tokens;
+  plan.expert_parallel = settings.expert_parallel;
   if (gpu_count <= 0) return plan;
   const double limit = gpu_memory_gib * kBytesPerGiB;
+  // With --expert-parallel N one copy spans a multiple of N cards: the EP group lives inside it
+  // (expert_parallel.h), so the candidates are N, 2N, 4N, ...
+  const int first = std::max(1, settings.expert_parallel);
   auto fewest_shards = [&]() -> std::optional<int> {
-    for (int shards = 1; shards <= gpu_count; shards *= 2) {
+    for (int shards = first; shards <= gpu_count; shards *= 2) {
       TrainingSettings s = settings;
       s.gpus = shards;
       s.batch = 1;
@@ -57,7 +61,7 @@ TrainingPlan PlanTraining(const ModelInput& model, const TrainingSettings& reque
     if (!plan.checkpointing_added) settings.checkpointing = false;
   }
   TrainingSettings sharded = settings;
-  int widest = 1;
+  int widest = first;
   while (widest * 2 <= gpu_count) widest *= 2;
   // When nothing fits, show the rows for the widest sharding: the closest it gets.
   sharded.gpus = plan.shard_gpus.value_or(widest);

@@ -25,6 +25,7 @@ struct TrainingPlan {
   double gpu_memory_gib = 0;         // smallest card: every shard must fit on it
   std::optional<int> shard_gpus;     // cards one model copy is sharded over
   int replicas = 0;                  // data-parallel copies: gpu_count / shard_gpus
+  int expert_parallel = 1;           // --expert-parallel: routed experts split over this many of a copy's cards
   std::vector<PlanRow> rows;
   std::optional<int64_t> batch_at_seq;  // the largest batch at the requested --seq
   TrainingCost cost;                 // compute time for the epoch on all cards

@@ -50,6 +50,10 @@ int TrainingSettings::WeightShards() const {
   return 1;
 }
 
+int TrainingSettings::ExpertWeightShards() const { return std::max(expert_parallel, WeightShards()); }
+int TrainingSettings::ExpertGradientShards() const { return std::max(expert_parallel, GradientShards()); }
+int TrainingSettings::ExpertStateShards() const { return std::max(expert_parallel, StateShards()); }
+
 bool TrainingSettings::GathersLayers() const { return WeightShards() > 1 || offload.params; }
 
 int TrainingSettings::GradientShards() const {

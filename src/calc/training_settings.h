@@ -66,6 +66,10 @@ struct TrainingSettings {
   int gpus = 1;
   Sharding sharding = Sharding::Ddp;
   int shard_size = 0;     // hybrid: GPUs per sharding group; 0 = min(gpus, 8)
+  // MoE: GPUs the routed experts are split over, whole experts each (Megatron-Core
+  // --expert-model-parallel-size, torchtitan expert_parallel_degree, DeepSpeed-MoE ep_size); carved
+  // out of the data-parallel GPUs (expert_parallel.h).
+  int expert_parallel = 1;
   // FSDP/ZeRO-3: what stays gathered on the GPU (sharded_residency.h).
   bool reshard_after_forward = true;  // FSDP FULL_SHARD / fully_shard's default; false = SHARD_GRAD_OP
   int prefetch = 1;                   // FSDP units all-gathered ahead of the one computing
@@ -79,6 +83,11 @@ struct TrainingSettings {
   int WeightShards() const;
   int GradientShards() const;
   int StateShards() const;
+  // The same for the routed experts: split over the expert-parallel group, and the sharding then
+  // cuts each GPU's experts further (torchtitan's efsdp = dp_shard / ep): max(ep, shards).
+  int ExpertWeightShards() const;
+  int ExpertGradientShards() const;
+  int ExpertStateShards() const;
   // Weights are sharded and gathered layer by layer (FSDP, ZeRO-3, hybrid, or parameter offload).
   bool GathersLayers() const;
 };

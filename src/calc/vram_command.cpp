@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <numeric>
 
 #include "calc/bare_size_range.h"
+#include "calc/expert_parallel.h"
 #include "calc/byte_units.h"
 #include "calc/gpu_fit.h"
 #include "calc/model_features.h"
@@ -41,8 +43,30 @@ std::string SizeCell(const MemoryComponent& c, Lang lang) {
   return cell;
 }
 
+// Which kernels the state layers' activations follow (state_layer_activations.h).
+WorkNote StateLayerActivationsNote(const Architecture& a) {
+  const char* ru = "";
+  const char* en = "";
+  switch (a.mamba.kind) {
+    case StateLayerKind::Mamba1:
+      ru = "активации слоёв Mamba — по быстрому пути transformers (JambaMambaMixer: causal_conv1d_fn и selective_scan_fn из mamba_ssm), с тем, что эти ядра сохраняют для backward";
+      en = "Mamba layers' activations follow transformers' fast path (JambaMambaMixer: causal_conv1d_fn and mamba_ssm's selective_scan_fn), with what those kernels save for backward";
+      break;
+    case StateLayerKind::Mamba2:
+      ru = "активации блоков Mamba-2 — по пути обучения transformers без кэша (use_cache=False): mamba_split_conv1d_scan_combined хранит выход in_proj и выход скана; блоки MLP и внимания — каждый только своё";
+      en = "Mamba-2 blocks' activations follow transformers' training path without a cache (use_cache=False): mamba_split_conv1d_scan_combined saves in_proj's output and the scan's output; MLP and attention blocks each only their own";
+      break;
+    case StateLayerKind::GatedDeltaNet:
+      ru = "активации слоёв Gated DeltaNet — по пути transformers с ядрами fla (chunk_gated_delta_rule, FusedRMSNormGated) и causal_conv1d; гейт на выходе слоёв внимания учтён";
+      en = "Gated DeltaNet layers' activations follow transformers' path with fla's kernels (chunk_gated_delta_rule, FusedRMSNormGated) and causal_conv1d; the attention layers' output gate is counted";
+      break;
+  }
+  return {"state_layer_activations", T(std::string(ru) + "; запасные пути на чистом torch хранят больше и не посчитаны",
+                                       std::string(en) + "; the pure-torch fallbacks save more and are not modelled")};
+}
+
 // Where the training estimate simplifies an architecture feature, it says so.
-std::vector<WorkNote> VramAssumptions(const ModelInput& model) {
+std::vector<WorkNote> VramAssumptions(const ModelInput& model, const TrainingSettings& s) {
   std::vector<WorkNote> notes;
   if (!model.arch) {
     notes.push_back({"size_only", T("только размер: форма модели взята у плотных моделей каталога", "size only: the model's shape is taken from the catalog's dense models")});
@@ -53,19 +77,15 @@ std::vector<WorkNote> VramAssumptions(const ModelInput& model) {
     notes.push_back({"mla_activations", T("активации MLA — как при обучении в transformers (DeepseekV3Attention): нормы латентов и входы q_b/kv_b, K и V распакованы для каждой головы, V шириной v_head_dim (с flash attention дополнен до ширины q/k, как и выход)",
                                           "MLA activations as transformers trains it (DeepseekV3Attention): the latents' norms and q_b/kv_b inputs, K and V decompressed per head, V at v_head_dim (padded to the q/k width under flash attention, and the output with it)")});
   }
-  if (a.mamba.count() > 0) {
-    notes.push_back({"mamba_activations", T("активации слоёв Mamba/Gated DeltaNet посчитаны как у слоёв внимания той же ширины (отдельной модели для них нет)",
-                                            "Mamba/Gated DeltaNet layers' activations are counted as attention layers' of the same width (no separate model for them)")});
-  }
-  if (!a.block_pattern.empty()) {
-    notes.push_back({"block_pattern_activations", T(fmt::format("активации: каждый из {} блоков hybrid_override_pattern посчитан как целый слой (смешивание и MLP) — с запасом", a.layers),
-                                                    fmt::format("activations: each of the {} hybrid_override_pattern blocks is counted as a whole layer (mixer and MLP), an overestimate", a.layers))});
-  }
+  if (a.mamba.count() > 0) notes.push_back(StateLayerActivationsNote(a));
   if (a.ChunkedLayerCount() > 0) {
-    notes.push_back({"chunked_activations", T("активации чанкового внимания — как у полного (с SDPA/flash они не зависят от маски)",
-                                              "chunked attention's activations as full attention's (with SDPA/flash they do not depend on the mask)")});
+    notes.push_back({"chunked_activations", T("активации чанкового внимания (Llama 4) — как у полного: SDPA и flash хранят q, k, v, выход и log-sum-exp, от маски это не зависит; eager хранит матрицу оценок seq × seq на голову, хотя внутри чанка лишь её часть",
+                                              "chunked attention's activations (Llama 4) as full attention's: SDPA and flash save q, k, v, the output and the log-sum-exp whatever the mask; eager saves the seq × seq scores per head, though only a chunk's part of them is used")});
   }
-  if (a.moe.enabled()) {
+  if (a.moe.enabled() && s.expert_parallel > 1) {
+    notes.push_back({"moe_activations", T("активации — каждого слоя как слоя с экспертами, experts_per_token на токен (общие эксперты и плотные первые слои отдельно не добавлены)",
+                                          "activations of every layer as an expert layer with experts_per_token per token (shared experts and dense first layers not added separately)")});
+  } else if (a.moe.enabled()) {
     notes.push_back({"moe_activations", T("веса, градиенты и состояния — всех экспертов; активации — каждого слоя как слоя с экспертами, experts_per_token на токен (общие эксперты и плотные первые слои отдельно не добавлены)",
                                           "weights, gradients and states of every expert; activations of every layer as an expert layer with experts_per_token per token (shared experts and dense first layers not added separately)")});
   }
@@ -93,6 +113,9 @@ double NeedPerGpu(const ModelInput& model, const VramOptions& o, const VramEstim
   TrainingSettings split = e.settings;
   split.gpus = n;
   if (n > 1 && split.sharding == Sharding::Ddp && !ShardingGiven(o.training)) split.sharding = Sharding::Fsdp;
+  // --expert-parallel on n cards: the largest EP group that n (and a hybrid group) can hold.
+  split.expert_parallel = std::gcd(split.expert_parallel, n);
+  if (split.sharding == Sharding::Hybrid) split.expert_parallel = std::gcd(split.expert_parallel, split.WeightShards());
   const TrainingMemory m = EstimateTrainingMemory(model, split, k);
   if (m.peak_total_bytes) return *m.peak_total_bytes;
   if (auto r = BareSizeRange(model, split, ModelCatalog::Builtin(), k)) return r->high_bytes;
@@ -109,10 +132,12 @@ VramEstimate EstimateVram(const ModelInput& model, const VramOptions& o, const T
   // The lesson's rule is for one card; compare it with the one-card estimate.
   TrainingSettings one_gpu = s;
   one_gpu.gpus = 1;
+  one_gpu.expert_parallel = 1;
   e.rule = LessonRuleOfThumb(model, one_gpu, EstimateTrainingMemory(model, one_gpu, k), k);
   e.fits = FitOnGpus(reference::GpuCatalog::Builtin().gpus(), [&](int n) { return NeedPerGpu(model, o, e, n); });
   e.features = FeaturesOf(model);
-  e.assumptions = VramAssumptions(model);
+  e.assumptions = VramAssumptions(model, s);
+  for (WorkNote& note : ExpertParallelNotes(model, s)) e.assumptions.push_back(std::move(note));
   return e;
 }
 
@@ -226,6 +251,10 @@ Table RentTable(const VramEstimate& e, const TrainingOptions& training) {
     rent.notes.push_back(T("На нескольких картах считаем FSDP (веса, градиенты и состояния поделены).",
                            "Several cards are counted with FSDP (weights, gradients and states sharded)."));
   }
+  if (e.settings.expert_parallel > 1) {
+    rent.notes.push_back(T(fmt::format("Экспертный параллелизм на n картах — наибольший делитель {} и n.", e.settings.expert_parallel),
+                           fmt::format("Expert parallelism on n cards: the largest common divisor of {} and n.", e.settings.expert_parallel)));
+  }
   return rent;
 }
 
@@ -252,6 +281,7 @@ void Run(const VramOptions& o, const CommandContext& context) {
   if (!model) return;
   const auto settings = SettingsOrFail(o.training, context);
   if (!settings) return;
+  if (const auto error = ExpertParallelModelError(*model, *settings)) return context.Fail(error->In(context.lang()));
   const VramEstimate estimate = EstimateVram(*model, o, *settings);
   if (o.json) PrintVramJson(*model, o, estimate, context);
   else PrintVramText(*model, o, estimate, context);
