@@ -104,9 +104,16 @@ WorkNote VllmProfileNote(const VllmProfileChoice& p, VersionSource source) {
                     : source == VersionSource::Installed ? T("установлена в выбранном Python", "installed in the chosen Python")
                                                          : T("vLLM не найден: версия по умолчанию, новейшая из сверенных с логами",
                                                              "no vLLM found: the default, the newest version checked against logs");
-  const Text trust = p.checked ? T(fmt::format("правило сверено с логами vLLM {}", checked), fmt::format("rule checked against vLLM {} logs", checked))
+  Text trust = p.checked ? T(fmt::format("правило сверено с логами vLLM {}", checked), fmt::format("rule checked against vLLM {} logs", checked))
                                : T(fmt::format("логов этой версии не сверяли: правило ближайших версий ({}), это допущение", checked),
                                    fmt::format("no log of this version was checked: the rule of the nearest versions ({}), an assumption", checked));
+  // V0 was the default engine before 0.8 (vLLM 0.8.0's release notes: "V1 is now the default"):
+  // no log of it was checked and its profile step (a dummy batch of max_num_seqs sequences) differs.
+  const bool v0 = p.version < VllmVersion{0, 8, 0, ""};
+  if (v0) {
+    trust = T(trust.ru + "; до 0.8 по умолчанию работает движок V0, его шаг профилирования не моделируется: оценка — по правилу V1",
+              trust.en + "; before 0.8 the default engine is V0, whose profile step is not modelled: the figure follows the V1 rule");
+  }
   return {"vllm_profile",
           T(fmt::format("vLLM {} ({}), правило профиля {}: сэмплер {:g} байт на строку и токен словаря, вне PyTorch {:g} GiB ({:g} при TP > 1){}; {}",
                         p.version.text, from.ru, r.id, r.sampler_bytes_per_vocab_entry, r.non_torch_gib, r.non_torch_tp_gib,

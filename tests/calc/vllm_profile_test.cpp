@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "calc/model_catalog.h"
+#include "calc_cli.h"
 
 namespace labcheck::calc {
 namespace {
@@ -50,6 +51,20 @@ TEST(VllmProfileTest, HybridManagerPadsTheWindowGroups) {
   // Without the hybrid manager every layer is one slot; a model with one attention type too.
   EXPECT_EQ(HybridKvLayerSlots(catalog.Find("gemma-3-27b")->arch, false).slots, 62);
   EXPECT_EQ(HybridKvLayerSlots(catalog.Find("llama-3.1-8b")->arch, true).slots, 32);
+}
+
+// A version before 0.8 runs the V0 engine by default; its profile step is not modelled, and the
+// answer says so instead of passing the V1 rule off as V0's.
+TEST(VllmProfileTest, AV0VersionSaysItsProfileIsNotModelled) {
+  const std::string v0_note = "before 0.8 the default engine is V0";
+  const testing::CliRun old = testing::RunCalc({"serve", "llama-3.1-8b", "--gpus", "1", "--gpu-mem", "24", "--vllm-version", "0.6.3"}, Lang::En);
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  EXPECT_NE(old.out.find(v0_note), std::string::npos) << old.out;
+  const testing::CliRun v1 = testing::RunCalc({"serve", "llama-3.1-8b", "--gpus", "1", "--gpu-mem", "24", "--vllm-version", "0.8.0"}, Lang::En);
+  ASSERT_EQ(v1.exit_code, 0) << v1.err;
+  EXPECT_EQ(v1.out.find("engine is V0"), std::string::npos) << v1.out;
+  const testing::CliRun ru = testing::RunCalc({"serve", "llama-3.1-8b", "--gpus", "1", "--gpu-mem", "24", "--vllm-version", "0.7.3"}, Lang::Ru);
+  EXPECT_NE(ru.out.find("движок V0"), std::string::npos) << ru.out;
 }
 
 }  // namespace
