@@ -1,19 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages lab_check needs to build and test, skipping those present.
-# Usage: scripts/install-deps.sh [--with-tests | --test-build | --test-run]
+# Usage: scripts/install-deps.sh [--with-tests]
 #   --with-tests also installs GoogleTest, Debian's python3-torch (a real, CPU-only PyTorch
 #   that the Python smoke tests run against in CI), tmux (a real terminal of a chosen width for
 #   the terminal-layout test), chromium, xmllint and zlib for the tests of the HTML report, and
 #   Open MPI's mpirun (openmpi-bin: the multi-node all-reduce tests start two ranks with it,
 #   docs/multi-node.md), slurm-wlm and munge (the real one-node Slurm of `ctest -L slurm`, which
 #   starts its own daemons: docs/cluster-gate.md), and unpacks NVML's header (below).
-#   --with-tests is the sum of two halves, which scripts/setup-and-test.sh installs apart so that
-#   the second downloads and unpacks while the first builds:
-#   --test-build  what building the tests needs (the build's packages, GoogleTest, zlib, nvml.h,
-#                 ccache, Ninja);
-#   --test-run    what only running them needs (python3-torch, chromium, tmux, xmllint, Open MPI,
-#                 Slurm, munge, g++-11): found on PATH or imported when a test runs, never at
-#                 configure time.
 set -euo pipefail
 
 # nvml.h for the ABI test (tests/gpu/abi_test.cpp): the CUDA toolkit here has none, and Debian
@@ -49,26 +42,20 @@ unpack_nvml_header() {
   "${sudo[@]}" rm -rf "$tmp"
 }
 
-build_packages=(g++ cmake make pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libopenblas-dev python3)
-# GoogleTest and zlib (the screenshot test reads a PNG) are compiled against; ccache turns a second
-# build of the same sources into links; ninja builds faster than make.
-test_build_packages=(googletest libgtest-dev libgmock-dev zlib1g-dev ccache ninja-build)
-# tmux gives the terminal-layout test a real terminal of a chosen width; chromium renders the HTML
-# report in the browser tests; xmllint validates its SVGs; openmpi-bin starts the two ranks of the
-# multi-node tests; slurm-wlm and munge: the Slurm test (tests/node_check/slurm_cluster_test.cpp)
-# writes its own configuration and starts slurmctld, slurmd and munged itself (the packages' own
-# services are not needed; in a container without systemd they do not start); g++-11: the
-# platform check (scripts/check-platforms.sh) builds with Ubuntu 22.04's compiler.
-test_run_packages=(python3-torch python3-numpy tmux chromium libxml2-utils openmpi-bin slurm-wlm munge g++-11)
-
-mode=${1:-}
-case "$mode" in
-  "") packages=("${build_packages[@]}") ;;
-  --test-build) packages=("${build_packages[@]}" "${test_build_packages[@]}") ;;
-  --test-run) packages=("${test_run_packages[@]}") ;;
-  --with-tests) packages=("${build_packages[@]}" "${test_build_packages[@]}" "${test_run_packages[@]}") ;;
-  *) echo "install-deps: unknown option '$mode' (expected --with-tests, --test-build or --test-run)" >&2; exit 2 ;;
-esac
+packages=(g++ cmake make pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev libopenblas-dev python3)
+if [[ "${1:-}" == "--with-tests" ]]; then
+  # tmux gives the terminal-layout test a real terminal of a chosen width; chromium renders the HTML
+  # report in the browser tests; xmllint validates its SVGs; zlib reads the screenshot; openmpi-bin
+  # starts the two ranks of the multi-node tests.
+  packages+=(googletest libgtest-dev libgmock-dev python3-torch python3-numpy tmux chromium libxml2-utils zlib1g-dev openmpi-bin)
+  # slurm-wlm and munge: the Slurm test (tests/node_check/slurm_cluster_test.cpp) writes its own
+  # configuration and starts slurmctld, slurmd and munged itself; the packages' own services are
+  # not needed (in a container without systemd they do not start).
+  packages+=(slurm-wlm munge)
+  # g++-11: the platform check (scripts/check-platforms.sh) builds with Ubuntu 22.04's compiler;
+  # ccache turns its second build of the same sources into links; ninja builds faster than make.
+  packages+=(g++-11 ccache ninja-build)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -76,7 +63,7 @@ for p in "${packages[@]}"; do
 done
 sudo=()
 if [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null; then sudo=(sudo); fi
-if [[ "$mode" == "--with-tests" || "$mode" == "--test-build" ]] && { [[ $(id -u) -eq 0 ]] || [[ ${#sudo[@]} -gt 0 ]]; }; then
+if [[ "${1:-}" == "--with-tests" ]] && { [[ $(id -u) -eq 0 ]] || [[ ${#sudo[@]} -gt 0 ]]; }; then
   unpack_nvml_header || true
 fi
 if [[ ${#missing[@]} -eq 0 ]]; then
