@@ -84,7 +84,8 @@ struct LoraShapes {
 // Gated MLP: SiLU keeps the gate output, the product keeps activation and up outputs, down_proj
 // keeps the product when it is trained. MoE: the router's input and FP32 logits and softmax, and k
 // routed copies of the expert's tensors.
-double MlpActivationBytes(const Architecture& arch, const TrainingSettings& s, const LoraTargets& a, LoraShapes& lora) {
+double MlpActivationBytes(const Architecture& arch, const TrainingSettings& s, const LoraTargets& a, int64_t layer,
+                          LoraShapes& lora) {
   const double h = static_cast<double>(arch.hidden);
   const bool adapters = s.method != Method::Full;
   auto mlp_widths = [&](bool down_trained) {
@@ -97,7 +98,7 @@ double MlpActivationBytes(const Architecture& arch, const TrainingSettings& s, c
     lora.layers += copies * (gate + up + down);
   };
   const bool mlp_input = a.gate || a.up;
-  if (arch.moe.enabled()) {
+  if (arch.IsMoeLayer(layer)) {
     const double k = static_cast<double>(arch.moe.experts_per_token);
     const double w = static_cast<double>(arch.moe.expert_intermediate);
     const double e = static_cast<double>(arch.moe.experts);
@@ -106,8 +107,17 @@ double MlpActivationBytes(const Architecture& arch, const TrainingSettings& s, c
     mlp += 2 * kFp32 * e;                   // router logits and softmax, FP32
     mlp += k * ((experts_trained && mlp_input ? kBf16 * h : 0) + kBf16 * mlp_widths(experts_trained && a.down) * w);
     if (adapters && experts_trained) add_mlp_lora(w, k);
+    // The shared expert (DeepSeekV3MoE.shared_experts, Qwen2MoeSparseMoeBlock.shared_expert) runs on
+    // every token and reads the router's input, already counted; it keeps a gated MLP's tensors at
+    // its width, and Qwen's sigmoid gate keeps its 1-wide output and the expert's output it scales.
+    const double shared = static_cast<double>(arch.moe.shared_expert_intermediate);
+    if (shared > 0) {
+      mlp += kBf16 * mlp_widths(a.down) * shared + (arch.moe.shared_expert_gate ? kBf16 * (h + 1) : 0);
+      if (adapters) add_mlp_lora(shared, 1);
+    }
     return mlp;
   }
+  // A dense layer of an MoE model (first_k_dense_replace, mlp_only_layers) or of a dense model.
   const double w = static_cast<double>(arch.intermediate);
   if (adapters) add_mlp_lora(w, 1);
   return (mlp_input ? kBf16 * h : 0) + kBf16 * mlp_widths(a.down) * w;  // gate/up input when trained
@@ -151,8 +161,9 @@ int64_t TypicalLayer(const Architecture& arch) {
 double LayerGradientBytes(const Architecture& arch, int64_t layer) {
   double widest = 0;
   if (arch.HasMlp(layer)) {
-    const double width = arch.moe.enabled()
-                             ? static_cast<double>(arch.moe.experts_per_token) * static_cast<double>(arch.moe.expert_intermediate)
+    const double width = arch.IsMoeLayer(layer)
+                             ? static_cast<double>(arch.moe.experts_per_token * arch.moe.expert_intermediate +
+                                                   arch.moe.shared_expert_intermediate)
                              : static_cast<double>(arch.intermediate);
     widest = kBf16 * (arch.gated_mlp ? 3 : 2) * width;
   }
@@ -168,7 +179,7 @@ LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const Tr
   LoraShapes lora;
   bytes.norms = arch.norms_per_layer * RmsNormBytes(static_cast<double>(arch.hidden), s.compile);
   AddMixer(arch, s, a, layer, bytes, lora);
-  if (arch.HasMlp(layer)) bytes.mlp = MlpActivationBytes(arch, s, a, lora);
+  if (arch.HasMlp(layer)) bytes.mlp = MlpActivationBytes(arch, s, a, layer, lora);
   if (s.method != Method::Full) {
     // PEFT casts each adapted layer's input to the adapter dtype before lora_A; with FP32 adapters
     // that is a new FP32 copy that lora_A keeps for its weight gradient (BF16 adapters reuse the

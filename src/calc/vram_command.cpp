@@ -82,12 +82,12 @@ std::vector<WorkNote> VramAssumptions(const ModelInput& model, const TrainingSet
     notes.push_back({"chunked_activations", T("активации чанкового внимания (Llama 4) — как у полного: SDPA и flash хранят q, k, v, выход и log-sum-exp, от маски это не зависит; eager хранит матрицу оценок seq × seq на голову, хотя внутри чанка лишь её часть",
                                               "chunked attention's activations (Llama 4) as full attention's: SDPA and flash save q, k, v, the output and the log-sum-exp whatever the mask; eager saves the seq × seq scores per head, though only a chunk's part of them is used")});
   }
-  if (a.moe.enabled() && s.expert_parallel > 1) {
-    notes.push_back({"moe_activations", T("активации — каждого слоя как слоя с экспертами, experts_per_token на токен (общие эксперты и плотные первые слои отдельно не добавлены)",
-                                          "activations of every layer as an expert layer with experts_per_token per token (shared experts and dense first layers not added separately)")});
-  } else if (a.moe.enabled()) {
-    notes.push_back({"moe_activations", T("веса, градиенты и состояния — всех экспертов; активации — каждого слоя как слоя с экспертами, experts_per_token на токен (общие эксперты и плотные первые слои отдельно не добавлены)",
-                                          "weights, gradients and states of every expert; activations of every layer as an expert layer with experts_per_token per token (shared experts and dense first layers not added separately)")});
+  if (a.moe.enabled()) {
+    const Text activations = T("активации слоя с экспертами — experts_per_token копий эксперта на токен, роутер и общие эксперты на каждом токене; плотные слои (first_k_dense_replace, mlp_only_layers) — как MLP своей ширины",
+                               "activations of an expert layer: experts_per_token copies of an expert per token, the router and the shared experts on every token; dense layers (first_k_dense_replace, mlp_only_layers) as an MLP of their own width");
+    notes.push_back({"moe_activations", s.expert_parallel > 1 ? activations
+                                                              : T("веса, градиенты и состояния — всех экспертов; " + activations.ru,
+                                                                  "weights, gradients and states of every expert; " + activations.en)});
   }
   return notes;
 }

@@ -55,11 +55,22 @@ TEST(StateLayerActivationsTest, JambaMambaLayerTermByTerm) {
   const LayerActivationBytes attention = LayerActivationsPerToken(arch, StateLayerSettings(Method::Full), 4);
   EXPECT_DOUBLE_EQ(attention.state_mixer, 0);
   EXPECT_GT(attention.attention, 0);
-  // The model's activations: 28 Mamba layers now count their mixer instead of attention of the same
-  // width (every layer's MLP is counted alike, so only the mixer differs).
+  // A Mamba layer and an attention layer with the same kind of MLP (layers 6 and 4: dense) differ by
+  // the mixer alone.
   const TrainingSettings s = StateLayerSettings(Method::Full);
-  const double before = 32 * attention.total() + 6 * h + 2 * h;  // + final norm and lm_head's input
-  EXPECT_DOUBLE_EQ(SavedActivationBytes(arch, s), (before + 28 * (full.state_mixer - attention.attention)) * 2048);
+  const LayerActivationBytes mamba_dense = LayerActivationsPerToken(arch, s, 6);
+  EXPECT_DOUBLE_EQ(mamba_dense.total() - attention.total(), mamba_dense.state_mixer - attention.attention);
+  // The MLPs: odd layers have 16 experts, 2 per token (expert_layer_period 2, offset 1); even ones a
+  // dense MLP of 14,336. Full fine-tuning keeps gate/up's input, the gate output, SiLU's output, up's
+  // output and down's input; an expert layer also the router's input and FP32 logits and softmax,
+  // and each routed copy its own gathered input.
+  const double w = 14336;
+  EXPECT_DOUBLE_EQ(mamba_dense.mlp, 2 * h + 2 * 4 * w);
+  EXPECT_DOUBLE_EQ(full.mlp, 2 * h + 2 * 4 * 16 + 2 * (2 * h + 2 * 4 * w));
+  // The model's activations: every layer as its own kind, plus the final norm and lm_head's input.
+  double layers = 0;
+  for (int64_t i = 0; i < 32; ++i) layers += LayerActivationsPerToken(arch, s, i).total();
+  EXPECT_DOUBLE_EQ(SavedActivationBytes(arch, s), (layers + 6 * h + 2 * h) * 2048);
   // The seq-long scan keeps one FP32 state per started 2048-token chunk: 3 chunks at 4096 + 1.
   TrainingSettings longer = s;
   longer.seq = 4097;
@@ -117,6 +128,19 @@ TEST(StateLayerActivationsTest, CheckpointingKeepsInputsAndRecomputesTheWidestLa
   const double mamba_layer = LayerActivationsPerToken(arch, s, 5).total();
   EXPECT_GT(mamba_layer, LayerActivationsPerToken(arch, s, 4).total());
   EXPECT_DOUBLE_EQ(LayerBackwardBytes(arch, s), (mamba_layer + 3 * 2 * 28672 + 2 * 2 * h) * 2048);
+}
+
+// DeepSeek-V2-Lite: the first layer keeps a dense MLP (first_k_dense_replace 1, width 10,944); the
+// others route 6 of 64 experts of 1,408 and run 2 shared experts (one MLP of 2,816) on every token.
+TEST(MoeActivationsTest, DenseFirstLayersAndSharedExpertsAreCountedAtTheirWidths) {
+  const Architecture arch = LoadPublishedConfig("deepseek-v2-lite");
+  const TrainingSettings s = StateLayerSettings(Method::Full);
+  const double h = 2048;
+  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(arch, s, 0).mlp, 2 * h + 2 * 4 * 10944);
+  const double routed = 2 * h + 2 * 4 * 64 + 6 * (2 * h + 2 * 4 * 1408);  // router, then 6 gathered copies
+  const double shared = 2 * 4 * 2816;  // reads the router's input, already counted
+  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(arch, s, 1).mlp, routed + shared);
+  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(arch, s, 26).mlp, routed + shared);
 }
 
 TEST(ExpertParallelTrainingTest, RoutedExpertsShrinkByExactlyN) {
