@@ -5,7 +5,6 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <optional>
 #include <map>
 #include <string>
@@ -24,6 +23,7 @@
 #include "gpu/gpu_checks.h"
 #include "node_check/node_check_command.h"
 #include "node_check/node_fleet.h"
+#include "probes/installed_version.h"
 #include "probes/interpreter.h"
 #include "probes/python_probe.h"
 #include "runner/child_job.h"
@@ -92,17 +92,7 @@ std::optional<std::string> InstalledVllmVersion(const std::string& requested_pyt
   const Result<std::string> python = probes::ResolvePython(requested_python);
   if (!python.ok()) return std::nullopt;
   probes::Interpreter interpreter(*python, timeout_scale);
-  const std::string prefix = "vllm-", suffix = ".dist-info";
-  for (const std::string& folder : interpreter.FindSitePackages(CancelToken::Never()).folders) {
-    std::error_code error;
-    for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
-      const std::string name = entry.path().filename().string();
-      if (name.size() > prefix.size() + suffix.size() && name.rfind(prefix, 0) == 0 && name.ends_with(suffix)) {
-        return name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-      }
-    }
-  }
-  return std::nullopt;
+  return probes::InstalledDistributionVersion(interpreter, "vllm");
 }
 
 // Every subcommand; each stores its exit code in *subcommand_exit when it runs.

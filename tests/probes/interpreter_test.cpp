@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "platform/files.h"
+#include "probes/installed_version.h"
 #include "runner/check.h"
 
 namespace labcheck::probes {
@@ -157,6 +158,23 @@ TEST_F(InterpreterTest, NoInterpreterStartsNothing) {
   EXPECT_FALSE(python.Run(StdlibProbe(), Needs::Interpreter, CancelToken::Never()).run.result.ok());
   EXPECT_TRUE(python.FindSitePackages(CancelToken::Never()).unknown);
   EXPECT_EQ(python.started(), 0);
+}
+
+// A distribution's version comes from its dist-info folder in the interpreter's site-packages (here
+// the user site, moved into the test's folder by PYTHONUSERBASE), with no import of the package.
+TEST_F(InterpreterTest, AnInstalledDistributionIsReadFromItsDistInfoFolder) {
+  Interpreter python(Script("PYTHONUSERBASE='" + dir_ + "/userbase' exec python3 \"$@\""), kScale);
+  std::string user_site;
+  for (const std::string& folder : python.FindSitePackages(CancelToken::Never()).folders) {
+    if (folder.rfind(dir_, 0) == 0) user_site = folder;
+  }
+  ASSERT_FALSE(user_site.empty()) << "the user site under " << dir_;
+  EXPECT_EQ(InstalledDistributionVersion(python, "vllm"), std::nullopt);
+  std::filesystem::create_directories(user_site + "/vllm-0.11.0.dist-info");
+  std::filesystem::create_directories(user_site + "/vllm_flash_attn-2.6.1.dist-info");  // another name, same prefix
+  EXPECT_EQ(InstalledDistributionVersion(python, "vllm"), "0.11.0");
+  EXPECT_EQ(InstalledDistributionVersion(python, "flash_attn"), std::nullopt);
+  EXPECT_EQ(python.started(), 1) << "asked once, no import";
 }
 
 TEST(UnresponsiveResult, TheFinderFailsTheOthersSkipWithTheSameWords) {
