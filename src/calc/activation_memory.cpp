@@ -8,7 +8,6 @@
 namespace labcheck::calc {
 namespace {
 
-constexpr double kFp32 = 4;
 // GPU-resident layers while activations stream to and from the CPU: the one computing and the one
 // being copied (torchtune's OffloadActivations overlaps one transfer with compute).
 constexpr double kLayersInFlight = 2;

@@ -13,6 +13,8 @@ namespace labcheck::calc {
 
 // Bytes per BF16 (and FP16) value: weights, activations and the KV cache at 16 bits.
 inline constexpr double kBf16 = 2;
+// Bytes per FP32 value: master weights, optimizer states, norms' saved inputs, softmax statistics.
+inline constexpr double kFp32 = 4;
 
 inline double ToGiB(double bytes) { return bytes / kBytesPerGiB; }
 inline double ToGB(double bytes) { return bytes / kBytesPerGB; }

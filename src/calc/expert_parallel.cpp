@@ -22,6 +22,26 @@ std::optional<Text> ExpertParallelModelError(const ModelInput& model, const Trai
   return std::nullopt;
 }
 
+std::optional<Text> ExpertParallelLayoutError(const TrainingSettings& s, bool gpus_given) {
+  const int ep = s.expert_parallel;
+  if (ep <= 1) return std::nullopt;
+  if (gpus_given && s.gpus % ep != 0) {
+    return T(fmt::format("--expert-parallel {} не делит --gpus {}: группа экспертного параллелизма берётся из GPU data parallel; возьмите делитель {}", ep, s.gpus, s.gpus),
+             fmt::format("--expert-parallel {} does not divide --gpus {}: the expert-parallel group is carved out of the data-parallel GPUs; use a divisor of {}", ep, s.gpus, s.gpus));
+  }
+  // DeepSpeed's engine refuses it: deepspeed/runtime/engine.py asserts "MoE not supported with Stage 3".
+  if (s.sharding == Sharding::Zero3) {
+    return T("--expert-parallel с --sharding zero3 не работает: DeepSpeed отказывает (\"MoE not supported with Stage 3\"); возьмите zero1, zero2 или fsdp",
+             "--expert-parallel does not go with --sharding zero3: DeepSpeed refuses it (\"MoE not supported with Stage 3\"); use zero1, zero2 or fsdp");
+  }
+  // torchtitan/distributed/parallel_dims.py: "expert_parallel_degree must divide dp_shard * cp * tp".
+  if (gpus_given && s.sharding == Sharding::Hybrid && s.WeightShards() % ep != 0) {
+    return T(fmt::format("--expert-parallel {} не делит группу шардирования --shard-size {}: эксперты делятся внутри группы (torchtitan: ep делит dp_shard)", ep, s.WeightShards()),
+             fmt::format("--expert-parallel {} does not divide the sharding group of --shard-size {}: experts are split within a group (torchtitan: ep divides dp_shard)", ep, s.WeightShards()));
+  }
+  return std::nullopt;
+}
+
 double RoutedExpertParams(const ModelInput& model) {
   const std::optional<ParamCounts> counts = model.counts();
   return counts ? static_cast<double>(counts->routed_experts) : 0;

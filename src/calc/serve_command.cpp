@@ -136,7 +136,7 @@ WorkNote MoeShardingNote(const Architecture& a, const ServeSettings& s) {
                             "expert weights split evenly over tp GPUs: so with TP and with --enable-expert-parallel at --data-parallel-size 1 alike (then each GPU holds experts / tp whole experts)")};
 }
 
-std::string Mib(double bytes) { return fmt::format("{:.2f} MiB", bytes / (1024.0 * 1024.0)); }
+std::string Mib(double bytes) { return fmt::format("{:.2f} MiB", bytes / kBytesPerMiB); }
 
 // The tp row whose hybrid page layout the notes describe: the chosen tp, else the suggested one,
 // else the widest with a layout.

@@ -62,14 +62,14 @@ double VllmRequestBytes(const Architecture& arch, int64_t len, double dtype_byte
   return bytes;
 }
 
-// The longest max_model_len whose request fits `room`, as vLLM's estimate_max_model_len finds it
-// by bisection.
-int64_t LongestFittingLen(const Architecture& arch, double room, double dtype_bytes, int tp, int64_t limit,
-                          int64_t batched_tokens, int64_t block) {
+// The longest max_model_len up to `limit` whose request (`request_bytes(len)`) fits `room`, as
+// vLLM's estimate_max_model_len finds it by bisection.
+template <typename RequestBytes>
+int64_t LongestFittingLen(double room, int64_t limit, const RequestBytes& request_bytes) {
   int64_t lo = 0, hi = limit;
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo + 1) / 2;
-    if (VllmRequestBytes(arch, mid, dtype_bytes, tp, batched_tokens, block) <= room) lo = mid;
+    if (request_bytes(mid) <= room) lo = mid;
     else hi = mid - 1;
   }
   return lo;
@@ -159,13 +159,8 @@ void FitHybridPool(TpOption& o, const HybridPages& pages, const ServePlan& plan)
   o.max_concurrency = static_cast<int64_t>(pool.concurrency);
   o.fits = o.heads_divide && o.kv_room_per_gpu >= HybridRequestBytes(pages, plan.max_model_len);
   if (!o.heads_divide || o.fits || o.kv_room_per_gpu <= 0) return;
-  int64_t lo = 0, hi = plan.max_model_len;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo + 1) / 2;
-    if (HybridRequestBytes(pages, mid) <= o.kv_room_per_gpu) lo = mid;
-    else hi = mid - 1;
-  }
-  o.longest_fitting_len = lo;
+  o.longest_fitting_len = LongestFittingLen(o.kv_room_per_gpu, plan.max_model_len,
+                                            [&](int64_t len) { return HybridRequestBytes(pages, len); });
 }
 
 // The KV cache in one tp option's room: tokens, sequences at once, and whether one sequence of
@@ -187,8 +182,9 @@ void FitKvCache(TpOption& o, const Architecture& arch, const ServeSettings& s, c
   o.max_concurrency = seq_bytes > 0 && o.kv_room_per_gpu > 0 ? static_cast<int64_t>(o.kv_room_per_gpu / seq_bytes) : 0;
   o.fits = o.heads_divide && o.kv_room_per_gpu >= seq_bytes;
   if (o.heads_divide && !o.fits && o.kv_room_per_gpu > 0) {
-    o.longest_fitting_len = LongestFittingLen(arch, o.kv_room_per_gpu, s.kv_dtype_bytes, o.tp, plan.max_model_len,
-                                              plan.max_num_batched_tokens, block);
+    o.longest_fitting_len = LongestFittingLen(o.kv_room_per_gpu, plan.max_model_len, [&](int64_t len) {
+      return VllmRequestBytes(arch, len, s.kv_dtype_bytes, o.tp, plan.max_num_batched_tokens, block);
+    });
   }
 }
 

@@ -7,7 +7,6 @@
 namespace labcheck::calc {
 namespace {
 
-constexpr double kFloat32 = 4;
 // mamba_ssm csrc/selective_scan/selective_scan.cpp (selective_scan_fwd): the scan keeps its state
 // at the start of every 2048-token chunk, "n_chunks = (seqlen + 2048 - 1) / 2048".
 constexpr double kSelectiveScanChunk = 2048;
@@ -16,7 +15,7 @@ constexpr double kSelectiveScanChunk = 2048;
 constexpr double kDeltaRuleChunk = 64;
 
 // transformers' RMSNorm (JambaRMSNorm here) keeps the FP32 input and the normalised BF16 tensor.
-double StateRmsNorm(double width) { return (kFloat32 + kBf16) * width; }
+double StateRmsNorm(double width) { return (kFp32 + kBf16) * width; }
 
 // Jamba: modeling_jamba.py JambaMambaMixer.cuda_kernels_forward (use_mamba_kernels, the config's
 // default; transformers refuses to train it without the kernels then).
@@ -32,7 +31,7 @@ double Mamba1Bytes(const Architecture& arch, const TrainingSettings& s, bool tra
   // the gate), plus x: the FP32 state at each 2048-token chunk, 2 x d_state per channel.
   bytes += kBf16 * (3 * inner + 2 * state + inner);
   const double chunks = std::ceil(static_cast<double>(s.seq) / kSelectiveScanChunk);
-  bytes += kFloat32 * inner * 2 * state * chunks / static_cast<double>(s.seq);
+  bytes += kFp32 * inner * 2 * state * chunks / static_cast<double>(s.seq);
   // dt_layernorm, b_layernorm, c_layernorm (JambaRMSNorm) on the split of x_proj's output.
   bytes += StateRmsNorm(rank) + 2 * StateRmsNorm(state);
   // Linear layers with a weight gradient keep their input: in_proj (the block's normalised input),
@@ -51,7 +50,7 @@ double Mamba2Bytes(const Architecture& arch, bool trained) {
   // MambaSplitConv1dScanCombinedFn.forward saves zxbcdt (in_proj's output: z, x/B/C and dt),
   // out_x (the scan's output before the gated norm) and rstd (FP32, one per group of the norm);
   // the convolution and out_proj's input are recomputed in its backward.
-  double bytes = kBf16 * (projected + inner) + kFloat32 * static_cast<double>(m.groups);
+  double bytes = kBf16 * (projected + inner) + kFp32 * static_cast<double>(m.groups);
   if (trained) bytes += kBf16 * h;  // in_proj's input
   return bytes;
 }
@@ -68,13 +67,13 @@ double GatedDeltaNetBytes(const Architecture& arch, bool trained) {
   // fla chunk.py ChunkGatedDeltaRuleFunction.forward (use_qk_l2norm_in_kernel=True): q and k after
   // l2norm_fwd at the value heads (repeat_interleave'd before) with their FP32 rstd per head, g after
   // chunk_local_cumsum (FP32), beta, and A, the WY matrix of chunk_size columns per head in k's dtype.
-  bytes += kBf16 * 2 * heads * key_head + kFloat32 * 2 * heads + kFloat32 * heads + kBf16 * heads + kBf16 * heads * kDeltaRuleChunk;
+  bytes += kBf16 * 2 * heads * key_head + kFp32 * 2 * heads + kFp32 * heads + kBf16 * heads + kBf16 * heads * kDeltaRuleChunk;
   // g = -exp(A_log) * softplus(a.float() + dt_bias): softplus keeps its FP32 input, the product its FP32 output.
-  bytes += kFloat32 * 2 * heads;
+  bytes += kFp32 * 2 * heads;
   // fla fused_norm_gate.py LayerNormGatedFunction.forward (FusedRMSNormGated): the chunk rule's
   // output, the gate z (a copy: transformers reshapes it from in_proj_qkvz's interleaved output) and
   // rstd, one per head row.
-  bytes += kBf16 * 2 * value + kFloat32 * heads;
+  bytes += kBf16 * 2 * value + kFp32 * heads;
   if (trained) bytes += kBf16 * (h + value);  // in_proj_qkvz/in_proj_ba's shared input and out_proj's
   return bytes;
 }
@@ -103,7 +102,7 @@ double StateMixerBackwardBytes(const Architecture& arch) {
       // ChunkGatedDeltaRuleFunction.backward returns dq, dk (at the value heads), dv, dg (FP32) and dbeta.
       const double heads = static_cast<double>(m.value_heads);
       return kBf16 * (2 * heads * static_cast<double>(m.key_head_dim) + heads * static_cast<double>(m.value_head_dim)) +
-             (kFloat32 + kBf16) * heads;
+             (kFp32 + kBf16) * heads;
     }
     case StateLayerKind::Mamba1: break;
   }

@@ -13,7 +13,6 @@
 namespace labcheck::calc {
 namespace {
 
-constexpr double kFp32 = 4;
 
 double OptimizerStatesPerParam(Optimizer optimizer, double state_bytes) {
   switch (optimizer) {

@@ -3,8 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <optional>
 #include <sstream>
+
+#include "calc/expert_parallel.h"
 
 namespace labcheck::calc {
 namespace {
@@ -33,27 +34,6 @@ Result<Offload> ParseOffload(const std::string& text) {
   return offload;
 }
 
-// --expert-parallel against the GPUs and the sharding; the model's side is expert_parallel.h's.
-// `gpus_given`: vram takes --gpus; plan picks the cards itself (training_plan.cpp).
-std::optional<Text> ExpertParallelLayoutError(const TrainingSettings& s, bool gpus_given) {
-  const int ep = s.expert_parallel;
-  if (ep <= 1) return std::nullopt;
-  if (gpus_given && s.gpus % ep != 0) {
-    return T(fmt::format("--expert-parallel {} не делит --gpus {}: группа экспертного параллелизма берётся из GPU data parallel; возьмите делитель {}", ep, s.gpus, s.gpus),
-             fmt::format("--expert-parallel {} does not divide --gpus {}: the expert-parallel group is carved out of the data-parallel GPUs; use a divisor of {}", ep, s.gpus, s.gpus));
-  }
-  // DeepSpeed's engine refuses it: deepspeed/runtime/engine.py asserts "MoE not supported with Stage 3".
-  if (s.sharding == Sharding::Zero3) {
-    return T("--expert-parallel с --sharding zero3 не работает: DeepSpeed отказывает (\"MoE not supported with Stage 3\"); возьмите zero1, zero2 или fsdp",
-             "--expert-parallel does not go with --sharding zero3: DeepSpeed refuses it (\"MoE not supported with Stage 3\"); use zero1, zero2 or fsdp");
-  }
-  // torchtitan/distributed/parallel_dims.py: "expert_parallel_degree must divide dp_shard * cp * tp".
-  if (gpus_given && s.sharding == Sharding::Hybrid && s.WeightShards() % ep != 0) {
-    return T(fmt::format("--expert-parallel {} не делит группу шардирования --shard-size {}: эксперты делятся внутри группы (torchtitan: ep делит dp_shard)", ep, s.WeightShards()),
-             fmt::format("--expert-parallel {} does not divide the sharding group of --shard-size {}: experts are split within a group (torchtitan: ep divides dp_shard)", ep, s.WeightShards()));
-  }
-  return std::nullopt;
-}
 
 }  // namespace
 

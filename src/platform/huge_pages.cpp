@@ -2,13 +2,15 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
+
 namespace labcheck {
 
 void* AllocateOnHugePages(size_t bytes) {
   constexpr size_t kHugePage = size_t{2} << 20;
-  const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  void* memory = std::aligned_alloc(kHugePage, rounded == 0 ? kHugePage : rounded);
-  if (memory != nullptr) (void)madvise(memory, rounded == 0 ? kHugePage : rounded, MADV_HUGEPAGE);
+  const size_t rounded = std::max(kHugePage, (bytes + kHugePage - 1) / kHugePage * kHugePage);
+  void* memory = std::aligned_alloc(kHugePage, rounded);
+  if (memory != nullptr) (void)madvise(memory, rounded, MADV_HUGEPAGE);
   return memory;
 }
 
