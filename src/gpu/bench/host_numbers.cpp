@@ -5,32 +5,11 @@
 
 namespace labcheck::gpu {
 
-uint16_t FloatToBf16(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  uint32_t rounding = 0x7FFF + ((bits >> 16) & 1);
-  return static_cast<uint16_t>((bits + rounding) >> 16);
-}
-
 float Bf16ToFloat(uint16_t half_bits) {
   uint32_t bits = static_cast<uint32_t>(half_bits) << 16;
   float value;
   std::memcpy(&value, &bits, sizeof value);
   return value;
-}
-
-uint16_t FloatToHalf(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  uint32_t sign = (bits >> 16) & 0x8000;
-  int exponent = static_cast<int>((bits >> 23) & 0xFF) - 127 + 15;
-  uint32_t mantissa = bits & 0x7FFFFF;
-  if (exponent <= 0) return static_cast<uint16_t>(sign);              // underflow: our inputs never do
-  if (exponent >= 31) return static_cast<uint16_t>(sign | 0x7C00);    // overflow to infinity
-  uint32_t half = sign | (static_cast<uint32_t>(exponent) << 10) | (mantissa >> 13);
-  uint32_t rest = mantissa & 0x1FFF;
-  if (rest > 0x1000 || (rest == 0x1000 && (half & 1) != 0)) ++half;  // nearest, ties to even
-  return static_cast<uint16_t>(half);
 }
 
 float HalfToFloat(uint16_t h) {

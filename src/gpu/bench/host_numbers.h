@@ -3,6 +3,7 @@
 // reference computed from exactly the rounded inputs the GPU saw.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace labcheck::gpu {
@@ -22,17 +23,53 @@ class FastRandom {
   // a random sign.
   float NonZeroUnit() {
     uint64_t bits = Next();
-    float magnitude = 0.0625f + 0.9375f * static_cast<float>(bits >> 40) * (1.0f / static_cast<float>(1 << 24));
-    return (bits & 1) != 0 ? -magnitude : magnitude;
+    return Signed(Magnitude(bits >> 40), (bits & 1) != 0);
+  }
+  // Two such values from one draw: magnitudes from bits 63..40 and 39..16, signs from bits 1 and 0
+  // (xorshift64*'s high bits are its best; the matmul inputs need 25 bits a value, not 64).
+  void TwoNonZeroUnits(float& first, float& second) {
+    uint64_t bits = Next();
+    first = Signed(Magnitude(bits >> 40), (bits & 2) != 0);
+    second = Signed(Magnitude((bits >> 16) & 0xFFFFFF), (bits & 1) != 0);
   }
 
  private:
+  // 1/16 + 15/16 · bits/2²⁴, one multiply: 15/16 · 2⁻²⁴ is exact in a float, so the folded
+  // constant gives the same values as scaling twice.
+  static float Magnitude(uint64_t bits24) {
+    constexpr float kScale = 0.9375f / static_cast<float>(1 << 24);
+    return 0.0625f + static_cast<float>(bits24) * kScale;
+  }
+  static float Signed(float magnitude, bool negative) { return negative ? -magnitude : magnitude; }
+
   uint64_t state_;
 };
 
-uint16_t FloatToBf16(float value);  // round to nearest even
+// Round to nearest even. Inline, with FloatToHalf: the matmul inputs convert 134 M values a precision.
+inline uint16_t FloatToBf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  uint32_t rounding = 0x7FFF + ((bits >> 16) & 1);
+  return static_cast<uint16_t>((bits + rounding) >> 16);
+}
+
 float Bf16ToFloat(uint16_t bits);
-uint16_t FloatToHalf(float value);  // round to nearest even; our inputs are normal numbers
+
+// Round to nearest even; our inputs are normal numbers.
+inline uint16_t FloatToHalf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  uint32_t sign = (bits >> 16) & 0x8000;
+  int exponent = static_cast<int>((bits >> 23) & 0xFF) - 127 + 15;
+  uint32_t mantissa = bits & 0x7FFFFF;
+  if (exponent <= 0) return static_cast<uint16_t>(sign);              // underflow: our inputs never do
+  if (exponent >= 31) return static_cast<uint16_t>(sign | 0x7C00);    // overflow to infinity
+  uint32_t half = sign | (static_cast<uint32_t>(exponent) << 10) | (mantissa >> 13);
+  uint32_t rest = mantissa & 0x1FFF;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1) != 0)) ++half;  // nearest, ties to even
+  return static_cast<uint16_t>(half);
+}
+
 float HalfToFloat(uint16_t bits);
 float E4m3ToFloat(uint8_t bits);    // FP8 E4M3 (OCP "fn": no infinities, 0x7F/0xFF are NaN)
 // A random E4M3 value with magnitude in [1/8, 1.875]: never zero, never NaN.
