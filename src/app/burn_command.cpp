@@ -6,12 +6,12 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <regex>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "app/check_command.h"
+#include "core/regex_instances.h"  // <regex>, its code generated once
 #include "gpu/burn/burn_verdicts.h"
 #include "gpu/gpu_checks.h"
 #include "gpu/job_envelope.h"

@@ -1,9 +1,10 @@
 #include "app/cli_language.h"
 
 #include <iostream>
-#include <regex>
 
 #include <CLI/CLI.hpp>
+
+#include "core/regex_instances.h"  // <regex>, its code generated once
 
 namespace labcheck {
 namespace {

@@ -1,8 +1,9 @@
 #include "compat/version_spec.h"
 
 #include <cctype>
-#include <regex>
 #include <sstream>
+
+#include "core/regex_instances.h"  // <regex>, its code generated once
 
 namespace labcheck::compat {
 

@@ -5,12 +5,12 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
-#include <regex>
 
 #include <unistd.h>
 
 #include <fmt/format.h>
 
+#include "core/regex_instances.h"  // <regex>, its code generated once
 #include "env/sysfs.h"
 #include "core/text_util.h"
 

@@ -1,11 +1,11 @@
 // Machine-wide rows: P2P, GPU→GPU copies, all-reduce bus bandwidth and Llama training speed.
 #include <algorithm>
 #include <cmath>
-#include <regex>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "core/regex_instances.h"  // <regex>, its code generated once
 #include "expect/expectation_rows.h"
 
 namespace labcheck::expect {

@@ -1,7 +1,8 @@
 #include "expect/report_facts.h"
 
 #include <algorithm>
-#include <regex>
+
+#include "core/regex_instances.h"  // <regex>, its code generated once
 
 namespace labcheck::expect {
 namespace {

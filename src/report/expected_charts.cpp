@@ -3,10 +3,10 @@
 // does not cover (FP16/TF32 matmul, pageable copies…).
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 
 #include "core/measurement_key.h"
+#include "core/regex_instances.h"  // <regex>, its code generated once
 #include "report/format.h"
 #include "report/report_charts.h"
 

@@ -6,11 +6,11 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/regex_instances.h"  // <regex>, its code generated once
 #include "expect/deviation.h"
 #include "report/saved_report_json.h"
 

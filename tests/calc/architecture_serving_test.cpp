@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <string>
 #include <utility>
 
@@ -18,6 +17,7 @@
 #include "calc/vllm_profile.h"
 #include "calc_cli.h"
 #include "config_copies.h"
+#include "core/regex_instances.h"  // <regex>, its code generated once
 
 namespace labcheck::calc {
 namespace {

@@ -6,7 +6,6 @@
 // embedded Python) are data and skipped.
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,6 +13,8 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+
+#include "core/regex_instances.h"  // <regex>, its code generated once
 
 namespace labcheck {
 namespace {

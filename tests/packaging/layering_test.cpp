@@ -5,7 +5,6 @@
 // the file and the line.
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -13,6 +12,8 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+
+#include "core/regex_instances.h"  // <regex>, its code generated once
 
 namespace labcheck {
 namespace {

@@ -6,12 +6,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "core/regex_instances.h"  // <regex>, its code generated once
 
 namespace labcheck {
 namespace {

@@ -1,10 +1,10 @@
 // The HTML report and the files of a run: every section, the charts inline and as linked SVG
 // files, the >2× rows marked, nothing that points at the network; compare --html side by side.
-#include <regex>
 #include <sstream>
 
 #include <gtest/gtest.h>
 
+#include "core/regex_instances.h"  // <regex>, its code generated once
 #include "saved_reports/compare.h"
 #include "saved_reports/compare_html.h"
 #include "saved_reports/report_commands.h"

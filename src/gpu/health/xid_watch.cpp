@@ -7,8 +7,8 @@
 #include <chrono>
 #include <cerrno>
 #include <cstring>
-#include <regex>
 
+#include "core/regex_instances.h"  // <regex>, its code generated once
 #include "gpu/health/health_facts.h"
 
 namespace labcheck::gpu::health {
