@@ -2,6 +2,7 @@
 # Where the build and the tests spend their time (issue 24: measure before changing anything).
 #
 #   scripts/time-build.sh                # report on build/ as it is (its Ninja log, its last ctest run)
+#   scripts/time-build.sh DIR            # the same for another build folder
 #   scripts/time-build.sh --fresh DIR    # first a clean build into DIR (ccache off, tests on), then report
 #
 # Reads what Ninja and CTest already record, so a report costs nothing after a build:
@@ -13,10 +14,17 @@
 #    (ctest -N --show-only=json-v1).
 # Needs Ninja as the generator (scripts/build.sh picks it when present); python3 for the ctest part.
 set -euo pipefail
+caller=$PWD
+# A folder given is taken from where the command was typed.
+from_caller() { [[ "$1" == /* ]] && echo "$1" || echo "$caller/$1"; }
 cd "$(dirname "$0")/.."
 build=build
+if [[ -n "${1:-}" && "$1" != --fresh ]]; then
+  build=$(from_caller "$1")
+  [[ -d "$build" ]] || { echo "time-build: $build is not a folder; give a build folder, or --fresh DIR" >&2; exit 2; }
+fi
 if [[ "${1:-}" == --fresh ]]; then
-  build="${2:?usage: scripts/time-build.sh --fresh DIR}"
+  build=$(from_caller "${2:?usage: scripts/time-build.sh --fresh DIR}")
   if [[ -e "$build" ]]; then echo "time-build: $build exists; give a new folder for a clean build" >&2; exit 2; fi
   command -v ninja >/dev/null || { echo "time-build: --fresh needs ninja (apt-get install ninja-build)" >&2; exit 2; }
   start=$(date +%s)
