@@ -26,25 +26,20 @@ using CharIt = const char*;
 using CharMatches = std::allocator<std::sub_match<CharIt>>;
 }  // namespace labcheck::regex_instances
 
+// What std::regex_search and std::regex_match call for one kind of iterator.
+#define LAB_CHECK_REGEX_ALGO(kind, It, Matches)                                                     \
+  kind template bool std::__detail::__regex_algo_impl<It, Matches, char, std::regex_traits<char>>( \
+      It, It, std::match_results<It, Matches>&, const std::basic_regex<char>&,                    \
+      std::regex_constants::match_flag_type, std::__detail::_RegexExecutorPolicy, bool);
+
 // One list for both sides: `LAB_CHECK_REGEX_INSTANCES(extern)` here, `LAB_CHECK_REGEX_INSTANCES()`
 // in regex_instances.cpp. The executors need no entry: only __regex_algo_impl instantiates them.
-#define LAB_CHECK_REGEX_INSTANCES(kind)                                                                \
-  kind template class std::basic_regex<char>;                                                          \
-  kind template class std::__detail::_Compiler<std::regex_traits<char>>;                               \
-  kind template bool std::__detail::__regex_algo_impl<labcheck::regex_instances::StringIt,             \
-                                                      labcheck::regex_instances::StringMatches, char,  \
-                                                      std::regex_traits<char>>(                        \
-      labcheck::regex_instances::StringIt, labcheck::regex_instances::StringIt,                        \
-      std::match_results<labcheck::regex_instances::StringIt, labcheck::regex_instances::StringMatches>&, \
-      const std::basic_regex<char>&, std::regex_constants::match_flag_type,                            \
-      std::__detail::_RegexExecutorPolicy, bool);                                                      \
-  kind template bool std::__detail::__regex_algo_impl<labcheck::regex_instances::CharIt,               \
-                                                      labcheck::regex_instances::CharMatches, char,    \
-                                                      std::regex_traits<char>>(                        \
-      labcheck::regex_instances::CharIt, labcheck::regex_instances::CharIt,                            \
-      std::match_results<labcheck::regex_instances::CharIt, labcheck::regex_instances::CharMatches>&,  \
-      const std::basic_regex<char>&, std::regex_constants::match_flag_type,                            \
-      std::__detail::_RegexExecutorPolicy, bool);
+#define LAB_CHECK_REGEX_INSTANCES(kind)                                                         \
+  kind template class std::basic_regex<char>;                                                   \
+  kind template class std::__detail::_Compiler<std::regex_traits<char>>;                        \
+  LAB_CHECK_REGEX_ALGO(kind, labcheck::regex_instances::StringIt,                               \
+                       labcheck::regex_instances::StringMatches)                                \
+  LAB_CHECK_REGEX_ALGO(kind, labcheck::regex_instances::CharIt, labcheck::regex_instances::CharMatches)
 
 LAB_CHECK_REGEX_INSTANCES(extern)
 #endif
