@@ -13,7 +13,6 @@
 namespace labcheck::calc {
 namespace {
 
-
 double OptimizerStatesPerParam(Optimizer optimizer, double state_bytes) {
   switch (optimizer) {
     case Optimizer::AdamW:

@@ -34,7 +34,6 @@ Result<Offload> ParseOffload(const std::string& text) {
   return offload;
 }
 
-
 }  // namespace
 
 void AddTrainingOptions(CLI::App* sub, TrainingOptions& o, bool with_batch_and_gpus, Lang lang) {

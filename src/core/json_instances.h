@@ -8,9 +8,9 @@
 // the tests) not to instantiate these classes; json_instances.cpp instantiates them once.
 // Member templates (get<T>, value(), the from/to_json of our types) are still made where used.
 //
-// The list names json's internal classes, which are stable within a minor version: CMake defines
-// LAB_CHECK_JSON_EXTERN_TEMPLATES for nlohmann/json 3.11 (Debian 12 and 13) only, and under any
-// other version each unit instantiates what it uses, as before.
+// The list names json's internal classes, which are stable within a minor version, so the
+// declarations are made for nlohmann/json 3.11 (Debian 12 and 13) only; under any other version
+// each unit instantiates what it uses, as before.
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -19,7 +19,9 @@
 #include <string>
 #include <vector>
 
-#ifdef LAB_CHECK_JSON_EXTERN_TEMPLATES
+#if NLOHMANN_JSON_VERSION_MAJOR == 3 && NLOHMANN_JSON_VERSION_MINOR == 11
+#define LAB_CHECK_JSON_EXTERN_TEMPLATES 1
+
 namespace labcheck::json_instances {
 // json::parse(std::string) and json::parse(const char*) read through these.
 using StringInput = nlohmann::detail::iterator_input_adapter<std::string::const_iterator>;
@@ -42,4 +44,4 @@ using CharInput = nlohmann::detail::iterator_input_adapter<const char*>;
   kind template class std::map<std::string, nlohmann::json, std::less<>>;
 
 LAB_CHECK_JSON_INSTANCES(extern)
-#endif  // LAB_CHECK_JSON_EXTERN_TEMPLATES
+#endif  // nlohmann/json 3.11

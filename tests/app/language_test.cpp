@@ -2,7 +2,6 @@
 // in the language --lang names (Russian by default); the report's sources are ones a reader can open.
 #include <gtest/gtest.h>
 
-
 #include "app/cli_language.h"
 #include "cli_support.h"
 #include "core/regex_instances.h"  // <regex>, its code generated once

@@ -27,6 +27,7 @@ constexpr size_t kLanes = 4;
 // Calls store(i, value) for i in [0, count): two values per draw, lanes taking turns.
 template <typename Store>
 void FillValues(size_t count, uint64_t seed, Store store) {
+  static_assert(kLanes == 4, "one seed per lane below");
   FastRandom lanes[kLanes] = {FastRandom(SplitMix(seed)), FastRandom(SplitMix(seed + 1)),
                               FastRandom(SplitMix(seed + 2)), FastRandom(SplitMix(seed + 3))};
   constexpr size_t kStep = 2 * kLanes;
