@@ -1,6 +1,6 @@
 // The fake machine itself: its state, the helpers the fakes share, and FakeMachine's methods.
 #include <algorithm>
-#include <cstdio>
+#include <fmt/format.h>
 
 #include "fake_internal.h"
 
@@ -50,9 +50,7 @@ FakeMachine& FakeMachine::Reset(int gpu_count) {
   ResetNccl();
   for (int i = 0; i < gpu_count; ++i) {
     FakeGpu gpu;
-    char bus[16];
-    std::snprintf(bus, sizeof bus, "0000:%02x:00.0", 0x17 + 0x10 * i);
-    gpu.bus_id = bus;
+    gpu.bus_id = fmt::format("0000:{:02x}:00.0", 0x17 + 0x10 * i);
     g_machine.gpus.push_back(gpu);
     g_state.contexts.push_back({i});
     g_state.default_streams.push_back({i, 0});
