@@ -13,7 +13,6 @@ constexpr double kRowHeight = 30;
 constexpr double kBarHeight = 16;
 const char* kBarColor = "#4e79a7";
 const char* kFlaggedColor = "#e15759";
-const char* kBandColor = "#59a14f";
 const char* kReferenceColor = "#b22222";
 
 std::string FitWidth(const std::string& text, double width, double size) {
@@ -55,7 +54,7 @@ Svg RenderBarChart(const BarChart& chart) {
   legend(chart.measured_label, [&](double x) { svg.Rect(x, legend_y - 9, 16, 10, kBarColor); });
   if (any_flag) legend("> 2×", [&](double x) { svg.Rect(x, legend_y - 9, 16, 10, kFlaggedColor); });
   if (any_spread) legend(chart.spread_label, [&](double x) { svg.Line(x, legend_y - 4, x + 16, legend_y - 4, "#222", 1.5); });
-  if (any_band) legend(chart.band_label, [&](double x) { svg.Rect(x, legend_y - 9, 16, 10, kBandColor, 0.35); });
+  if (any_band) legend(chart.band_label, [&](double x) { svg.Rect(x, legend_y - 9, 16, 10, kExpectedBandColor, 0.35); });
   if (any_reference) {
     legend(chart.reference_label, [&](double x) { svg.Line(x + 8, legend_y - 11, x + 8, legend_y + 2, kReferenceColor, 2); });
   }
@@ -71,7 +70,7 @@ Svg RenderBarChart(const BarChart& chart) {
     if (b.band_low && b.band_high) {
       // A band of one value (the lessons' W = 10 GB/s) is drawn as a line: a 0-pixel rectangle is invisible.
       const double w = std::max(x(*b.band_high) - x(*b.band_low), 3.0);
-      svg.Rect(x(*b.band_low) - (w > 3.0 ? 0 : 1.5), top + 2, w, kRowHeight - 4, kBandColor, w > 3.0 ? 0.28 : 0.8);
+      svg.Rect(x(*b.band_low) - (w > 3.0 ? 0 : 1.5), top + 2, w, kRowHeight - 4, kExpectedBandColor, w > 3.0 ? 0.28 : 0.8);
     }
     if (!b.value) {
       svg.Text(plot.left + 6, mid + 4, b.missing, Svg::Anchor::Start, 11, "#777");

@@ -10,7 +10,6 @@ namespace labcheck {
 namespace {
 
 constexpr double kBandColorOpacity = 0.18;
-const char* kBandColor = "#59a14f";
 
 // The legend under the title, wrapping to the next row when the chart is full; returns the y
 // under its last row.
@@ -31,7 +30,7 @@ double DrawLegend(Svg& svg, const LineChart& chart, double y) {
     x += w;
   };
   for (size_t i = 0; i < chart.series.size(); ++i) item(chart.series[i].name, SeriesColor(i), false, chart.series[i].dashed);
-  if (chart.band) item(chart.band->label, kBandColor, true, false);
+  if (chart.band) item(chart.band->label, kExpectedBandColor, true, false);
   for (const HorizontalLine& l : chart.lines) item(l.label, l.color, false, true);
   return y + 14;
 }
@@ -68,7 +67,7 @@ Svg RenderLineChart(const LineChart& chart) {
 
   if (chart.band) {
     const double top = y(std::min(chart.band->high, y_max)), bottom = y(std::max(chart.band->low, 0.0));
-    svg.Rect(plot.left, top, plot.width, bottom - top, kBandColor, kBandColorOpacity);
+    svg.Rect(plot.left, top, plot.width, bottom - top, kExpectedBandColor, kBandColorOpacity);
   }
   DrawYAxis(svg, y, plot, NiceTicks(0, y_max, 5), [](double v) { return FormatNumber(v); }, chart.y_title);
   DrawXAxis(svg, x, plot, chart.log2_x ? Log2Ticks(x_lo, x_hi, 8) : NiceTicks(x_lo, x_hi, 8), x_format, chart.x_title);

@@ -19,6 +19,8 @@ std::string XmlEscape(std::string_view text);
 // The chart colours: one per series, distinguishable in print and for most colour-blind readers
 // (the Tableau 10 order).
 const std::string& SeriesColor(size_t index);
+// Green, the colour of an expected figure's band in every chart (the series colours keep it last).
+inline constexpr const char* kExpectedBandColor = "#59a14f";
 
 class Svg {
  public:
