@@ -29,12 +29,12 @@
 
 namespace ncclsim {
 
-namespace {
-
 constexpr int kMaxRanks = 64;
 constexpr uint64_t kMagic = 0x4E56534D4E43434Cull;  // "NVSMNCCL"
 
-struct Header {
+// The shared segment's counters. Outside the anonymous namespace because Rendezvous, which
+// nccl_internal.h names, points to it.
+struct RendezvousHeader {
   std::atomic<uint64_t> magic;
   std::atomic<int> arrived[kMaxRanks];
   std::atomic<uint64_t> posted[kMaxRanks];  // collectives whose data is in the slot
@@ -49,10 +49,12 @@ struct Header {
   std::atomic<int> root_pid;
 };
 
+namespace {
+
 bool Alive(int pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
 
 // Rank 0 of a new run: forget whatever a dead run left in the segment.
-void ClaimSegment(Header* h) {
+void ClaimSegment(RendezvousHeader* h) {
   const int old = h->root_pid.load();
   if (old != getpid() && !Alive(old)) {
     for (int r = 0; r < kMaxRanks; ++r) {
@@ -95,7 +97,7 @@ bool WaitFor(Ready ready, double timeout_s = RendezvousTimeout()) {
 
 // The process-wide part of a communicator that spans processes.
 struct Rendezvous {
-  Header* header = nullptr;
+  RendezvousHeader* header = nullptr;
   char* slots = nullptr;
   size_t slot_bytes = 0;
   int ranks = 0;
@@ -173,7 +175,7 @@ bool CrossProcessAllGather(Comm* comm, const nvsim::DevicePlace& send, const nvs
 void LeaveRendezvous(Rendezvous* rv, int rank) {
   if (rv == nullptr) return;
   if (rank == 0) shm_unlink(rv->name.c_str());
-  munmap(rv->header, sizeof(Header) + rv->slot_bytes * rv->ranks);
+  munmap(rv->header, sizeof(RendezvousHeader) + rv->slot_bytes * rv->ranks);
   delete rv;
 }
 
@@ -211,7 +213,7 @@ NVSIM_EXPORT(ncclResult_t, ncclCommInitRank, (Comm * *comm, int ranks, ncclUniqu
     rv->ranks = ranks;
     rv->slot_bytes = SlotBytes();
     rv->name = SegmentName(id);
-    const size_t total = sizeof(Header) + rv->slot_bytes * ranks;
+    const size_t total = sizeof(RendezvousHeader) + rv->slot_bytes * ranks;
     const int fd = shm_open(rv->name.c_str(), O_CREAT | O_RDWR, 0600);
     if (fd < 0 || ftruncate(fd, static_cast<off_t>(total)) != 0) {
       if (fd >= 0) close(fd);
@@ -225,8 +227,8 @@ NVSIM_EXPORT(ncclResult_t, ncclCommInitRank, (Comm * *comm, int ranks, ncclUniqu
       delete rv;
       return kSystemError;
     }
-    rv->header = static_cast<Header*>(p);  // zero-filled by ftruncate: counters start at 0
-    rv->slots = static_cast<char*>(p) + sizeof(Header);
+    rv->header = static_cast<RendezvousHeader*>(p);  // zero-filled by ftruncate: counters start at 0
+    rv->slots = static_cast<char*>(p) + sizeof(RendezvousHeader);
     rv->header->magic.store(kMagic);
     if (rank == 0) {
       ClaimSegment(rv->header);
