@@ -29,14 +29,57 @@ void MaterialiseLazy(Allocation& a, size_t index) {
 
 void PrepareWrite(Allocation& a, size_t offset, size_t bytes);
 
+// What landed staged bytes leave in device memory: the bytes themselves, shared, never copied
+// into the allocation's pages unless part of the range is overwritten later.
+class StagedProducer : public Producer {
+ public:
+  explicit StagedProducer(std::shared_ptr<const StagedBytes> bytes) : bytes_(std::move(bytes)) {}
+  void Produce(size_t offset, void* out, size_t bytes) const override {
+    std::memcpy(out, bytes_->data() + offset, bytes);
+  }
+  bool ReadsFrom(const Allocation*) const override { return false; }
+
+ private:
+  std::shared_ptr<const StagedBytes> bytes_;
+};
+
 // Puts `a`'s staged bytes in place, oldest first.
 void LandAll(Allocation& a) {
   std::vector<Allocation::InFlight> landing;
   landing.swap(a.in_flight);
   for (Allocation::InFlight& w : landing) {
-    PrepareWrite(a, w.offset, w.bytes.size());
-    w.bytes.MoveTo(Bytes(a) + w.offset);
+    PrepareWrite(a, w.offset, w.bytes->size());
+    a.lazy.push_back({w.offset, w.bytes->size(), std::make_shared<StagedProducer>(std::move(w.bytes))});
   }
+}
+
+// Staged copies still referred to by a copy in flight or by device memory, to be shared by the
+// next copy of equal bytes. Not owning: the last range that refers to one frees it.
+std::vector<std::weak_ptr<const StagedBytes>>& StagedCopies() {
+  static auto* copies = new std::vector<std::weak_ptr<const StagedBytes>>();
+  return *copies;
+}
+
+bool SameBytes(const StagedBytes& staged, const char* data, size_t bytes) {
+  if (staged.size() != bytes) return false;
+  // 64 spread-out bytes first: unequal buffers of one size almost always differ there.
+  const size_t step = std::max<size_t>(bytes / 64, 1);
+  for (size_t at = 0; at < bytes; at += step)
+    if (staged.data()[at] != data[at]) return false;
+  return std::memcmp(staged.data(), data, bytes) == 0;
+}
+
+// The staged copy of `data`: one already made of equal bytes, or a new one.
+std::shared_ptr<const StagedBytes> Stage(const char* data, size_t bytes) {
+  auto& copies = StagedCopies();
+  copies.erase(std::remove_if(copies.begin(), copies.end(), [](const auto& c) { return c.expired(); }), copies.end());
+  for (const auto& copy : copies) {
+    std::shared_ptr<const StagedBytes> staged = copy.lock();
+    if (staged && SameBytes(*staged, data, bytes)) return staged;
+  }
+  auto staged = std::make_shared<const StagedBytes>(data, bytes);
+  copies.push_back(staged);
+  return staged;
 }
 
 // Before [offset, offset + bytes) of `a` is overwritten: what was recorded there goes, and
@@ -44,7 +87,7 @@ void LandAll(Allocation& a) {
 // first, so that this later write is the one that stays.
 void PrepareWrite(Allocation& a, size_t offset, size_t bytes) {
   for (const Allocation::InFlight& w : a.in_flight) {
-    if (w.offset < offset + bytes && offset < w.offset + w.bytes.size()) {
+    if (w.offset < offset + bytes && offset < w.offset + w.bytes->size()) {
       LandAll(a);
       break;
     }
@@ -161,8 +204,7 @@ void WriteLazy(const DevicePlace& to, size_t bytes, std::shared_ptr<const Produc
 
 void WriteAfterLegacyDma(const DevicePlace& to, const void* data, size_t bytes, int legacy_device) {
   std::lock_guard<std::recursive_mutex> lock(Lock());
-  const char* from = static_cast<const char*>(data);
-  to.allocation->in_flight.push_back({to.offset, StagedBytes(from, bytes), legacy_device});
+  to.allocation->in_flight.push_back({to.offset, Stage(static_cast<const char*>(data), bytes), legacy_device});
 }
 
 void LandPendingWrites(int device) {

@@ -15,24 +15,17 @@ namespace nvsim {
 void* MapHostPages(size_t bytes);
 void UnmapHostPages(void* pages, size_t bytes);
 
-// A copy of host bytes in its own mapping (move-only).
+// A copy of host bytes in its own mapping, immutable once made: the bytes of a pageable copy
+// in flight, and then what device memory holds where it landed (core/device_memory.h).
 class StagedBytes {
  public:
-  StagedBytes() = default;
   StagedBytes(const void* from, size_t bytes);
-  StagedBytes(StagedBytes&& other) noexcept;
-  StagedBytes& operator=(StagedBytes&& other) noexcept;
   StagedBytes(const StagedBytes&) = delete;
   StagedBytes& operator=(const StagedBytes&) = delete;
   ~StagedBytes();
 
   const char* data() const { return data_; }
   size_t size() const { return size_; }
-
-  // Puts the bytes at `to` and empties this. Whole pages move there (mremap) instead of being
-  // copied when `to` is page-aligned, so the destination's fresh pages are neither zeroed by the
-  // kernel nor written twice; the rest is copied. `to` must lie in mapped, writable memory.
-  void MoveTo(char* to);
 
  private:
   char* data_ = nullptr;
