@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -31,6 +32,8 @@ struct StagedDriver {
   int (*cuMemcpyHtoD)(DevicePointer, const void*, size_t);
   int (*cuMemcpyDtoH)(void*, DevicePointer, size_t);
   int (*cuMemsetD32)(DevicePointer, unsigned, size_t);
+  int (*cuMemHostAlloc)(void**, size_t, unsigned);
+  int (*cuMemFreeHost)(void*);
 };
 
 StagedDriver LoadStagedDriver() {
@@ -48,13 +51,18 @@ StagedDriver LoadStagedDriver() {
           Resolve<decltype(StagedDriver::cuMemFree)>(cuda, "cuMemFree_v2"),
           Resolve<decltype(StagedDriver::cuMemcpyHtoD)>(cuda, "cuMemcpyHtoD_v2"),
           Resolve<decltype(StagedDriver::cuMemcpyDtoH)>(cuda, "cuMemcpyDtoH_v2"),
-          Resolve<decltype(StagedDriver::cuMemsetD32)>(cuda, "cuMemsetD32_v2")};
+          Resolve<decltype(StagedDriver::cuMemsetD32)>(cuda, "cuMemsetD32_v2"),
+          Resolve<decltype(StagedDriver::cuMemHostAlloc)>(cuda, "cuMemHostAlloc"),
+          Resolve<decltype(StagedDriver::cuMemFreeHost)>(cuda, "cuMemFreeHost")};
 }
 
-TEST(SimStagedCopies, EqualUploadsStayIndependentAllocations) {
+// Pageable (malloc) or pinned (cuMemHostAlloc) host memory: the sim stages both from 1 MiB up.
+class SimStagedCopies : public testing::TestWithParam<bool> {};
+
+TEST_P(SimStagedCopies, EqualUploadsStayIndependentAllocations) {
   const StagedDriver cu = LoadStagedDriver();
   ASSERT_TRUE(cu.cuInit && cu.cuDevicePrimaryCtxRetain && cu.cuCtxSetCurrent && cu.cuCtxSynchronize && cu.cuMemAlloc &&
-              cu.cuMemFree && cu.cuMemcpyHtoD && cu.cuMemcpyDtoH && cu.cuMemsetD32);
+              cu.cuMemFree && cu.cuMemcpyHtoD && cu.cuMemcpyDtoH && cu.cuMemsetD32 && cu.cuMemHostAlloc && cu.cuMemFreeHost);
   ASSERT_EQ(cu.cuInit(0), 0);
   void* context = nullptr;
   ASSERT_EQ(cu.cuDevicePrimaryCtxRetain(&context, 0), 0);
@@ -63,17 +71,25 @@ TEST(SimStagedCopies, EqualUploadsStayIndependentAllocations) {
   // Larger than a huge page and not a whole number of pages, so both the shared pages and a tail
   // are covered.
   const size_t bytes = (4u << 20) + 12;
-  std::vector<unsigned char> host(bytes);
+  std::vector<unsigned char> pageable(bytes);
+  unsigned char* host = pageable.data();
+  if (GetParam()) {
+    void* pinned = nullptr;
+    ASSERT_EQ(cu.cuMemHostAlloc(&pinned, bytes, 0), 0);
+    host = static_cast<unsigned char*>(pinned);
+  }
   for (size_t i = 0; i < bytes; ++i) host[i] = static_cast<unsigned char>(i * 7 + 3);
-  const std::vector<unsigned char> first = host;
+  const std::vector<unsigned char> first(host, host + bytes);
   DevicePointer a = 0, b = 0, c = 0;
   ASSERT_EQ(cu.cuMemAlloc(&a, bytes), 0);
   ASSERT_EQ(cu.cuMemAlloc(&b, bytes), 0);
   ASSERT_EQ(cu.cuMemAlloc(&c, bytes), 0);
-  ASSERT_EQ(cu.cuMemcpyHtoD(a, host.data(), bytes), 0);
-  ASSERT_EQ(cu.cuMemcpyHtoD(b, host.data(), bytes), 0);  // equal bytes: the staged copy is shared
+  ASSERT_EQ(cu.cuMemcpyHtoD(a, host, bytes), 0);
+  ASSERT_EQ(cu.cuMemcpyHtoD(b, host, bytes), 0);  // equal bytes: the staged copy is shared
   host[bytes / 2] ^= 0xff;  // one byte differs from what a and b got
-  ASSERT_EQ(cu.cuMemcpyHtoD(c, host.data(), bytes), 0);
+  const std::vector<unsigned char> second(host, host + bytes);
+  ASSERT_EQ(cu.cuMemcpyHtoD(c, host, bytes), 0);
+  host[0] ^= 0xff;  // after the copy: c keeps what it was given
   ASSERT_EQ(cu.cuCtxSynchronize(), 0);  // the pageable copies land with the legacy stream
 
   auto read = [&](DevicePointer from) {
@@ -83,7 +99,7 @@ TEST(SimStagedCopies, EqualUploadsStayIndependentAllocations) {
   };
   EXPECT_EQ(read(a), first);
   EXPECT_EQ(read(b), first);
-  EXPECT_EQ(read(c), host) << "a copy of changed bytes took an earlier staged copy";
+  EXPECT_EQ(read(c), second) << "a copy of changed bytes took an earlier staged copy, or saw a later change";
 
   // Part of a overwritten, part of b set: each change stays in its own allocation.
   const unsigned char patch[5] = {1, 2, 3, 4, 5};
@@ -101,12 +117,19 @@ TEST(SimStagedCopies, EqualUploadsStayIndependentAllocations) {
   EXPECT_EQ(read(b), expected_b);
   DevicePointer d = 0;
   ASSERT_EQ(cu.cuMemAlloc(&d, bytes), 0);
-  ASSERT_EQ(cu.cuMemcpyHtoD(d, first.data(), bytes), 0);
+  std::copy(first.begin(), first.end(), host);
+  ASSERT_EQ(cu.cuMemcpyHtoD(d, host, bytes), 0);
   ASSERT_EQ(cu.cuCtxSynchronize(), 0);
   EXPECT_EQ(read(d), first);
-  EXPECT_EQ(read(c), host);
+  EXPECT_EQ(read(c), second);
   for (DevicePointer p : {b, c, d}) EXPECT_EQ(cu.cuMemFree(p), 0);
+  if (GetParam()) {
+    EXPECT_EQ(cu.cuMemFreeHost(host), 0);
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(HostMemory, SimStagedCopies, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& info) { return info.param ? "Pinned" : "Pageable"; });
 
 }  // namespace
 }  // namespace labcheck::sim

@@ -43,14 +43,22 @@ class StagedProducer : public Producer {
   std::shared_ptr<const StagedBytes> bytes_;
 };
 
+// Host copies below this size are written into device memory: sharing pays for big uploads
+// only, and many small ranges kept as producers would make every later write scan them all.
+constexpr size_t kShareFrom = size_t{1} << 20;
+
+// Puts staged bytes at [offset, offset + size) of `a`: big ones stay shared, small ones are copied.
+void PutStaged(Allocation& a, size_t offset, std::shared_ptr<const StagedBytes> staged) {
+  PrepareWrite(a, offset, staged->size());
+  if (staged->size() >= kShareFrom) a.lazy.push_back({offset, staged->size(), std::make_shared<StagedProducer>(std::move(staged))});
+  else std::memcpy(Bytes(a) + offset, staged->data(), staged->size());
+}
+
 // Puts `a`'s staged bytes in place, oldest first.
 void LandAll(Allocation& a) {
   std::vector<Allocation::InFlight> landing;
   landing.swap(a.in_flight);
-  for (Allocation::InFlight& w : landing) {
-    PrepareWrite(a, w.offset, w.bytes->size());
-    a.lazy.push_back({w.offset, w.bytes->size(), std::make_shared<StagedProducer>(std::move(w.bytes))});
-  }
+  for (Allocation::InFlight& w : landing) PutStaged(a, w.offset, std::move(w.bytes));
 }
 
 // Staged copies still referred to by a copy in flight or by device memory, to be shared by the
@@ -71,6 +79,7 @@ bool SameBytes(const StagedBytes& staged, const char* data, size_t bytes) {
 
 // The staged copy of `data`: one already made of equal bytes, or a new one.
 std::shared_ptr<const StagedBytes> Stage(const char* data, size_t bytes) {
+  if (bytes < kShareFrom) return std::make_shared<const StagedBytes>(data, bytes);
   auto& copies = StagedCopies();
   copies.erase(std::remove_if(copies.begin(), copies.end(), [](const auto& c) { return c.expired(); }), copies.end());
   for (const auto& copy : copies) {
@@ -177,7 +186,10 @@ DevicePlace Find(uintptr_t address, size_t bytes) {
 void ReadBytes(const DevicePlace& from, void* out, size_t bytes) {
   std::lock_guard<std::recursive_mutex> lock(Lock());
   const Allocation& a = *from.allocation;
-  std::memcpy(out, Bytes(a) + from.offset, bytes);
+  // Recorded ranges never overlap (PrepareWrite), so one that covers the read gives every byte.
+  bool covered = false;
+  for (const Allocation::Lazy& l : a.lazy) covered = covered || (l.offset <= from.offset && from.offset + bytes <= l.offset + l.bytes);
+  if (!covered) std::memcpy(out, Bytes(a) + from.offset, bytes);
   for (const Allocation::Lazy& l : a.lazy) {
     const size_t begin = std::max(l.offset, from.offset), end = std::min(l.offset + l.bytes, from.offset + bytes);
     if (begin < end) l.producer->Produce(begin - l.offset, static_cast<char*>(out) + (begin - from.offset), end - begin);
@@ -188,6 +200,11 @@ void WriteBytes(const DevicePlace& to, const void* data, size_t bytes) {
   std::lock_guard<std::recursive_mutex> lock(Lock());
   PrepareWrite(*to.allocation, to.offset, bytes);
   std::memmove(Bytes(*to.allocation) + to.offset, data, bytes);
+}
+
+void WriteFromHost(const DevicePlace& to, const void* data, size_t bytes) {
+  std::lock_guard<std::recursive_mutex> lock(Lock());
+  PutStaged(*to.allocation, to.offset, Stage(static_cast<const char*>(data), bytes));
 }
 
 void WriteLazy(const DevicePlace& to, size_t bytes, std::shared_ptr<const Producer> producer) {

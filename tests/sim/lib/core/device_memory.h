@@ -20,12 +20,12 @@
 // after the copy reads the stale bytes, as it may on a real GPU. A direct write to a range with
 // bytes in flight lands them first (the later write wins, as in program order).
 //
-// Staged bytes are immutable and shared: a pageable copy of bytes equal to ones already staged
-// (the same matmul inputs uploaded to each card) takes the staged copy already made instead of
-// another, and landed bytes stay there as the range's producer instead of being written into
-// device memory. The product sees the same bytes; the sim touches one copy of them, not one per
-// card (in this VM a fresh page costs about 1 s per GB, and the kernel zeroing pages was 62 % of
-// a simulated 4-GPU `gpu.matmul`).
+// Staged bytes are immutable and shared: a host-to-device copy of 1 MiB or more whose bytes equal
+// ones already staged (the same matmul inputs uploaded to each card, a copy benchmark's repeats)
+// takes the staged copy already made instead of another, and its bytes stay there as the range's
+// producer instead of being written into device memory. The product sees the same bytes; the sim
+// touches one copy of them, not one per card and repeat (in this VM a fresh page costs about 1 s
+// per GB, and the kernel zeroing pages was 62 % of a simulated 4-GPU `gpu.matmul`).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -86,6 +86,8 @@ DevicePlace Find(uintptr_t address, size_t bytes);
 void ReadBytes(const DevicePlace& from, void* out, size_t bytes);
 // Writes bytes into device memory (from host memory or another place).
 void WriteBytes(const DevicePlace& to, const void* data, size_t bytes);
+// The same for a host-to-device copy: from 1 MiB up, as a staged copy shared with equal uploads.
+void WriteFromHost(const DevicePlace& to, const void* data, size_t bytes);
 // Records `producer` as the content of [to, to + bytes).
 void WriteLazy(const DevicePlace& to, size_t bytes, std::shared_ptr<const Producer> producer);
 // Stages `bytes` for `to`; they reach device memory at LandPendingWrites(legacy_device).

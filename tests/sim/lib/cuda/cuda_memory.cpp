@@ -83,7 +83,7 @@ CUresult HostCopy(bool to_device, CUdeviceptr device_pointer, void* host, size_t
   {
     const nvsim::CallInProgress dma(place.allocation->device);
     if (lands_late) nvsim::WriteAfterLegacyDma(place, host, bytes, stream->device);
-    else if (to_device) nvsim::WriteBytes(place, host, bytes);
+    else if (to_device) nvsim::WriteFromHost(place, host, bytes);
     else nvsim::ReadBytes(place, host, bytes);
   }
   const nvsim::Gpu& g = GpuAt(place.allocation->device);
