@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "gpu/bench/host_numbers.h"
+#include "gpu/bench/random_vectors.h"
 
 namespace labcheck::gpu {
 namespace {
@@ -45,6 +46,33 @@ TEST(Formats, E4m3DecodesTheOcpEncoding) {
 TEST(Formats, RandomInputsAreNeverZero) {
   FastRandom random(11);
   for (int i = 0; i < 100000; ++i) ASSERT_GE(std::fabs(random.NonZeroUnit()), 0.0625f);
+}
+
+// The matmul inputs' four-at-a-time path (random_vectors.h) against the scalar conversions the
+// spot check decodes with: the same bits for every value drawn, and the ties and the rounding
+// carry into the exponent picked out.
+TEST(RandomVectors, ConversionsMatchTheScalarOnesAndValuesAreNeverZero) {
+  RandomLanes lanes(7);
+  int negative = 0;
+  for (int draw = 0; draw < 50000; ++draw) {
+    const F32x4 values = NonZeroUnits(lanes.Next());
+    const U16x4 bf16 = ToBf16(values), half = ToHalf(values);
+    for (int lane = 0; lane < 4; ++lane) {
+      ASSERT_GE(std::fabs(values[lane]), 0.0625f);
+      ASSERT_LE(std::fabs(values[lane]), 1.0f);
+      ASSERT_EQ(bf16[lane], FloatToBf16(values[lane])) << values[lane];
+      ASSERT_EQ(half[lane], FloatToHalf(values[lane])) << values[lane];
+      negative += values[lane] < 0;
+    }
+  }
+  EXPECT_NEAR(negative, 100000, 2000);  // the sign bit is a fair coin
+  const F32x4 ties = {1.0f + std::ldexp(1.0f, -11), 1.0f + 3 * std::ldexp(1.0f, -11), std::nextafter(1.0f, 0.0f), -0.0625f};
+  const F32x4 bf16_ties = {1.0f + std::ldexp(1.0f, -8), 1.0f + 3 * std::ldexp(1.0f, -8), std::nextafter(1.0f, 0.0f), -1.0f};
+  for (int lane = 0; lane < 4; ++lane) {
+    EXPECT_EQ(ToHalf(ties)[lane], FloatToHalf(ties[lane])) << ties[lane];
+    EXPECT_EQ(ToBf16(bf16_ties)[lane], FloatToBf16(bf16_ties[lane])) << bf16_ties[lane];
+  }
+  EXPECT_EQ(ToHalf(ties)[2], 0x3C00);  // just below 1 rounds up into the next exponent
 }
 
 // A small TN product on the host, as the GPU would compute it, rounded to the output format.

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <thread>
 
+#include "gpu/bench/random_vectors.h"
+
 namespace labcheck::gpu {
 
 namespace {
@@ -12,53 +14,29 @@ namespace {
 // and the chunk's index, never on which thread made it.
 constexpr size_t kChunkElements = size_t{1} << 20;
 
-uint64_t SplitMix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-// Independent streams drawn in turn. One xorshift stream is a chain of six dependent shift-xors
-// per draw, so a single stream left the core waiting on it; with four in flight the loop runs at
-// the core's throughput (bf16 8192², two threads: 0.6-0.8 s before, docs/benchmarks.md).
-constexpr size_t kLanes = 4;
-
-// Calls store(i, value) for i in [0, count): two values per draw, lanes taking turns.
-template <typename Store>
-void FillValues(size_t count, uint64_t seed, Store store) {
-  static_assert(kLanes == 4, "one seed per lane below");
-  FastRandom lanes[kLanes] = {FastRandom(SplitMix(seed)), FastRandom(SplitMix(seed + 1)),
-                              FastRandom(SplitMix(seed + 2)), FastRandom(SplitMix(seed + 3))};
-  constexpr size_t kStep = 2 * kLanes;
+// Writes `count` values of the format `encode` makes (F32x4 → four encoded values) to `out`.
+template <typename Encode>
+void FillEncoded(uint8_t* out, size_t count, uint64_t seed, Encode encode) {
+  constexpr size_t kWidth = sizeof(decltype(encode(F32x4{}))) / 4;
+  RandomLanes lanes(seed);
   size_t i = 0;
-  for (; i + kStep <= count; i += kStep) {
-    float values[kStep];
-    for (size_t lane = 0; lane < kLanes; ++lane) lanes[lane].TwoNonZeroUnits(values[2 * lane], values[2 * lane + 1]);
-    for (size_t k = 0; k < kStep; ++k) store(i + k, values[k]);
+  for (; i + 4 <= count; i += 4) {
+    const auto encoded = encode(NonZeroUnits(lanes.Next()));
+    std::memcpy(out + i * kWidth, &encoded, sizeof encoded);
   }
-  for (; i < count; ++i) store(i, lanes[0].NonZeroUnit());
+  if (i < count) {
+    const auto encoded = encode(NonZeroUnits(lanes.Next()));
+    std::memcpy(out + i * kWidth, &encoded, (count - i) * kWidth);
+  }
 }
 
 void FillChunk(MatmulPrecision precision, uint8_t* out, size_t count, uint64_t seed) {
   switch (precision) {
-    case MatmulPrecision::BF16:
-      FillValues(count, seed, [out](size_t i, float v) {
-        const uint16_t h = FloatToBf16(v);
-        std::memcpy(out + 2 * i, &h, 2);
-      });
-      break;
-    case MatmulPrecision::FP16:
-      FillValues(count, seed, [out](size_t i, float v) {
-        const uint16_t h = FloatToHalf(v);
-        std::memcpy(out + 2 * i, &h, 2);
-      });
-      break;
-    case MatmulPrecision::TF32:
-      FillValues(count, seed, [out](size_t i, float v) { std::memcpy(out + 4 * i, &v, 4); });
-      break;
+    case MatmulPrecision::BF16: FillEncoded(out, count, seed, ToBf16); break;
+    case MatmulPrecision::FP16: FillEncoded(out, count, seed, ToHalf); break;
+    case MatmulPrecision::TF32: FillEncoded(out, count, seed, [](F32x4 v) { return v; }); break;
     case MatmulPrecision::FP8: {
-      FastRandom random(SplitMix(seed));
+      FastRandom random(RandomLanes::SplitMix(seed));
       for (size_t i = 0; i < count; ++i) out[i] = RandomE4m3(random);
       break;
     }
