@@ -12,7 +12,7 @@ namespace labcheck::gpu {
 class FastRandom {
  public:
   explicit FastRandom(uint64_t seed) : state_(seed != 0 ? seed : 0x9E3779B97F4A7C15ull) {}
-  // Inline: the matmul inputs draw 134 M of these per precision.
+  // Inline: the FP8 matmul inputs draw one per value (the other formats: random_vectors.h).
   uint64_t Next() {
     state_ ^= state_ >> 12;
     state_ ^= state_ << 25;
@@ -24,13 +24,6 @@ class FastRandom {
   float NonZeroUnit() {
     uint64_t bits = Next();
     return Signed(Magnitude(bits >> 40), (bits & 1) != 0);
-  }
-  // Two such values from one draw: magnitudes from bits 63..40 and 39..16, signs from bits 1 and 0
-  // (xorshift64*'s high bits are its best; the matmul inputs need 25 bits a value, not 64).
-  void TwoNonZeroUnits(float& first, float& second) {
-    uint64_t bits = Next();
-    first = Signed(Magnitude(bits >> 40), (bits & 2) != 0);
-    second = Signed(Magnitude((bits >> 16) & 0xFFFFFF), (bits & 1) != 0);
   }
 
  private:
@@ -45,7 +38,7 @@ class FastRandom {
   uint64_t state_;
 };
 
-// Round to nearest even. Inline, with FloatToHalf: the matmul inputs convert 134 M values a precision.
+// Round to nearest even. random_vectors.h converts the matmul inputs four at a time, as these do.
 inline uint16_t FloatToBf16(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof bits);
