@@ -48,7 +48,7 @@ if [[ "${1:-}" == "--with-tests" ]]; then
   # tmux gives the terminal-layout test a real terminal of a chosen width; chromium renders the HTML
   # report in the browser tests; xmllint validates its SVGs; zlib reads the screenshot; openmpi-bin
   # starts the two ranks of the multi-node tests.
-  packages+=(googletest libgtest-dev libgmock-dev python3-torch python3-numpy tmux chromium libxml2-utils zlib1g-dev openmpi-bin)
+  packages+=(googletest libgtest-dev python3-torch python3-numpy tmux chromium libxml2-utils zlib1g-dev openmpi-bin)
   # slurm-wlm and munge: the Slurm test (tests/node_check/slurm_cluster_test.cpp) writes its own
   # configuration and starts slurmctld, slurmd and munged itself; the packages' own services are
   # not needed (in a container without systemd they do not start).
