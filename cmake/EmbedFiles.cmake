@@ -22,6 +22,8 @@ function(embed_files)
     COMMENT "Embedding ${E_NAMESPACE} files"
     VERBATIM)
   target_sources(${E_TARGET} PRIVATE "${out}")
-  # Data, not code: kept out of unity batches so that changing a data file recompiles no code.
-  set_source_files_properties("${out}" PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+  # Data, not code: kept out of unity batches so that changing a data file recompiles no code, and
+  # compiled without the precompiled header, which it does not use (loading it was most of the 2 s
+  # such a file took to compile; without it, under 1 s).
+  set_source_files_properties("${out}" PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON SKIP_PRECOMPILE_HEADERS ON)
 endfunction()
