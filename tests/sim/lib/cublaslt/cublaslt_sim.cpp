@@ -22,9 +22,9 @@
 #include "core/export.h"
 #include "core/number_formats.h"
 
-#ifndef SIM_CUBLAS_MAJOR
-#define SIM_CUBLAS_MAJOR 13
-#endif
+// The major this library answers as (cublaslt_major.cpp): all that differs between
+// libcublasLt.so.12 and .so.13, so this file is compiled once for both.
+int SimCublasMajor();
 
 namespace {
 
@@ -172,7 +172,10 @@ bool IsFp8(int type) { return type == kR8FE4M3 || type == kR8FE5M2; }
 // dropped Maxwell, Pascal and Volta (< 7.5), CUDA 12 dropped Kepler (< 5.0). CUDA 13.0 release
 // notes, "Deprecated Architectures"; PyTorch's CUDA 13 wheels on a V100 fail with
 // CUBLAS_STATUS_ARCH_MISMATCH from cublasCreate.
-int MinComputeCapability() { return SIM_CUBLAS_MAJOR >= 13 ? 75 : SIM_CUBLAS_MAJOR == 12 ? 50 : 35; }
+int MinComputeCapability() {
+  const int major = SimCublasMajor();
+  return major >= 13 ? 75 : major == 12 ? 50 : 35;
+}
 
 // The GPU of the calling thread's current context (cuBLASLt works on the current device).
 const nvsim::Gpu* CurrentGpu() {
@@ -224,7 +227,7 @@ int VersionNumber(const std::string& text) {
 }
 
 std::string VersionText() {
-  const std::string key = "cublaslt_version_" + std::to_string(SIM_CUBLAS_MAJOR);
+  const std::string key = "cublaslt_version_" + std::to_string(SimCublasMajor());
   return nvsim::Profile().String(key.c_str());
 }
 
