@@ -33,4 +33,10 @@ struct CalcEnvironment {
 // e.g. the closest catalog names, printed on stderr).
 void AddCalcSubcommands(CLI::App& app, CalcEnvironment env, int* exit_code);
 
+// Parses `args` (what follows "lab_check", e.g. {"vram", "7B", "--json"}) as one calculator
+// command on the command line above and runs it; a parse error is printed as lab_check prints it.
+// Returns the exit code. For callers that do not build a CLI11 command line themselves (the tests:
+// each unit that includes CLI11 compiles about 8 s more, issue 24).
+int RunCalcCommandLine(const std::vector<std::string>& args, CalcEnvironment env);
+
 }  // namespace labcheck::calc

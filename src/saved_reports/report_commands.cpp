@@ -107,4 +107,17 @@ void AddReportSubcommands(CLI::App& app, const Lang* lang, int* exit_code, Compa
   });
 }
 
+int RunReportCommandLine(const std::vector<std::string>& args, const Lang* lang) {
+  CLI::App app;
+  int exit_code = -1;
+  AddReportSubcommands(app, lang, &exit_code);
+  std::vector<std::string> in_parse_order(args.rbegin(), args.rend());
+  try {
+    app.parse(in_parse_order);
+  } catch (const CLI::ParseError& e) {
+    exit_code = app.exit(e);
+  }
+  return exit_code;
+}
+
 }  // namespace labcheck::saved_reports

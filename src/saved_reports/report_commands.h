@@ -21,6 +21,10 @@ namespace labcheck::saved_reports {
 using CompareExtension = std::function<std::optional<int>(const std::vector<std::string>& files, bool json, Lang lang,
                                                           std::ostream& out, std::ostream& err)>;
 void AddReportSubcommands(CLI::App& app, const Lang* lang, int* exit_code, CompareExtension extension = {});
+// Parses `args` (what follows "lab_check", e.g. {"compare", "a.json", "b.json"}) on those
+// subcommands and runs the one named; returns its exit code. For callers without CLI11, as
+// calc::RunCalcCommandLine.
+int RunReportCommandLine(const std::vector<std::string>& args, const Lang* lang);
 
 struct JournalOptions {
   std::string report = "journal/lab-report.json";

@@ -4,7 +4,6 @@
 
 #include <sstream>
 
-#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 
 #include "saved_reports/report_commands.h"
@@ -119,26 +118,18 @@ TEST(CompareCommand, MarkdownReportGivenByMistakeGetsAPointer) {
 }
 
 TEST(CompareCommand, ThroughTheCommandLine) {
-  CLI::App app;
-  Lang lang = Lang::En;
-  int exit_code = -1;
-  AddReportSubcommands(app, &lang, &exit_code);
+  const Lang lang = Lang::En;
   const std::string a = Fixture("rtx4080x4_before.json"), b = Fixture("rtx4080x4.json");
-  std::vector<std::string> args = {b, a, "--json", "compare"};  // CLI11 parses the vector back to front
   ::testing::internal::CaptureStdout();
-  app.parse(args);
+  const int exit_code = RunReportCommandLine({"compare", a, b, "--json"}, &lang);
   const std::string printed = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(exit_code, 0);
   const auto j = nlohmann::json::parse(printed);  // --json: nothing but JSON on stdout
   EXPECT_EQ(j["b"], b);
 
-  CLI::App app2;
-  AddReportSubcommands(app2, &lang, &exit_code);
-  std::vector<std::string> bad = {Fixture("corrupt.json"), a, "compare"};
   ::testing::internal::CaptureStderr();
-  app2.parse(bad);
+  EXPECT_EQ(RunReportCommandLine({"compare", a, Fixture("corrupt.json")}, &lang), 2);
   ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(exit_code, 2);
 }
 
 }  // namespace
