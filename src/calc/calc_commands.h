@@ -34,8 +34,8 @@ struct CalcEnvironment {
 void AddCalcSubcommands(CLI::App& app, CalcEnvironment env, int* exit_code);
 
 // Parses `args` (what follows "lab_check", e.g. {"vram", "7B", "--json"}) as one calculator
-// command on the command line above and runs it; a parse error is printed as lab_check prints it.
-// Returns the exit code. For callers that do not build a CLI11 command line themselves (the tests:
+// command on the subcommands above and runs it; a parse error is printed by CLI11 itself
+// (`app.exit`; lab_check's own, translated wording is app.cpp's). Returns the exit code. For callers that do not build a CLI11 command line themselves (the tests:
 // each unit that includes CLI11 compiles about 8 s more, issue 24).
 int RunCalcCommandLine(const std::vector<std::string>& args, CalcEnvironment env);
 

@@ -111,9 +111,9 @@ int RunReportCommandLine(const std::vector<std::string>& args, const Lang* lang)
   CLI::App app;
   int exit_code = -1;
   AddReportSubcommands(app, lang, &exit_code);
-  std::vector<std::string> in_parse_order(args.rbegin(), args.rend());
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes a vector back to front
   try {
-    app.parse(in_parse_order);
+    app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     exit_code = app.exit(e);
   }

@@ -1,5 +1,5 @@
 // Anonymous host memory for the simulator's big buffers: device memory, pinned host memory and
-// the bytes of a pageable copy still in flight.
+// the staged bytes of host-to-device copies.
 //
 // Mapped with MAP_NORESERVE, so a 32 GiB card costs only the pages touched, and advised for
 // transparent huge pages (MADV_HUGEPAGE; the kernel's default here is "madvise"), so touching
@@ -15,8 +15,8 @@ namespace nvsim {
 void* MapHostPages(size_t bytes);
 void UnmapHostPages(void* pages, size_t bytes);
 
-// A copy of host bytes in its own mapping, immutable once made: the bytes of a pageable copy
-// in flight, and then what device memory holds where it landed (core/device_memory.h).
+// A copy of host bytes in its own mapping, immutable once made: the bytes of a host-to-device
+// copy, in flight and then as what device memory holds where they landed (core/device_memory.h).
 class StagedBytes {
  public:
   StagedBytes(const void* from, size_t bytes);
