@@ -6,6 +6,16 @@ namespace labcheck {
 
 Text DescribeChildFailure(const ChildOutcome& o) {
   if (!o.started) return T("не удалось запустить процесс: " + o.start_error, "could not start the process: " + o.start_error);
+  if (o.abandoned && o.stuck_in_kernel) {
+    return T("процесс застрял в драйвере NVIDIA (непрерываемый сон, состояние D) и не завершился даже по SIGKILL: "
+             "нужна перезагрузка (" + o.abandoned_state + ")",
+             "stuck in the NVIDIA driver (uninterruptible): the process did not end even on SIGKILL, reboot needed (" +
+                 o.abandoned_state + ")");
+  }
+  if (o.abandoned) {
+    return T("процесс не завершился даже по SIGKILL и брошен (" + o.abandoned_state + ")",
+             "the process did not end even on SIGKILL and was given up on (" + o.abandoned_state + ")");
+  }
   if (o.timed_out) {
     return T(fmt::format("процесс не ответил за {:.0f} с и был остановлен (завис?)", o.duration_s),
              fmt::format("the process did not finish within {:.0f} s and was killed (hung?)", o.duration_s));

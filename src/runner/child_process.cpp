@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include "runner/process_state.h"
+
 extern char** environ;
 
 namespace labcheck {
@@ -167,6 +169,8 @@ struct Reaping {
   int status = 0;
   bool killing = false;
   Clock::time_point kill_started;
+  bool sigkilled = false;
+  Clock::time_point sigkill_sent;
 };
 
 // The child's deadlines: cancel, timeout and handshake end it with SIGTERM, then SIGKILL 2 s later.
@@ -183,7 +187,27 @@ void EnforceDeadlines(pid_t pid, const ChildSpec& spec, const CancelToken& cance
       r.kill_started = Clock::now();
     }
   }
-  if (r.killing && !r.reaped && SecondsSince(r.kill_started) > 2.0) kill(-pid, SIGKILL);
+  if (r.killing && !r.reaped && SecondsSince(r.kill_started) > 2.0) {
+    kill(-pid, SIGKILL);
+    if (!r.sigkilled) r.sigkill_sent = Clock::now();
+    r.sigkilled = true;
+  }
+}
+
+// True when the child has outlived SIGKILL by the spec's grace: records what the kernel shows of
+// it. A process in uninterruptible sleep never returns to user space, so waiting longer is waiting
+// forever; the process stays behind (it cannot be helped), the run goes on.
+bool GiveUpOnUnkillable(pid_t pid, const ChildSpec& spec, const Reaping& r, ChildOutcome& outcome) {
+  if (r.reaped || !r.sigkilled || SecondsSince(r.sigkill_sent) <= spec.give_up_after_kill_s) return false;
+  outcome.abandoned = true;
+  const std::optional<ProcessState> state = ReadProcessState(pid);
+  outcome.abandoned_state = state ? state->Describe() : "gone from /proc, yet not reaped";
+  outcome.stuck_in_kernel = state && state->uninterruptible();
+  return true;
+}
+
+pid_t TryReap(const ChildSpec& spec, pid_t pid, int* status) {
+  return spec.try_reap ? spec.try_reap(pid, status) : waitpid(pid, status, WNOHANG);
 }
 
 // Feeds, reads and watches the child until it is reaped and its streams are closed; returns its wait status.
@@ -195,10 +219,11 @@ int Supervise(pid_t pid, const ChildSpec& spec, const CancelToken& cancel, Clock
   while (!r.reaped || s.out_open || s.err_open) {
     if (!PumpStreams(spec, s, outcome, ready) && !r.reaped) usleep(20000);
     if (!r.reaped) {
-      pid_t w = waitpid(pid, &r.status, WNOHANG);
+      pid_t w = TryReap(spec, pid, &r.status);
       if (w == pid) r.reaped = true;
     }
     EnforceDeadlines(pid, spec, cancel, start, ready, r, outcome);
+    if (GiveUpOnUnkillable(pid, spec, r, outcome)) break;
     // Grandchildren may keep our pipes open after the child is gone: stop reading once the
     // group is being killed and the child itself has been reaped.
     if (r.reaped && r.killing) break;
@@ -215,6 +240,11 @@ int Supervise(pid_t pid, const ChildSpec& spec, const CancelToken& cancel, Clock
 
 std::string ChildOutcome::Describe() const {
   if (!started) return "could not start: " + start_error;
+  if (abandoned && stuck_in_kernel) {
+    return fmt::format("stuck in the kernel, most likely the NVIDIA driver: not ended by SIGKILL ({}), reboot needed",
+                       abandoned_state);
+  }
+  if (abandoned) return fmt::format("could not be killed: still there after SIGKILL ({})", abandoned_state);
   if (not_ready) return fmt::format("did not answer within {:.0f} s and was killed", duration_s);
   if (timed_out) return fmt::format("timed out after {:.0f} s and was killed", duration_s);
   if (cancelled) return "stopped by the user (interrupted)";
@@ -277,8 +307,8 @@ ChildOutcome RunChild(const ChildSpec& spec, const CancelToken& cancel) {
   const int status = Supervise(pid, spec, cancel, start, s, outcome);
   s.CloseAll();
 
-  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) outcome.term_signal = WTERMSIG(status);
+  if (!outcome.abandoned && WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+  if (!outcome.abandoned && WIFSIGNALED(status)) outcome.term_signal = WTERMSIG(status);
   if (s.truncated_out) outcome.out += "\n[output truncated]\n";
   if (s.truncated_err) outcome.err += "\n[output truncated]\n";
   outcome.duration_s = SecondsSince(start);
