@@ -134,8 +134,9 @@ elif [[ -s "$WORK/lab-report.json" ]]; then
   reference=()
   [[ -s "$WORK/torch_reference.json" ]] && reference=(--torch "$WORK/torch_reference.json")
   [[ -n "$NCCL_LOG" ]] && reference+=(--nccl-tests "$NCCL_LOG")
+  version=$("$BIN" --version 2>/dev/null | head -n 1)
   "$PYTHON" "$HERE/device/compare_to_torch.py" "$WORK/lab-report.json" "${reference[@]}" \
-    --machine "$WORK/machine.txt" >"$WORK/ratios.md" 2>>"$LOG"
+    --machine "$WORK/machine.txt" --version "$version" >"$WORK/ratios.md" 2>>"$LOG"
   cat "$WORK/ratios.md" >>"$LOG"
 else
   echo "no table: lab_check wrote no report (see device-check.log and lab_check.stderr in the bundle)" | tee "$WORK/ratios.md" >>"$LOG"

@@ -10,7 +10,11 @@ The all-reduce is compared like for like: at the largest message size both swept
 busbw (host clock around its loop, averaged over its processes) against lab_check's figure counted
 the same way (busbw_gbps_nccl_tests); the CUDA-event figure is shown beside it, not judged.
 
+A GPU row is judged only where lab_check measured a GPU: on a machine without one (or where the
+full check could not reach it) those rows say "not measured (no GPU)", never "yes".
+
 Usage: compare_to_torch.py LAB_REPORT_JSON [--torch TORCH_JSON] [--nccl-tests LOG] [--machine TXT]
+                           [--version "lab_check VERSION"]   (what the binary's --version printed)
 """
 import argparse
 import json
@@ -80,7 +84,7 @@ def busbw_rows(report, log_path):
     ours = our_sizes(report)
     common = sorted(set(theirs) & set(ours))
     if not common:
-        return [f"| nccl.allreduce_busbw_gbps | {measurements(report).get('nccl.allreduce_busbw_gbps')} | — | — | 0.97 | "
+        return [f"| nccl.allreduce_busbw_gbps | {fmt(measurements(report).get('nccl.allreduce_busbw_gbps'))} | — | — | 0.97 | "
                 f"not comparable (one GPU, no nccl-tests log, or no size in common) |"]
     size = common[-1]
     time_us, reference = theirs[size]
@@ -104,11 +108,19 @@ def busbw_rows(report, log_path):
     return lines
 
 
-def header(report, torch, machine_path):
+def tool_version(report, version_line):
+    """What the binary said of itself (--version), else what the report recorded."""
+    if version_line and version_line.strip():
+        return version_line.strip().splitlines()[0]
+    recorded = (report.get("tool") or {}).get("version")
+    return f"lab_check {recorded}" if recorded else "lab_check (version not recorded)"
+
+
+def header(report, torch, machine_path, version_line):
     inventory = check_data(report, "gpu.inventory").get("data", {})
     lines = []
     meta = report.get("meta", {})
-    lines.append(f"- date: {meta.get('started_at', meta.get('date', '?'))}; lab_check {meta.get('tool_version', '?')}")
+    lines.append(f"- date: {meta.get('started_at') or '?'}; {tool_version(report, version_line)}")
     for gpu in inventory.get("gpus", []) or []:
         lines.append(f"- GPU {gpu.get('index', '?')}: {gpu.get('name', '?')}, CC {gpu.get('cc_major', '?')}.{gpu.get('cc_minor', '?')}, "
                      f"{gpu.get('memory_total_gib', 0):.0f} GiB, PCIe gen {gpu.get('pcie_gen_max', '?')} x{gpu.get('pcie_width_max', '?')}")
@@ -142,17 +154,27 @@ def fmt(value):
     return "—" if value is None else (f"{value:.1f}" if isinstance(value, (int, float)) else str(value))
 
 
+def gpu_section_row(report, gpus_measured):
+    """The GPU section's time per GPU against its 60 s target; with no GPU measured there is
+    nothing to judge (a SKIP takes no time, and 0 s would read as met)."""
+    if gpus_measured == 0:
+        return "| GPU section, s per GPU | — | — | — | ≤ 60 | not measured (no GPU) |"
+    per_gpu = gpu_section_seconds(report) / gpus_measured
+    return f"| GPU section, s per GPU | {per_gpu:.1f} | — | — | ≤ 60 | {'yes' if per_gpu <= 60 else 'NO'} |"
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("report")
     parser.add_argument("--torch")
     parser.add_argument("--nccl-tests")
     parser.add_argument("--machine")
+    parser.add_argument("--version", help="the first line lab_check --version printed")
     args = parser.parse_args()
     report = json.load(open(args.report))
     torch = json.load(open(args.torch)) if args.torch else {}
     ours = measurements(report)
-    print(header(report, torch, args.machine))
+    print(header(report, torch, args.machine, args.version))
     print()
     print("| figure | lab_check | reference | ratio | target | met |")
     print("| --- | ---: | ---: | ---: | ---: | --- |")
@@ -166,9 +188,7 @@ def main():
                 print(row(key, ours.get(key), gpu.get(theirs), what, target))
     for line in busbw_rows(report, args.nccl_tests):
         print(line)
-    gpus = max(1, count)
-    seconds = gpu_section_seconds(report)
-    print(f"| GPU section, s per GPU | {seconds / gpus:.1f} | — | — | ≤ 60 | {'yes' if seconds / gpus <= 60 else 'NO'} |")
+    print(gpu_section_row(report, int(ours.get("gpu.count", 0) or 0)))
     return 0
 
 

@@ -37,8 +37,10 @@ fs::path UnpacedH200(const fs::path& folder) {
   return folder / "h200-unpaced.json";
 }
 
-// Runs the script into a fresh folder with the simulated H200 and the given Python ("" for none).
-DeviceCheckRun RunDeviceCheck(const std::string& python, const std::string& budget_s = "240") {
+// Runs the script into a fresh folder with the given Python ("" for none): on the simulated H200,
+// or, with `simulated_gpu` false, on this machine as it is (no driver: every GPU check skips).
+DeviceCheckRun RunDeviceCheck(const std::string& python, const std::string& budget_s = "240",
+                              bool simulated_gpu = true) {
   DeviceCheckRun run;
   char pattern[] = "/tmp/labcheck_device_check_XXXXXX";
   run.out = mkdtemp(pattern);
@@ -47,11 +49,15 @@ DeviceCheckRun RunDeviceCheck(const std::string& python, const std::string& budg
   ChildSpec spec;
   spec.argv = {"bash", (source / "scripts/device-check.sh").string(), (run.out / "out").string()};
   spec.set_env = {{"LAB_CHECK", binary.string()},
-                  {"LD_LIBRARY_PATH", (binary.parent_path() / "sim-nvidia").string()},
-                  {"LABCHECK_SIM_MACHINE", UnpacedH200(run.out).string()},
                   {"LAB_CHECK_ARGS", "--quick"},
                   {"PYTHON", python},
                   {"BUDGET_S", budget_s}};
+  if (simulated_gpu) {
+    spec.set_env.push_back({"LD_LIBRARY_PATH", (binary.parent_path() / "sim-nvidia").string()});
+    spec.set_env.push_back({"LABCHECK_SIM_MACHINE", UnpacedH200(run.out).string()});
+  } else {
+    spec.unset_env = {"LD_LIBRARY_PATH", "LABCHECK_SIM_MACHINE"};
+  }
   spec.timeout_s = 300;
   run.outcome = RunChild(spec, CancelToken::Never());
   std::error_code ignored;
@@ -84,6 +90,35 @@ TEST(DeviceCheck, TableIsMarkedSimulatedAndListsOurFiguresWithoutAReference) {
   const std::string log = ReadAll(run.out / "out/device-check.log");
   EXPECT_NE(log.find("nvidia-smi: not found"), std::string::npos) << log;
   EXPECT_NE(log.find("nccl-tests"), std::string::npos) << log;
+  fs::remove_all(run.out);
+}
+
+// The first line of what `lab_check --version` prints.
+std::string BinaryVersionLine() {
+  ChildSpec spec;
+  spec.argv = {LAB_CHECK_BINARY, "--version"};
+  ChildOutcome outcome = RunChild(spec, CancelToken::Never());
+  return outcome.out.substr(0, outcome.out.find('\n'));
+}
+
+TEST(DeviceCheck, WithoutAGpuNoGpuRowIsMetAndTheVersionIsTheBinarys) {
+  // This machine has no NVIDIA driver: the full check skips every GPU check, so the table must not
+  // judge a GPU row ("yes" for 0 s of GPU section was a pass for nothing measured), must name the
+  // binary's own version, and must not print Python's None for a figure that is missing.
+  DeviceCheckRun run = RunDeviceCheck("python3", "240", /*simulated_gpu=*/false);
+  ASSERT_TRUE(run.outcome.exited_ok()) << run.outcome.Describe() << "\n" << run.outcome.Tail(40);
+  const std::string table = ReadAll(run.out / "out/ratios.md");
+  EXPECT_EQ(table.find("SIMULATED"), std::string::npos) << table;
+  EXPECT_EQ(table.find("None"), std::string::npos) << table;
+  EXPECT_EQ(table.find("lab_check ?"), std::string::npos) << table;
+  const std::string version = BinaryVersionLine();
+  ASSERT_FALSE(version.empty());
+  EXPECT_NE(table.find(version), std::string::npos) << version << "\n" << table;
+  EXPECT_NE(table.find("| GPU section, s per GPU | — | — | — | ≤ 60 | not measured (no GPU) |"), std::string::npos)
+      << table;
+  std::istringstream rows(table);
+  for (std::string row; std::getline(rows, row);)
+    if (row.rfind("| ", 0) == 0) EXPECT_EQ(row.find("| yes |"), std::string::npos) << row;
   fs::remove_all(run.out);
 }
 
