@@ -74,3 +74,41 @@ TEST(SimTopology, ABrokenBridgeNamesItsPair) {
 
 }  // namespace
 }  // namespace labcheck::sim
+
+namespace labcheck::sim {
+namespace {
+
+// Peer copies that are fast and deliver nothing (machines/course-p2p-copies-lost.json): the
+// read-back finds the pattern missing and gpu.p2p FAILs naming the pair and the byte, whatever
+// the speed (--quick: one copy per pair, over P2P where the driver allows it).
+TEST(SimTopology, PeerCopiesThatDeliverWrongDataFail) {
+  SimRun run = RunLabCheck({"course-p2p-copies-lost.json", {"--lang", "en", "--quick", "--only", "gpu.p2p"}});
+  ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
+  EXPECT_EQ(Verdict(run, "gpu.p2p"), "FAIL") << TopologyDump(run);
+  const std::string reason = CheckText(run, "gpu.p2p");
+  EXPECT_NE(reason.find("P2P copies deliver wrong data"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("with P2P"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("at byte 0 (start)"), std::string::npos) << reason;
+  const nlohmann::json& pair = (*Check(run, "gpu.p2p"))["data"]["pairs"][0];
+  EXPECT_EQ(pair["with_peer"]["data_check"]["delivered"], false) << pair.dump();
+  EXPECT_NE(pair["with_peer"].value("gbps", 0.0), 0.0) << pair.dump();  // fast, and wrong
+}
+
+// The same cards whose peer copies land: every copy reads back right and nothing is said of data.
+TEST(SimTopology, PeerCopiesThatLandReadBackRight) {
+  SimRun run = RunLabCheck({"course-p2p-slower.json", {"--lang", "en", "--quick", "--only", "gpu.p2p"}});
+  ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
+  EXPECT_EQ(CheckText(run, "gpu.p2p").find("wrong data"), std::string::npos) << TopologyDump(run);
+  int checked = 0;
+  for (const nlohmann::json& pair : (*Check(run, "gpu.p2p"))["data"]["pairs"]) {
+    for (const char* key : {"with_peer", "without_peer"}) {
+      if (!pair.contains(key)) continue;
+      EXPECT_EQ(pair[key]["data_check"]["delivered"], true) << pair.dump();
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 12);  // --quick: one copy per ordered pair of four cards
+}
+
+}  // namespace
+}  // namespace labcheck::sim

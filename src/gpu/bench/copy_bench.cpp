@@ -139,6 +139,7 @@ Result<CopyFigure> MeasurePeerCopy(const DeviceContext& source, const DeviceCont
   Result<DeviceBuffer> origin = DeviceBuffer::Allocate(driver, plan.bytes);
   if (!origin.ok()) return origin.status();
   status = driver.Check(api.cuMemsetD32(origin->get(), 0x3F8CCCCD, plan.bytes / 4), "cuMemsetD32");
+  if (status.ok()) status = PlantCopyPattern(driver, origin->get(), plan.bytes);
   if (status.ok()) status = WaitForSetup(driver);
   if (!status.ok()) return status;
 
@@ -167,7 +168,13 @@ Result<CopyFigure> MeasurePeerCopy(const DeviceContext& source, const DeviceCont
   if (peer_access) set_access(false);
   if (!timed.ok()) return timed.status();
   if (!synced.ok()) return synced;
-  return CopyFigureOf(plan.bytes, static_cast<double>(plan.bytes), *timed);
+  CopyFigure figure = CopyFigureOf(plan.bytes, static_cast<double>(plan.bytes), *timed);
+  status = destination.MakeCurrent();
+  if (!status.ok()) return status;
+  Result<DataCheck> delivered = CheckCopyPattern(driver, target->get(), plan.bytes);
+  if (!delivered.ok()) return delivered.status();
+  figure.data_check = *delivered;
+  return figure;
 }
 
 }  // namespace labcheck::gpu

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/status.h"
+#include "gpu/bench/copy_verification.h"
 #include "gpu/bench/device_resources.h"
 #include "gpu/bench/host_buffers.h"
 #include "gpu/bench/kernel_module.h"
@@ -34,6 +35,7 @@ struct CopyFigure {
   double gbps = 0;         // bytes_counted / median copy time, 10^9 B/s
   NvmlSamples nvml;
   std::optional<LaunchShape> launch;  // kernels only: the grid they ran on
+  std::optional<DataCheck> data_check;  // copies whose bytes were read back (GPU→GPU)
 };
 
 // Runs the warm-up, then `plan.repeats` calls of `enqueue` on `stream`, each between two CUDA
@@ -64,7 +66,8 @@ Result<CopyFigure> MeasureHostCopy(const DeviceContext& context, HostMemory memo
 
 // GPU→GPU with cuMemcpyPeerAsync, counted as the bytes copied. With `peer_access` the two
 // contexts are given direct access to each other first (and it is taken back afterwards);
-// without it the driver stages the copy through host memory.
+// without it the driver stages the copy through host memory. The destination is read back after
+// the copies (bench/copy_verification.h): a fast copy of wrong bytes says so in `data_check`.
 Result<CopyFigure> MeasurePeerCopy(const DeviceContext& source, const DeviceContext& destination, bool peer_access,
                                    const CopyPlan& plan);
 

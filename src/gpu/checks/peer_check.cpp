@@ -126,7 +126,21 @@ void NoteAccess(const nlohmann::json& payload, const std::vector<reference::Peer
 struct PairTally {
   double best = 0;
   std::vector<Text> findings;  // pairs that do not behave as their link says, first one in the reason
+  std::vector<Text> wrong_data;  // copies whose read-back differed from what was sent
 };
+
+// A copy that read back other bytes than were sent, in words: "GPU0→GPU1 (with P2P): at byte …".
+void NoteWrongData(const nlohmann::json& pair, int src, int dst, PairTally& tally) {
+  for (const char* key : {"with_peer", "without_peer"}) {
+    if (!pair.contains(key) || !pair[key].contains("data_check")) continue;
+    const nlohmann::json& check = pair[key]["data_check"];
+    if (check.value("delivered", true)) continue;
+    const bool with = std::string(key) == "with_peer";
+    const std::string where = check.value("first_wrong", std::string());
+    tally.wrong_data.push_back(T(fmt::format("GPU{}→GPU{} ({}): {}", src, dst, with ? "с P2P" : "без P2P", where),
+                                 fmt::format("GPU{}→GPU{} ({}): {}", src, dst, with ? "with P2P" : "without P2P", where)));
+  }
+}
 
 const char* PathName(reference::PeerPath path) {
   return path == reference::PeerPath::NvLink ? "nvlink" : path == reference::PeerPath::Pcie ? "pcie" : "host";
@@ -169,6 +183,7 @@ void AddPair(const nlohmann::json& pair, const reference::PeerExpectation& expec
   link["expected_gbps"] = expected.band ? nlohmann::json::array({expected.band->low, expected.band->high}) : nlohmann::json(nullptr);
   if (expected.problem) link["problem"] = expected.problem->en;
   if (std::optional<Text> finding = PairFinding(src, dst, expected, reported)) tally.findings.push_back(*finding);
+  NoteWrongData(pair, src, dst, tally);
   result.data["links"].push_back(link);
 }
 
@@ -209,6 +224,20 @@ void PickVerdict(const std::vector<Text>& findings, CheckResult& result) {
                   "without P2P such a pair exchanges data through host memory");
 }
 
+// Wrong bytes outweigh every speed finding: training on such a pair breaks without an error.
+void PickDataVerdict(const std::vector<Text>& wrong_data, CheckResult& result) {
+  if (wrong_data.empty()) return;
+  result.outcome = Outcome::Fail;
+  result.reason = T("копирование между картами портит данные: " + wrong_data.front().ru,
+                    "P2P copies deliver wrong data: " + wrong_data.front().en);
+  result.hint = T("обучение на этих картах будет ломаться без ошибок. Проверьте IOMMU и ACS (BIOS, iommu=pt) и драйвер; "
+                  "до исправления запускайте с NCCL_P2P_DISABLE=1",
+                  "training across these cards will break without an error. Check IOMMU and ACS (BIOS, iommu=pt) and "
+                  "the driver; until fixed, run with NCCL_P2P_DISABLE=1");
+  result.data["wrong_data"] = nlohmann::json::array();
+  for (const Text& w : wrong_data) result.data["wrong_data"].push_back(w.en);
+}
+
 CheckResult RunPeerCheck(CheckContext& context) {
   if (const CheckResult* inventory = context.Earlier(kInventoryCheck.id)) {
     const nlohmann::json& gpus = inventory->data.value("gpus", nlohmann::json::array());
@@ -230,6 +259,7 @@ CheckResult RunPeerCheck(CheckContext& context) {
   result.tables.push_back(access.table);
   PairTally tally;
   result.tables.push_back(CopyTable(j, access, cards, count, result, tally));
+  PickDataVerdict(tally.wrong_data, result);
   PickVerdict(tally.findings, result);
   result.summary = T(fmt::format("P2P: {} из {} пар; до {} ГБ/с", access.peers, count * (count - 1), Figure(tally.best)),
                      fmt::format("P2P: {} of {} pairs; up to {} GB/s", access.peers, count * (count - 1), Figure(tally.best)));

@@ -49,6 +49,10 @@ nlohmann::json CopyFigureJson(const CopyFigure& f) {
     j["blocks"] = f.launch->blocks;
     j["threads_per_block"] = f.launch->threads_per_block;
   }
+  if (f.data_check) {
+    j["data_check"] = {{"delivered", f.data_check->delivered}};
+    if (!f.data_check->delivered) j["data_check"]["first_wrong"] = f.data_check->first_wrong;
+  }
   return j;
 }
 

@@ -34,6 +34,11 @@ double PeerCopyGbps(int a, int b, bool with_access) {
   return Cell(m.At(key), a, b, m.Number(key));  // a matrix is not a number: Number() reads the default
 }
 
+bool PeerCopyLands(bool with_access) {
+  const std::string lost = Profile().String("p2p/copies_lost");
+  return !(lost == "always" || (lost == "with_access" && with_access));
+}
+
 int TopologyLevel(int a, int b) {
   const json* level = Profile().At("topology/level");
   std::string name = Profile().String("topology/level");  // the default where the profile gives a matrix

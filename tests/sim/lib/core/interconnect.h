@@ -10,6 +10,8 @@ namespace nvsim {
 bool PeerAccess(int a, int b);
 // cuMemcpyPeer a → b, GB/s: "p2p/with_access_gbps" / "p2p/without_access_gbps", each a number or a matrix.
 double PeerCopyGbps(int a, int b, bool with_access);
+// False where the profile's p2p/copies_lost says a peer copy on this path never lands.
+bool PeerCopyLands(bool with_access);
 // nvmlDeviceGetTopologyCommonAncestor level (0, 10, 20, 30, 40, 50): "topology/level" (one name
 // or a matrix of "PIX", "PXB", "PHB", "NODE", "SYS").
 int TopologyLevel(int a, int b);

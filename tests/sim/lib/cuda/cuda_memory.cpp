@@ -201,11 +201,11 @@ NVSIM_EXPORT(CUresult, cuMemcpyPeerAsync, (CUdeviceptr dst, CUcontext dst_contex
   nvsim::DevicePlace to, from;
   if (Place(dst, bytes, &to) != kSuccess || Place(src, bytes, &from) != kSuccess) return kInvalidValue;
   const auto started = nvsim::RealClock::now();
-  nvsim::WriteLazy(to, bytes, nvsim::CopyOf(from));
   const int a = src_context->device, b = dst_context->device;
   // Direct when peer access is on between the two contexts; otherwise the driver stages the
   // copy through host memory.
   const bool direct = src_context->peer_access[b] || dst_context->peer_access[a];
+  if (nvsim::PeerCopyLands(direct)) nvsim::WriteLazy(to, bytes, nvsim::CopyOf(from));
   nvsim::Enqueue(*s, Seconds(GpuAt(a), static_cast<double>(bytes), nvsim::PeerCopyGbps(a, b, direct)), nvsim::Work::Copy,
                  started);
   return kSuccess;
