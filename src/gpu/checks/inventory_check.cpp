@@ -7,6 +7,7 @@
 #include "gpu/checks/gpu_check_support.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
+#include "platform/library_search.h"
 
 namespace labcheck::gpu {
 
@@ -107,6 +108,46 @@ Table LibraryTable(const CheckContext& context, const nlohmann::json& payload) {
   return libraries;
 }
 
+// The libcuda.so.1 that other programs of this shell load: the first one in the loader's own
+// order (LD_LIBRARY_PATH, then the loader's cache), where lab_check's search starts too. When
+// lab_check refused it and went on to a later file, PyTorch and every other CUDA program still
+// get the refused one and see no GPU: the row of that file, else null.
+const nlohmann::json* DriverOthersLoadRefused(const nlohmann::json& libraries) {
+  if (!libraries.is_array()) return nullptr;
+  for (const nlohmann::json& lib : libraries) {
+    if (lib.value("name", std::string()) != "CUDA driver") continue;
+    const std::string path = lib.value("path", std::string());
+    const size_t slash = path.rfind('/');
+    if ((slash == std::string::npos ? path : path.substr(slash + 1)) != "libcuda.so.1") continue;
+    const std::string origin = lib.value("origin", std::string());
+    const bool loaders_own = origin == OriginName(LibraryOrigin::LdLibraryPath) || origin == OriginName(LibraryOrigin::LoaderCache);
+    return loaders_own && lib.value("status", std::string("used")) == "skipped" ? &lib : nullptr;
+  }
+  return nullptr;
+}
+
+// A WARN naming that file, why it was refused, and how to take it out of other programs' way.
+void WarnDriverOthersLoad(const nlohmann::json& libraries, CheckResult& result) {
+  const nlohmann::json* refused = DriverOthersLoadRefused(libraries);
+  if (refused == nullptr) return;
+  const std::string file = refused->value("path", std::string());
+  const Text why = TextFromJson(refused->value("note", nlohmann::json(nullptr)));
+  const std::string folder = file.substr(0, file.rfind('/'));
+  const bool from_path = refused->value("origin", std::string()) == OriginName(LibraryOrigin::LdLibraryPath);
+  result.outcome = Outcome::Warn;
+  result.reason = T(fmt::format("{} — первая libcuda.so.1 для других программ — не работает ({}); lab_check взял другую, "
+                                "а PyTorch в этой же оболочке GPU не увидит",
+                                file, why.ru),
+                    fmt::format("{}, the libcuda.so.1 other programs load first, is refused ({}); lab_check took "
+                                "another one, but PyTorch in this same shell will see no GPU",
+                                file, why.en));
+  result.hint = from_path ? T(fmt::format("уберите {} из LD_LIBRARY_PATH (и из ~/.bashrc, если он задан там)", folder),
+                              fmt::format("remove {} from LD_LIBRARY_PATH (and from ~/.bashrc if it is set there)", folder))
+                          : T(fmt::format("уберите {} из /etc/ld.so.conf.d/*.conf и выполните sudo ldconfig", folder),
+                              fmt::format("remove {} from /etc/ld.so.conf.d/*.conf and run sudo ldconfig", folder));
+  result.data["driver_refused_for_others"] = file;
+}
+
 Table TopologyTable(const nlohmann::json& topology) {
   Table matrix{T("Топология (как nvidia-smi topo -m)", "Topology (as nvidia-smi topo -m)"), {""}};
   for (const auto& label : topology["labels"]) matrix.columns.push_back(Cell(label));
@@ -150,6 +191,7 @@ CheckResult RunInventoryCheck(CheckContext& context) {
   result.tables.push_back(LibraryTable(context, j));
   const nlohmann::json& topology = j["topology"];
   if (gpus.size() > 1 && topology.is_object()) result.tables.push_back(TopologyTable(topology));
+  WarnDriverOthersLoad(j.value("libraries", nlohmann::json::array()), result);
   result.summary = Summary(j, models, result.data["simulated"].get<bool>());
   return result;
 }

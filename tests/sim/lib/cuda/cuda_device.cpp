@@ -1,4 +1,6 @@
 // libcuda.so.1 sim: initialisation, versions, error names and device queries.
+#include <dlfcn.h>
+
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -84,6 +86,28 @@ int MaxThreadsPerSm(const nvsim::Gpu& g) {
   return static_cast<int>(g.NumberOr("max_threads_per_sm", by_cc));
 }
 
+// The folder this copy of the library was loaded from: a test copies the sim's libcuda into a
+// second folder to stand for a cuda-compat libcuda (cuda/compat_copy_folder).
+std::string OwnFolder() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&OwnFolder), &info) == 0 || info.dli_fname == nullptr) return "";
+  std::string path = info.dli_fname;
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
+}
+
+// A copy loaded from a folder whose name the profile gives is a forward-compatibility libcuda on
+// cards that do not support it: CUDA's compatibility guide (docs.nvidia.com/deploy/cuda-compatibility,
+// "Forward Compatibility") limits cuda-compat to data-center cards, and cuInit returns
+// CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (804) elsewhere.
+bool IsRefusedCompatCopy(const nvsim::Machine& m) {
+  const nvsim::json* folder = m.At("cuda/compat_copy_folder");
+  if (folder == nullptr || !folder->is_string() || folder->get<std::string>().empty()) return false;
+  const std::string own = OwnFolder();
+  const std::string name = folder->get<std::string>();
+  return own.size() >= name.size() && own.compare(own.size() - name.size(), name.size(), name) == 0;
+}
+
 }  // namespace cusim
 
 using namespace cusim;
@@ -97,6 +121,7 @@ NVSIM_EXPORT(CUresult, cuInit, (unsigned flags)) {
   if (!m.loaded) return kNoDevice;
   const int error = static_cast<int>(m.Number("cuda/init_error"));
   if (error != 0) return error;
+  if (IsRefusedCompatCopy(m)) return 804;  // CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE
   if (nvsim::VisibleDevices().empty()) return kNoDevice;  // the driver fails cuInit when it shows no GPU
   initialised = true;
   return kSuccess;
