@@ -211,9 +211,10 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
   cmd->add_option("--prometheus", o->prometheus, h("записать метрики для Prometheus (текстовый файл для textfile collector node_exporter, имя *.prom)",
                                                    "write metrics for Prometheus (a file for node_exporter's textfile collector, named *.prom)"))
       ->check(CLI::Validator(
-          [](std::string& path) -> std::string {
+          [h](std::string& path) -> std::string {
             const bool prom = path.size() > 5 && path.compare(path.size() - 5, 5, ".prom") == 0;
-            return prom ? "" : "node_exporter's textfile collector reads only files ending in .prom: " + path;
+            return prom ? "" : h("textfile collector node_exporter читает только файлы *.prom: ",
+                                 "node_exporter's textfile collector reads only files ending in .prom: ") + path;
           },
           "FILE.prom"));
   cmd->add_option("--kernel-log", o->kernel_log, h("журнал ядра из файла (текст dmesg или journalctl -k) вместо /dev/kmsg",
