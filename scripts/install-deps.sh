@@ -6,7 +6,8 @@
 #   the terminal-layout test), chromium, xmllint and zlib for the tests of the HTML report, and
 #   Open MPI's mpirun (openmpi-bin: the multi-node all-reduce tests start two ranks with it,
 #   docs/multi-node.md), slurm-wlm and munge (the real one-node Slurm of `ctest -L slurm`, which
-#   starts its own daemons: docs/cluster-gate.md), and unpacks NVML's header (below).
+#   starts its own daemons: docs/cluster-gate.md), prometheus-node-exporter and prometheus (promtool:
+#   the node-check metrics test), and unpacks NVML's header (below).
 #   --platforms also installs g++-11, for scripts/check-platforms.sh.
 set -euo pipefail
 
@@ -53,6 +54,11 @@ if [[ "${1:-}" == "--with-tests" ]]; then
   # configuration and starts slurmctld, slurmd and munged itself; the packages' own services are
   # not needed (in a container without systemd they do not start).
   packages+=(slurm-wlm munge)
+  # prometheus-node-exporter and prometheus (for promtool): the metrics test
+  # (tests/node_check/prometheus_metrics_test.cpp) lints node-check's --prometheus file with
+  # `promtool check metrics` and scrapes it from a node_exporter it starts on 127.0.0.1 with the
+  # textfile collector; neither package's service is used. About 27 MB to download.
+  packages+=(prometheus-node-exporter prometheus)
   # ccache turns a second build of the same sources into links; ninja builds faster than make.
   packages+=(ccache ninja-build)
 elif [[ "${1:-}" == "--platforms" ]]; then

@@ -1,7 +1,7 @@
 // Findings from gpu.health's facts. Every FAIL line of gpu.health (health/health_verdicts.h) is
 // one; on top, what a lab can live with but a scheduler must not hand to the next job: a row
-// remap or page retirement pending a reset, any XID in the kernel log since boot or during the
-// check, PCIe replays growing under load, a link under load below the card's maximum, persistence
+// remap or page retirement pending a reset, XIDs by NVIDIA's catalog (xid_findings.cpp), PCIe
+// replays growing under load, a link under load below the card's maximum, persistence
 // off, a power limit below the default, another process holding memory, MIG not as expected.
 #include <algorithm>
 #include <set>
@@ -10,7 +10,7 @@
 
 #include "gpu/health/health_facts.h"
 #include "gpu/health/health_verdicts.h"
-#include "gpu/health/xid_watch.h"
+#include "gpu/health/kernel_log.h"
 #include "node_check/findings.h"
 
 namespace labcheck::node_check {
@@ -28,14 +28,8 @@ bool Known(const json& field) { return !field.is_null() && !gpu::health::IsNotAv
 double Number(const json& field) { return field.is_number() ? field.get<double>() : 0; }
 bool True(const json& field) { return field.is_boolean() && field.get<bool>(); }
 
-std::string XidList(const json& xids) {
-  std::string s;
-  for (const json& x : xids) s += (s.empty() ? "" : ", ") + std::to_string(x.is_number() ? x.get<int>() : x.value("xid", 0));
-  return s;
-}
-
 // The kernel log's XIDs are read once for all cards; each card gets those of its bus id.
-json KernelXidsOf(const json& gpu, const json& health) {
+json CardKernelXids(const json& gpu, const json& health) {
   const json& log = health.value("xid_kernel_log", json(nullptr));
   if (!log.is_array()) return log;
   json mine = json::array();
@@ -67,15 +61,6 @@ void Memory(Collector& c, const json& f) {
     c.Add("remapped_rows", T("замена строк ждёт сброса карты", "row remap pending a reset"));
   if (True(Get(f, "retired_pages_pending")))
     c.Add("retired_pages", T("изъятие страниц ждёт сброса карты", "retired pages pending a reset"));
-}
-
-void Xids(Collector& c, const json& f) {
-  const json& log = Get(f, "xid_kernel_log");
-  if (log.is_array() && !log.empty())
-    c.Add("xid_kernel_log", T("XID " + XidList(log) + " в журнале ядра", "XID " + XidList(log) + " in the kernel log"));
-  const json& during = Get(f, "xid_during_run");
-  if (during.is_array() && !during.empty())
-    c.Add("xid_during_run", T("XID " + XidList(during) + " во время проверки", "XID " + XidList(during) + " during the check"));
 }
 
 void Pcie(Collector& c, const json& f, const reference::GpuSpec* spec, const NodeExpectations& e) {
@@ -129,7 +114,8 @@ void Settings(Collector& c, const json& f, const NodeExpectations& e) {
 // label and value. Same item keys as gpu.health's, so a card gets one finding per item.
 void HealthFails(Collector& c, int index, const json& f) {
   for (const gpu::health::HealthLine& line : gpu::health::JudgeGpu(index, f)) {
-    if (line.na || line.status != Outcome::Fail) continue;
+    // XIDs are judged by the catalog and the site's lists (xid_findings.cpp), not by gpu.health.
+    if (line.na || line.status != Outcome::Fail || line.item.rfind("xid_", 0) == 0) continue;
     c.Add(line.item, T(line.label.ru + ": " + line.value.ru, line.label.en + ": " + line.value.en));
   }
 }
@@ -137,7 +123,7 @@ void HealthFails(Collector& c, int index, const json& f) {
 }  // namespace
 
 void AddHealthFindings(const json& health, const std::vector<const reference::GpuSpec*>& specs,
-                       const NodeExpectations& expect, std::vector<Finding>& out) {
+                       const NodeExpectations& expect, std::vector<Finding>& out, json& xids) {
   if (health.value("outcome", std::string("ok")) != "ok") {
     const json& reason = health.value("reason", json(nullptr));
     const std::string en = reason.is_object() ? reason.value("en", std::string()) : "";
@@ -150,11 +136,11 @@ void AddHealthFindings(const json& health, const std::vector<const reference::Gp
     const json& gpu = gpus[k];
     const int index = gpu.value("index", static_cast<int>(k));
     json facts = gpu.value("facts", json::object());
-    if (!facts.contains("xid_kernel_log")) facts["xid_kernel_log"] = KernelXidsOf(gpu, health);
+    if (!facts.contains("xid_kernel_log")) facts["xid_kernel_log"] = CardKernelXids(gpu, health);
     Collector c{index, out, {}};
     if (gpu.contains("error")) c.Add("health_unavailable", Text(gpu["error"].get<std::string>()));
     Memory(c, facts);
-    Xids(c, facts);
+    AddXidFindings(index, facts, expect, out, xids);
     Pcie(c, facts, k < specs.size() ? specs[k] : nullptr, expect);
     Settings(c, facts, expect);
     HealthFails(c, index, facts);

@@ -13,6 +13,7 @@
 #include "gpu/jobs/gpu_jobs.h"
 #include "node_check/node_report.h"
 #include "node_check/node_verdict.h"
+#include "node_check/prometheus_metrics.h"
 #include "node_check/slurm_drain.h"
 #include "platform/files.h"
 #include "runner/cancel.h"
@@ -31,6 +32,8 @@ struct Options {
   bool drain = false;
   std::string node;
   std::string out;
+  std::string prometheus;
+  std::string kernel_log;
   std::vector<std::string> site_packages;
   double timeout_s = 60;
 };
@@ -58,16 +61,87 @@ NodeVerdict FromEnvelope(const CheckResult& problem, const NodeExpectations& exp
   return v;
 }
 
+// The simulator (tests/sim) says on the child's stderr why a machine profile did not load (an
+// unknown key, a missing base); without its lines the user would see only "cuInit 999". Test
+// equipment must say what is wrong with it, so node-check passes them on.
+void RelaySimulatorMessages(const ChildJobOutcome& outcome) {
+  size_t at = 0;
+  const std::string& err = outcome.process.err;
+  while (at < err.size()) {
+    size_t end = err.find('\n', at);
+    if (end == std::string::npos) end = err.size();
+    const std::string line = err.substr(at, end - at);
+    if (line.rfind("nvsim: ", 0) == 0) std::fprintf(stderr, "%s\n", line.c_str());
+    at = end + 1;
+  }
+}
+
+void DrainIfUnhealthy(const NodeVerdict& verdict, const std::string& node, Lang lang, json& report) {
+  const bool ru = lang == Lang::Ru;
+  const std::string findings = VerdictLine(verdict, lang).substr(std::string("FAIL: ").size());
+  DrainOutcome d = Drain(node, DrainReason(findings));
+  report["drain"] = {{"command", d.command}, {"ran", d.slurm_present}, {"ok", d.ok}, {"error", d.error}};
+  if (!d.slurm_present)
+    std::fprintf(stderr, ru ? "lab_check node-check: Slurm не найден (scontrol нет в PATH), узел не выведен: %s\n"
+                            : "lab_check node-check: no Slurm here (scontrol is not on PATH), the node is not drained: %s\n",
+                 d.command.c_str());
+  else if (d.ok)
+    std::fprintf(stderr, ru ? "lab_check node-check: выполнено: %s\n" : "lab_check node-check: ran: %s\n", d.command.c_str());
+  else
+    std::fprintf(stderr, ru ? "lab_check node-check: не удалось: %s — %s\n" : "lab_check node-check: failed: %s — %s\n",
+                 d.command.c_str(), d.error.c_str());
+}
+
+// --out and --prometheus; false when one could not be written (said on stderr: exit 3, as the
+// check command's report that cannot be written).
+bool WriteFiles(const Options& o, const std::string& node, const json& report, const NodeVerdict& verdict,
+                const json& payload, Lang lang) {
+  const bool ru = lang == Lang::Ru;
+  bool written = true;
+  auto say = [&](const char* flag, const Status& s) {
+    if (s.ok()) return;
+    written = false;
+    std::fprintf(stderr, ru ? "lab_check node-check: %s: не удалось записать %s. Укажите другое место\n"
+                            : "lab_check node-check: %s: cannot write %s. Choose another place\n",
+                 flag, s.message().c_str());
+  };
+  if (!o.out.empty()) {
+    std::string path = o.out;
+    for (size_t at; (at = path.find("{node}")) != std::string::npos;) path.replace(at, 6, node);
+    say("--out", WriteFileAtomically(path, report.dump(2) + "\n"));
+  }
+  if (!o.prometheus.empty()) {
+    const double now_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    say("--prometheus", WritePrometheusFile(o.prometheus, PrometheusText(verdict, payload, now_s)));
+  }
+  return written;
+}
+
+int ExitCode(NodeState state) {
+  switch (state) {
+    case NodeState::Healthy: return kExitHealthy;
+    case NodeState::Unhealthy: return kExitUnhealthy;
+    case NodeState::CannotTell: return kExitCannotTell;
+  }
+  return kExitCannotTell;
+}
+
+std::vector<std::string> ChildArgs(const Options& o) {
+  std::vector<std::string> args;
+  for (const std::string& dir : o.site_packages) args.insert(args.end(), {"--site-packages", dir});
+  if (!o.kernel_log.empty()) args.insert(args.end(), {"--kernel-log", o.kernel_log});
+  return args;
+}
+
 int Run(Options o, Lang lang, const std::string& self_exe) {
   const bool ru = lang == Lang::Ru;
   const auto started = std::chrono::steady_clock::now();
   o.expect.mig = o.mig == "on";
   RegisterGpuChildJobs();
-  std::vector<std::string> args;
-  for (const std::string& dir : o.site_packages) args.insert(args.end(), {"--site-packages", dir});
   const CancelToken cancel = InstallInterruptHandlers();
-  ChildJobOutcome outcome = RunChildJob(self_exe, gpu::kNodeCheckJob, args, o.timeout_s, cancel);
+  ChildJobOutcome outcome = RunChildJob(self_exe, gpu::kNodeCheckJob, ChildArgs(o), o.timeout_s, cancel);
   if (cancel.cancelled()) return 130;
+  RelaySimulatorMessages(outcome);
 
   NodeVerdict verdict;
   json payload = json::object();
@@ -82,47 +156,19 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
 
   const std::string node = o.node.empty() ? SlurmNodeName(Env) : o.node;
   json report = NodeReportJson(verdict, payload, o.expect, node);
-  const std::string line = VerdictLine(verdict, lang);
   // The one line stays what a scheduler parses; a person at the terminal still learns that the
   // figures are a simulator profile's, not a card's (the JSON says "simulated" too).
   if (report.value("simulated", false))
     std::fprintf(stderr, ru ? "lab_check node-check: симулированная машина (LABCHECK_SIM_MACHINE: %s), не настоящие видеокарты\n"
                             : "lab_check node-check: a simulated machine (LABCHECK_SIM_MACHINE: %s), not real GPUs\n",
                  report.value("simulated_machine", std::string("?")).c_str());
-
-  if (o.drain && verdict.state == NodeState::Unhealthy) {
-    const std::string findings = VerdictLine(verdict, lang).substr(std::string("FAIL: ").size());
-    DrainOutcome d = Drain(node, DrainReason(findings));
-    report["drain"] = {{"command", d.command}, {"ran", d.slurm_present}, {"ok", d.ok}, {"error", d.error}};
-    if (!d.slurm_present)
-      std::fprintf(stderr, ru ? "lab_check node-check: Slurm не найден (scontrol нет в PATH), узел не выведен: %s\n"
-                              : "lab_check node-check: no Slurm here (scontrol is not on PATH), the node is not drained: %s\n",
-                   d.command.c_str());
-    else if (d.ok)
-      std::fprintf(stderr, ru ? "lab_check node-check: выполнено: %s\n" : "lab_check node-check: ran: %s\n", d.command.c_str());
-    else
-      std::fprintf(stderr, ru ? "lab_check node-check: не удалось: %s — %s\n" : "lab_check node-check: failed: %s — %s\n",
-                   d.command.c_str(), d.error.c_str());
-  }
-
-  if (!o.out.empty()) {
-    std::string path = o.out;
-    for (size_t at; (at = path.find("{node}")) != std::string::npos;) path.replace(at, 6, node);
-    Status s = WriteFileAtomically(path, report.dump(2) + "\n");
-    if (!s.ok())
-      std::fprintf(stderr, ru ? "lab_check node-check: --out: не удалось записать %s\n" : "lab_check node-check: --out: cannot write %s\n",
-                   s.message().c_str());
-  }
+  if (o.drain && verdict.state == NodeState::Unhealthy) DrainIfUnhealthy(verdict, node, lang, report);
+  const bool written = WriteFiles(o, node, report, verdict, payload, lang);
   // --json: one line, so that `srun -N 64 lab_check node-check --json > fleet.jsonl` gives one
   // object per node that `lab_check compare fleet.jsonl` reads.
-  std::printf("%s\n", o.json ? report.dump().c_str() : line.c_str());
+  std::printf("%s\n", o.json ? report.dump().c_str() : VerdictLine(verdict, lang).c_str());
   std::fflush(stdout);
-  switch (verdict.state) {
-    case NodeState::Healthy: return kExitHealthy;
-    case NodeState::Unhealthy: return kExitUnhealthy;
-    case NodeState::CannotTell: return kExitCannotTell;
-  }
-  return kExitCannotTell;
+  return written ? ExitCode(verdict.state) : kExitNotWritten;
 }
 
 }  // namespace
@@ -162,6 +208,23 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
                                        "on FAIL drain the node in Slurm (scontrol update … state=drain) and say what was run"));
   cmd->add_option("--node", o->node, h("имя узла в Slurm (по умолчанию SLURMD_NODENAME, иначе hostname -s)", "the node's name in Slurm (default SLURMD_NODENAME, else hostname -s)"));
   cmd->add_option("--out", o->out, h("записать JSON и в файл; {node} — имя узла (journal/nodes/{node}.json)", "also write the JSON to a file; {node} is the node's name (journal/nodes/{node}.json)"));
+  cmd->add_option("--prometheus", o->prometheus, h("записать метрики для Prometheus (текстовый файл для textfile collector node_exporter, имя *.prom)",
+                                                   "write metrics for Prometheus (a file for node_exporter's textfile collector, named *.prom)"))
+      ->check(CLI::Validator(
+          [h](std::string& path) -> std::string {
+            const bool prom = path.size() > 5 && path.compare(path.size() - 5, 5, ".prom") == 0;
+            return prom ? "" : h("textfile collector node_exporter читает только файлы *.prom: ",
+                                 "node_exporter's textfile collector reads only files ending in .prom: ") + path;
+          },
+          "FILE.prom"));
+  cmd->add_option("--kernel-log", o->kernel_log, h("журнал ядра из файла (текст dmesg или journalctl -k) вместо /dev/kmsg",
+                                                   "read the kernel log from a file (dmesg's or journalctl -k's text) instead of /dev/kmsg"))
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--xid-ignore", o->expect.xid_ignore, h("XID через запятую, которые не выводят узел из работы (13,31)", "comma-separated XIDs that never fail the node (13,31)"))
+      ->delimiter(',');
+  cmd->add_option("--xid-fail", o->expect.xid_fail, h("XID через запятую, которые выводят узел из работы до сброса GPU, что бы ни говорил каталог NVIDIA",
+                                                      "comma-separated XIDs that fail the node until a GPU reset, whatever NVIDIA's catalog says"))
+      ->delimiter(',');
   cmd->add_option("--site-packages", o->site_packages, h("папка site-packages с cuBLAS (nvidia/cublas/lib), если в системе его нет", "a site-packages folder holding cuBLAS (nvidia/cublas/lib) when the system has none"));
   cmd->add_option("--timeout", o->timeout_s, h("секунд на всё; зависшая проверка — FAIL", "seconds for everything; a hung check is a FAIL"))
       ->check(CLI::Range(5.0, 3600.0))

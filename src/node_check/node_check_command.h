@@ -13,7 +13,8 @@
 
 namespace labcheck::node_check {
 
-inline constexpr int kExitHealthy = 0, kExitUnhealthy = 1, kExitUsage = 2, kExitCannotTell = 3;
+// 3 also when --out or --prometheus cannot be written, as the check command's report (README).
+inline constexpr int kExitHealthy = 0, kExitUnhealthy = 1, kExitUsage = 2, kExitCannotTell = 3, kExitNotWritten = 3;
 
 void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, const std::string& self_exe, int* exit_code);
 

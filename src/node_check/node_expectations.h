@@ -3,6 +3,7 @@
 // model meets; the flags say what this cluster's nodes must have on top.
 #pragma once
 #include <optional>
+#include <set>
 #include <string>
 
 namespace labcheck::node_check {
@@ -20,6 +21,8 @@ struct NodeExpectations {
   double perf_tolerance = 0.20;        // --perf-tolerance: how far below the catalog band's low edge is still fine
   double max_spread = 0.15;            // --max-spread: a card this much slower than the median card is a finding
   double other_process_gib = 0.5;      // another process holding this much memory is a finding
+  std::set<int> xid_ignore;            // --xid-ignore: these XIDs never fail the node (still reported)
+  std::set<int> xid_fail;              // --xid-fail: these kernel-log XIDs fail it until a GPU reset, whatever the catalog says
 };
 
 // The driver reports a little less than the memory a card is sold with (an H100 80GB: 79.6 GiB),

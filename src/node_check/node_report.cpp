@@ -23,7 +23,9 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
                        {"nvlinks", e.nvlinks ? json(*e.nvlinks) : json(nullptr)},
                        {"perf_tolerance", e.perf_tolerance},
                        {"max_spread", e.max_spread},
-                       {"other_process_gib", e.other_process_gib}};
+                       {"other_process_gib", e.other_process_gib},
+                       {"xid_ignore", e.xid_ignore},
+                       {"xid_fail", e.xid_fail}};
   const int exit_code = v.state == NodeState::Healthy ? 0 : v.state == NodeState::Unhealthy ? 1 : 3;
   json out = {{"kind", kNodeReportKind},
               {"version", 1},
@@ -36,6 +38,7 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
               {"exit_code", exit_code},
               {"findings", findings},
               {"gpus", v.gpus},
+              {"xids", v.xids},
               {"timings_s", v.timings},
               {"expectations", expectations},
               {"driver_version", inventory.value("driver_version", json(nullptr))},

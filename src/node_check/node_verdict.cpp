@@ -69,7 +69,7 @@ NodeVerdict JudgeNode(const json& payload, const NodeExpectations& expect) {
   const std::vector<const reference::GpuSpec*> specs = CatalogSpecs(inventory);
   v.gpus = CardsFromInventory(inventory, health);
   AddInventoryFindings(inventory, specs, expect, v.findings);
-  AddHealthFindings(health, specs, expect, v.findings);
+  AddHealthFindings(health, specs, expect, v.findings, v.xids);
   AddPerformanceFindings(payload.value("matmul", json::array()), payload.value("copy", json::array()), specs, expect,
                          v.findings, v.gpus);
   // Node-wide findings first, then card by card in index order (stable within a card).

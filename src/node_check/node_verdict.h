@@ -26,6 +26,7 @@ struct NodeVerdict {
   Text cannot_tell;                                 // why, when CannotTell
   nlohmann::json gpus = nlohmann::json::array();    // per card: the figures the findings were judged on
   nlohmann::json timings = nlohmann::json::object();
+  nlohmann::json xids = nlohmann::json::array();    // every XID seen, failing or not (xid_findings.cpp)
 };
 
 // `payload`: the child's "ok" JSON ({inventory, health, matmul, copy, timings_s}).

@@ -1,6 +1,8 @@
 // The real binary on the simulated machines: OK on a healthy one, FAIL naming card and reason on
 // each health-fault and slow-link profile, exit codes 0/1/2/3, per-part timings in --json. Wall
 // time is only reported, never asserted tightly (the CI machine is shared).
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "node_check_run.h"
@@ -51,7 +53,7 @@ TEST_F(NodeCheckSim, HealthFaultsNameEachCard) {
   const std::string& line = run.line;
   EXPECT_EQ(line.rfind("FAIL: ", 0), 0u) << line;
   EXPECT_TRUE(Names(line, "GPU0 2 uncorrected ECC errors since boot")) << line;
-  EXPECT_TRUE(Names(line, "GPU0 XID 79 during the check")) << line;
+  EXPECT_TRUE(Names(line, "GPU0 XID 79 (GPU has fallen off the bus) during the check")) << line;
   EXPECT_TRUE(Names(line, "GPU1 row remap pending a reset")) << line;
   EXPECT_TRUE(Names(line, "GPU2 PCIe replays growing")) << line;
   EXPECT_TRUE(Names(line, "GPU3 power limit 250 W (default 320 W)")) << line;
@@ -119,6 +121,77 @@ TEST_F(NodeCheckSim, DrainWithoutSlurmSaysSoAndOutWritesTheJson) {
       << run.outcome.err;
   EXPECT_TRUE(std::filesystem::exists(dir + "/gpu07.json"));
   std::filesystem::remove_all(dir);
+}
+
+// A kernel log as `dmesg` prints it, in a file for --kernel-log (course-4x4080's cards are at
+// 0000:01:00, 0000:41:00, 0000:81:00 and 0000:c1:00).
+std::string KernelLogFile(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+const char* const kBoot =
+    "[    0.000000] Linux version 6.1.0-28-amd64 (debian-kernel@lists.debian.org)\n"
+    "[   12.345678] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Sep 23 09:34:33 UTC 2025\n";
+
+TEST_F(NodeCheckSim, UsersXidsLeaveTheNodeInService) {
+  const std::string log = KernelLogFile(
+      "users.log", std::string(kBoot) +
+                       "[ 8123.000001] NVRM: Xid (PCI:0000:41:00): 31, pid=4242, name=python3, Ch 00000008, intr 00000000. MMU Fault\n"
+                       "[ 9001.500000] NVRM: Xid (PCI:0000:81:00): 13, pid=4343, name=python3, Graphics Exception: ESR 0x405840\n");
+  testing::Run run = NodeCheck("course-4x4080.json", {"--json", "--kernel-log", log});
+  EXPECT_EQ(run.outcome.exit_code, 0) << run.outcome.out << run.outcome.err;
+  ASSERT_TRUE(run.json.is_object()) << run.outcome.out;
+  ASSERT_EQ(run.json["xids"].size(), 2u) << run.json["xids"].dump();
+  EXPECT_EQ(run.json["xids"][0]["gpu"], 1);
+  EXPECT_EQ(run.json["xids"][0]["xid"], 31);
+  EXPECT_EQ(run.json["xids"][0]["bucket"], "RESTART_APP");
+  EXPECT_EQ(run.json["xids"][0]["time_s"], 8123.000001);
+  EXPECT_EQ(run.json["xids"][1]["note"], "pid=4343, name=python3, Graphics Exception: ESR 0x405840");
+}
+
+TEST_F(NodeCheckSim, ResetAndRebootClassXidsFailNamingTheAction) {
+  const std::string log = KernelLogFile(
+      "hardware.log", std::string(kBoot) +
+                          "[ 100.0] NVRM: Xid (PCI:0000:41:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error\n"
+                          "[ 200.0] NVRM: Xid (PCI:0000:c1:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n");
+  testing::Run run = NodeCheck("course-4x4080.json", {"--kernel-log", log});
+  EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.err;
+  EXPECT_EQ(run.line, "FAIL: GPU1 XID 48 (Double Bit ECC Error): reset the GPU; GPU3 XID 79 (GPU has fallen off the bus): reboot");
+  // The driver loaded again after both: the reset-class XID is cleared, the reboot-class one not.
+  const std::string reloaded = KernelLogFile(
+      "reloaded.log", std::string(kBoot) +
+                          "[ 100.0] NVRM: Xid (PCI:0000:41:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error\n"
+                          "[ 200.0] NVRM: Xid (PCI:0000:c1:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+                          "[ 300.0] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  580.95.05  Tue Sep 23 09:34:33 UTC 2025\n");
+  testing::Run after = NodeCheck("course-4x4080.json", {"--kernel-log", reloaded, "--xid-ignore", "79"});
+  EXPECT_EQ(after.outcome.exit_code, 0) << after.outcome.out << after.outcome.err;
+  testing::Run missing = NodeCheck("course-4x4080.json", {"--kernel-log", "/nonexistent/kern.log"});
+  EXPECT_EQ(missing.outcome.exit_code, 2);
+  EXPECT_NE(missing.outcome.err.find("/nonexistent/kern.log"), std::string::npos) << missing.outcome.err;
+}
+
+TEST_F(NodeCheckSim, AnOutOrMetricsFileThatCannotBeWrittenExitsThree) {
+  const std::string blocker = KernelLogFile("not-a-folder", "a file where a folder should be\n");
+  testing::Run out = NodeCheck("course-4x4080.json", {"--out", blocker + "/node.json"});
+  EXPECT_EQ(out.outcome.exit_code, 3) << out.outcome.err;
+  EXPECT_NE(out.outcome.err.find("--out: cannot write"), std::string::npos) << out.outcome.err;
+  EXPECT_EQ(out.line, "OK");  // the verdict is still said
+  testing::Run prom = NodeCheck("course-4x4080.json", {"--prometheus", blocker + "/lab_check.prom"});
+  EXPECT_EQ(prom.outcome.exit_code, 3) << prom.outcome.err;
+  testing::Run named = NodeCheck("course-4x4080.json", {"--prometheus", "/tmp/lab_check.txt"});
+  EXPECT_EQ(named.outcome.exit_code, 2);
+  EXPECT_NE(named.outcome.err.find(".prom"), std::string::npos) << named.outcome.err;
+}
+
+TEST_F(NodeCheckSim, ABrokenProfileSaysWhatIsWrongWithIt) {
+  const std::string profile =
+      KernelLogFile("broken-profile.json", R"({"base": ")" + testing::Profile("course-4x4080.json") + R"(", "no_such_key": 1})");
+  testing::Run run = NodeCheck("course-4x4080.json", {}, {{"LABCHECK_SIM_MACHINE", profile}});
+  EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.out;
+  EXPECT_NE(run.outcome.err.find("nvsim: "), std::string::npos) << run.outcome.err;
+  EXPECT_NE(run.outcome.err.find("no_such_key"), std::string::npos) << run.outcome.err;
 }
 
 }  // namespace

@@ -74,7 +74,7 @@ TEST(NodeVerdict, EachHealthFaultNamesItsCard) {
       {"power_limit_w", 500.0, "GPU2 power limit 500 W (default 700 W)"},
       {"other_processes", json::array({{{"pid", 4242}, {"used_gib", 20.0}, {"name", "python"}}}), "GPU2 another process holds 20.0 GiB"},
       {"mig_mode", {{"current", true}, {"pending", true}}, "GPU2 MIG on (expected off)"},
-      {"xid_during_run", json::array({79}), "GPU2 XID 79 during the check"},
+      {"xid_during_run", json::array({79}), "GPU2 XID 79 (GPU has fallen off the bus) during the check"},
       {"pcie_width_under_load", 8, "GPU2 PCIe Gen5 x8 (max Gen5 x16)"},
   };
   for (const Case& c : cases) {
@@ -87,12 +87,76 @@ TEST(NodeVerdict, EachHealthFaultNamesItsCard) {
   EXPECT_EQ(Line(pending), "FAIL: GPU1 row remap pending a reset");
 }
 
+json KernelXid(const std::string& pci, int xid, json extra = json::object()) {
+  json x = {{"pci", pci}, {"xid", xid}, {"line", "NVRM: Xid (PCI:" + pci + "): " + std::to_string(xid) + ", pid=4242, name=python3"}};
+  x.update(extra);
+  return x;
+}
+
 TEST(NodeVerdict, KernelLogXidsGoToTheirCard) {
   json p = Payload();
-  p["health"]["xid_kernel_log"] = json::array({{{"pci", "0000:14:00"}, {"xid", 79}, {"line", "NVRM: Xid (PCI:0000:14:00): 79"}}});
-  EXPECT_EQ(Line(p), "FAIL: GPU4 XID 79 in the kernel log");
+  p["health"]["xid_kernel_log"] = json::array({KernelXid("0000:14:00", 79)});
+  EXPECT_EQ(Line(p), "FAIL: GPU4 XID 79 (GPU has fallen off the bus): reboot");
   // Unreadable (dmesg_restrict): not a finding.
   p["health"]["xid_kernel_log"] = {{"na", "/dev/kmsg is readable only by root here"}};
+  EXPECT_EQ(Line(p), "OK");
+}
+
+// NVIDIA's catalog decides (data/xid_catalog.json): a user's page fault (31) and graphics
+// exception (13) are RESTART_APP, reported but not a fault of the node; XID 48 (double-bit ECC)
+// wants a GPU reset, 79 (fallen off the bus) a reboot; an XID the catalog lacks is CONTACT_SUPPORT.
+TEST(NodeVerdict, KernelLogXidsByTheirCatalogBucket) {
+  json p = Payload();
+  p["health"]["xid_kernel_log"] = json::array({KernelXid("0000:12:00", 31), KernelXid("0000:13:00", 13)});
+  const NodeVerdict app = JudgeNode(p, {});
+  EXPECT_EQ(VerdictLine(app, Lang::En), "OK");
+  ASSERT_EQ(app.xids.size(), 2u);
+  EXPECT_EQ(app.xids[0]["gpu"], 2);
+  EXPECT_EQ(app.xids[0]["bucket"], "RESTART_APP");
+  EXPECT_EQ(app.xids[0]["class"], "application");
+  EXPECT_EQ(app.xids[0]["fails"], false);
+  EXPECT_EQ(app.xids[0]["note"], "pid=4242, name=python3");
+
+  p["health"]["xid_kernel_log"].push_back(KernelXid("0000:15:00", 48));
+  EXPECT_EQ(Line(p), "FAIL: GPU5 XID 48 (Double Bit ECC Error): reset the GPU");
+  p["health"]["xid_kernel_log"].push_back(KernelXid("0000:16:00", 999));
+  EXPECT_EQ(Line(p), "FAIL: GPU5 XID 48 (Double Bit ECC Error): reset the GPU; GPU6 XID 999 (not in NVIDIA's catalog): contact NVIDIA support");
+}
+
+TEST(NodeVerdict, AResetClassXidClearsWhenTheDriverLoadedOrTheGpuWasResetAfterIt) {
+  json p = Payload();
+  p["health"]["xid_kernel_log"] = json::array({KernelXid("0000:15:00", 48, {{"cleared_by", "driver_load"}})});
+  const NodeVerdict v = JudgeNode(p, {});
+  EXPECT_EQ(VerdictLine(v, Lang::En), "OK");
+  EXPECT_EQ(v.xids[0]["cleared_by"], "driver_load");
+  p["health"]["xid_kernel_log"][0]["cleared_by"] = "gpu_reset";
+  EXPECT_EQ(Line(p), "OK");
+  // A reboot-class XID is not cleared by a driver reload: only a reboot empties the log.
+  p["health"]["xid_kernel_log"] = json::array({KernelXid("0000:14:00", 79, {{"cleared_by", "driver_load"}})});
+  EXPECT_EQ(Line(p), "FAIL: GPU4 XID 79 (GPU has fallen off the bus): reboot");
+}
+
+TEST(NodeVerdict, TheSitesListsComeFirst) {
+  json p = Payload();
+  p["health"]["xid_kernel_log"] = json::array({KernelXid("0000:14:00", 79), KernelXid("0000:12:00", 31)});
+  NodeExpectations e;
+  e.xid_ignore = {79};
+  EXPECT_EQ(Line(p, e), "OK");
+  e.xid_fail = {31};
+  EXPECT_EQ(Line(p, e), "FAIL: GPU2 XID 31 (GPU memory page fault): reset the GPU");
+  // During the check any XID fails, whatever its bucket: nothing but our own work ran.
+  json during = Payload();
+  during["health"]["gpus"][1]["facts"]["xid_during_run"] = json::array({13});
+  EXPECT_EQ(Line(during), "FAIL: GPU1 XID 13 (Graphics Engine Exception) during the check");
+}
+
+TEST(NodeVerdict, Xid154FollowsTheDriversRecoveryAction) {
+  json p = Payload();
+  p["health"]["xid_kernel_log"] = json::array({KernelXid("0000:13:00", 154)});
+  p["health"]["xid_kernel_log"][0]["line"] =
+      "NVRM: Xid (PCI:0000:13:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)";
+  EXPECT_EQ(Line(p), "FAIL: GPU3 XID 154 (GPU Recovery Action Changed): reboot");
+  p["health"]["xid_kernel_log"][0]["line"] = "NVRM: Xid (PCI:0000:13:00): 154, GPU recovery action changed from 0x1 (GPU Reset Required) to 0x0 (None)";
   EXPECT_EQ(Line(p), "OK");
 }
 

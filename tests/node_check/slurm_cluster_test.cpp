@@ -4,7 +4,9 @@
 // crashed test binary by long. Then, over the simulated NVIDIA libraries:
 //   - `srun -n 2 lab_check allreduce`: the merged report names Slurm and the node Slurm gave;
 //   - `srun lab_check node-check --drain` on a node with health faults drains it with the reason
-//     line, which `sinfo -R` shows; on a healthy profile the node stays idle.
+//     line, which `sinfo -R` shows; on a healthy profile the node stays idle;
+//   - users' XIDs in the kernel log (--kernel-log) leave a resumed node idle; XID 48 drains it
+//     until the log shows the driver loaded again.
 // Skipped, with the reason, without the binaries or without root (both daemons run as root here).
 #include <fcntl.h>
 #include <signal.h>
@@ -21,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster_run_support.h"
+#include "daemon_support.h"
 #include "node_check/slurm_drain.h"
 #include "node_check_run.h"
 #include "platform/files.h"
@@ -29,54 +32,20 @@ namespace labcheck::node_check {
 namespace {
 
 using nlohmann::json;
+using testing::Spawn;
+using testing::Stop;
+using testing::Which;
 
 // The Slurm node's name: not this host's name, so that the report shows it as Slurm gave it
 // (reports anonymise this host's own name). slurmd -N takes it; NodeHostname ties it to us.
 constexpr const char* kNode = "labnode1";
 constexpr double kDaemonLifetimeS = 170;  // the `timeout` around each daemon: the test's ceiling
 
-std::string Which(const std::string& program) {
-  for (const char* dir : {"/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/bin", "/usr/local/sbin"}) {
-    const std::string path = std::string(dir) + "/" + program;
-    if (access(path.c_str(), X_OK) == 0) return path;
-  }
-  return "";
-}
-
 std::string ShortHostName() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   std::string name = host;
   return name.substr(0, name.find('.'));
-}
-
-// A daemon in the foreground, its output in `log`, in its own process group.
-pid_t Spawn(const std::vector<std::string>& argv, const std::string& log, const std::vector<std::string>& env) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    for (const std::string& e : env) putenv(strdup(e.c_str()));
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-void Stop(pid_t pid) {
-  if (pid <= 0) return;
-  kill(-pid, SIGTERM);
-  for (int i = 0; i < 50; ++i) {
-    if (waitpid(pid, nullptr, WNOHANG) == pid) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  kill(-pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
 }
 
 class SlurmCluster : public ::testing::Test {
@@ -241,6 +210,46 @@ TEST_F(SlurmCluster, NodeCheckDrainsASickNodeAndLeavesAHealthyOneIdle) {
   // How an administrator returns it (docs/cluster-gate.md).
   ChildOutcome resume = Run({"scontrol", "update", std::string("nodename=") + kNode, "state=resume"});
   EXPECT_TRUE(resume.exited_ok()) << resume.err;
+  for (int i = 0; i < 50 && State() != "idle"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(State(), "idle");
+}
+
+// Issue 39: users' XIDs stay in the kernel log until reboot. A node an administrator resumed after
+// an application-class XID (31, 13: RESTART_APP in NVIDIA's catalog) stays idle at the next health
+// check; a reset-class one (48) drains it with the action, until the log shows the driver loaded again.
+TEST_F(SlurmCluster, ApplicationXidsNoLongerDrainAResumedNode) {
+  const std::string log = dir_ + "/kern.log";
+  const std::string boot = "[    0.000000] Linux version 6.1.0-28-amd64\n[   12.3] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  580.95.05\n";
+  std::ofstream(log) << boot << "[ 8123.0] NVRM: Xid (PCI:0000:41:00): 31, pid=4242, name=python3, MMU Fault\n"
+                     << "[ 9001.5] NVRM: Xid (PCI:0000:81:00): 13, pid=4343, name=python3, Graphics Exception\n";
+  auto health_check = [&] {
+    std::vector<std::string> argv = Srun(1, "course-4x4080.json");
+    for (const std::string& a : {std::string(LAB_CHECK_BINARY), std::string("node-check"), std::string("--drain"),
+                                 std::string("--lang"), std::string("en"), std::string("--kernel-log"), log})
+      argv.push_back(a);
+    return Run(argv);
+  };
+  // The administrator had drained it over the XID 31 and resumes it.
+  EXPECT_TRUE(Run({"scontrol", "update", std::string("nodename=") + kNode, "state=drain", "reason=xid 31"}).exited_ok());
+  EXPECT_TRUE(Run({"scontrol", "update", std::string("nodename=") + kNode, "state=resume"}).exited_ok());
+  ChildOutcome ok = health_check();
+  EXPECT_EQ(ok.exit_code, 0) << ok.Describe() << "\n" << ok.out << ok.err;
+  EXPECT_EQ(ok.out, "OK\n");
+  for (int i = 0; i < 50 && State() != "idle"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(State(), "idle");
+
+  std::ofstream(log, std::ios::app) << "[ 9500.0] NVRM: Xid (PCI:0000:41:00): 48, pid='<unknown>', name=<unknown>, DBE\n";
+  ChildOutcome fail = health_check();
+  EXPECT_EQ(fail.exit_code, 1) << fail.out << fail.err;
+  for (int i = 0; i < 50 && State() != "drained"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(State(), "drained");
+  EXPECT_EQ(Reason(), "lab_check: GPU1 XID 48 (Double Bit ECC Error): reset the GPU");
+
+  // Reset, by reloading the driver; resumed; the next check leaves it idle.
+  std::ofstream(log, std::ios::app) << "[ 9600.0] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  580.95.05\n";
+  EXPECT_TRUE(Run({"scontrol", "update", std::string("nodename=") + kNode, "state=resume"}).exited_ok());
+  ChildOutcome again = health_check();
+  EXPECT_EQ(again.out, "OK\n") << again.err;
   for (int i = 0; i < 50 && State() != "idle"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(State(), "idle");
 }

@@ -8,6 +8,7 @@
 #include "core/gpu_rows.h"
 #include "gpu/health/health_facts.h"
 #include "gpu/health/xid_watch.h"
+#include "gpu/health/xid_catalog.h"
 #include "reference/hints.h"
 
 namespace labcheck::gpu::health {
@@ -126,9 +127,14 @@ void RemappedRows(Lines& l, const json& f) {
   else l.Add("remapped_rows", label, Outcome::Pass, value);
 }
 
-std::string XidList(const std::vector<int>& xids) {
-  std::string s;
-  for (int x : xids) s += (s.empty() ? "" : ", ") + std::to_string(x);
+// "79 (GPU has fallen off the bus), 13 (Graphics Engine Exception)": the catalog's meaning beside
+// each number, so a reader need not look it up.
+Text XidList(const std::vector<int>& xids, const std::vector<std::string>& lines = {}) {
+  Text s;
+  for (size_t i = 0; i < xids.size(); ++i) {
+    const Text one = XidWithMeaning(xids[i], i < lines.size() ? lines[i] : "");
+    s = T(s.ru + (s.ru.empty() ? "" : ", ") + one.ru, s.en + (s.en.empty() ? "" : ", ") + one.en);
+  }
   return s;
 }
 
@@ -144,15 +150,19 @@ void Xids(Lines& l, const json& f) {
     std::vector<int> xids = during.get<std::vector<int>>();
     const bool hardware = std::any_of(xids.begin(), xids.end(), IsHardwareXid);
     if (xids.empty()) l.Add("xid_during_run", label, Outcome::Pass, T("нет", "none"));
-    else l.Add("xid_during_run", label, hardware ? Outcome::Fail : Outcome::Warn, Text(XidList(xids)), kXidHint);
+    else l.Add("xid_during_run", label, hardware ? Outcome::Fail : Outcome::Warn, XidList(xids), kXidHint);
   }
   const Text klabel = T("XID в журнале ядра с загрузки", "XIDs in the kernel log since boot");
   const json& log = Get(f, "xid_kernel_log");
   if (!l.NotAvailable("xid_kernel_log", klabel, log)) {
     std::vector<int> xids;
-    for (const json& x : log) xids.push_back(x.value("xid", 0));
+    std::vector<std::string> lines;
+    for (const json& x : log) {
+      xids.push_back(x.value("xid", 0));
+      lines.push_back(x.value("line", ""));
+    }
     if (xids.empty()) l.Add("xid_kernel_log", klabel, Outcome::Pass, T("нет", "none"));
-    else l.Add("xid_kernel_log", klabel, Outcome::Warn, Text(XidList(xids)), kXidHint);
+    else l.Add("xid_kernel_log", klabel, Outcome::Warn, XidList(xids, lines), kXidHint);
   }
 }
 
@@ -305,11 +315,9 @@ const char* StatusName(const HealthLine& line) { return line.na ? "N/A" : Outcom
 }  // namespace
 
 bool IsHardwareXid(int xid) {
-  // https://docs.nvidia.com/deploy/xid-errors/ (checked 2026-12-03): 48 double-bit ECC, 61/62
-  // micro-controller halt, 63/64 page retirement / row remapping, 74 NVLink, 79 fallen off the bus,
-  // 92 high single-bit ECC rate, 94/95 contained/uncontained ECC, 119/120 GSP, 140 unrecovered ECC.
-  static constexpr int kHardware[] = {48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140};
-  return std::find(std::begin(kHardware), std::end(kHardware), xid) != std::end(kHardware);
+  // NVIDIA's Xid catalog (data/xid_catalog.json): anything but RESTART_APP and IGNORE asks for a
+  // reset, a reboot or support, so it is the card's (or the driver's) matter, not the program's.
+  return LookUpXid(xid).cls != XidClass::Application;
 }
 
 std::vector<HealthLine> JudgeGpu(int index, const json& facts) {

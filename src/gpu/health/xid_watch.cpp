@@ -1,14 +1,7 @@
 #include "gpu/health/xid_watch.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cctype>
 #include <chrono>
-#include <cerrno>
-#include <cstring>
 
-#include "core/regex_instances.h"  // <regex>, its code generated once
 #include "gpu/health/health_facts.h"
 
 namespace labcheck::gpu::health {
@@ -59,48 +52,6 @@ std::vector<nlohmann::json> XidWatch::Stop() {
   set_ = nullptr;
   std::lock_guard<std::mutex> lock(mutex_);
   return results_;
-}
-
-std::optional<KernelXid> ParseXidLine(const std::string& message) {
-  // "NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
-  static const std::regex kXid(R"(NVRM: Xid \(PCI:([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})[^)]*\): (\d+))");
-  std::smatch m;
-  if (!std::regex_search(message, m, kXid)) return std::nullopt;
-  KernelXid x;
-  x.pci = m[1].str();
-  for (char& c : x.pci) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  x.xid = std::stoi(m[2].str());
-  const size_t start = message.find("NVRM: Xid");
-  x.line = message.substr(start);
-  while (!x.line.empty() && (x.line.back() == '\n' || x.line.back() == '\r')) x.line.pop_back();
-  return x;
-}
-
-Result<std::vector<KernelXid>> ReadKernelXids(const std::string& kmsg_path) {
-  int fd = open(kmsg_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    const int e = errno;
-    if (e == EPERM || e == EACCES)
-      return Status::Error(kmsg_path + " is readable only by root here (kernel.dmesg_restrict=1): sudo dmesg | grep 'NVRM: Xid'");
-    return Status::Error(kmsg_path + ": " + std::strerror(e) + " (no kernel log in this container?)");
-  }
-  std::vector<KernelXid> found;
-  char record[8192];
-  for (;;) {
-    ssize_t n = read(fd, record, sizeof record - 1);
-    if (n < 0 && errno == EPIPE) continue;  // a record was overwritten while reading: go on
-    if (n <= 0) break;                      // EAGAIN: the end of the buffer
-    record[n] = 0;
-    // "6,1234,5678,-;message\n": the message follows the first ';'.
-    const char* text = std::strchr(record, ';');
-    if (auto x = ParseXidLine(text != nullptr ? text + 1 : record)) found.push_back(*x);
-  }
-  close(fd);
-  return found;
-}
-
-bool SameGpu(const std::string& kernel_pci, const std::string& bus_id) {
-  return !kernel_pci.empty() && bus_id.rfind(kernel_pci, 0) == 0;
 }
 
 }  // namespace labcheck::gpu::health

@@ -1,7 +1,6 @@
 // XID errors: the driver's numbered fault reports (https://docs.nvidia.com/deploy/xid-errors/).
-// Two sources: NVML's event set while lab_check runs (XidWatch), and the kernel log since boot
-// ("NVRM: Xid (PCI:0000:3b:00): 79, ..." lines in /dev/kmsg), readable without root only where
-// kernel.dmesg_restrict is 0.
+// Two sources: NVML's event set while lab_check runs (XidWatch, here), and the kernel log since
+// boot (kernel_log.h). What each XID means: xid_catalog.h.
 #pragma once
 #include <atomic>
 #include <mutex>
@@ -13,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/status.h"
+#include "gpu/health/kernel_log.h"
 #include "gpu/nvidia/nvml_health_api.h"
 
 namespace labcheck::gpu::health {
@@ -36,20 +36,5 @@ class XidWatch {
   std::mutex mutex_;
   std::thread thread_;
 };
-
-struct KernelXid {
-  std::string pci;  // "0000:3b:00" as the driver prints it (domain:bus:device, lower case)
-  int xid = 0;
-  std::string line;
-};
-
-// One kernel log message → the XID it reports, if it is an "NVRM: Xid" line.
-std::optional<KernelXid> ParseXidLine(const std::string& message);
-
-// Every XID line in the kernel ring buffer, or why it cannot be read (permission, no /dev/kmsg).
-Result<std::vector<KernelXid>> ReadKernelXids(const std::string& kmsg_path = "/dev/kmsg");
-
-// Whether `kernel_pci` ("0000:3b:00") names the GPU at canonical bus id `bus_id` ("0000:3b:00.0").
-bool SameGpu(const std::string& kernel_pci, const std::string& bus_id);
 
 }  // namespace labcheck::gpu::health

@@ -1,7 +1,7 @@
 // Child job "gpu-health": NVML's health facts per GPU (health/health_facts.h), then a short load
 // window on every GPU at once (pinned host→device copies, timed with CUDA events) during which it
 // watches for XID events and samples the PCIe link, and after which it reads the replay counter
-// again; last, the kernel log's XID lines since boot where /dev/kmsg is readable.
+// again; last, the kernel log's XID lines since boot where /dev/kmsg (or --kernel-log FILE) is readable.
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +11,7 @@
 #include "gpu/bench/device_resources.h"
 #include "gpu/bench/nvml_sampler.h"
 #include "gpu/health/health_facts.h"
+#include "gpu/health/kernel_log.h"
 #include "gpu/health/xid_watch.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
@@ -70,6 +71,22 @@ Result<Window> LoadWindow(GpuRuntime& runtime, const nvml::NvmlHealthApi& api, i
   sampler.SetBusy(false);
   window.samples = sampler.Stop();
   return window;
+}
+
+// The kernel log's XIDs since boot, each with what came after it (health/kernel_log.h); node-check's
+// --kernel-log names a file holding `dmesg`'s or `journalctl -k`'s text instead of /dev/kmsg.
+json KernelXidsJson(const std::string& path) {
+  Result<std::vector<health::KernelXid>> kernel = health::ReadKernelXids(path);
+  if (!kernel.ok()) return {{"na", kernel.status().message()}};
+  json xids = json::array();
+  for (const health::KernelXid& x : *kernel) {
+    json one = {{"pci", x.pci}, {"xid", x.xid}, {"line", x.line}};
+    if (x.time_s) one["time_s"] = *x.time_s;
+    if (!x.cleared_by.empty()) one["cleared_by"] = x.cleared_by;
+    if (x.cleared_at_s) one["cleared_at_s"] = *x.cleared_at_s;
+    xids.push_back(one);
+  }
+  return xids;
 }
 
 }  // namespace
@@ -145,13 +162,7 @@ json HealthJobOn(GpuRuntime& open_runtime, const JobArgs& args) {
                   " ms of wall-clock time while NVML's XID event set is watched and the PCIe link sampled; the replay "
                   "counter read before and after";
   out["gpus"] = gpus;
-  Result<std::vector<health::KernelXid>> kernel = health::ReadKernelXids();
-  if (kernel.ok()) {
-    out["xid_kernel_log"] = json::array();
-    for (const health::KernelXid& x : *kernel) out["xid_kernel_log"].push_back({{"pci", x.pci}, {"xid", x.xid}, {"line", x.line}});
-  } else {
-    out["xid_kernel_log"] = {{"na", kernel.status().message()}};
-  }
+  out["xid_kernel_log"] = KernelXidsJson(args.Option("kernel-log", "/dev/kmsg"));
   if (!bound.ok()) out["nvml_health_error"] = bound.status().message();
   out["libraries"] = runtime->LibrariesJson();
   return out;

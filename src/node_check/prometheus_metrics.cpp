@@ -1,0 +1,144 @@
+#include "node_check/prometheus_metrics.h"
+
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "gpu/health/xid_catalog.h"
+#include "platform/files.h"
+
+namespace labcheck::node_check {
+
+namespace {
+
+using nlohmann::json;
+
+// A label value with the three escapes the text format asks for: backslash, quote, newline.
+std::string Escape(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+std::string Number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : (std::isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf"); }
+
+// The samples of one metric family, written under its HELP and TYPE lines (every family a gauge:
+// each value is what this run saw, not a count that only grows).
+class Family {
+ public:
+  Family(std::string name, std::string help) : name_(std::move(name)), help_(std::move(help)) {}
+  void Add(const std::string& labels, double value) { samples_ += name_ + (labels.empty() ? "" : "{" + labels + "}") + " " + Number(value) + "\n"; }
+  std::string Text() const {
+    return samples_.empty() ? "" : "# HELP " + name_ + " " + help_ + "\n# TYPE " + name_ + " gauge\n" + samples_;
+  }
+
+ private:
+  std::string name_, help_, samples_;
+};
+
+json Facts(const json& payload, size_t k) {
+  const json gpus = payload.value("health", json::object()).value("gpus", json::array());
+  return k < gpus.size() && gpus[k].is_object() ? gpus[k].value("facts", json::object()) : json::object();
+}
+
+std::string CardLabels(const json& card, const json& inventory_gpu) {
+  const json& uuid = inventory_gpu.value("uuid", json(nullptr));
+  return fmt::format(R"(gpu="{}",uuid="{}",model="{}")", card.value("index", 0), Escape(uuid.is_string() ? uuid.get<std::string>() : ""),
+                     Escape(card.value("name", std::string())));
+}
+
+void AddIfNumber(Family& f, const std::string& labels, const json& value, double scale = 1) {
+  if (value.is_number()) f.Add(labels, value.get<double>() * scale);
+}
+
+struct CardFamilies {
+  Family matmul{"lab_check_gpu_matmul_flops_per_second", "Dense matmul throughput of a short cuBLASLt series (8192^3, BF16; FP16 without BF16), FLOP per second."};
+  Family copy{"lab_check_gpu_device_copy_bytes_per_second", "Device memory copy as lab_check's copy figure counts it (its SM kernel: bytes read plus bytes written), bytes per second."};
+  Family pcie_gen{"lab_check_gpu_pcie_link_generation", "PCIe generation the link ran at under load."};
+  Family pcie_width{"lab_check_gpu_pcie_link_width_lanes", "PCIe link width under load, lanes."};
+  Family nvlinks{"lab_check_gpu_nvlinks_active", "NVLinks in the active state."};
+  Family ecc{"lab_check_gpu_ecc_uncorrected_errors", "Uncorrected ECC errors since the driver loaded (volatile)."};
+  Family retired{"lab_check_gpu_retired_pages", "Retired memory pages (single-bit plus double-bit)."};
+  Family remapped{"lab_check_gpu_remapped_rows", "Remapped memory rows, by the kind of error that caused the remap."};
+  Family xids{"lab_check_gpu_xids", "XIDs seen, by NVIDIA's Xid catalog class and where they were seen (kernel log since boot, or during the check)."};
+  Family failing{"lab_check_gpu_xids_failing", "XIDs that keep the node out of service (lab_check's XID policy)."};
+};
+
+void AddCard(CardFamilies& f, const json& card, const json& inventory_gpu, const json& facts, const json& xids) {
+  const std::string labels = CardLabels(card, inventory_gpu);
+  AddIfNumber(f.matmul, labels, card.value("matmul_tflops", json(nullptr)), 1e12);
+  AddIfNumber(f.copy, labels, card.value("copy_gbps", json(nullptr)), 1e9);
+  AddIfNumber(f.pcie_gen, labels, card.value("pcie_gen_under_load", json(nullptr)));
+  AddIfNumber(f.pcie_width, labels, card.value("pcie_width_under_load", json(nullptr)));
+  const json& nvlink = card.value("nvlink", json(nullptr));
+  if (nvlink.is_object()) AddIfNumber(f.nvlinks, labels, nvlink.value("active", json(nullptr)));
+  AddIfNumber(f.ecc, labels, facts.value("ecc_uncorrected_volatile", json(nullptr)));
+  const json& sbe = facts.value("retired_pages_single_bit", json(nullptr));
+  const json& dbe = facts.value("retired_pages_double_bit", json(nullptr));
+  if (sbe.is_number() && dbe.is_number()) f.retired.Add(labels, sbe.get<double>() + dbe.get<double>());
+  const json& rows = facts.value("remapped_rows", json(nullptr));
+  if (rows.is_object() && rows.contains("corrected")) {
+    AddIfNumber(f.remapped, labels + R"(,error="correctable")", rows["corrected"]);
+    AddIfNumber(f.remapped, labels + R"(,error="uncorrectable")", rows.value("uncorrected", json(nullptr)));
+  }
+  // Every class and source gets a sample, zero included: a series that appears only when
+  // something went wrong makes alerts harder to write (absent() instead of > 0).
+  std::map<std::string, int> seen, fails;
+  for (const json& x : xids) {
+    if (x.value("gpu", -1) != card.value("index", -2)) continue;
+    const std::string key = x.value("class", "") + "|" + x.value("source", "");
+    ++seen[key];
+    if (x.value("fails", false)) ++fails[x.value("class", "")];
+  }
+  for (gpu::health::XidClass c : {gpu::health::XidClass::Application, gpu::health::XidClass::Reset, gpu::health::XidClass::Reboot,
+                                  gpu::health::XidClass::ContactSupport}) {
+    const std::string cls = gpu::health::XidClassKey(c);
+    for (const char* source : {"kernel_log", "during_check"})
+      f.xids.Add(labels + fmt::format(R"(,class="{}",source="{}")", cls, source), seen[cls + "|" + source]);
+    f.failing.Add(labels + fmt::format(R"(,class="{}")", cls), fails[cls]);
+  }
+}
+
+}  // namespace
+
+std::string PrometheusText(const NodeVerdict& v, const json& payload, double checked_at_s) {
+  Family healthy("lab_check_node_healthy", "1 when lab_check node-check found the node healthy, 0 when it found a fault or could not tell.");
+  Family unknown("lab_check_node_unknown", "1 when lab_check node-check could not tell (no driver, no GPU).");
+  Family findings("lab_check_node_findings", "Findings that keep the node out of service.");
+  Family duration("lab_check_node_check_duration_seconds", "Wall time of the whole node-check run.");
+  Family when("lab_check_node_check_timestamp_seconds", "Unix time the check ran: alert when it stops moving.");
+  // Test equipment: a simulated machine's figures must never pass for a real card's on a dashboard.
+  Family simulated("lab_check_node_simulated", "1 when the figures come from lab_check's simulated NVIDIA machine (tests/sim), not real GPUs.");
+  simulated.Add("", payload.value("inventory", json::object()).value("simulated", false) ? 1 : 0);
+  healthy.Add("", v.state == NodeState::Healthy ? 1 : 0);
+  unknown.Add("", v.state == NodeState::CannotTell ? 1 : 0);
+  findings.Add("", static_cast<double>(v.findings.size()));
+  AddIfNumber(duration, "", v.timings.value("total_s", json(nullptr)));
+  when.Add("", checked_at_s);
+
+  CardFamilies cards;
+  const json inventory_gpus = payload.value("inventory", json::object()).value("gpus", json::array());
+  for (size_t k = 0; k < v.gpus.size(); ++k)
+    AddCard(cards, v.gpus[k], k < inventory_gpus.size() ? inventory_gpus[k] : json::object(), Facts(payload, k), v.xids);
+
+  std::string out;
+  for (const Family* f : {&healthy, &unknown, &simulated, &findings, &duration, &when, &cards.matmul, &cards.copy, &cards.pcie_gen,
+                          &cards.pcie_width, &cards.nvlinks, &cards.ecc, &cards.retired, &cards.remapped, &cards.xids,
+                          &cards.failing})
+    out += f->Text();
+  return out;
+}
+
+Status WritePrometheusFile(const std::string& path, const std::string& text) {
+  if (path.size() < 5 || path.compare(path.size() - 5, 5, ".prom") != 0)
+    return Status::Error(path + ": node_exporter's textfile collector reads only files ending in .prom");
+  return WriteFileAtomically(path, text);
+}
+
+}  // namespace labcheck::node_check

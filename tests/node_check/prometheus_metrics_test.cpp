@@ -1,0 +1,131 @@
+// `node-check --prometheus FILE`: the text format on a hand-made verdict (escapes, zero-filled XID
+// classes), then the real binary's file on a simulated machine checked by Prometheus' own tools
+// where they are installed (scripts/install-deps.sh --with-tests): `promtool check metrics`
+// accepts it, and Debian's prometheus-node-exporter, started on 127.0.0.1 with its textfile
+// collector on the file's folder, serves the metrics on a scrape.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "cluster_run_support.h"
+#include "daemon_support.h"
+#include "node_check/prometheus_metrics.h"
+#include "node_check_run.h"
+#include "platform/files.h"
+#include "runner/cancel.h"
+
+namespace labcheck::node_check {
+namespace {
+
+using nlohmann::json;
+
+bool Has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+// The value of the sample whose name and labels are `series` ("name{labels}"), or -1.
+double Sample(const std::string& text, const std::string& series) {
+  const size_t at = text.find("\n" + series + " ");
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + series.size() + 2));
+}
+
+TEST(PrometheusMetrics, EscapesLabelsAndGivesEveryXidClassASample) {
+  NodeVerdict v;
+  v.gpus = json::array({{{"index", 0}, {"name", R"(Card "X" \ 1)"}, {"matmul_tflops", 700.5}, {"copy_gbps", 2900.0}}});
+  v.xids = json::array({{{"gpu", 0}, {"xid", 48}, {"class", "reset"}, {"source", "kernel_log"}, {"fails", true}}});
+  v.findings.push_back({0, "xid_kernel_log", Text("XID 48")});
+  v.state = NodeState::Unhealthy;
+  v.timings["total_s"] = 4.5;
+  const json payload = {{"inventory", {{"gpus", {{{"uuid", "GPU-1234"}}}}}}};
+  const std::string text = PrometheusText(v, payload, 1765000000);
+  EXPECT_TRUE(Has(text, "# TYPE lab_check_node_healthy gauge\nlab_check_node_healthy 0\n")) << text;
+  EXPECT_TRUE(Has(text, "lab_check_node_simulated 0\n")) << text;
+  EXPECT_EQ(Sample(text, "lab_check_node_check_duration_seconds"), 4.5) << text;
+  const std::string labels = R"(gpu="0",uuid="GPU-1234",model="Card \"X\" \\ 1")";
+  EXPECT_EQ(Sample(text, "lab_check_gpu_matmul_flops_per_second{" + labels + "}"), 700.5e12) << text;
+  EXPECT_EQ(Sample(text, "lab_check_gpu_device_copy_bytes_per_second{" + labels + "}"), 2900e9) << text;
+  EXPECT_TRUE(Has(text, "lab_check_gpu_xids{" + labels + R"(,class="reset",source="kernel_log"} 1)")) << text;
+  EXPECT_TRUE(Has(text, "lab_check_gpu_xids{" + labels + R"(,class="reboot",source="during_check"} 0)")) << text;
+  EXPECT_TRUE(Has(text, "lab_check_gpu_xids_failing{" + labels + R"(,class="reset"} 1)")) << text;
+  EXPECT_FALSE(Has(text, "lab_check_gpu_nvlinks_active")) << "no NVLink figure, no family";
+  EXPECT_FALSE(WritePrometheusFile("/tmp/metrics.txt", text).ok());
+}
+
+// GET http://127.0.0.1:port/metrics; "" when nothing answers.
+std::string Scrape(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string body;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+    const std::string request = "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+    if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
+      char buffer[65536];
+      for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) body.append(buffer, static_cast<size_t>(n));
+    }
+  }
+  close(fd);
+  return body;
+}
+
+class PrometheusSim : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!testing::SimPresent()) GTEST_SKIP() << "no simulated NVIDIA libraries in " << testing::SimDir();
+    dir_ = *MakePrivateTempDir("lab_check_prom");
+    chmod(dir_.c_str(), 0755);
+  }
+  void TearDown() override {
+    testing::Stop(exporter_);
+    if (!dir_.empty()) RemoveTree(dir_);
+  }
+  std::string dir_;
+  pid_t exporter_ = -1;
+};
+
+TEST_F(PrometheusSim, PromtoolAcceptsTheFileAndNodeExporterServesIt) {
+  const std::string file = dir_ + "/lab_check.prom";
+  testing::Run run = testing::NodeCheck("course-4x4080.json", {"--prometheus", file});
+  ASSERT_EQ(run.outcome.exit_code, 0) << run.outcome.out << run.outcome.err;
+  Result<std::string> text = ReadFile(file);
+  ASSERT_TRUE(text.ok());
+  EXPECT_TRUE(Has(*text, "lab_check_node_healthy 1\n")) << *text;
+  EXPECT_TRUE(Has(*text, "lab_check_node_simulated 1\n")) << *text;
+  EXPECT_TRUE(Has(*text, R"(lab_check_gpu_pcie_link_generation{gpu="3",uuid=")")) << *text;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().filename(), "lab_check.prom") << "the temporary file is renamed, not left beside it";
+
+  const std::string promtool = testing::Which("promtool");
+  if (promtool.empty()) GTEST_SKIP() << "no promtool: install Debian's prometheus (scripts/install-deps.sh --with-tests)";
+  ChildSpec check;
+  check.argv = {"/bin/sh", "-c", "exec \"$0\" check metrics < \"$1\"", promtool, file};
+  check.timeout_s = 30;
+  const ChildOutcome lint = RunChild(check, CancelToken::Never());
+  EXPECT_TRUE(lint.exited_ok()) << lint.Describe() << "\n" << lint.out << lint.err;
+
+  const std::string exporter = testing::Which("prometheus-node-exporter");
+  if (exporter.empty()) GTEST_SKIP() << "no prometheus-node-exporter (scripts/install-deps.sh --with-tests)";
+  const int port = cluster::testing::FreePortPair();
+  exporter_ = testing::Spawn({testing::Which("timeout"), "60", exporter, "--web.listen-address=127.0.0.1:" + std::to_string(port),
+                              "--collector.disable-defaults", "--collector.textfile", "--collector.textfile.directory=" + dir_},
+                             dir_ + "/node_exporter.log", {});
+  std::string scraped;
+  for (int i = 0; i < 100 && !Has(scraped, "lab_check_node_healthy"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    scraped = Scrape(port);
+  }
+  Result<std::string> log = ReadFile(dir_ + "/node_exporter.log");
+  EXPECT_TRUE(Has(scraped, "lab_check_node_healthy 1")) << scraped.substr(0, 2000) << (log.ok() ? *log : "");
+  EXPECT_TRUE(Has(scraped, R"(lab_check_gpu_matmul_flops_per_second{gpu="0")")) << scraped.substr(0, 2000);
+  EXPECT_TRUE(Has(scraped, "node_textfile_scrape_error 0")) << scraped.substr(0, 2000);
+}
+
+}  // namespace
+}  // namespace labcheck::node_check
