@@ -1,8 +1,8 @@
 # embed_files(TARGET <lib> NAMESPACE <ns> BASE <dir> FILES <f>...)
 # Adds a generated source to <lib> that defines
-#   const std::array<std::pair<std::string_view,std::string_view>,N>& <ns>::EmbeddedFiles();
-# mapping each file's path relative to BASE to its contents. Declare it in a header with `auto&`
-# hidden behind a lookup function (see src/core/embedded.h).
+#   labcheck::EmbeddedFileTable <ns>::EmbeddedFiles();   (src/core/embedded_files.h: a span)
+# mapping each file's path relative to BASE to its contents. Declare it in the .cpp that looks
+# files up, hidden behind a lookup function.
 function(embed_files)
   cmake_parse_arguments(E "" "TARGET;NAMESPACE;BASE" "FILES" ${ARGN})
   string(REPLACE "::" "_" stem "${E_NAMESPACE}")
@@ -10,7 +10,7 @@ function(embed_files)
   # A list would be split into several arguments on the way; "|" survives.
   string(REPLACE ";" "|" inputs "${E_FILES}")
   # The list of files is an input too: a file added to FILES must regenerate the source even when
-  # the old output is newer than every file (else the declared N and the defined array disagree).
+  # the old output is newer than every file (else the old table is served).
   # file(CONFIGURE) rewrites the list only when it changes, so unchanged lists rebuild nothing.
   set(list_file "${CMAKE_CURRENT_BINARY_DIR}/${stem}_embedded.list")
   file(CONFIGURE OUTPUT "${list_file}" CONTENT "${inputs}\n")

@@ -1,12 +1,13 @@
 // Reaches the generated table of probe sources (cmake/EmbedFiles.cmake).
-#include <array>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "core/embedded_files.h"
+
 namespace labcheck::probes::embedded {
-const std::array<std::pair<std::string_view, std::string_view>, LAB_PROBE_COUNT>& EmbeddedFiles();
+EmbeddedFileTable EmbeddedFiles();
 }  // namespace labcheck::probes::embedded
 
 namespace labcheck::probes {

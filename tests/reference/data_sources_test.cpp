@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "platform/files.h"
+#include "reference/reference_data.h"
 
 namespace labcheck {
 namespace {
@@ -20,6 +21,22 @@ TEST(DataSources, NoDataFileCitesADevelopmentFile) {
     EXPECT_EQ(text->find("seeds/"), std::string::npos) << entry.path();
   }
   EXPECT_GE(files, 4);
+}
+
+}  // namespace
+}  // namespace labcheck
+
+namespace labcheck {
+namespace {
+
+// Each top-level data file the reference library embeds is served whole: a table that lost its
+// last entries (a count that disagreed with the files listed) hid data/compat.json once.
+TEST(DataSources, EveryEmbeddedReferenceFileIsServedWhole) {
+  for (const char* name : {"gpus.json", "hints.json", "xid_catalog.json", "compat.json"}) {
+    auto text = ReadFile(std::string(LAB_CHECK_SOURCE_DIR) + "/data/" + name);
+    ASSERT_TRUE(text.ok()) << name;
+    EXPECT_EQ(reference::ReferenceFile(name), *text) << name;
+  }
 }
 
 }  // namespace
