@@ -156,6 +156,16 @@ ExpectationRow P2pRow(const Report& report, const ReportFacts& facts, const Cour
   return row;
 }
 
+// A row below its reference whose cards' links ran below their rating: the link explains it (the
+// note), the reference stays the rated one.
+void NoteLinkBelowRating(const ReportFacts& facts, ExpectationRow& row) {
+  if (!row.worst || row.worst->ratio >= 1) return;
+  if (const auto link = SlowestLinkBelowRating(facts)) {
+    const Text bound = reference::DescribeLinkBelowRating(*link);
+    row.note = T("упирается в " + bound.ru, "bound by " + bound.en);
+  }
+}
+
 bool SameBand(const std::optional<Band>& a, const std::optional<Band>& b) {
   if (!a || !b) return !a && !b;
   return std::abs(a->low - b->low) < 1e-9 && std::abs(a->high - b->high) < 1e-9;
@@ -237,6 +247,7 @@ ExpectationRow GpuToGpuRow(const Report& report, const ReportFacts& facts, const
   if (row.readings.empty() && course_gpu) row.band = course_row->course_band;
   const Text missing = facts.usable_gpu_count() < 2 ? NeedsTwoGpus(facts) : MissingBecause(report, facts, "gpu.p2p");
   FinishRow(row, course, missing);
+  NoteLinkBelowRating(facts, row);
   return row;
 }
 
@@ -296,6 +307,7 @@ ExpectationRow AllreduceRow(const Report& report, const ReportFacts& facts, cons
                                              : MissingBecause(report, facts, "interconnect.allreduce");
   if (row.failure && row.readings.empty()) row.measured = *row.failure;
   FinishRow(row, course, missing);
+  NoteLinkBelowRating(facts, row);
   return row;
 }
 
