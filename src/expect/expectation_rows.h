@@ -49,6 +49,9 @@ struct ExpectationRow {
 std::vector<ExpectationRow> BuildRows(const Report& report, const ReportFacts& facts,
                                       const CourseReference& course, const reference::GpuCatalog& catalog);
 
+// The check whose figures fill a row ("gpu.matmul" for "matmul_bf16"); "" for an unknown row.
+std::string RowCheckId(const std::string& row_id);
+
 // Parts of BuildRows, one file each.
 void AddGpuRows(const Report& report, const ReportFacts& facts, const CourseReference& course,
                 const reference::GpuCatalog& catalog, std::vector<ExpectationRow>& rows);

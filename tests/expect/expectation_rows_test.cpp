@@ -2,7 +2,10 @@
 // deciding the flag, rows for unknown GPUs and for machines without one.
 #include "expect/expectation_rows.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include "report_fixtures.h"
@@ -205,6 +208,18 @@ TEST(RatedReferences, ASlowRiserDoesNotLowerTheRingsReference) {
   // The GPU→GPU copies keep their rated bands too.
   for (const Reading& reading : Row(rows, "gpu_to_gpu").readings)
     if (reading.where == "GPU 1→2") EXPECT_DOUBLE_EQ(reading.band->low, 10);
+}
+
+// Under --only the rows whose checks did not run say nothing about this run: left out.
+TEST(RatedReferences, UnderOnlyTheRowsOfChecksThatDidNotRunAreLeftOut) {
+  Report r = testing::CourseMachineReport();
+  r.meta.only = {"gpu.matmul"};
+  r.checks.erase(std::remove_if(r.checks.begin(), r.checks.end(),
+                                [](const CheckResult& c) { return c.id != "gpu.inventory" && c.id != "gpu.matmul"; }),
+                 r.checks.end());
+  std::vector<std::string> ids;
+  for (const auto& row : Rows(r)) ids.push_back(row.id);
+  EXPECT_EQ(fmt::format("{}", fmt::join(ids, ",")), "matmul_bf16,matmul_fp16");
 }
 
 TEST(Flags, TheWorstCardDecidesAndIsNamed) {
