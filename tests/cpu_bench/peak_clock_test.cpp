@@ -133,5 +133,36 @@ TEST(AssessMatmulAboveTheory, NeverAShareAbove100WithoutSayingTheTheoryIsALowerB
   EXPECT_EQ(result.summary.en.find("lower bound"), std::string::npos);
 }
 
+// OPENBLAS_CORETYPE=Haswell on an AVX-512 CPU: the row names the variable, and the kernels' cap
+// says what it is a bound of (a share of a lower-bound theory), never a bare "can reach" below
+// the figure measured.
+TEST(AssessMatmulKernelCap, ANarrowerCoretypeFromTheEnvironmentIsNamed) {
+  MatmulInputs in;
+  in.run.n = 1000;  // 2 GFLOP per call
+  in.run.threads = 2;
+  in.run.corename = "Haswell";
+  in.run.config = "OpenBLAS";
+  in.run.seconds = {2.0 / 175};  // 175 GFLOPS
+  auto cpu = env::ParseCpuInfo(testing::SourceFile("tests/env/data/cpuinfo_epyc_zen5_vm_2vcpu.txt"));
+  ASSERT_TRUE(cpu.ok());
+  in.peak = *TheoreticalFp32Peak(*cpu);
+  ASSERT_EQ(in.peak->isa.width_bits, 512);
+  CheckResult result = AssessMatmul(in);
+  EXPECT_EQ(result.summary.en.find("OPENBLAS_CORETYPE"), std::string::npos) << result.summary.en;
+  std::string notes;
+  for (const auto& note : result.tables[0].notes) notes += note.en + "\n";
+  EXPECT_NE(notes.find("at most 256/512 of the theory"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("and so is this figure"), std::string::npos) << notes;  // 175 above the cap of a lower bound
+
+  in.openblas_coretype_env = "Haswell";
+  result = AssessMatmul(in);
+  EXPECT_NE(result.summary.en.find("OPENBLAS_CORETYPE=Haswell forces 256-bit kernels on a 512-bit CPU"), std::string::npos)
+      << result.summary.en;
+  EXPECT_NE(result.summary.ru.find("OPENBLAS_CORETYPE=Haswell"), std::string::npos) << result.summary.ru;
+  notes.clear();
+  for (const auto& note : result.tables[0].notes) notes += note.en + "\n";
+  EXPECT_NE(notes.find("unset OPENBLAS_CORETYPE"), std::string::npos) << notes;
+}
+
 }  // namespace
 }  // namespace labcheck::cpu_bench
