@@ -9,7 +9,7 @@
 namespace labcheck::expect {
 namespace {
 
-bool Measured(const ExpectationRow& row) { return !row.readings.empty() || row.failure.has_value(); }
+bool Measured(const ExpectationRow& row) { return !row.readings.empty() || row.failure.has_value() || row.answered; }
 
 // «Матмул BF16, TFLOPS · Память, ГБ/с — SKIP: нет драйвера NVIDIA; Llama… — не запускался (--quick)»:
 // the rows without a figure, grouped by why.

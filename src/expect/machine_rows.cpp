@@ -121,6 +121,7 @@ ExpectationRow P2pRow(const Report& report, const ReportFacts& facts, const Cour
     row.measured = facts.usable_gpu_count() < 2 ? NeedsTwoGpus(facts) : MissingBecause(report, facts, "gpu.p2p");
     return row;
   }
+  row.answered = true;
   int yes = 0;
   for (const auto& a : access) yes += a.value > 0.5 ? 1 : 0;
   const std::string counts = fmt::format("{} из {} пар", yes, access.size());

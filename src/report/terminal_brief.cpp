@@ -18,13 +18,13 @@ std::string Heading(const std::string& text, const TerminalStyle& style) {
 std::string BriefSection(const ReportSection& s, Lang lang, const TerminalStyle& style) {
   if (s.brief_lines.empty() && s.brief_tables.empty()) return "";
   std::string out = Heading(s.title.In(lang), style);
-  for (const Text& line : s.brief_lines) out += WrapWithPrefix(line.In(lang), style.width, "  ", "    ");
   for (Table t : s.brief_tables) {
     if (t.title.In(lang) == s.title.In(lang)) t.title = Text();  // the heading just printed
     out += TableToTerminal(t, lang, style);
   }
-  if (!s.brief_tables.empty()) return out;
-  return out + "\n";
+  // The lines say what the table does not: why a row is low, what was not measured, what to do.
+  for (const Text& line : s.brief_lines) out += WrapWithPrefix(line.In(lang), style.width, "  ", "    ");
+  return s.brief_lines.empty() ? out : out + "\n";
 }
 
 }  // namespace
