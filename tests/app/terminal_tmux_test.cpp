@@ -135,6 +135,17 @@ TEST_P(TmuxTerminal, CalculatorNotesFitThePane) {
   WidestLine(screen, width);
 }
 
+// serve's prose (the source URL, the assumptions, the vLLM profile line) wraps at spaces within
+// the pane, and the vLLM command keeps its indent on the lines it wraps to.
+TEST_P(TmuxTerminal, ServeProseWrapsAtSpaces) {
+  const int width = GetParam();
+  const std::string screen = ScreenOf("serve llama-3.1-8b --lang en", width);
+  ASSERT_NE(screen.find("Assumptions:"), std::string::npos) << screen;
+  WidestLine(screen, width);
+  EXPECT_NE(screen.find("\n  vllm serve meta-llama/Llama-3.1-8B"), std::string::npos) << screen;
+  if (width < 100) EXPECT_NE(screen.find("\n    --"), std::string::npos) << screen;
+}
+
 INSTANTIATE_TEST_SUITE_P(Widths, TmuxTerminal, ::testing::Values(80, 120));
 
 }  // namespace
