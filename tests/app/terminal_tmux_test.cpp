@@ -108,14 +108,15 @@ TEST_P(TmuxTerminal, GpuLessQuickFitsItsLineBudget) {
   EXPECT_EQ(screen.find("Figure"), std::string::npos) << screen;
 }
 
-// The full check on the simulated course machine: ≤ 120 lines at 120 columns. Needs the simulated
-// libraries (built with the sim tests); without them there is nothing to count.
+// The full check on the simulated course machine: ≤ 120 lines at 120 columns. Its unpaced profile
+// (the same figures without real-time pacing) keeps the test short. Needs the simulated libraries
+// (built with the sim tests); without them there is nothing to count.
 TEST_P(TmuxTerminal, SimulatedCourseMachineFitsItsLineBudget) {
   const int width = GetParam();
   if (width < 120) GTEST_SKIP() << "the budget is for 120 columns";
   const std::string sim = std::string(LAB_CHECK_BINARY).substr(0, std::string(LAB_CHECK_BINARY).rfind('/')) + "/sim-nvidia";
   if (access((sim + "/libcuda.so.1").c_str(), R_OK) != 0) GTEST_SKIP() << "no simulated driver in " << sim;
-  const std::string machine = std::string(LAB_CHECK_SOURCE_DIR) + "/tests/sim/machines/course-4x4080.json";
+  const std::string machine = std::string(LAB_CHECK_SOURCE_DIR) + "/tests/sim/machines/course-4x4080-unpaced.json";
   const std::string screen = ScreenOf("--lang en --python /bin/false", width,
                                       "-u CUDA_VISIBLE_DEVICES LD_LIBRARY_PATH='" + sim + "' LABCHECK_SIM_MACHINE='" + machine + "'");
   ASSERT_NE(screen.find("Expected → measured"), std::string::npos) << screen;
