@@ -173,7 +173,7 @@ bool SameBand(const std::optional<Band>& a, const std::optional<Band>& b) {
 }
 
 // The reference column: each kind of link with its pairs, «NVLink NV4: … (GPU 0↔1, 2↔3); без P2P …».
-// Pairs of one kind whose bands differ a little (host paths from each card's own measured copies)
+// Pairs of one kind whose bands differ (host paths over cards rated for different PCIe links)
 // share one entry with the range of their bands.
 Text PerLinkReference(const std::vector<const PairFacts*>& pairs, const ReportFacts& facts) {
   struct Group {
@@ -202,10 +202,8 @@ Text PerLinkReference(const std::vector<const PairFacts*>& pairs, const ReportFa
   for (const Group& g : groups) {
     Text basis = g.expected->basis;
     if (!g.same_basis && g.expected->path == reference::PeerPath::Host && g.range) {
-      basis = T("без P2P через память процессора: не быстрее GPU→CPU и CPU→GPU этих карт, не медленнее их по очереди: " +
-                    BandText(*g.range),
-                "no P2P, through host memory: no faster than these cards' GPU→CPU and CPU→GPU, no slower than the "
-                "two in turn: " + BandText(*g.range));
+      basis = T("без P2P через память процессора по паспортной связи PCIe более медленной карты пары: " + BandText(*g.range),
+                "no P2P, through host memory over the rated PCIe link of each pair's slower card: " + BandText(*g.range));
     }
     const Text where = PairList(g.pairs, facts);
     const std::string sep_ru = out.ru.empty() ? "" : "; ", sep_en = out.en.empty() ? "" : "; ";
