@@ -68,6 +68,9 @@ void AddCheckOptions(CLI::App& app, bool ru, CheckCommandOptions& options, std::
                     : "HTML report with charts (default: beside the Markdown report, .html)");
   app.add_flag("--json-only", options.json_only,
                ru ? "напечатать только JSON, без таблиц и Markdown" : "print only the JSON, no tables or Markdown");
+  app.add_flag("-v,--verbose", options.verbose,
+               ru ? "все таблицы проверок и разделов в терминале, как в отчёте (по умолчанию — краткий итог)"
+                  : "every check's and section's tables in the terminal, as in the report (default: a brief summary)");
   app.add_option("--lang", lang, ru ? "язык отчёта" : "report language")
       ->check(CLI::IsMember({"ru", "en"}))
       ->capture_default_str();

@@ -74,6 +74,7 @@ int RunCheckCommand(const CheckCommandOptions& options, const std::string& self_
   publish.html_path = options.html;
   publish.json_stdout = options.json_only;
   publish.json_file_only = options.json_only;
+  publish.brief_terminal = !options.verbose;
   return PublishReport(report, publish);
 }
 

@@ -13,6 +13,7 @@ struct CheckCommandOptions {
   bool quick = false;
   bool skip_dist = false;
   bool json_only = false;
+  bool verbose = false;  // every table in the terminal, not only the brief view
   std::string out = "journal/lab-report.md";
   std::string html;  // --html PATH; empty: beside the Markdown report (journal/lab-report.html)
   Lang lang = Lang::Ru;

@@ -124,9 +124,12 @@ void PrintLine(const std::string& line, const CommandContext& context) {
     *context.out << line << "\n";
     return;
   }
+  // A line's own indent (the vLLM command under "Command:") stays on every line it wraps to.
+  const size_t indent = std::min(line.find_first_not_of(' '), line.size());
+  const std::string first(indent, ' '), rest(indent + 2, ' ');
   const size_t width = TerminalWidth(STDOUT_FILENO);
-  const std::vector<std::string> lines = WrapToWidth(line, width > 2 ? width - 2 : width);
-  for (size_t i = 0; i < lines.size(); ++i) *context.out << (i == 0 ? "" : "  ") << lines[i] << "\n";
+  const std::vector<std::string> lines = WrapToWidth(line.substr(indent), width > rest.size() ? width - rest.size() : width);
+  for (size_t i = 0; i < lines.size(); ++i) *context.out << (i == 0 ? first : rest) << lines[i] << "\n";
 }
 
 void PrintWorkNotes(const std::vector<WorkNote>& features, const std::vector<WorkNote>& assumptions, const CommandContext& context) {

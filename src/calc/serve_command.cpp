@@ -219,10 +219,10 @@ std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan&
   if (a.SlidingLayerCount() > 0) {
     notes.push_back({"window_vllm_rule", T("на запрос слой с окном резервирует min(окно − 1 + max_num_batched_tokens, max_model_len) токенов + 1 блок: правило "
                                            "vLLM 0.11 (kv_cache_interface.py, SlidingWindowSpec.max_memory_usage_bytes) при гибридном менеджере KV-кэша; "
-                                           "«KV, токенов» в таблице — как если бы каждый слой хранил каждый токен",
+                                           "«KV, токенов» в таблице — пул, делённый на все слоты слоёв в группах гибридного менеджера, пустые слоты тоже, как если бы каждый хранил каждый токен",
                                            "per request a sliding-window layer reserves min(window − 1 + max_num_batched_tokens, max_model_len) tokens + 1 block: "
                                            "vLLM 0.11's rule (kv_cache_interface.py, SlidingWindowSpec.max_memory_usage_bytes) with the hybrid KV cache manager; "
-                                           "'KV tokens' in the table counts as if every layer held every token")});
+                                           "'KV tokens' in the table is the pool divided over every layer slot of the hybrid manager's groups, padding included, as if each held every token")});
   }
   if (a.ChunkedLayerCount() > 0) {
     notes.push_back({"chunked_vllm_rule", T("на запрос слой с чанковым вниманием резервирует min(чанк + max_num_batched_tokens, max_model_len) токенов "

@@ -1,5 +1,7 @@
 #include "cpu_bench/matmul_check.h"
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "cpu_bench/interrupted.h"
@@ -105,16 +107,27 @@ void AddTheoryNotes(Table& table, const MatmulInputs& in, double median, bool ab
 
 Text KernelCapNote(const MatmulInputs& in, double median, double kernel_cap) {
   const SgemmRun& run = in.run;
-  return T(fmt::format("Ядра OpenBLAS «{}» работают с {}-битными векторами, а процессор "
-                       "умеет {}-битные: с ними достижимо около {:.0f} GFLOPS ({:.0f}% "
-                       "этой цифры).",
-                       run.corename, OpenBlasKernelWidthBits(run.corename),
-                       in.peak->isa.width_bits, kernel_cap, 100 * median / kernel_cap),
-           fmt::format("OpenBLAS's \"{}\" kernels use {}-bit vectors where the CPU has "
-                       "{}-bit ones: they can reach about {:.0f} GFLOPS ({:.0f}% of that "
-                       "was measured).",
-                       run.corename, OpenBlasKernelWidthBits(run.corename),
-                       in.peak->isa.width_bits, kernel_cap, 100 * median / kernel_cap));
+  const int bits = OpenBlasKernelWidthBits(run.corename), width = in.peak->isa.width_bits;
+  Text note = T(fmt::format("Ядра OpenBLAS «{}» работают с {}-битными векторами, а процессор умеет {}-битные: они достигают "
+                            "не больше {}/{} теории, около {:.0f} GFLOPS при этой частоте ({:.0f}% этой цифры)",
+                            run.corename, bits, width, bits, width, kernel_cap, 100 * median / kernel_cap),
+                fmt::format("OpenBLAS's \"{}\" kernels use {}-bit vectors where the CPU has {}-bit ones: they reach at most "
+                            "{}/{} of the theory, about {:.0f} GFLOPS at this clock ({:.0f}% of that was measured)",
+                            run.corename, bits, width, bits, width, kernel_cap, 100 * median / kernel_cap));
+  // A share of a cap derived from a lower-bound theory is no upper bound either: say so.
+  if (in.peak->lower_bound() || median > kernel_cap) {
+    note.ru += "; теория здесь — нижняя граница, и эта цифра тоже";
+    note.en += "; the theory is a lower bound here, and so is this figure";
+  }
+  note.ru += ".";
+  note.en += ".";
+  if (!in.openblas_coretype_env.empty()) {
+    note.ru += fmt::format(" Эти ядра выбрала переменная окружения OPENBLAS_CORETYPE={}: без неё OpenBLAS возьмёт ядра под {}-битные "
+                           "векторы процессора (unset OPENBLAS_CORETYPE).", in.openblas_coretype_env, width);
+    note.en += fmt::format(" The environment variable OPENBLAS_CORETYPE={} chose these kernels: without it OpenBLAS takes the "
+                           "kernels for the CPU's {}-bit vectors (unset OPENBLAS_CORETYPE).", in.openblas_coretype_env, width);
+  }
+  return note;
 }
 
 Table SgemmTable(const MatmulInputs& in, const std::vector<double>& gflops, double median, const PeakJudgement& j) {
@@ -167,15 +180,23 @@ json SgemmData(const MatmulInputs& in, const std::vector<double>& gflops, const 
           {"load_1min", in.load.load_1min ? json(*in.load.load_1min) : json(nullptr)}};
 }
 
-Text SgemmSummary(const MatmulInputs& in, double median, bool above_theory) {
+Text SgemmSummary(const MatmulInputs& in, double median, const PeakJudgement& j) {
   std::string share_ru, share_en;
   if (in.peak) {
     const double percent = 100 * median / in.peak->gflops;
-    share_ru = above_theory ? fmt::format(" ({:.0f}% теории — она здесь нижняя граница)", percent) : fmt::format(" ({:.0f}%)", percent);
-    share_en = above_theory ? fmt::format(" ({:.0f}% of a theory that is a lower bound here)", percent) : fmt::format(" ({:.0f}%)", percent);
+    share_ru = j.above_theory ? fmt::format(" ({:.0f}% теории — она здесь нижняя граница)", percent) : fmt::format(" ({:.0f}%)", percent);
+    share_en = j.above_theory ? fmt::format(" ({:.0f}% of a theory that is a lower bound here)", percent) : fmt::format(" ({:.0f}%)", percent);
   }
-  return T(fmt::format("{:.1f} GFLOPS FP32{}, N = {}", median, share_ru, in.run.n),
-           fmt::format("{:.1f} GFLOPS FP32{}, N = {}", median, share_en, in.run.n));
+  Text summary = T(fmt::format("{:.1f} GFLOPS FP32{}, N = {}", median, share_ru, in.run.n),
+                   fmt::format("{:.1f} GFLOPS FP32{}, N = {}", median, share_en, in.run.n));
+  // The user's setting holds the CPU back: the row names it, not only the table's notes.
+  if (j.kernel_cap && !in.openblas_coretype_env.empty()) {
+    summary.ru += fmt::format("; OPENBLAS_CORETYPE={} задаёт {}-битные ядра на {}-битном процессоре", in.openblas_coretype_env,
+                              OpenBlasKernelWidthBits(in.run.corename), in.peak->isa.width_bits);
+    summary.en += fmt::format("; OPENBLAS_CORETYPE={} forces {}-bit kernels on a {}-bit CPU", in.openblas_coretype_env,
+                              OpenBlasKernelWidthBits(in.run.corename), in.peak->isa.width_bits);
+  }
+  return summary;
 }
 
 // WARN under half of what the kernels can reach, or while other work loads the machine.
@@ -206,7 +227,7 @@ CheckResult AssessMatmul(const MatmulInputs& in) {
   const double median = Median(gflops);
   const PeakJudgement judgement = JudgeAgainstPeak(in, median);
   result.data = SgemmData(in, gflops, judgement);
-  result.summary = SgemmSummary(in, median, judgement.above_theory);
+  result.summary = SgemmSummary(in, median, judgement);
   SetSgemmVerdict(result, in, median, judgement);
   result.measurements = {SgemmMeasurement(in, gflops, median, judgement)};
   result.tables = {SgemmTable(in, gflops, median, judgement)};
@@ -215,6 +236,7 @@ CheckResult AssessMatmul(const MatmulInputs& in) {
 
 CheckResult RunMatmulCheck(CheckContext& ctx) {
   MatmulInputs in;
+  if (const char* coretype = std::getenv("OPENBLAS_CORETYPE")) in.openblas_coretype_env = coretype;
   auto cpu = env::ReadCpuInfo();
   if (cpu.ok()) {
     in.virtualized = cpu->virtualized();

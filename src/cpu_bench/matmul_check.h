@@ -18,6 +18,9 @@ struct MatmulInputs {
   Text peak_unavailable;  // why there is no peak, for the report
   bool virtualized = false;
   MachineLoad load;
+  // OPENBLAS_CORETYPE as the environment set it (empty: unset): it makes OpenBLAS take that
+  // kernel family whatever the CPU is, so a narrower one is the user's setting, not the library's.
+  std::string openblas_coretype_env;
 };
 
 CheckResult AssessMatmul(const MatmulInputs& inputs);

@@ -36,6 +36,7 @@ struct ExpectationRow {
   std::optional<Judgement> worst;   // the reading farthest from the band
   std::string worst_where;
   std::optional<Text> failure;      // a failure that flags the row without a figure (wrong sum)
+  bool answered = false;            // a yes/no row (P2P) that was measured: no reading, still an answer
   bool derived = false;             // the reference is estimated, not a datasheet
   bool course_machine = false;      // the reference is the course page's own
   bool modified_card = false;       // the course's modified 32 GB RTX 4080: figures may differ
@@ -48,6 +49,9 @@ struct ExpectationRow {
 
 std::vector<ExpectationRow> BuildRows(const Report& report, const ReportFacts& facts,
                                       const CourseReference& course, const reference::GpuCatalog& catalog);
+
+// The check whose figures fill a row ("gpu.matmul" for "matmul_bf16"); "" for an unknown row.
+std::string RowCheckId(const std::string& row_id);
 
 // Parts of BuildRows, one file each.
 void AddGpuRows(const Report& report, const ReportFacts& facts, const CourseReference& course,

@@ -150,6 +150,7 @@ ReportSection ExpectationsSection(const Analysis& a, const CourseReference& cour
     }
     s.tables.push_back(std::move(hints));
   }
+  AddBriefExpectations(a, s);
   return s;
 }
 

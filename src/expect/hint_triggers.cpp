@@ -73,7 +73,8 @@ void GpuCountHints(const ReportFacts& facts, const CourseReference& course, std:
   }
 }
 
-void AllreduceHints(const Report& report, const std::vector<ExpectationRow>& rows, std::vector<TriggeredHint>& out) {
+void AllreduceHints(const Report& report, const ReportFacts& facts, const std::vector<ExpectationRow>& rows,
+                    std::vector<TriggeredHint>& out) {
   for (const ExpectationRow& row : rows) {
     if (row.id != "allreduce") continue;
     if (row.failure && row.failure->en == "wrong sum") {
@@ -87,10 +88,15 @@ void AllreduceHints(const Report& report, const std::vector<ExpectationRow>& row
       const Text against = row.course_machine ? T("W из уроков", "the lessons' W")
                                               : T("того, что позволяет самая медленная связь кольца",
                                                   "what the ring's slowest link allows");
-      out.push_back({hint::kNcclHang,
-                     T("all-reduce " + row.measured.ru + " ГБ/с — в 2 раза и больше ниже " + against.ru,
-                       "all-reduce " + row.measured.en + " GB/s: 2× or more below " + against.en),
-                     "interconnect.allreduce"});
+      Text detail = T("all-reduce " + row.measured.ru + " ГБ/с — в 2 раза и больше ниже " + against.ru,
+                      "all-reduce " + row.measured.en + " GB/s: 2× or more below " + against.en);
+      // What was measured explains it; the reference stays what the hardware is rated for.
+      if (const auto link = SlowestLinkBelowRating(facts)) {
+        const Text bound = reference::DescribeLinkBelowRating(*link);
+        detail.ru += "; упирается в " + bound.ru;
+        detail.en += "; bound by " + bound.en;
+      }
+      out.push_back({hint::kNcclHang, detail, "interconnect.allreduce"});
     }
   }
   for (const char* id : {"smoke.ddp", "smoke.fsdp2"}) {
@@ -159,18 +165,11 @@ void PcieHints(const ReportFacts& facts, const CourseReference& course, const re
       return;  // one is enough: the advice is the same for every card
     }
   }
-  // The driver may say it outright: the link trained below what the card supports.
-  for (const GpuFacts& g : facts.gpus) {
-    if (g.derived() || !g.driver.pcie_gen_max || !g.driver.pcie_width_max) continue;
-    if (*g.driver.pcie_gen_max < g.spec().pcie_gen || *g.driver.pcie_width_max < g.spec().pcie_width) {
-      out.push_back({hint::kPcieGen3,
-                     T(fmt::format("GPU {}: драйвер сообщает PCIe {}.0 x{}, карта умеет {}.0 x{}", g.index,
-                                   *g.driver.pcie_gen_max, *g.driver.pcie_width_max, g.spec().pcie_gen, g.spec().pcie_width),
-                       fmt::format("GPU {}: the driver reports PCIe {}.0 x{}, the card supports {}.0 x{}", g.index,
-                                   *g.driver.pcie_gen_max, *g.driver.pcie_width_max, g.spec().pcie_gen, g.spec().pcie_width)),
-                     "gpu.inventory"});
-      return;
-    }
+  // NVML may say it outright: the link ran (under load, else at the driver's maximum) below what
+  // the card is rated for.
+  if (const auto link = SlowestLinkBelowRating(facts)) {
+    out.push_back({hint::kPcieGen3, reference::DescribeLinkBelowRating(*link),
+                   link->under_load ? "gpu.host_device_copy" : "gpu.inventory"});
   }
 }
 
@@ -220,7 +219,7 @@ std::vector<TriggeredHint> FindHints(const Report& report, const ReportFacts& fa
                                      const std::vector<ExpectationRow>& rows) {
   std::vector<TriggeredHint> out;
   GpuCountHints(facts, course, out);
-  AllreduceHints(report, rows, out);
+  AllreduceHints(report, facts, rows, out);
   MatmulHints(facts, rows, out);
   PcieHints(facts, course, catalog, rows, out);
   SmokeHints(report, facts, out);

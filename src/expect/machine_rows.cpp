@@ -121,6 +121,7 @@ ExpectationRow P2pRow(const Report& report, const ReportFacts& facts, const Cour
     row.measured = facts.usable_gpu_count() < 2 ? NeedsTwoGpus(facts) : MissingBecause(report, facts, "gpu.p2p");
     return row;
   }
+  row.answered = true;
   int yes = 0;
   for (const auto& a : access) yes += a.value > 0.5 ? 1 : 0;
   const std::string counts = fmt::format("{} из {} пар", yes, access.size());
@@ -156,13 +157,23 @@ ExpectationRow P2pRow(const Report& report, const ReportFacts& facts, const Cour
   return row;
 }
 
+// A row below its reference whose cards' links ran below their rating: the link explains it (the
+// note), the reference stays the rated one.
+void NoteLinkBelowRating(const ReportFacts& facts, ExpectationRow& row) {
+  if (!row.worst || row.worst->ratio >= 1) return;
+  if (const auto link = SlowestLinkBelowRating(facts)) {
+    const Text bound = reference::DescribeLinkBelowRating(*link);
+    row.note = T("упирается в " + bound.ru, "bound by " + bound.en);
+  }
+}
+
 bool SameBand(const std::optional<Band>& a, const std::optional<Band>& b) {
   if (!a || !b) return !a && !b;
   return std::abs(a->low - b->low) < 1e-9 && std::abs(a->high - b->high) < 1e-9;
 }
 
 // The reference column: each kind of link with its pairs, «NVLink NV4: … (GPU 0↔1, 2↔3); без P2P …».
-// Pairs of one kind whose bands differ a little (host paths from each card's own measured copies)
+// Pairs of one kind whose bands differ (host paths over cards rated for different PCIe links)
 // share one entry with the range of their bands.
 Text PerLinkReference(const std::vector<const PairFacts*>& pairs, const ReportFacts& facts) {
   struct Group {
@@ -191,10 +202,8 @@ Text PerLinkReference(const std::vector<const PairFacts*>& pairs, const ReportFa
   for (const Group& g : groups) {
     Text basis = g.expected->basis;
     if (!g.same_basis && g.expected->path == reference::PeerPath::Host && g.range) {
-      basis = T("без P2P через память процессора: не быстрее GPU→CPU и CPU→GPU этих карт, не медленнее их по очереди: " +
-                    BandText(*g.range),
-                "no P2P, through host memory: no faster than these cards' GPU→CPU and CPU→GPU, no slower than the "
-                "two in turn: " + BandText(*g.range));
+      basis = T("без P2P через память процессора по паспортной связи PCIe более медленной карты пары: " + BandText(*g.range),
+                "no P2P, through host memory over the rated PCIe link of each pair's slower card: " + BandText(*g.range));
     }
     const Text where = PairList(g.pairs, facts);
     const std::string sep_ru = out.ru.empty() ? "" : "; ", sep_en = out.en.empty() ? "" : "; ";
@@ -237,6 +246,7 @@ ExpectationRow GpuToGpuRow(const Report& report, const ReportFacts& facts, const
   if (row.readings.empty() && course_gpu) row.band = course_row->course_band;
   const Text missing = facts.usable_gpu_count() < 2 ? NeedsTwoGpus(facts) : MissingBecause(report, facts, "gpu.p2p");
   FinishRow(row, course, missing);
+  NoteLinkBelowRating(facts, row);
   return row;
 }
 
@@ -296,6 +306,7 @@ ExpectationRow AllreduceRow(const Report& report, const ReportFacts& facts, cons
                                              : MissingBecause(report, facts, "interconnect.allreduce");
   if (row.failure && row.readings.empty()) row.measured = *row.failure;
   FinishRow(row, course, missing);
+  NoteLinkBelowRating(facts, row);
   return row;
 }
 

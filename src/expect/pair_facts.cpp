@@ -1,12 +1,11 @@
 // Per-pair facts: which link joins each pair of GPUs and what a copy over it should reach, from
 // what the checks stored (docs/report-schema.md): gpu.inventory's topology matrix ("NV4", "PIX",
-// … per pair, CUDA order), the p2p.{i}-{j}.access measurements of gpu.p2p, and the pinned
-// host copies of gpu.host_device_copy (the host path of pairs without P2P).
+// … per pair, CUDA order) and the p2p.{i}-{j}.access measurements of gpu.p2p. The bands are the
+// links' ratings (reference/peer_link.h); no measured copy moves them.
 #include <utility>
 
 #include <fmt/format.h>
 
-#include "core/measurement_key.h"
 #include "expect/report_facts.h"
 
 namespace labcheck::expect {
@@ -32,13 +31,10 @@ std::optional<reference::PeerLink> TopologyCell(const json* matrix, int i, int j
   return reference::ParseTopologyCell(row[j].get<std::string>());
 }
 
-reference::PeerCard Card(const Report& report, const GpuFacts& g) {
+// The card as rated: its catalog (or derived) spec; the copies measured never set a reference.
+reference::PeerCard Card(const GpuFacts& g) {
   reference::PeerCard card;
   card.spec = &g.spec();
-  card.pcie_gen = g.driver.pcie_gen_max;
-  card.pcie_width = g.driver.pcie_width_max;
-  card.h2d_gbps = MeasuredValue(report, measurement_key::Format(g.index, "h2d_pinned_gbps"));
-  card.d2h_gbps = MeasuredValue(report, measurement_key::Format(g.index, "d2h_pinned_gbps"));
   return card;
 }
 
@@ -48,7 +44,7 @@ void ReadPairFacts(const Report& report, const reference::GpuCatalog& catalog, R
   const json* matrix = TopologyMatrix(report);
   const size_t n = facts.gpus.size();
   std::vector<reference::PeerCard> cards;
-  for (const GpuFacts& g : facts.gpus) cards.push_back(Card(report, g));
+  for (const GpuFacts& g : facts.gpus) cards.push_back(Card(g));
   // For the ring, each pair at the best the path NCCL can take allows (its band's high edge): a
   // pair without P2P goes through host memory even where NVLink joins it. Unknown: no bound.
   std::vector<std::vector<double>> ring_gbps(n, std::vector<double>(n, -1));

@@ -49,6 +49,7 @@ ReportSection RecommendationsSection(const Analysis& a, const CourseReference& c
                            "with the key figures and the date, erasing nothing."));
   s.data["training_time_factor"] = a.training.ToJson();
   s.data["communication_time_factor"] = a.communication.ToJson();
+  AddBriefRecommendations(a, s);
   return s;
 }
 

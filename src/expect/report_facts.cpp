@@ -72,6 +72,23 @@ void ReadClockReasons(const Report& report, std::vector<GpuFacts>& gpus) {
   }
 }
 
+// gpu.host_device_copy's data.gpus[].h2d_pinned.nvml: the link NVML read while the copy ran.
+void ReadLinksUnderLoad(const Report& report, std::vector<GpuFacts>& gpus) {
+  const CheckResult* copies = FindCheck(report, "gpu.host_device_copy");
+  if (copies == nullptr || !copies->data.contains("gpus") || !copies->data["gpus"].is_array()) return;
+  for (const json& g : copies->data["gpus"]) {
+    if (!g.is_object() || !g.contains("h2d_pinned") || !g["h2d_pinned"].is_object()) continue;
+    const json nvml = g["h2d_pinned"].value("nvml", json::object());
+    if (!nvml.is_object() || nvml.value("samples", 0) <= 0) continue;
+    const int index = Optional<int>(g, "index").value_or(-1);
+    for (auto& facts : gpus) {
+      if (facts.index != index) continue;
+      facts.pcie_gen_under_load = Optional<int>(nvml, "pcie_gen_under_load");
+      facts.pcie_width_under_load = Optional<int>(nvml, "pcie_width_under_load");
+    }
+  }
+}
+
 // env.python's torch_cuda: a bool (available), an object {available, device_count}, or the CUDA
 // version string of the torch build (null = CPU-only build). Accept all three.
 void ReadTorchCuda(const Report& report, ReportFacts& facts) {
@@ -143,11 +160,30 @@ ReportFacts ReadFacts(const Report& report, const reference::GpuCatalog& catalog
     if (g.catalog_spec == nullptr) g.derived_spec = reference::DeriveSpec(g.driver, catalog);
   }
   ReadClockReasons(report, facts.gpus);
+  ReadLinksUnderLoad(report, facts.gpus);
   ReadPairFacts(report, catalog, facts);
 
   if (auto count = MeasuredValue(report, "gpu.count")) facts.torch_gpu_count = static_cast<int>(*count);
   ReadTorchCuda(report, facts);
   return facts;
+}
+
+std::optional<reference::RanLink> SlowestLinkBelowRating(const ReportFacts& facts) {
+  std::vector<reference::RanLink> links;
+  for (const GpuFacts& g : facts.gpus) {
+    if (g.derived()) continue;  // an unknown card's "rating" is the driver's own maximum
+    reference::RanLink link{g.index, 0, 0, false, g.spec().pcie_gen, g.spec().pcie_width};
+    if (g.pcie_gen_under_load && g.pcie_width_under_load) {
+      link.gen = *g.pcie_gen_under_load;
+      link.width = *g.pcie_width_under_load;
+      link.under_load = true;
+    } else if (g.driver.pcie_gen_max && g.driver.pcie_width_max) {
+      link.gen = *g.driver.pcie_gen_max;
+      link.width = *g.driver.pcie_width_max;
+    }
+    links.push_back(link);
+  }
+  return reference::SlowestBelowRating(links);
 }
 
 }  // namespace labcheck::expect

@@ -10,6 +10,7 @@
 #include "report/saved_report_json.h"  // DataFlag, DataString
 #include "reference/derived_spec.h"
 #include "reference/gpu_catalog.h"
+#include "reference/pcie_link.h"
 #include "reference/peer_link.h"
 #include "report/report.h"
 
@@ -19,6 +20,8 @@ struct GpuFacts {
   int index = 0;
   reference::DriverFacts driver;
   std::vector<std::string> clock_event_reasons;  // read during the matmul (gpu.matmul data)
+  // The PCIe link NVML read while the pinned CPU→GPU copy ran (gpu.host_device_copy data).
+  std::optional<int> pcie_gen_under_load, pcie_width_under_load;
   const reference::GpuSpec* catalog_spec = nullptr;  // null: not in the catalog
   reference::GpuSpec derived_spec;                   // used when catalog_spec is null
 
@@ -76,6 +79,11 @@ std::optional<double> MeasuredValue(const Report& report, std::string_view key);
 bool AllreduceWrongSum(const Report& report);
 
 ReportFacts ReadFacts(const Report& report, const reference::GpuCatalog& catalog);
+
+// The card whose PCIe link ran furthest below what the card is rated for (under load when NVML
+// sampled it, else the driver's maximum for card and slot); nullopt when every link is as rated.
+// What explains a slow copy or all-reduce; it never moves a reference.
+std::optional<reference::RanLink> SlowestLinkBelowRating(const ReportFacts& facts);
 
 // Fills facts.pairs, topology_known and ring from gpu.inventory's topology, the p2p.{i}-{j}.access
 // measurements and the pinned host copies (pair_facts.cpp); ReadFacts calls it.

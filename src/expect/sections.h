@@ -26,6 +26,9 @@ ReportSection ExpectationsSection(const Analysis& analysis, const CourseReferenc
                                   const reference::GpuCatalog& catalog);
 ReportSection RecommendationsSection(const Analysis& analysis, const CourseReference& course);
 ReportSection SendToAuthorsSection(const Report& report, const Analysis& analysis);
+// The terminal's brief forms of the two sections (expectations_brief.cpp).
+void AddBriefExpectations(const Analysis& analysis, ReportSection& expectations);
+void AddBriefRecommendations(const Analysis& analysis, ReportSection& recommendations);
 
 // "4× NVIDIA GeForce RTX 4080 32 GB (modified)", "2× A + 1× B", or «нет GPU».
 Text GpuSummary(const ReportFacts& facts);

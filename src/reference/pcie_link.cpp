@@ -1,5 +1,7 @@
 #include "reference/pcie_link.h"
 
+#include <fmt/format.h>
+
 namespace labcheck::reference {
 
 // PCI-SIG, PCI Express Base Specification 3.0–6.0 (https://pcisig.com/specifications): GT/s per
@@ -16,6 +18,29 @@ double PcieLimitGbps(int generation, int width) {
     default: return 0;
   }
   return width > 0 ? per_lane_gbps * width : 0;
+}
+
+bool BelowRating(const RanLink& link) {
+  if (link.gen <= 0 || link.width <= 0 || link.rated_gen <= 0 || link.rated_width <= 0) return false;
+  return link.gen < link.rated_gen || link.width < link.rated_width;
+}
+
+std::optional<RanLink> SlowestBelowRating(const std::vector<RanLink>& links) {
+  std::optional<RanLink> slowest;
+  for (const RanLink& l : links) {
+    if (!BelowRating(l)) continue;
+    if (!slowest || PcieLimitGbps(l.gen, l.width) < PcieLimitGbps(slowest->gen, slowest->width)) slowest = l;
+  }
+  return slowest;
+}
+
+Text DescribeLinkBelowRating(const RanLink& link) {
+  const char* how_ru = link.under_load ? "под нагрузкой" : "по данным драйвера";
+  const char* how_en = link.under_load ? "under load" : "as the driver reports it";
+  return T(fmt::format("канал GPU {}: PCIe {}.0 x{} {}, карта рассчитана на {}.0 x{} (райзер, слот или BIOS)", link.gpu,
+                       link.gen, link.width, how_ru, link.rated_gen, link.rated_width),
+           fmt::format("GPU {}'s link: PCIe {}.0 x{} {}, the card is rated {}.0 x{} (riser, slot or BIOS)", link.gpu,
+                       link.gen, link.width, how_en, link.rated_gen, link.rated_width));
 }
 
 }  // namespace labcheck::reference

@@ -29,8 +29,8 @@ std::string Percent(double share) { return fmt::format("{:.0f}", share * 100); }
 
 // The slower of the two cards' PCIe links.
 std::optional<PcieLink> SlowerLink(const PeerCard& a, const PeerCard& b, const GpuCatalog& catalog) {
-  auto gen = [](const PeerCard& c) { return c.pcie_gen ? *c.pcie_gen : c.spec ? c.spec->pcie_gen : 0; };
-  auto width = [](const PeerCard& c) { return c.pcie_width ? *c.pcie_width : c.spec ? c.spec->pcie_width : 0; };
+  auto gen = [](const PeerCard& c) { return c.spec ? c.spec->pcie_gen : 0; };
+  auto width = [](const PeerCard& c) { return c.spec ? c.spec->pcie_width : 0; };
   const int ga = gen(a), gb = gen(b), wa = width(a), wb = width(b);
   if (ga <= 0 || gb <= 0 || wa <= 0 || wb <= 0) return std::nullopt;
   // The link with the lower limit; a gen and a width from different cards would be neither's.
@@ -130,21 +130,12 @@ PeerExpectation ThroughHost(const PeerCard& src, const PeerCard& dst, const GpuC
   PeerExpectation e;
   e.path = PeerPath::Host;
   e.link = T("без P2P, через память процессора", "no P2P, through host memory");
-  std::optional<double> host;
-  if (src.d2h_gbps) host = *src.d2h_gbps;
-  if (dst.h2d_gbps) host = host ? std::min(*host, *dst.h2d_gbps) : *dst.h2d_gbps;
-  if (host) {
-    e.band = Band{*host / 2, *host};
-    e.basis = T(fmt::format("без P2P через память процессора: не быстрее GPU→CPU и CPU→GPU этих карт ({}), не медленнее "
-                            "их по очереди: {}", Gbps(*host), Range(*e.band)),
-                fmt::format("no P2P, through host memory: no faster than these cards' GPU→CPU and CPU→GPU ({}), no "
-                            "slower than the two in turn: {}", Gbps(*host), Range(*e.band)));
-    return e;
-  }
   if (const std::optional<PcieLink> pcie = SlowerLink(src, dst, catalog)) {
     e.band = Band{pcie->practice_gbps.low / 2, pcie->practice_gbps.high};
-    e.basis = T(fmt::format("без P2P через память процессора по PCIe {}.0 x{}: {}", pcie->gen, pcie->width, Range(*e.band)),
-                fmt::format("no P2P, through host memory over PCIe {}.0 x{}: {}", pcie->gen, pcie->width, Range(*e.band)));
+    e.basis = T(fmt::format("без P2P через память процессора по PCIe {}.0 x{} (паспорт более медленной карты): {}", pcie->gen,
+                            pcie->width, Range(*e.band)),
+                fmt::format("no P2P, through host memory over PCIe {}.0 x{} (the slower card's rating): {}", pcie->gen,
+                            pcie->width, Range(*e.band)));
     return e;
   }
   e.basis = T("без P2P через память процессора; связь PCIe неизвестна", "no P2P, through host memory; PCIe link unknown");

@@ -7,9 +7,13 @@
 //   "nvlink"), realistic at the catalog's NVLink copy share of it.
 // - PCIe pair with P2P: the practice band of the slower card's PCIe link (data/gpus.json "pcie").
 // - Pair without P2P: the driver stages the copy through host memory, a device→host copy on one
-//   card's link and a host→device copy on the other's. At best the two overlap (the slower of the
-//   measured pinned GPU→CPU of the source and CPU→GPU of the destination), at worst they run one
-//   after the other (half of that). Without those measurements the PCIe practice band stands in.
+//   card's link and a host→device copy on the other's. At best the two overlap (the practice band
+//   of the slower card's link), at worst they run one after the other (half of its low edge).
+//
+// Every band comes from what the hardware is rated for (the catalog's PCIe generation and width
+// of the card itself, its NVLinks), never from a measurement: a card on a slow riser must not
+// lower the reference it is judged against (issue 38). A measured link explains a deviation in
+// the caller's hint instead.
 #pragma once
 #include <optional>
 #include <string>
@@ -25,9 +29,9 @@ enum class PeerPath { NvLink, Pcie, Host };
 
 // One card of a pair, as the report knows it.
 struct PeerCard {
-  const GpuSpec* spec = nullptr;          // catalog or derived spec; null when unknown
-  std::optional<int> pcie_gen, pcie_width;  // the driver's maximum for card and slot, else the spec's
-  std::optional<double> h2d_gbps, d2h_gbps;  // measured pinned copies (gpu.host_device_copy)
+  // Catalog spec, or one derived from the driver for an unknown card; null when unknown. Its PCIe
+  // generation and width are the card's own, not the slot's or the riser's trained link.
+  const GpuSpec* spec = nullptr;
 };
 
 // What joins the pair.

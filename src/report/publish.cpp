@@ -61,7 +61,8 @@ int PublishReport(Report& report, const PublishOptions& options) {
 
   if (options.json_stdout || !written) std::fwrite(json_text.data(), 1, json_text.size(), stdout);
   if (!options.json_stdout) {
-    std::cout << Anonymize(ReportToTerminal(report, TerminalStyle::ForStream(STDOUT_FILENO)), who);
+    const TerminalStyle style = TerminalStyle::ForStream(STDOUT_FILENO);
+    std::cout << Anonymize(options.brief_terminal ? ReportToTerminalBrief(report, style) : ReportToTerminal(report, style), who);
     if (written) {
       std::cout << (ru ? "Отчёт: " : "Report: ") << Anonymize(options.markdown_path, who) << ", "
                 << Anonymize(json_path, who);

@@ -27,6 +27,9 @@ struct PublishOptions {
   bool with_html = false;
   std::string html_path;
   bool json_stdout = false;  // stdout gets the JSON instead of the terminal view
+  // The terminal's brief view (ReportToTerminalBrief) instead of everything: the default command
+  // without --verbose.
+  bool brief_terminal = false;
   bool json_file_only = false;  // no Markdown, HTML or charts: the JSON file alone
 };
 

@@ -22,6 +22,11 @@ struct ReportSection {
   std::vector<Text> paragraphs;  // Markdown-safe prose, rendered before the tables
   std::vector<Table> tables;
   nlohmann::json data = nlohmann::json::object();
+  // The short form the terminal prints without --verbose (ReportToTerminalBrief): lines and tables
+  // made for a screen. A section that leaves both empty stays in the files and under --verbose.
+  // Not in the JSON or Markdown: they carry the full section.
+  std::vector<Text> brief_lines;
+  std::vector<Table> brief_tables;
 };
 
 struct RunMeta {

@@ -28,6 +28,26 @@ Table StatusTable(const Report& report) {
   return t;
 }
 
+Table BriefStatusTable(const Report& report) {
+  Table t;
+  t.title = T("Итог проверок", "Checks");
+  t.columns = {T("Проверка", "Check"), T("Статус", "Status"), T("Результат", "Result")};
+  const auto& checks = report.checks;
+  for (size_t i = 0; i < checks.size();) {
+    const CheckResult& c = checks[i];
+    const Text result = c.summary.empty() ? c.reason : c.summary;
+    size_t run = 1;  // checks from i on with the same outcome and result, when skipped
+    while (c.outcome == Outcome::Skip && i + run < checks.size() && checks[i + run].outcome == Outcome::Skip &&
+           checks[i + run].summary.empty() && checks[i + run].reason.en == c.reason.en && c.summary.empty())
+      ++run;
+    Text title = c.title;
+    if (run > 1) title = T(fmt::format("{} и ещё {}", c.title.ru, run - 1), fmt::format("{} and {} more", c.title.en, run - 1));
+    t.AddRow({title, Text(OutcomeLabel(c.outcome, Lang::Ru), OutcomeLabel(c.outcome, Lang::En)), result});
+    i += run;
+  }
+  return t;
+}
+
 Table MeasurementTable(const CheckResult& check) {
   Table t;
   if (check.measurements.empty()) return t;

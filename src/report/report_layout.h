@@ -13,6 +13,9 @@ const std::vector<std::string>& SectionOrder();
 bool IsLeadingSection(const std::string& section_id);
 // The summary table: section, check, status, time, one-line result.
 Table StatusTable(const Report& report);
+// The terminal's short summary: check, status, its one-line result. Checks in a row that were
+// skipped for the same reason (no NVIDIA driver: every GPU check) share one line.
+Table BriefStatusTable(const Report& report);
 // A check's measurements as a table: figure, value (with the trust word), reference, how counted,
 // spread. Empty when none.
 Table MeasurementTable(const CheckResult& check);

@@ -58,23 +58,51 @@ void StderrProgress::Update(double fraction, const std::string& what) {
   if (live_) Redraw();
 }
 
-void StderrProgress::End(const CheckResult& result) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  active_ = false;
-  if (live_) std::fputs("\r\x1b[K", stderr);
+std::string StderrProgress::FinishedLine(const CheckResult& result, int first_index, const std::string& title, double seconds,
+                                         int& rows) const {
   const std::string status = OutcomeName(result.outcome);
   const std::string colored =
       color_ ? fmt::format("{}{}\x1b[0m", OutcomeColor(result.outcome), status) : status;
-  std::string line = fmt::format("[{}/{}] {} {} {:.1f} s", index_, total_,
-                                 PadRight(colored, 7 + (color_ ? 9 : 0)), title_, result.duration_s);
+  const std::string where = first_index == index_ ? fmt::format("{}", index_) : fmt::format("{}–{}", first_index, index_);
+  std::string line = fmt::format("[{}/{}] {} {} {:.1f} s", where, total_, PadRight(colored, 7 + (color_ ? 9 : 0)), title, seconds);
   const std::string& summary = result.summary.In(lang_);
   if (!summary.empty()) line += " — " + summary;
+  rows = 1;
   if (live_) {
     // On a terminal the line stays on screen: it wraps within the screen's width, indented.
     const auto lines = WrapToWidth(line, TerminalWidth(STDERR_FILENO) - 4);
     line.clear();
     for (size_t i = 0; i < lines.size(); ++i) line += (i == 0 ? "" : "\n    ") + lines[i];
+    rows = static_cast<int>(lines.size());
   }
+  return line;
+}
+
+void StderrProgress::End(const CheckResult& result) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  active_ = false;
+  if (live_) std::fputs("\r\x1b[K", stderr);
+  const bool skipped = result.outcome == Outcome::Skip && result.summary.empty();
+  const std::string reason = result.reason.In(lang_);
+  int rows = 1;
+  std::string line;
+  if (live_ && skipped && skip_count_ > 0 && reason == skip_reason_) {
+    // One more skipped for the same reason: the run's line is rewritten (cursor up, clear below).
+    ++skip_count_;
+    skip_seconds_ += result.duration_s;
+    std::fprintf(stderr, "\x1b[%dA\r\x1b[J", skip_rows_);
+    const std::string title = lang_ == Lang::Ru ? fmt::format("{} и ещё {}", skip_title_, skip_count_ - 1)
+                                                : fmt::format("{} and {} more", skip_title_, skip_count_ - 1);
+    line = FinishedLine(result, skip_first_, title, skip_seconds_, rows);
+  } else {
+    line = FinishedLine(result, index_, title_, result.duration_s, rows);
+    skip_count_ = skipped ? 1 : 0;
+    skip_reason_ = reason;
+    skip_first_ = index_;
+    skip_title_ = title_;
+    skip_seconds_ = result.duration_s;
+  }
+  skip_rows_ = rows;
   std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);
 }

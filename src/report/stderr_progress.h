@@ -1,5 +1,7 @@
 // Progress on stderr while checks run. On a terminal: one live line (which check, how far,
-// elapsed) redrawn in place and erased when done. Elsewhere: a plain line per finished check.
+// elapsed) redrawn in place and erased when done; checks in a row skipped for the same reason
+// share one finished line ("[5–11/23] SKIP GPUs and driver and 6 more"), rewritten in place.
+// Elsewhere: a plain line per finished check.
 #pragma once
 #include <atomic>
 #include <cstdio>
@@ -24,6 +26,9 @@ class StderrProgress : public ProgressSink {
  private:
   void Redraw();
   void Ticker();
+  // The finished line of a check, wrapped to the screen on a terminal; `rows`: screen lines used.
+  std::string FinishedLine(const CheckResult& result, int first_index, const std::string& title, double seconds,
+                           int& rows) const;
 
   Lang lang_;
   bool live_;
@@ -35,6 +40,12 @@ class StderrProgress : public ProgressSink {
   int index_ = 0, total_ = 0;
   double started_ = 0;
   bool active_ = false;
+  // The run of skipped checks the last finished line stands for (live only): its reason, its
+  // first index and title, how many, their time, and the screen lines it took.
+  std::string skip_reason_;
+  int skip_first_ = 0, skip_count_ = 0, skip_rows_ = 0;
+  std::string skip_title_;
+  double skip_seconds_ = 0;
   std::atomic<bool> stop_{false};
   std::thread ticker_;
 };

@@ -63,9 +63,9 @@ size_t LongestWord(const std::string& text) {
   return longest;
 }
 
-// Lines of `text` wrapped to `width`, each prefixed: `first` on the first line, `rest` after.
-// Without a width limit the text goes out as it is, after `first`.
-std::string Wrapped(const std::string& text, size_t width, const std::string& first, const std::string& rest) {
+}  // namespace
+
+std::string WrapWithPrefix(const std::string& text, size_t width, const std::string& first, const std::string& rest) {
   if (width == 0) return first + text + "\n";
   std::string out;
   const size_t room = std::max<size_t>(width - std::max(DisplayWidth(first), DisplayWidth(rest)), 10);
@@ -76,6 +76,8 @@ std::string Wrapped(const std::string& text, size_t width, const std::string& fi
   }
   return out;
 }
+
+namespace {
 
 // Which columns stand in the grid and how wide each is, for a screen of `width` columns.
 struct ColumnLayout {
@@ -161,7 +163,7 @@ std::string RenderRow(const std::vector<std::string>& row, const std::vector<std
   for (size_t i = layout.shown; i < row.size(); ++i) {
     if (row[i].empty() || row[i] == "—") continue;
     const std::string label = header[i] + ": ";
-    out += Wrapped(label + row[i], style.width, std::string(kIndent + 2, ' '), std::string(kIndent + 4, ' '));
+    out += WrapWithPrefix(label + row[i], style.width, std::string(kIndent + 2, ' '), std::string(kIndent + 4, ' '));
   }
   return out;
 }
@@ -217,8 +219,24 @@ std::string TableToTerminal(const Table& table, Lang lang, const TerminalStyle& 
   }
   out += rule + "\n";
   for (size_t r = 1; r < cells.size(); ++r) out += RenderRow(cells[r], cells[0], layout, false, style);
-  for (const auto& note : table.notes) out += Wrapped(note.In(lang), style.width, "  ", "  ");
+  for (const auto& note : table.notes) out += WrapWithPrefix(note.In(lang), style.width, "  ", "  ");
   return out + "\n";
+}
+
+std::string WarnAndFailBlocks(const Report& report, const TerminalStyle& style) {
+  const Lang lang = report.lang;
+  std::string out;
+  for (const auto& c : report.checks) {
+    if (c.outcome != Outcome::Fail && c.outcome != Outcome::Warn) continue;
+    const std::string status = OutcomeName(c.outcome);
+    const std::string why = c.reason.In(lang).empty() ? c.summary.In(lang) : c.reason.In(lang);
+    std::string block = WrapWithPrefix(status + " " + c.title.In(lang) + ": " + why, style.width, "", "  ");
+    // The block starts with the status word; only that word gets the colour.
+    if (block.compare(0, status.size(), status) == 0) block.replace(0, status.size(), Colorize(status, style));
+    out += block;
+    if (!c.hint.empty()) out += WrapWithPrefix(c.hint.In(lang), style.width, "  → ", "    ");
+  }
+  return out;
 }
 
 std::string ReportToTerminal(const Report& report, const TerminalStyle& style) {
@@ -233,7 +251,7 @@ std::string ReportToTerminal(const Report& report, const TerminalStyle& style) {
   for (const auto& s : report.sections) {
     if (!IsLeadingSection(s.id)) continue;
     out += heading(s.title.In(lang));
-    for (const auto& p : s.paragraphs) out += Wrapped(p.In(lang), width, "  ", "  ");
+    for (const auto& p : s.paragraphs) out += WrapWithPrefix(p.In(lang), width, "  ", "  ");
     for (Table t : s.tables) {
       // A table named like its section would repeat the heading just printed.
       if (t.title.In(lang) == s.title.In(lang)) t.title = Text();
@@ -251,21 +269,12 @@ std::string ReportToTerminal(const Report& report, const TerminalStyle& style) {
     if (!figures.rows.empty()) out += TableToTerminal(figures, lang, style);
     for (const auto& t : c.tables) out += TableToTerminal(t, lang, style);
   }
-  for (const auto& c : report.checks) {
-    if (c.outcome != Outcome::Fail && c.outcome != Outcome::Warn) continue;
-    const std::string status = OutcomeName(c.outcome);
-    const std::string why = c.reason.In(lang).empty() ? c.summary.In(lang) : c.reason.In(lang);
-    std::string block = Wrapped(status + " " + c.title.In(lang) + ": " + why, width, "", "  ");
-    // The block starts with the status word; only that word gets the colour.
-    if (block.compare(0, status.size(), status) == 0) block.replace(0, status.size(), Colorize(status, style));
-    out += block;
-    if (!c.hint.empty()) out += Wrapped(c.hint.In(lang), width, "  → ", "    ");
-  }
+  out += WarnAndFailBlocks(report, style);
   for (const auto& s : report.sections) {
     if (IsLeadingSection(s.id)) continue;
     out += '\n';
     out += heading(s.title.In(lang));
-    for (const auto& p : s.paragraphs) out += Wrapped(p.In(lang), width, "  ", "  ");
+    for (const auto& p : s.paragraphs) out += WrapWithPrefix(p.In(lang), width, "  ", "  ");
     for (const auto& t : s.tables) out += TableToTerminal(t, lang, style);
   }
   return out;

@@ -1,5 +1,6 @@
-// What the terminal shows after the checks: the status table, each check's figures and tables,
-// the expectations table and the recommendations. Colour only where TerminalStyle allows it; lines
+// What the terminal shows after the checks: by default a brief view (the status table, the
+// sections' brief forms, the WARN/FAIL hints); with --verbose the status table, each check's
+// figures and tables, the expectations table and the recommendations. Colour only where TerminalStyle allows it; lines
 // never wider than TerminalStyle::width (long cells wrap inside their column, and when the columns
 // cannot all fit, the rightmost ones fold into indented lines under their row).
 #pragma once
@@ -32,6 +33,16 @@ struct TerminalStyle {
 };
 
 std::string TableToTerminal(const Table& table, Lang lang, const TerminalStyle& style);
+// Everything: the status table, every check's figures and tables, every section (--verbose).
 std::string ReportToTerminal(const Report& report, const TerminalStyle& style);
+// What a screen needs by default (terminal_brief.cpp): the status table with one figure per check,
+// each section's brief lines and tables, and each WARN/FAIL with its hint. The rest is in the files.
+std::string ReportToTerminalBrief(const Report& report, const TerminalStyle& style);
+
+// Lines of `text` wrapped at spaces to `width`, each prefixed: `first` on the first line, `rest`
+// after. Without a width limit the text goes out as it is, after `first`.
+std::string WrapWithPrefix(const std::string& text, size_t width, const std::string& first, const std::string& rest);
+// «WARN <check>: <reason>» and «→ <hint>» for each check that warned or failed, in report order.
+std::string WarnAndFailBlocks(const Report& report, const TerminalStyle& style);
 
 }  // namespace labcheck

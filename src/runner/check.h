@@ -47,8 +47,8 @@ class CheckContext {
 
   const RunOptions& options() const { return options_; }
   // Results of the checks that ran before this one (in registry order); nullptr if `id` did not
-  // run. Throws std::logic_error for an id the check does not declare in Check::reads (its own
-  // id is allowed, and gives nullptr).
+  // run. Throws std::logic_error for an id the check does not declare in Check::reads, its own
+  // included.
   const CheckResult* Earlier(const std::string& id) const;
   const CancelToken& cancel() const { return cancel_; }
   bool cancelled() const { return cancel_.cancelled(); }

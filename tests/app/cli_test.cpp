@@ -71,6 +71,27 @@ TEST_F(Cli, OnlyRunsTheNamedChecksAndSaysSo) {
   EXPECT_NE(md->find("- Mode: full check, --only env.system,cpu.mem*"), std::string::npos);
 }
 
+// The terminal's brief view leaves each check's own tables to the report; --verbose (-v) prints
+// them as the terminal did before the brief view, and the files are the same either way.
+TEST_F(Cli, VerbosePrintsEveryTableTheBriefViewLeavesOut) {
+  const std::vector<std::string> args = {"--only", "cpu.memory_bandwidth", "--quick", "--lang", "en", "--python", "/bin/false"};
+  ChildOutcome brief = Run(args);
+  ASSERT_EQ(brief.exit_code, 0) << brief.Describe() << brief.err;
+  auto brief_md = ReadFile(dir_ + "/journal/lab-report.md");
+  std::vector<std::string> verbose_args = args;
+  verbose_args.push_back("-v");
+  ChildOutcome verbose = Run(verbose_args);
+  ASSERT_EQ(verbose.exit_code, 0) << verbose.Describe() << verbose.err;
+  auto verbose_md = ReadFile(dir_ + "/journal/lab-report.md");
+  // "Figure" heads a check's measurement table (report_layout.h), printed only under --verbose.
+  EXPECT_EQ(brief.out.find("Figure"), std::string::npos) << brief.out;
+  EXPECT_NE(verbose.out.find("Figure"), std::string::npos) << verbose.out;
+  EXPECT_NE(brief.out.find("Checks"), std::string::npos) << brief.out;
+  EXPECT_NE(brief.out.find("--verbose"), std::string::npos) << brief.out;
+  ASSERT_TRUE(brief_md.ok() && verbose_md.ok());
+  EXPECT_EQ(brief_md->find("Figure") != std::string::npos, verbose_md->find("Figure") != std::string::npos);
+}
+
 TEST_F(Cli, OnlyWithAPatternThatMatchesNothingIsAUsageError) {
   ChildOutcome o = Run({"--only", "gpu.helth"});
   EXPECT_EQ(o.exit_code, 2);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <sstream>
 #include <thread>
@@ -45,10 +46,10 @@ class TmuxTerminal : public ::testing::TestWithParam<int> {
     return RunChild(spec, CancelToken::Never());
   }
   // Runs `args` (lab_check's arguments, shell-quoted) in a pane of `width` columns and returns
-  // the whole screen once it has ended.
-  std::string ScreenOf(const std::string& args, int width) {
-    const std::string command = std::string("cd '") + dir_ + "' && '" + LAB_CHECK_BINARY + "' " + args +
-                                "; echo LAB_CHECK_DONE; sleep 600";
+  // the whole screen once it has ended. `env`: assignments put before the command.
+  std::string ScreenOf(const std::string& args, int width, const std::string& env = "") {
+    const std::string command = std::string("cd '") + dir_ + "' && " + (env.empty() ? "" : "env " + env + " ") + "'" +
+                                LAB_CHECK_BINARY + "' " + args + "; echo LAB_CHECK_DONE; sleep 600";
     ChildOutcome started = Tmux({"new-session", "-d", "-s", "lab", "-x", std::to_string(width), "-y", "50", command});
     EXPECT_TRUE(started.exited_ok()) << started.Describe() << started.err;
     std::string screen;
@@ -74,6 +75,12 @@ class TmuxTerminal : public ::testing::TestWithParam<int> {
     }
     return widest;
   }
+  // The lines the run printed: everything on the screen before our end marker.
+  static size_t LinesPrinted(const std::string& screen) {
+    const size_t done = screen.find("LAB_CHECK_DONE");
+    const std::string printed = screen.substr(0, done == std::string::npos ? screen.size() : done);
+    return static_cast<size_t>(std::count(printed.begin(), printed.end(), '\n'));
+  }
   std::string dir_, socket_;
 };
 
@@ -88,6 +95,36 @@ TEST_P(TmuxTerminal, NoLineWiderThanThePane) {
   }
 }
 
+// Issue 38's budget: a GPU-less --quick (stages 0–3 of the course) gives the verdict on one screen
+// and a bit, not 312 lines: ≤ 70 at 80 columns (and so at 120). --verbose still prints every table.
+TEST_P(TmuxTerminal, GpuLessQuickFitsItsLineBudget) {
+  const int width = GetParam();
+  const std::string screen = ScreenOf("--quick --lang en --python /bin/false", width, "LD_LIBRARY_PATH=/nonexistent");
+  ASSERT_NE(screen.find("Checks"), std::string::npos) << screen;
+  EXPECT_LE(LinesPrinted(screen), 70u) << screen;
+  EXPECT_NE(screen.find("The GPU rows need a GPU"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("Report: "), std::string::npos) << screen;
+  // The checks' own tables are the report's (and --verbose's), not the default terminal's.
+  EXPECT_EQ(screen.find("Figure"), std::string::npos) << screen;
+}
+
+// The full check on the simulated course machine: ≤ 120 lines at 120 columns. Its unpaced profile
+// (the same figures without real-time pacing) keeps the test short. Needs the simulated libraries
+// (built with the sim tests); without them there is nothing to count.
+TEST_P(TmuxTerminal, SimulatedCourseMachineFitsItsLineBudget) {
+  const int width = GetParam();
+  if (width < 120) GTEST_SKIP() << "the budget is for 120 columns";
+  const std::string sim = std::string(LAB_CHECK_BINARY).substr(0, std::string(LAB_CHECK_BINARY).rfind('/')) + "/sim-nvidia";
+  if (access((sim + "/libcuda.so.1").c_str(), R_OK) != 0) GTEST_SKIP() << "no simulated driver in " << sim;
+  const std::string machine = std::string(LAB_CHECK_SOURCE_DIR) + "/tests/sim/machines/course-4x4080-unpaced.json";
+  const std::string screen = ScreenOf("--lang en --python /bin/false", width,
+                                      "-u CUDA_VISIBLE_DEVICES LD_LIBRARY_PATH='" + sim + "' LABCHECK_SIM_MACHINE='" + machine + "'");
+  ASSERT_NE(screen.find("Expected → measured"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("all-reduce, bus bandwidth"), std::string::npos) << screen;
+  EXPECT_LE(LinesPrinted(screen), 120u) << screen;
+  WidestLine(screen, width);
+}
+
 // A calculator's prose (what it applied, what it assumed) is wrapped to the pane as well: Llama 4's
 // notes run to several hundred characters.
 TEST_P(TmuxTerminal, CalculatorNotesFitThePane) {
@@ -97,6 +134,17 @@ TEST_P(TmuxTerminal, CalculatorNotesFitThePane) {
   ASSERT_NE(screen.find("Assumptions:"), std::string::npos) << screen;
   ASSERT_NE(screen.find("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1"), std::string::npos) << screen;
   WidestLine(screen, width);
+}
+
+// serve's prose (the source URL, the assumptions, the vLLM profile line) wraps at spaces within
+// the pane, and the vLLM command keeps its indent on the lines it wraps to.
+TEST_P(TmuxTerminal, ServeProseWrapsAtSpaces) {
+  const int width = GetParam();
+  const std::string screen = ScreenOf("serve llama-3.1-8b --lang en", width);
+  ASSERT_NE(screen.find("Assumptions:"), std::string::npos) << screen;
+  WidestLine(screen, width);
+  EXPECT_NE(screen.find("\n  vllm serve meta-llama/Llama-3.1-8B"), std::string::npos) << screen;
+  if (width < 100) EXPECT_NE(screen.find("\n    --"), std::string::npos) << screen;
 }
 
 INSTANTIATE_TEST_SUITE_P(Widths, TmuxTerminal, ::testing::Values(80, 120));

@@ -95,6 +95,25 @@ TEST(Sections, CpuOnlyReportSaysWhyBothFactorsAreMissing) {
   EXPECT_NE(send.data["summary"]["en"].get<std::string>().find("GPU: no GPU"), std::string::npos);
 }
 
+// The terminal's brief forms: the measured rows only, and without a GPU one line saying so.
+TEST(Sections, BriefFormsShowWhatWasMeasured) {
+  Report course = testing::CourseMachineReport();
+  AddExpectationSections(course);
+  const ReportSection& rows = Section(course, "expectations");
+  ASSERT_EQ(rows.brief_tables.size(), 1u);
+  EXPECT_TRUE(AnyCellContains(rows.brief_tables[0], "W = 10")) << "the all-reduce row";
+  for (const auto& row : rows.brief_tables[0].rows) EXPECT_NE(row[2].en, "—") << row[0].en;
+  EXPECT_EQ(Section(course, "recommendations").brief_lines.size(), 2u);
+
+  Report cpu = testing::CpuOnlyReport();
+  AddExpectationSections(cpu);
+  const ReportSection& none = Section(cpu, "expectations");
+  EXPECT_TRUE(none.brief_tables.empty());
+  ASSERT_FALSE(none.brief_lines.empty());
+  EXPECT_EQ(none.brief_lines[0].en.rfind("The GPU rows need a GPU", 0), 0u) << none.brief_lines[0].en;
+  EXPECT_NE(Section(cpu, "recommendations").brief_lines[0].en.find("Training time: none"), std::string::npos);
+}
+
 TEST(Sections, AnEmptyOrInterruptedReportDoesNotThrow) {
   Report empty;
   empty.meta.interrupted = true;

@@ -87,6 +87,22 @@ TEST(CheckSelection, ReadingAnUndeclaredCheckIsAnInternalError) {
   EXPECT_NE(results[1].error.find("gpu.matmul reads gpu.inventory without naming it"), std::string::npos) << results[1].error;
 }
 
+// A check asking for its own result (it has not run yet) is a helper used where it does not belong.
+TEST(CheckSelection, ReadingItsOwnIdIsAnInternalError) {
+  Registry r;
+  Check self = Named("gpu.inventory");
+  self.run = [](CheckContext& ctx) {
+    (void)ctx.Earlier("gpu.inventory");
+    return CheckResult{};
+  };
+  r.Add(self);
+  NullProgress progress;
+  const std::vector<CheckResult> results = RunChecks(r, RunOptions{}, CancelToken::Never(), progress);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].outcome, Outcome::Fail);
+  EXPECT_NE(results[0].error.find("gpu.inventory reads gpu.inventory without naming it"), std::string::npos) << results[0].error;
+}
+
 // Every real check reads only what it declares, and what it declares exists and runs before it.
 TEST(CheckSelection, TheRealRegistryDeclaresReadsThatRunEarlier) {
   const Registry all = AllChecks();

@@ -1,7 +1,8 @@
 // Verdicts per pair on mixed topologies, through the real binary on simulated machines: NVLink
 // bridges join some pairs of cards (machines/bridged-4xa100-pcie.json), and each pair is judged
 // against its own link, not the machine as a whole; a broken bridge names its pair
-// (bridged-4xa100-pcie-broken.json).
+// (bridged-4xa100-pcie-broken.json); a card on a slow riser does not lower its own reference
+// (course-slow-riser.json).
 #include <gtest/gtest.h>
 
 #include "scenario_support.h"
@@ -70,6 +71,32 @@ TEST(SimTopology, ABrokenBridgeNamesItsPair) {
   EXPECT_NE(p2p["failure"]["en"].get<std::string>().find("GPU 2↔3"), std::string::npos) << TopologyDump(run);
   EXPECT_EQ(p2p["failure"]["en"].get<std::string>().find("0↔1"), std::string::npos) << TopologyDump(run);
   EXPECT_NE(p2p["note"]["en"].get<std::string>().find("12 links"), std::string::npos) << TopologyDump(run);
+}
+
+// GPU 1 on a riser trained at PCIe 3.0 x4: every path through it is slow, all-reduce included. The
+// references come from the ratings (the lessons' W = 10 here, the card's own 4.0 x16), so the row
+// is flagged and the check warns; the riser's link explains it in the hint. Before, the ring's
+// reference came from the measured host copies and fell with them: "1.00, within the reference".
+TEST(SimTopology, ASlowRiserDoesNotLowerItsOwnReference) {
+  SimRun run = RunLabCheck({"course-slow-riser.json", {"--quick", "--lang", "en", "--only", "gpu.host_device_copy,interconnect.allreduce"}});
+  ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
+  ExpectNear(run, "gpu1.h2d_pinned_gbps", 3.0);
+  ExpectNear(run, "nccl.allreduce_busbw_gbps", 1.74);
+  const json allreduce = ExpectationRow(run, "allreduce");
+  EXPECT_EQ(allreduce.value("off_2x", json()), "low") << TopologyDump(run);
+  EXPECT_EQ(allreduce["band"], json::array({10, 10})) << TopologyDump(run);
+  EXPECT_NE(allreduce["note"]["en"].get<std::string>().find("GPU 1's link: PCIe 3.0 x4 under load"), std::string::npos)
+      << TopologyDump(run);
+  EXPECT_EQ(Verdict(run, "interconnect.allreduce"), "WARN") << TopologyDump(run);
+  const json& check = *Check(run, "interconnect.allreduce");
+  EXPECT_NE(check.value("hint", "").find("GPU 1's link: PCIe 3.0 x4"), std::string::npos) << check.dump();
+  bool named = false;
+  for (const json& s : run.report["sections"])
+    if (s.value("id", "") == "expectations")
+      for (const json& h : s["data"]["hints"])
+        if (h.value("id", "") == "nccl_hang")
+          named = h["detail"]["en"].get<std::string>().find("rated 4.0 x16") != std::string::npos;
+  EXPECT_TRUE(named) << TopologyDump(run);
 }
 
 }  // namespace

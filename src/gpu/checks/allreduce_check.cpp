@@ -14,13 +14,18 @@
 #include "gpu/collective/preflight.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
+#include "reference/gpu_catalog.h"
 #include "reference/hints.h"
+#include "reference/pcie_link.h"
+#include "reference/peer_link.h"
 
 namespace labcheck::gpu {
 
 namespace {
 
 constexpr uint64_t kComparisonMaxBytes = 256ull << 20;
+// The course: "off by 2× or more is a reason to look into it" (data/course_expectations.json).
+constexpr double kFarBelow = 0.5;
 // One size that makes no progress this long is a hang: the child's own detector aborts NCCL and
 // reports, well before the parent's timeout kills it. A timeout like the others, so it follows
 // --timeout-scale (a slow board's 2 gives 60 s; the tests' 0.2 makes a simulated hang cost 6 s).
@@ -182,14 +187,92 @@ void NoteAttempts(const AllReduceRun& run, int ranks, Table& table) {
     table.notes.push_back(Text("С NCCL_P2P_DISABLE=1: " + Describe(*run.retry).ru, "With NCCL_P2P_DISABLE=1: " + Describe(*run.retry).en));
 }
 
-// The first attempt worked: PASS, or WARN when the path without P2P was clearly faster.
-void PassVerdict(const AllReduceAttempt& good, const Preflight& preflight, std::optional<double> faster_without_p2p,
-                 CheckResult& result) {
+// The least a ring of these cards is rated for, whatever path NCCL takes: every pair through host
+// memory over the slower card's rated PCIe link, the two copies one after the other (the low edge
+// of reference/peer_link.h's host band). NVLink or P2P only raise it. From the catalog, never from
+// a measured copy: a card on a slow riser must not lower its own reference (issue 38).
+struct RatedFloor {
+  double gbps = 0;
+  Text basis;
+};
+std::optional<RatedFloor> RatedRingFloor(const CheckContext& context) {
+  const reference::GpuCatalog& catalog = reference::GpuCatalog::Builtin();
+  std::vector<reference::PeerCard> cards;
+  for (int i = 0; const nlohmann::json* gpu = InventoryGpu(context, i); ++i) {
+    reference::PeerCard card;
+    if (gpu->contains("name") && (*gpu)["name"].is_string())
+      card.spec = catalog.Match((*gpu)["name"].get<std::string>(), gpu->value("memory_total_gib", 0.0));
+    if (card.spec == nullptr) return std::nullopt;  // an unknown card: no rating to hold it to
+    cards.push_back(card);
+  }
+  std::optional<RatedFloor> floor;
+  for (size_t a = 0; a < cards.size(); ++a)
+    for (size_t b = 0; b < cards.size(); ++b) {
+      if (a == b) continue;
+      const reference::PeerExpectation host = reference::ExpectPeerCopy(reference::PeerLink{}, cards[a], cards[b], catalog);
+      if (!host.band) return std::nullopt;
+      if (!floor || host.band->low < floor->gbps) floor = RatedFloor{host.band->low, host.basis};
+    }
+  return floor;
+}
+
+// The card whose link ran furthest below its rating while gpu.host_device_copy measured it: what
+// explains a slow ring.
+std::optional<reference::RanLink> SlowestCardLink(const CheckContext& context) {
+  const CheckResult* copies = context.Earlier(kHostDeviceCopyCheck.id);
+  if (copies == nullptr || !copies->data.contains("gpus") || !copies->data["gpus"].is_array()) return std::nullopt;
+  const reference::GpuCatalog& catalog = reference::GpuCatalog::Builtin();
+  std::vector<reference::RanLink> links;
+  for (const nlohmann::json& g : copies->data["gpus"]) {
+    const int i = g.value("index", -1);
+    const nlohmann::json* gpu = InventoryGpu(context, i);
+    const nlohmann::json nvml = g.value("h2d_pinned", nlohmann::json::object()).value("nvml", nlohmann::json::object());
+    if (gpu == nullptr || !gpu->contains("name") || !(*gpu)["name"].is_string()) continue;
+    const reference::GpuSpec* spec = catalog.Match((*gpu)["name"].get<std::string>(), gpu->value("memory_total_gib", 0.0));
+    if (spec == nullptr || !nvml.value("pcie_gen_under_load", nlohmann::json()).is_number() ||
+        !nvml.value("pcie_width_under_load", nlohmann::json()).is_number())
+      continue;
+    links.push_back({i, nvml["pcie_gen_under_load"].get<int>(), nvml["pcie_width_under_load"].get<int>(), true,
+                     spec->pcie_gen, spec->pcie_width});
+  }
+  return reference::SlowestBelowRating(links);
+}
+
+// A working ring 2× or more below the least its cards are rated for: WARN, the link that explains
+// it named when the copies saw one.
+void JudgeAgainstRating(const CheckContext& context, CheckResult& result) {
+  const Measurement* busbw = result.Find("nccl.allreduce_busbw_gbps");
+  const std::optional<RatedFloor> floor = RatedRingFloor(context);
+  if (busbw == nullptr || !floor || busbw->value > kFarBelow * floor->gbps) return;
+  result.outcome = Outcome::Warn;
+  result.reason = T(fmt::format("busbw {} ГБ/с — в 2 раза и больше ниже наименьшего, на что рассчитаны карты: {} ГБ/с ({})",
+                                Figure(busbw->value), Figure(floor->gbps), floor->basis.ru),
+                    fmt::format("busbw {} GB/s is 2× or more below the least these cards are rated for: {} GB/s ({})",
+                                Figure(busbw->value), Figure(floor->gbps), floor->basis.en));
+  if (const std::optional<reference::RanLink> link = SlowestCardLink(context)) {
+    const Text bound = reference::DescribeLinkBelowRating(*link);
+    result.hint = T("упирается в " + bound.ru + ": поставьте карту в слот x16 без райзера или проверьте настройку PCIe в BIOS",
+                    "bound by " + bound.en + ": seat the card in an x16 slot without the riser or check the PCIe setting in the BIOS");
+  } else {
+    result.hint = T("посмотрите скорость CPU↔GPU каждой карты (gpu.host_device_copy) и nvidia-smi -q -d PCIE: медленная связь одной "
+                    "карты тормозит всё кольцо",
+                    "look at each card's CPU↔GPU speed (gpu.host_device_copy) and nvidia-smi -q -d PCIE: one card's slow link "
+                    "slows the whole ring");
+  }
+}
+
+// The first attempt worked: PASS, or WARN when the path without P2P was clearly faster or the ring
+// is far below its cards' rating.
+void PassVerdict(const CheckContext& context, const AllReduceAttempt& good, const Preflight& preflight,
+                 std::optional<double> faster_without_p2p, CheckResult& result) {
   result.outcome = Outcome::Pass;
   const Measurement* busbw = result.Find("nccl.allreduce_busbw_gbps");
   result.summary = busbw ? Text(fmt::format("busbw {} GB/s, {}", Figure(busbw->value), TransportSummary(good.log)))
                          : T("работает (одна карта)", "works (one GPU)");
-  if (!faster_without_p2p) return;
+  if (!faster_without_p2p) {
+    JudgeAgainstRating(context, result);
+    return;
+  }
   const int percent = static_cast<int>(std::lround((*faster_without_p2p - 1) * 100));
   result.outcome = Outcome::Warn;
   if (const Measurement* without = result.Find("nccl.allreduce_busbw_p2p_disabled_gbps"))
@@ -264,7 +347,7 @@ CheckResult RunAllReduceCheck(CheckContext& context) {
   result.Add({"nccl.allreduce_ok", T("all-reduce: сумма верна", "all-reduce: the sum is right"), good != nullptr ? 1.0 : 0.0, "0/1",
               Text("bit-exact comparison with an order-independent exact sum")});
   if (good == &run.first)
-    PassVerdict(*good, preflight, faster_without_p2p, result);
+    PassVerdict(context, *good, preflight, faster_without_p2p, result);
   else
     FailureVerdict(run, good, result);
   return result;
@@ -282,7 +365,7 @@ const GpuCheckSpec kAllReduceCheck = {
     .job = kAllReduceJob,
     .job_fn = AllReduceJob,
     .run = RunAllReduceCheck,
-    .reads = {&kInventoryCheck},
+    .reads = {&kInventoryCheck, &kHostDeviceCopyCheck},
 };
 
 }  // namespace labcheck::gpu

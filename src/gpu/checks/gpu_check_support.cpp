@@ -29,8 +29,12 @@ probes::SitePackages SitePackagesFor(const CheckContext& context) {
 }
 
 GpuJobReply RunGpuJobFor(CheckContext& context, const GpuCheckSpec& check, const std::string& progress) {
+  if (std::optional<CheckResult> skip = SkipWithoutGpus(context, check.id)) return GpuJobReply{std::move(skip), {}};
+  return RunFirstGpuJob(context, check, progress);
+}
+
+GpuJobReply RunFirstGpuJob(CheckContext& context, const GpuCheckSpec& check, const std::string& progress) {
   GpuJobReply reply;
-  if ((reply.ending = SkipWithoutGpus(context, check.id))) return reply;
   context.Progress(-1, progress);
   ChildJobOutcome outcome = RunGpuJob(context, check.job);
   if ((reply.ending = EnvelopeProblem(check.id, outcome))) return reply;

@@ -22,13 +22,16 @@ probes::SitePackages SitePackagesFor(const CheckContext& context);
 ChildJobOutcome RunGpuJob(const CheckContext& context, const std::string& job, std::vector<std::string> extra_args = {},
                           std::vector<std::pair<std::string, std::string>> env = {}, double timeout_s = 0);
 
-// The prologue every GPU check shares: SKIP when gpu.inventory found no usable GPU, the progress
-// line, the check's child job, and what its envelope says (SKIP, FAIL, a crash, a timeout, Ctrl-C).
+// The prologue every GPU check after gpu.inventory shares: SKIP when gpu.inventory found no usable
+// GPU, the progress line, the check's child job, and what its envelope says (SKIP, FAIL, a crash,
+// a timeout, Ctrl-C).
 struct GpuJobReply {
   std::optional<CheckResult> ending;  // set: the check's result, return it as is
   nlohmann::json payload;             // otherwise: the child's "ok" JSON
 };
 GpuJobReply RunGpuJobFor(CheckContext& context, const GpuCheckSpec& check, const std::string& progress);
+// The same without asking gpu.inventory: for gpu.inventory itself, which cannot read its own result.
+GpuJobReply RunFirstGpuJob(CheckContext& context, const GpuCheckSpec& check, const std::string& progress);
 
 // SKIP (with the inventory's own reason) when gpu.inventory ran and found no usable GPU.
 std::optional<CheckResult> SkipWithoutGpus(const CheckContext& context, const std::string& check_id);

@@ -178,7 +178,7 @@ Text Summary(const nlohmann::json& payload, const std::map<std::string, int>& mo
 }
 
 CheckResult RunInventoryCheck(CheckContext& context) {
-  GpuJobReply reply = RunGpuJobFor(context, kInventoryCheck, "NVIDIA driver, NVML");
+  GpuJobReply reply = RunFirstGpuJob(context, kInventoryCheck, "NVIDIA driver, NVML");
   if (reply.ending) return *reply.ending;
   const nlohmann::json& j = reply.payload;
 

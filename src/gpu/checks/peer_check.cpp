@@ -25,22 +25,15 @@ std::optional<double> NumberAt(const nlohmann::json& object, const char* key) {
   return it->get<double>();
 }
 
-// Each GPU as gpu.inventory and gpu.host_device_copy saw it.
+// Each GPU as gpu.inventory names it: its catalog entry carries the ratings the pairs are judged
+// against (never the copies measured: a card on a slow riser must not lower its own reference).
 std::vector<reference::PeerCard> Cards(const CheckContext& context, int count, const reference::GpuCatalog& catalog) {
   std::vector<reference::PeerCard> cards(count);
-  const CheckResult* host = context.Earlier(kHostDeviceCopyCheck.id);
   for (int i = 0; i < count; ++i) {
-    reference::PeerCard& card = cards[i];
     if (const nlohmann::json* gpu = InventoryGpu(context, i)) {
       auto name = gpu->find("name");
       if (name != gpu->end() && name->is_string())
-        card.spec = catalog.Match(name->get<std::string>(), NumberAt(*gpu, "memory_total_gib").value_or(0));
-      if (auto gen = NumberAt(*gpu, "pcie_gen_max")) card.pcie_gen = static_cast<int>(*gen);
-      if (auto width = NumberAt(*gpu, "pcie_width_max")) card.pcie_width = static_cast<int>(*width);
-    }
-    if (host != nullptr) {
-      if (const Measurement* m = host->Find(fmt::format("gpu{}.h2d_pinned_gbps", i))) card.h2d_gbps = m->value;
-      if (const Measurement* m = host->Find(fmt::format("gpu{}.d2h_pinned_gbps", i))) card.d2h_gbps = m->value;
+        cards[i].spec = catalog.Match(name->get<std::string>(), NumberAt(*gpu, "memory_total_gib").value_or(0));
     }
   }
   return cards;
@@ -268,7 +261,7 @@ CheckResult RunPeerCheck(CheckContext& context) {
 
 }  // namespace
 
-// GPU→GPU copies without P2P are judged against the host path this card measured.
+// GPU→GPU copies are judged against what each pair's link is rated for (reference/peer_link.h).
 const GpuCheckSpec kPeerCheck = {
     .id = "gpu.p2p",
     .section = "gpu",
@@ -278,7 +271,7 @@ const GpuCheckSpec kPeerCheck = {
     .job = kPeerJob,
     .job_fn = PeerJob,
     .run = RunPeerCheck,
-    .reads = {&kInventoryCheck, &kHostDeviceCopyCheck},
+    .reads = {&kInventoryCheck},
 };
 
 }  // namespace labcheck::gpu
