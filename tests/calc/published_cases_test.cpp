@@ -66,6 +66,43 @@ TEST(PublishedCasesTest, ServeKvCacheMatchesVllmLogs) {
   }
 }
 
+// The size of component `id` in `vram --json`'s memory, in GiB (0 when absent).
+double ComponentGiB(const nlohmann::json& memory, const std::string& id) {
+  for (const nlohmann::json& c : memory.at("components")) {
+    if (c.at("id") == id && !c.at("size").is_null()) return c.at("size").at("bytes").get<double>() / (1 << 30);
+  }
+  return 0;
+}
+
+// What lab_check predicts for the figure a source measured: the allocator's reserved peak is the
+// allocated peak plus the allocator cache; the memory a GPU shows in use adds the CUDA context.
+double PredictedFigureGiB(const nlohmann::json& memory, const std::string& figure) {
+  const double allocated = memory.at("peak_allocated").at("bytes").get<double>() / (1 << 30);
+  if (figure == "max_memory_reserved") return allocated + ComponentGiB(memory, "allocator_reserve");
+  EXPECT_EQ(figure, "device_memory_used");
+  return memory.at("peak_total").at("bytes").get<double>() / (1 << 30);
+}
+
+// Issue 40: offloaded FSDP-QLoRA peaks the model does not reach yet. The test keeps them running and
+// printed with their gap, and fails once a prediction is no longer below the measurement, so the
+// case moves to `cases` with the tolerance every other case has.
+TEST(PublishedCasesTest, OpenOffloadCasesAreRecordedWithTheirGap) {
+  const nlohmann::json root = testing::LoadCases("published_cases.json");
+  const nlohmann::json& open = root.at("open_offload_cases").at("cases");
+  ASSERT_GE(open.size(), 3u);
+  for (const nlohmann::json& c : open) {
+    const testing::CliRun run = testing::RunCalc(testing::CaseArgs(c), Lang::En);
+    ASSERT_EQ(run.exit_code, 0) << c.at("id") << ": " << run.err;
+    const nlohmann::json memory = nlohmann::json::parse(run.out).at("memory");
+    const double predicted = PredictedFigureGiB(memory, c.at("figure").get<std::string>());
+    const double measured = c.at("measured_gib").get<double>();
+    std::cout << fmt::format("| {} | {} | {:.2f} | {:.2f} | {:+.1f}% |\n", c.at("id").get<std::string>(), c.at("figure").get<std::string>(),
+                             measured, predicted, (predicted / measured - 1) * 100);
+    EXPECT_LT(predicted, measured) << c.at("id") << " is reached now: move it to `cases`";
+    EXPECT_GT(memory.at("host_ram").at("offloaded").at("bytes").get<double>(), 0) << c.at("id") << ": offload prints the host RAM it needs";
+  }
+}
+
 // torchtune's LoRA rows were measured with the recipe configs of the table's commit; the configs
 // changed under the unchanged table later (docs/calculators.md, "Which adapters torchtune's table
 // measured"). Each such case quotes its recipe's adapter settings (`recipe_lora_targets`, copied
