@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "calc/byte_units.h"
+#include "calc/rms_norm_bytes.h"
 #include "calc/state_layer_activations.h"
 
 namespace labcheck::calc {
@@ -14,11 +15,6 @@ constexpr double kLayersInFlight = 2;
 // torchtune's CEWithChunkedOutputLoss(num_output_chunks=8), the model's output in as many pieces
 // (torchtune/modules/loss/ce_chunked_output_loss.py).
 constexpr double kLossChunks = 8;
-
-// HF LlamaRMSNorm (and its Qwen/Mistral/Gemma copies, torchtune's RMSNorm) upcasts to FP32, so
-// backward keeps the FP32 input and the normalised BF16 tensor that multiplies the weight.
-// Compiled, the chain is recomputed from the BF16 input.
-double RmsNormBytes(double width, bool compile) { return compile ? kBf16 * width : (kFp32 + kBf16) * width; }
 
 // The layers whose weights get gradients: all of them, or those with adapters.
 LoraTargets TrainedLayers(const TrainingSettings& s) {
