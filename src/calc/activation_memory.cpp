@@ -178,9 +178,12 @@ LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const Tr
   if (s.method != Method::Full) {
     // PEFT casts each adapted layer's input to the adapter dtype before lora_A; with FP32 adapters
     // that is a new FP32 copy that lora_A keeps for its weight gradient (BF16 adapters reuse the
-    // input already counted). lora_B keeps lora_A's rank-wide output.
+    // input already counted). With lora_dropout > 0 lora_A keeps the dropout's output instead, a
+    // new tensor in the adapter dtype, and the dropout its mask (torch native_dropout: one bool per
+    // element). lora_B keeps lora_A's rank-wide output.
     const bool fp32 = s.adapter_bytes > kBf16;
-    bytes.lora = (fp32 ? kFp32 * lora.inputs : 0) + s.adapter_bytes * static_cast<double>(s.lora_rank) * lora.layers;
+    const double adapter_input = s.lora_dropout > 0 ? s.adapter_bytes + 1 : (fp32 ? kFp32 : 0);
+    bytes.lora = adapter_input * lora.inputs + s.adapter_bytes * static_cast<double>(s.lora_rank) * lora.layers;
   }
   return bytes;
 }
