@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "calc/byte_units.h"
+#include "calc/rms_norm_bytes.h"
 #include "calc/state_layer_activations.h"
 
 namespace labcheck::calc {
@@ -14,11 +15,6 @@ constexpr double kLayersInFlight = 2;
 // torchtune's CEWithChunkedOutputLoss(num_output_chunks=8), the model's output in as many pieces
 // (torchtune/modules/loss/ce_chunked_output_loss.py).
 constexpr double kLossChunks = 8;
-
-// HF LlamaRMSNorm (and its Qwen/Mistral/Gemma copies, torchtune's RMSNorm) upcasts to FP32, so
-// backward keeps the FP32 input and the normalised BF16 tensor that multiplies the weight.
-// Compiled, the chain is recomputed from the BF16 input.
-double RmsNormBytes(double width, bool compile) { return compile ? kBf16 * width : (kFp32 + kBf16) * width; }
 
 // The layers whose weights get gradients: all of them, or those with adapters.
 LoraTargets TrainedLayers(const TrainingSettings& s) {
@@ -182,9 +178,12 @@ LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const Tr
   if (s.method != Method::Full) {
     // PEFT casts each adapted layer's input to the adapter dtype before lora_A; with FP32 adapters
     // that is a new FP32 copy that lora_A keeps for its weight gradient (BF16 adapters reuse the
-    // input already counted). lora_B keeps lora_A's rank-wide output.
+    // input already counted). With lora_dropout > 0 lora_A keeps the dropout's output instead, a
+    // new tensor in the adapter dtype, and the dropout its mask (torch native_dropout: one bool per
+    // element). lora_B keeps lora_A's rank-wide output.
     const bool fp32 = s.adapter_bytes > kBf16;
-    bytes.lora = (fp32 ? kFp32 * lora.inputs : 0) + s.adapter_bytes * static_cast<double>(s.lora_rank) * lora.layers;
+    const double adapter_input = s.lora_dropout > 0 ? s.adapter_bytes + 1 : (fp32 ? kFp32 : 0);
+    bytes.lora = adapter_input * lora.inputs + s.adapter_bytes * static_cast<double>(s.lora_rank) * lora.layers;
   }
   return bytes;
 }

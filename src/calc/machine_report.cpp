@@ -37,6 +37,10 @@ Result<MachineReport> ParseMachineReport(const std::string& text, const std::str
     if (check.value("id", "") == "env.python" && check.contains("data") && check["data"].is_object() &&
         check["data"].contains(probes::kUnresponsiveKey))
       report.interpreter_unresponsive = probes::Unresponsive::FromJson(check["data"][probes::kUnresponsiveKey]);
+    if (check.value("id", "") == "env.system" && check.contains("data") && check["data"].is_object()) {
+      const json memory = check["data"].value("memory", json::object());
+      if (memory.is_object() && memory.contains("total_gib") && memory["total_gib"].is_number()) report.ram_total_gib = memory["total_gib"].get<double>();
+    }
     if (check.value("id", "") == "gpu.inventory" && check.contains("data") && check["data"].is_object()) {
       for (const json& gpu : check["data"].value("gpus", json::array())) {
         if (!gpu.is_object()) continue;

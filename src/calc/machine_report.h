@@ -22,6 +22,7 @@ struct MachineReport {
   std::vector<double> matmul_bf16_tflops;        // gpu{i}.matmul_bf16_tflops, by index
   std::optional<double> allreduce_busbw_gbps;    // nccl.allreduce_busbw_gbps
   std::vector<ReportGpu> gpus;                   // gpu.inventory data, else gpu{i}.memory_total_gib
+  std::optional<double> ram_total_gib;           // env.system data memory.total_gib (/proc/meminfo MemTotal)
   // That run's interpreter did not answer (env.python's data): why no smoke figure was measured.
   std::optional<probes::Unresponsive> interpreter_unresponsive;
 };

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "calc/byte_units.h"
+#include "calc/rms_norm_bytes.h"
 
 namespace labcheck::calc {
 namespace {
@@ -13,9 +14,6 @@ constexpr double kSelectiveScanChunk = 2048;
 // fla ops/gated_delta_rule/chunk.py: ChunkGatedDeltaRuleFunction.forward's default chunk_size,
 // which transformers' Qwen3NextGatedDeltaNet does not change.
 constexpr double kDeltaRuleChunk = 64;
-
-// transformers' RMSNorm (JambaRMSNorm here) keeps the FP32 input and the normalised BF16 tensor.
-double StateRmsNorm(double width) { return (kFp32 + kBf16) * width; }
 
 // Jamba: modeling_jamba.py JambaMambaMixer.cuda_kernels_forward (use_mamba_kernels, the config's
 // default; transformers refuses to train it without the kernels then).
@@ -32,8 +30,9 @@ double Mamba1Bytes(const Architecture& arch, const TrainingSettings& s, bool tra
   bytes += kBf16 * (3 * inner + 2 * state + inner);
   const double chunks = std::ceil(static_cast<double>(s.seq) / kSelectiveScanChunk);
   bytes += kFp32 * inner * 2 * state * chunks / static_cast<double>(s.seq);
-  // dt_layernorm, b_layernorm, c_layernorm (JambaRMSNorm) on the split of x_proj's output.
-  bytes += StateRmsNorm(rank) + 2 * StateRmsNorm(state);
+  // dt_layernorm, b_layernorm, c_layernorm (JambaRMSNorm) on the split of x_proj's output, counted
+  // as every RMSNorm (compiled too).
+  bytes += RmsNormBytes(rank, s.compile) + 2 * RmsNormBytes(state, s.compile);
   // Linear layers with a weight gradient keep their input: in_proj (the block's normalised input),
   // x_proj (the convolution's output), dt_proj (the normalised time step), out_proj (the gated output).
   if (trained) bytes += kBf16 * (h + inner + rank + inner);

@@ -72,6 +72,9 @@ void AddTrainingOptions(CLI::App* sub, TrainingOptions& o, bool with_batch_and_g
                                                    "MoE: GPUs the routed experts are split over, whole experts each (Megatron-Core --expert-model-parallel-size, torchtitan expert_parallel_degree, DeepSpeed-MoE ep_size)").In(lang))
                                      ->check(CLI::Range(1, 1024)));
   Remember(o, "lora_rank", sub->add_option("--lora-rank", o.lora_rank, T("ранг LoRA", "LoRA rank").In(lang))->check(CLI::Range(int64_t{1}, int64_t{4096})));
+  Remember(o, "lora_dropout", sub->add_option("--lora-dropout", o.lora_dropout,
+                                              T("PEFT lora_dropout: доля, 0 — без dropout", "PEFT lora_dropout: a fraction, 0 = none").In(lang))
+                                  ->check(CLI::Range(0.0, 0.99)));
   Remember(o, "lora_targets", sub->add_option("--lora-targets", o.lora_targets,
                                               T("all-linear | attention (q,k,v,o) | qv | список вроде q,k,v или q_proj,v_proj,down_proj", "all-linear | attention (q,k,v,o) | qv | a list such as q,k,v or q_proj,v_proj,down_proj").In(lang)));
   Remember(o, "lora_experts", sub->add_option("--lora-experts", o.lora_experts, T("MoE: адаптеры и на каждом эксперте (yes | no)", "MoE: adapters on every expert too (yes | no)").In(lang))
@@ -105,6 +108,7 @@ Result<TrainingSettings> ToTrainingSettings(const TrainingOptions& o, Lang lang)
   s.prefetch = o.prefetch;
   s.shard_embeddings = o.shard_embeddings;
   s.lora_rank = o.lora_rank;
+  s.lora_dropout = o.lora_dropout;
   // QLoRA recipes checkpoint by default: PEFT's prepare_model_for_kbit_training(use_gradient_checkpointing=True),
   // Unsloth's use_gradient_checkpointing="unsloth". Full and LoRA follow HF TrainingArguments (off).
   s.checkpointing = Given(o, "checkpointing") ? o.checkpointing : s.method == Method::Qlora;
@@ -169,6 +173,7 @@ std::vector<DefaultTaken> DefaultsTaken(const TrainingOptions& o, const Training
   if (lora) {
     take("lora_rank", std::to_string(o.lora_rank), "Unsloth's notebooks (PEFT's own default is 8)");
     take("lora_targets", o.lora_targets, "QLoRA paper, Unsloth, LlamaFactory lora_target=all, TRL target_modules=all-linear (PEFT alone: q,v for Llama)");
+    take("lora_dropout", "0", "PEFT LoraConfig(lora_dropout=0.0), torchtune's recipes, Unsloth");
     take("adapter_dtype", o.adapter_dtype, "PEFT autocast_adapter_dtype=True: FP32 adapters on a BF16 base (since PEFT 0.12)");
     take("lora_experts", o.lora_experts, "PEFT all-linear matches every expert's nn.Linear (transformers 4.x MoE)");
   }
@@ -201,6 +206,7 @@ nlohmann::json TrainingSettingsJson(const TrainingSettings& s) {
           {"gathering", s.GathersLayers() ? nlohmann::json{{"reshard_after_forward", s.reshard_after_forward}, {"prefetch", s.prefetch}, {"shard_embeddings", s.shard_embeddings}} : nlohmann::json(nullptr)},
           {"lora_rank", lora ? nlohmann::json(s.lora_rank) : nlohmann::json(nullptr)},
           {"lora_targets", lora ? nlohmann::json(LoraTargetsName(s.lora_targets)) : nlohmann::json(nullptr)},
+          {"lora_dropout", lora ? nlohmann::json(s.lora_dropout) : nlohmann::json(nullptr)},
           {"lora_experts", lora ? nlohmann::json(s.lora_experts) : nlohmann::json(nullptr)},
           {"adapter_dtype", lora ? nlohmann::json(s.adapter_bytes > 2 ? "fp32" : "bf16") : nlohmann::json(nullptr)}};
 }
@@ -237,6 +243,7 @@ std::string SettingsLine(const TrainingSettings& s) {
   }
   if (s.method != Method::Full) {
     line += fmt::format(", LoRA r{} {} {}", s.lora_rank, LoraTargetsName(s.lora_targets), s.adapter_bytes > 2 ? "fp32" : "bf16");
+    if (s.lora_dropout > 0) line += fmt::format(" dropout {:g}", s.lora_dropout);
   }
   if (s.gpus > 1) {
     line += fmt::format(", {} GPUs {}", s.gpus, ShardingName(s.sharding));

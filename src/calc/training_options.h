@@ -30,6 +30,7 @@ struct TrainingOptions {
   int64_t seq = 2048;
   int64_t batch = 1;
   int64_t lora_rank = 16;
+  double lora_dropout = 0;
   int gpus = 1;
   int shard_size = 0;
   int expert_parallel = 1;

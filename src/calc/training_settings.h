@@ -75,6 +75,10 @@ struct TrainingSettings {
   int prefetch = 1;                   // FSDP units all-gathered ahead of the one computing
   bool shard_embeddings = false;      // embeddings and lm_head as their own FSDP units (torchtune custom_sharded_layers)
   int64_t lora_rank = 16;
+  // PEFT's lora_dropout: above 0 each adapted layer runs nn.Dropout on its input before lora_A
+  // (peft/tuners/lora/layer.py, update_layer: "if lora_dropout > 0.0: nn.Dropout(p=lora_dropout)
+  // else nn.Identity()"), which saves a mask and gives lora_A a new input to keep.
+  double lora_dropout = 0;
   LoraTargets lora_targets = LoraTargets::AllLinear();
   bool lora_experts = true;        // MoE: adapters on every expert's linear layers too
   double adapter_bytes = 4;        // FP32 (PEFT's autocast_adapter_dtype) or BF16

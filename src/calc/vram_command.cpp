@@ -10,6 +10,8 @@
 #include "calc/expert_parallel.h"
 #include "calc/byte_units.h"
 #include "calc/gpu_fit.h"
+#include "calc/host_ram_check.h"
+#include "calc/machine_report.h"
 #include "calc/model_features.h"
 #include "calc/rule_of_thumb.h"
 #include "calc/subcommands.h"
@@ -158,7 +160,7 @@ nlohmann::json SizeRangeJson(const SizeRange& range) {
           {"assumption", "the catalog's dense models of a similar size, each estimate scaled to this parameter count"}};
 }
 
-void PrintVramJson(const ModelInput& model, const VramOptions& o, const VramEstimate& e, const CommandContext& context) {
+void PrintVramJson(const ModelInput& model, const VramOptions& o, const VramEstimate& e, const MachineReport* report, const CommandContext& context) {
   const TrainingSettings& s = e.settings;
   nlohmann::json j = {{"command", "vram"},
                       {"model", ModelJson(model)},
@@ -171,6 +173,7 @@ void PrintVramJson(const ModelInput& model, const VramOptions& o, const VramEsti
                       {"features", WorkNotesJson(e.features)},
                       {"assumptions", WorkNotesJson(e.assumptions)}};
   if (e.range) j["size_range"] = SizeRangeJson(*e.range);
+  j["memory"]["host_ram"]["machine"] = HostRamReportJson(e.memory, report);
   PrintJson(j, context);
 }
 
@@ -217,7 +220,7 @@ void PrintPeak(const VramEstimate& e, const std::string& model_text, const Comma
 }
 
 // Memory the job uses outside the GPU allocator's peak: paged optimizer states and offload.
-void PrintOutsidePeak(const TrainingMemory& memory, const CommandContext& context) {
+void PrintOutsidePeak(const TrainingMemory& memory, const MachineReport* report, const CommandContext& context) {
   if (memory.paged_bytes > 0) {
     PrintLine(T(fmt::format("Paged-состояния оптимизатора: {} в unified memory, вне пика аллокатора; при нехватке они уходят в RAM (медленнее).",
                             FormatGiBAndGB(memory.paged_bytes)),
@@ -236,6 +239,7 @@ void PrintOutsidePeak(const TrainingMemory& memory, const CommandContext& contex
                             FormatGiBAndGB(memory.cpu_bytes), memory.host_gpus, FormatGiBAndGB(memory.host_ram_bytes),
                             FormatGiBAndGB(memory.host_ram_planned_bytes))).In(context.lang()), context);
   }
+  if (const auto verdict = HostRamVerdict(memory, report)) PrintLine(verdict->In(context.lang()), context);
 }
 
 Table RentTable(const VramEstimate& e, const TrainingOptions& training) {
@@ -258,7 +262,7 @@ Table RentTable(const VramEstimate& e, const TrainingOptions& training) {
   return rent;
 }
 
-void PrintVramText(const ModelInput& model, const VramOptions& o, const VramEstimate& e, const CommandContext& context) {
+void PrintVramText(const ModelInput& model, const VramOptions& o, const VramEstimate& e, const MachineReport* report, const CommandContext& context) {
   const Lang lang = context.lang();
   PrintLine(ModelLine(model, lang), context);
   PrintWorkNotes(e.features, e.assumptions, context);
@@ -268,7 +272,7 @@ void PrintVramText(const ModelInput& model, const VramOptions& o, const VramEsti
   PrintTable(MemoryTable(e.memory, lang), context);
   PrintLine("", context);
   PrintPeak(e, o.model, context);
-  PrintOutsidePeak(e.memory, context);
+  PrintOutsidePeak(e.memory, report, context);
   PrintLine("", context);
   PrintLine(T("Правило урока: ", "The lesson's rule of thumb: ").In(lang) + e.rule.formula.In(lang), context);
   PrintLine(e.rule.comparison.In(lang), context);
@@ -283,8 +287,11 @@ void Run(const VramOptions& o, const CommandContext& context) {
   if (!settings) return;
   if (const auto error = ExpertParallelModelError(*model, *settings)) return context.Fail(error->In(context.lang()));
   const VramEstimate estimate = EstimateVram(*model, o, *settings);
-  if (o.json) PrintVramJson(*model, o, estimate, context);
-  else PrintVramText(*model, o, estimate, context);
+  // Only offloaded runs read the report: for their host RAM (host_ram_check.h).
+  const auto report_read = estimate.memory.cpu_bytes > 0 ? ReadMachineReport(context.env->last_report_path) : Result<MachineReport>(Status::Error(""));
+  const MachineReport* report = report_read.ok() ? &report_read.value() : nullptr;
+  if (o.json) PrintVramJson(*model, o, estimate, report, context);
+  else PrintVramText(*model, o, estimate, report, context);
   context.Succeed();
 }
 

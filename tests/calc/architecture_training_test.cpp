@@ -51,6 +51,13 @@ TEST(StateLayerActivationsTest, JambaMambaLayerTermByTerm) {
   EXPECT_DOUBLE_EQ(full.attention, 0);
   // LoRA puts no adapters on the mixer (LoraParams), so its frozen projections keep no inputs.
   EXPECT_DOUBLE_EQ(LayerActivationsPerToken(arch, StateLayerSettings(Method::Lora), 5).state_mixer, kept);
+  // Compiled, the three RMSNorms follow the rule of every other norm (rms_norm_bytes.h): the BF16
+  // input alone, 2R + 2 x 2N instead of 6R + 2 x 6N; the block's own norms change the same way.
+  TrainingSettings compiled = StateLayerSettings(Method::Full);
+  compiled.compile = true;
+  const LayerActivationBytes fused = LayerActivationsPerToken(arch, compiled, 5);
+  EXPECT_DOUBLE_EQ(full.state_mixer - fused.state_mixer, 4 * R + 2 * 4 * N);
+  EXPECT_DOUBLE_EQ(fused.norms, full.norms / 3);
   // Layer 4 is attention: no state mixer, the attention terms as before.
   const LayerActivationBytes attention = LayerActivationsPerToken(arch, StateLayerSettings(Method::Full), 4);
   EXPECT_DOUBLE_EQ(attention.state_mixer, 0);

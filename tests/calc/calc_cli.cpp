@@ -30,4 +30,14 @@ nlohmann::json LoadCases(const std::string& file_name) {
   return nlohmann::json::parse(text.str());
 }
 
+std::vector<std::string> CaseArgs(const nlohmann::json& c) {
+  std::vector<std::string> args = c.at("args").get<std::vector<std::string>>();
+  const std::string configs = std::string(LAB_CHECK_SOURCE_DIR) + "/tests/calc/configs";
+  for (std::string& a : args) {
+    if (a.rfind("{configs}", 0) == 0) a = configs + a.substr(9);
+  }
+  args.push_back("--json");
+  return args;
+}
+
 }  // namespace labcheck::calc::testing

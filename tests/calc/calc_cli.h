@@ -22,4 +22,8 @@ CliRun RunCalc(const std::vector<std::string>& args, Lang lang, std::vector<Live
 // A JSON file of cases under tests/calc/ (published_cases.json, vllm_startup_cases.json), parsed.
 nlohmann::json LoadCases(const std::string& file_name);
 
+// A case's "args" with "{configs}" expanded to tests/calc/configs (the published config.json copies)
+// and "--json" appended.
+std::vector<std::string> CaseArgs(const nlohmann::json& c);
+
 }  // namespace labcheck::calc::testing

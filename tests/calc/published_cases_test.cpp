@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -25,9 +27,7 @@ TEST(PublishedCasesTest, PredictionsStayWithinTolerance) {
   std::vector<double> errors;
   std::string table = "| case | measured GiB | predicted GiB | error |\n| --- | --- | --- | --- |\n";
   for (const nlohmann::json& c : root.at("cases")) {
-    std::vector<std::string> args = c.at("args").get<std::vector<std::string>>();
-    args.push_back("--json");
-    const testing::CliRun run = testing::RunCalc(args, Lang::En);
+    const testing::CliRun run = testing::RunCalc(testing::CaseArgs(c), Lang::En);
     ASSERT_EQ(run.exit_code, 0) << c.at("id") << ": " << run.err;
     const nlohmann::json out = nlohmann::json::parse(run.out);
     const double predicted = out.at("memory").at("peak_allocated").at("bytes").get<double>() / (1 << 30);
@@ -66,8 +66,95 @@ TEST(PublishedCasesTest, ServeKvCacheMatchesVllmLogs) {
   }
 }
 
+// The size of component `id` in `vram --json`'s memory, in GiB (0 when absent).
+double ComponentGiB(const nlohmann::json& memory, const std::string& id) {
+  for (const nlohmann::json& c : memory.at("components")) {
+    if (c.at("id") == id && !c.at("size").is_null()) return c.at("size").at("bytes").get<double>() / (1 << 30);
+  }
+  return 0;
+}
+
+// What lab_check predicts for the figure a source measured: the allocator's reserved peak is the
+// allocated peak plus the allocator cache; the memory a GPU shows in use adds the CUDA context.
+double PredictedFigureGiB(const nlohmann::json& memory, const std::string& figure) {
+  const double allocated = memory.at("peak_allocated").at("bytes").get<double>() / (1 << 30);
+  if (figure == "max_memory_reserved") return allocated + ComponentGiB(memory, "allocator_reserve");
+  EXPECT_EQ(figure, "device_memory_used");
+  return memory.at("peak_total").at("bytes").get<double>() / (1 << 30);
+}
+
+// Issue 40: offloaded FSDP-QLoRA peaks the model does not reach yet. The test keeps them running and
+// printed with their gap, and fails once a prediction is no longer below the measurement, so the
+// case moves to `cases` with the tolerance every other case has.
+TEST(PublishedCasesTest, OpenOffloadCasesAreRecordedWithTheirGap) {
+  const nlohmann::json root = testing::LoadCases("published_cases.json");
+  const nlohmann::json& open = root.at("open_offload_cases").at("cases");
+  ASSERT_GE(open.size(), 3u);
+  for (const nlohmann::json& c : open) {
+    const testing::CliRun run = testing::RunCalc(testing::CaseArgs(c), Lang::En);
+    ASSERT_EQ(run.exit_code, 0) << c.at("id") << ": " << run.err;
+    const nlohmann::json memory = nlohmann::json::parse(run.out).at("memory");
+    const double predicted = PredictedFigureGiB(memory, c.at("figure").get<std::string>());
+    const double measured = c.at("measured_gib").get<double>();
+    std::cout << fmt::format("| {} | {} | {:.2f} | {:.2f} | {:+.1f}% |\n", c.at("id").get<std::string>(), c.at("figure").get<std::string>(),
+                             measured, predicted, (predicted / measured - 1) * 100);
+    EXPECT_LT(predicted, measured) << c.at("id") << " is reached now: move it to `cases`";
+    EXPECT_GT(memory.at("host_ram").at("offloaded").at("bytes").get<double>(), 0) << c.at("id") << ": offload prints the host RAM it needs";
+  }
+}
+
+// torchtune's LoRA rows were measured with the recipe configs of the table's commit; the configs
+// changed under the unchanged table later (docs/calculators.md, "Which adapters torchtune's table
+// measured"). Each such case quotes its recipe's adapter settings (`recipe_lora_targets`, copied
+// from the config at the pinned commit); the `--lora-targets` it runs with must name the same
+// layers, in torchtune's names: attention q_proj, k_proj, v_proj, output_proj; MLP w1, w2, w3.
+std::set<std::string> TorchtuneLayers(const std::string& recipe) {
+  std::set<std::string> layers;
+  for (const char* name : {"q_proj", "k_proj", "v_proj", "output_proj"}) {
+    if (recipe.find(fmt::format("'{}'", name)) != std::string::npos) layers.insert(name);
+  }
+  if (recipe.find("apply_lora_to_mlp: True") != std::string::npos) layers.insert({"w1", "w2", "w3"});
+  if (recipe.find("apply_lora_to_output: True") != std::string::npos) layers.insert("output");
+  return layers;
+}
+
+std::set<std::string> LayersOfTargetsFlag(const std::string& flag) {
+  static const std::map<std::string, std::vector<std::string>> kNames = {
+      {"q", {"q_proj"}}, {"k", {"k_proj"}}, {"v", {"v_proj"}}, {"o", {"output_proj"}},
+      {"gate", {"w1"}}, {"down", {"w2"}}, {"up", {"w3"}},
+      {"qv", {"q_proj", "v_proj"}}, {"attention", {"q_proj", "k_proj", "v_proj", "output_proj"}},
+      {"all-linear", {"q_proj", "k_proj", "v_proj", "output_proj", "w1", "w2", "w3"}}};
+  std::set<std::string> layers;
+  std::stringstream items(flag);
+  for (std::string item; std::getline(items, item, ',');) {
+    const auto found = kNames.find(item);
+    EXPECT_NE(found, kNames.end()) << "unknown target " << item;
+    if (found != kNames.end()) layers.insert(found->second.begin(), found->second.end());
+  }
+  return layers;
+}
+
+TEST(PublishedCasesTest, LoraTargetsOfTorchtunesTableAreTheRecipesOfItsCommit) {
+  int checked = 0;
+  // Kept in a variable: a range-for over a member of a temporary reads a destroyed object.
+  const nlohmann::json root = testing::LoadCases("published_cases.json");
+  for (const nlohmann::json& c : root.at("cases")) {
+    if (!c.contains("recipe_lora_targets")) continue;
+    SCOPED_TRACE(c.at("id").get<std::string>());
+    const auto args = c.at("args").get<std::vector<std::string>>();
+    const auto flag = std::find(args.begin(), args.end(), "--lora-targets");
+    ASSERT_NE(flag, args.end());
+    ASSERT_NE(flag + 1, args.end());
+    EXPECT_EQ(LayersOfTargetsFlag(*(flag + 1)), TorchtuneLayers(c.at("recipe_lora_targets").get<std::string>()));
+    ++checked;
+  }
+  EXPECT_GE(checked, 5);
+}
+
 TEST(PublishedCasesTest, EveryCaseNamesItsSourceAndSettings) {
-  for (const nlohmann::json& c : testing::LoadCases("published_cases.json").at("cases")) {
+  // Kept in a variable: a range-for over a member of a temporary reads a destroyed object.
+  const nlohmann::json root = testing::LoadCases("published_cases.json");
+  for (const nlohmann::json& c : root.at("cases")) {
     EXPECT_EQ(c.at("source").get<std::string>().rfind("https://", 0), 0u) << c.at("id");
     EXPECT_FALSE(c.at("settings").get<std::string>().empty()) << c.at("id");
     EXPECT_FALSE(c.at("measured").get<std::string>().empty()) << c.at("id");

@@ -106,6 +106,21 @@ TEST(ActivationMemoryTest, LoraAddsFp32InputCopies) {
   EXPECT_DOUBLE_EQ(LayerActivationsPerToken(Llama8b(), bf16).lora, 224);
 }
 
+TEST(ActivationMemoryTest, LoraDropoutKeepsItsOutputAndMask) {
+  // PEFT's nn.Dropout before lora_A: lora_A keeps the dropout's output (adapter dtype) and the
+  // dropout its bool mask, per adapted input: 38,912 inputs (above) x (2 + 1) = 116,736 with BF16
+  // adapters, plus the rank-wide outputs 224.
+  TrainingSettings bf16 = Tokens(2048, false, Method::Lora);
+  bf16.adapter_bytes = 2;
+  bf16.lora_dropout = 0.1;
+  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(Llama8b(), bf16).lora, 116'736 + 224);
+  // FP32 adapters: the FP32 cast is dropped after the dropout reads it; its output (4) and mask (1)
+  // stay: 38,912 x 5 + 448.
+  TrainingSettings fp32 = Tokens(2048, false, Method::Lora);
+  fp32.lora_dropout = 0.05;
+  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(Llama8b(), fp32).lora, 194'560 + 448);
+}
+
 TEST(ActivationMemoryTest, LossKernels) {
   TrainingSettings s = Tokens(2048);
   EXPECT_DOUBLE_EQ(LogitsBytes(Llama8b(), s), 14.0 * 128256 * 2048);

@@ -19,16 +19,6 @@
 namespace labcheck::calc {
 namespace {
 
-std::vector<std::string> Args(const nlohmann::json& c) {
-  std::vector<std::string> args = c.at("args").get<std::vector<std::string>>();
-  const std::string configs = std::string(LAB_CHECK_SOURCE_DIR) + "/tests/calc/configs";
-  for (std::string& a : args) {
-    if (a.rfind("{configs}", 0) == 0) a = configs + a.substr(9);
-  }
-  args.push_back("--json");
-  return args;
-}
-
 double GiB(const nlohmann::json& bytes) { return bytes.at("bytes").get<double>() / (1 << 30); }
 
 TEST(VllmStartupCasesTest, KvTokensMatchWhatVllmPrints) {
@@ -39,7 +29,7 @@ TEST(VllmStartupCasesTest, KvTokensMatchWhatVllmPrints) {
       "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const nlohmann::json& c : root.at("cases")) {
     const std::string id = c.at("id").get<std::string>();
-    const testing::CliRun run = testing::RunCalc(Args(c), Lang::En);
+    const testing::CliRun run = testing::RunCalc(testing::CaseArgs(c), Lang::En);
     ASSERT_EQ(run.exit_code, 0) << id << ": " << run.err;
     const nlohmann::json out = nlohmann::json::parse(run.out);
     const nlohmann::json& serve = out.at("serve");
