@@ -24,8 +24,6 @@ namespace labcheck::gpu {
 namespace {
 
 constexpr uint64_t kComparisonMaxBytes = 256ull << 20;
-// The course: "off by 2× or more is a reason to look into it" (data/course_expectations.json).
-constexpr double kFarBelow = 0.5;
 // One size that makes no progress this long is a hang: the child's own detector aborts NCCL and
 // reports, well before the parent's timeout kills it. A timeout like the others, so it follows
 // --timeout-scale (a slow board's 2 gives 60 s; the tests' 0.2 makes a simulated hang cost 6 s).

@@ -14,6 +14,10 @@
 
 namespace labcheck::gpu {
 
+// The course: "off by 2× or more is a reason to look into it" (data/course_expectations.json): a
+// figure under this share of its band is a finding (gpu.p2p's pairs, the all-reduce's ring).
+inline constexpr double kFarBelow = 0.5;
+
 // The site-packages folders of the run's interpreter, asked once per run (probes/interpreter.h):
 // none, with the reason, when it does not answer; none, without one, when the run has no Python.
 probes::SitePackages SitePackagesFor(const CheckContext& context);

@@ -16,9 +16,6 @@ namespace labcheck::gpu {
 
 namespace {
 
-// The course: "off by 2× or more is a reason to look into it".
-constexpr double kFarBelow = 0.5;
-
 std::optional<double> NumberAt(const nlohmann::json& object, const char* key) {
   auto it = object.find(key);
   if (it == object.end() || !it->is_number()) return std::nullopt;
