@@ -8,7 +8,9 @@
 #   docs/multi-node.md), slurm-wlm and munge (the real one-node Slurm of `ctest -L slurm`, which
 #   starts its own daemons: docs/cluster-gate.md), prometheus-node-exporter and prometheus (promtool:
 #   the node-check metrics test), and unpacks NVML's header (below).
-#   --platforms also installs g++-11, for scripts/check-platforms.sh.
+#   --platforms also installs what scripts/check-platforms.sh needs: g++-11, and for the arm64
+#   build Debian's cross compiler, multiarch's arm64 packages (adding the arm64 architecture to
+#   dpkg) and qemu-user with its binfmt registration.
 set -euo pipefail
 
 # nvml.h for the ABI test (tests/gpu/abi_test.cpp): the CUDA toolkit here has none, and Debian
@@ -65,6 +67,15 @@ elif [[ "${1:-}" == "--platforms" ]]; then
   # g++-11 for scripts/check-platforms.sh, which builds with Ubuntu 22.04's compiler and installs
   # it through this; not part of --with-tests, whose time is issue 24's budget.
   packages+=(g++-11)
+  # The arm64 cross build (cmake/aarch64-linux-gnu.cmake) on an amd64 machine: the cross compiler,
+  # the target's libraries from multiarch (fmt, OpenBLAS; GoogleTest and zlib because the simulator
+  # is configured with the tests), and qemu to run the result; qemu-user-binfmt lets the arm64
+  # binary start its own child processes (the kernel hands them to qemu).
+  if [[ $(dpkg --print-architecture) == amd64 ]]; then
+    packages+=(g++-aarch64-linux-gnu qemu-user qemu-user-binfmt binfmt-support
+               libc6:arm64 libstdc++6:arm64 libfmt-dev:arm64 libopenblas-dev:arm64 libgtest-dev:arm64 zlib1g-dev:arm64)
+    add_architecture=arm64
+  fi
 fi
 
 missing=()
@@ -89,5 +100,8 @@ if [[ $(id -u) -ne 0 && ${#sudo[@]} -eq 0 ]]; then
   exit 2
 fi
 echo "install-deps: installing ${missing[*]}"
+if [[ -n "${add_architecture:-}" ]] && ! dpkg --print-foreign-architectures | grep -qx "$add_architecture"; then
+  "${sudo[@]}" dpkg --add-architecture "$add_architecture"  # multiarch; the update below reads its lists
+fi
 "${sudo[@]}" apt-get update -qq
 DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/build_commit.h"
 #include "app/burn_command.h"
 #include "app/check_command.h"
 #include "app/cli_language.h"
@@ -135,8 +136,10 @@ int RunApp(int argc, char** argv) {
                "lab_check");
   LocalizeCli(app, peeked);
   app.fallthrough();
-  app.set_version_flag("--version", std::string("lab_check ") + LAB_CHECK_VERSION,
-                       ru ? "показать версию и выйти" : "print the version and exit");
+  // The commit too: a binary copied to many nodes says exactly which source it came from.
+  app.set_version_flag("--version",
+                       std::string("lab_check ") + LAB_CHECK_VERSION + " (commit " + std::string(BuildCommit()) + ")",
+                       ru ? "показать версию и коммит и выйти" : "print the version and commit and exit");
 
   CheckCommandOptions options;
   std::string lang = "ru";

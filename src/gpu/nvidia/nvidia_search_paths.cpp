@@ -2,15 +2,12 @@
 
 #include <cstdlib>
 
+#include "platform/machine_arch.h"
+
 namespace labcheck::gpu {
 
 std::vector<std::string> DriverFolders() {
-#if defined(__aarch64__)
-  const char* multiarch = "/usr/lib/aarch64-linux-gnu";
-#else
-  const char* multiarch = "/usr/lib/x86_64-linux-gnu";
-#endif
-  return {multiarch, "/usr/lib64", "/usr/lib", "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib", "/usr/lib/wsl/lib"};
+  return {std::string("/usr/lib/") + MultiarchTriplet(), "/usr/lib64", "/usr/lib", "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib", "/usr/lib/wsl/lib"};
 }
 
 LibrarySearchPaths NvidiaSearchPaths(std::vector<std::string> site_packages) {
@@ -21,7 +18,8 @@ LibrarySearchPaths NvidiaSearchPaths(std::vector<std::string> site_packages) {
     if (value != nullptr && value[0] != '\0') paths.toolkit_roots.emplace_back(value);
   }
   paths.toolkit_roots.emplace_back("/usr/local/cuda");
-  paths.toolkit_lib_folders = {"lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"};
+  paths.toolkit_lib_folders = {"lib64", "lib"};
+  for (const std::string& target : CudaTargetNames()) paths.toolkit_lib_folders.push_back("targets/" + target + "/lib");
   paths.site_packages = std::move(site_packages);
   // cu13 (the CUDA 13 wheels put every library there) sorts among cublas, nccl and the rest.
   paths.wheel_namespace = "nvidia";

@@ -1,8 +1,9 @@
 // Where NVIDIA's libraries are looked for (docs/gpu-checks.md), as a policy for the generic search
 // in platform/library_search.h: LD_LIBRARY_PATH; the loader (bare soname, then every file its cache
-// /etc/ld.so.cache lists); $CUDA_HOME, $CUDA_PATH, then /usr/local/cuda (lib64, lib,
-// targets/*/lib); the chosen Python's site-packages, nvidia/*/lib (pip's nvidia-cublas-cu12,
-// nvidia-nccl-cu12 and the CUDA 13 wheels' nvidia/cu13/lib), which is where a pip-installed
+// /etc/ld.so.cache lists); $CUDA_HOME, $CUDA_PATH, then /usr/local/cuda (lib64, lib, then
+// targets/<name>/lib for this processor: x86_64-linux, or sbsa-linux and aarch64-linux on arm64,
+// platform/machine_arch.h); the chosen Python's site-packages, nvidia/*/lib (pip's
+// nvidia-cublas-cu12, nvidia-nccl-cu12 and the CUDA 13 wheels' nvidia/cu13/lib), which is where a pip-installed
 // PyTorch keeps cuBLAS and NCCL: the course promises no separate CUDA toolkit is needed. The
 // driver's own libraries (libcuda, NVML) are LibrarySpec::driver_library: after the loader they are
 // looked for in DriverFolders(), never in toolkits (which hold only stubs) or wheels.
@@ -20,7 +21,7 @@ LibrarySearchPaths NvidiaSearchPaths(std::vector<std::string> site_packages);
 // Where NVIDIA's driver installers put libcuda.so.1 and libnvidia-ml.so.1, for when neither
 // LD_LIBRARY_PATH nor the loader cache lead to a working one (a stub first on LD_LIBRARY_PATH hides
 // the cache from dlopen; a container may have no ld.so.cache entry for the injected driver):
-//   /usr/lib/<multiarch>   Debian and Ubuntu packages, the .run installer on them;
+//   /usr/lib/<multiarch>   Debian and Ubuntu packages, the .run installer on them (MultiarchTriplet());
 //   /usr/lib64             RHEL, Fedora, SUSE packages and the .run installer there;
 //   /usr/lib               Arch, and the .run installer's default on other systems;
 //   /usr/local/nvidia/lib64, /usr/local/nvidia/lib   the driver mounted into Kubernetes pods
