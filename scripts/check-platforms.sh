@@ -93,7 +93,12 @@ else
   arm_started=$(date +%s)
   # lab_check starts its own parts as child processes of the same binary: the kernel must hand an
   # arm64 binary to qemu (binfmt_misc; Debian's qemu-user-binfmt registers it).
+  # A fresh VM may not have binfmt_misc mounted at all (this one did not): mount it first (root).
+  [[ -e /proc/sys/fs/binfmt_misc/status ]] ||
+    mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc >/dev/null 2>&1
   [[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]] || update-binfmts --enable qemu-aarch64 >/dev/null 2>&1
+  [[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]] ||
+    echo "qemu-aarch64 is not registered with binfmt_misc: the arm64 binary cannot start its own children"
   configure_and_build "$arm" "lab_check sim_nvidia" -DLAB_CHECK_BUILD_TESTS=ON \
                       -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake
   built=$?
