@@ -5,7 +5,9 @@
 // quotes the table.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -14,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "calc/vllm_profile.h"
 #include "calc_cli.h"
 
 namespace labcheck::calc {
@@ -49,8 +52,34 @@ TEST(VllmStartupCasesTest, KvTokensMatchWhatVllmPrints) {
         << id << ": vLLM printed " << printed << " tokens, serve predicts " << ours << " (" << c.at("source") << ")";
     // vLLM started with these settings, so the plan must say it fits at this tp.
     EXPECT_TRUE(option.at("fits").get<bool>()) << id;
+    // The case names its card, and serve counts it among that card's logs.
+    const nlohmann::json& logs = serve.at("vllm_profile").at("checked_logs");
+    EXPECT_FALSE(logs.at("gpu_id").is_null()) << id << ": give the case's card with --gpu";
+    EXPECT_GE(logs.at("this_card_this_version").get<int>(), 1) << id;
   }
   std::cout << table;
+}
+
+// data/vllm_profiles.json lists each case once, with the card its args name and its version: what
+// `serve` counts as the logs behind a card and version is what this file checks.
+TEST(VllmStartupCasesTest, TheProfilesFileListsEveryCaseWithItsCardAndVersion) {
+  const nlohmann::json root = testing::LoadCases("vllm_startup_cases.json");
+  std::map<std::string, const CheckedVllmLog*> listed;
+  for (const CheckedVllmLog& log : CheckedVllmLogs()) {
+    EXPECT_TRUE(listed.emplace(log.case_id, &log).second) << log.case_id << " is listed twice";
+  }
+  for (const nlohmann::json& c : root.at("cases")) {
+    const std::string id = c.at("id").get<std::string>();
+    const auto found = listed.find(id);
+    ASSERT_NE(found, listed.end()) << id << " is missing from checked_logs in data/vllm_profiles.json";
+    const std::vector<std::string> args = c.at("args").get<std::vector<std::string>>();
+    const auto gpu = std::find(args.begin(), args.end(), "--gpu");
+    ASSERT_NE(gpu, args.end()) << id;
+    EXPECT_EQ(found->second->gpu_id, *(gpu + 1)) << id;
+    EXPECT_EQ(found->second->version.text, c.at("vllm_version").get<std::string>()) << id;
+    listed.erase(found);
+  }
+  for (const auto& [id, log] : listed) ADD_FAILURE() << id << " is in checked_logs but not a case of vllm_startup_cases.json";
 }
 
 // The coverage: at least 12 logs, two vLLM versions, and every architecture family.
