@@ -82,7 +82,8 @@ std::optional<VllmVersion> ParseVllmVersion(const std::string& text) {
       ++i;
     }
     parts[count++] = value;
-    if (i < text.size() && text[i] == '.' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]))) {
+    // A fourth number (vLLM 0.10.1.1) is a patch of the patch: left with the tag, ignored.
+    if (count < 3 && i < text.size() && text[i] == '.' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]))) {
       ++i;
     } else {
       break;
