@@ -24,6 +24,11 @@ namespace {
 
 double GiB(const nlohmann::json& bytes) { return bytes.at("bytes").get<double>() / (1 << 30); }
 
+// A part the log prints, "n/a" where it does not (INFO-level logs print only weights and KV memory).
+std::string LogPart(const nlohmann::json& parts, const char* key) {
+  return parts.contains(key) ? fmt::format("{:.2f}", parts.at(key).get<double>()) : "n/a";
+}
+
 TEST(VllmStartupCasesTest, KvTokensMatchWhatVllmPrints) {
   const nlohmann::json root = testing::LoadCases("vllm_startup_cases.json");
   const double tolerance = root.at("tolerance_percent").get<double>();
@@ -43,11 +48,10 @@ TEST(VllmStartupCasesTest, KvTokensMatchWhatVllmPrints) {
     const double printed = c.at("printed_tokens").get<double>();
     const double error = (ours / printed - 1) * 100;
     const nlohmann::json& log = c.at("log_parts_gib");
-    table += fmt::format("| {} | {:.0f} | {:.0f} | {:+.1f}% | {:.2f} / {:.2f} | {:.2f} / {:.2f} | {:.2f} / {:.2f} | {:.2f} / {:.2f} |\n", id, printed,
-                         ours, error, log.at("weights").get<double>(), GiB(option.at("weights_per_gpu")),
-                         log.at("torch_peak_increase").get<double>(), GiB(option.at("activation_peak_per_gpu")),
-                         log.at("non_torch_increase").get<double>(), GiB(option.at("non_torch_per_gpu")), log.at("kv_cache").get<double>(),
-                         GiB(option.at("kv_room_per_gpu")));
+    table += fmt::format("| {} | {:.0f} | {:.0f} | {:+.1f}% | {} / {:.2f} | {} / {:.2f} | {} / {:.2f} | {} / {:.2f} |\n", id, printed, ours, error,
+                         LogPart(log, "weights"), GiB(option.at("weights_per_gpu")), LogPart(log, "torch_peak_increase"),
+                         GiB(option.at("activation_peak_per_gpu")), LogPart(log, "non_torch_increase"), GiB(option.at("non_torch_per_gpu")),
+                         LogPart(log, "kv_cache"), GiB(option.at("kv_room_per_gpu")));
     EXPECT_LE(std::fabs(error), c.value("tolerance_percent", tolerance))
         << id << ": vLLM printed " << printed << " tokens, serve predicts " << ours << " (" << c.at("source") << ")";
     // vLLM started with these settings, so the plan must say it fits at this tp.
@@ -58,6 +62,29 @@ TEST(VllmStartupCasesTest, KvTokensMatchWhatVllmPrints) {
     EXPECT_GE(logs.at("this_card_this_version").get<int>(), 1) << id;
   }
   std::cout << table;
+}
+
+// Logs serve still misses by more than the tolerance, each with the cause found so far
+// (open_cases_about): printed with their gap; reaching one means it belongs in `cases`, and coming
+// out above the log (more KV tokens than vLLM found) would be the unsafe direction.
+TEST(VllmStartupCasesTest, OpenCasesAreRecordedWithTheirGap) {
+  const nlohmann::json root = testing::LoadCases("vllm_startup_cases.json");
+  const double tolerance = root.at("tolerance_percent").get<double>();
+  const nlohmann::json& open = root.at("open_cases").at("cases");
+  ASSERT_GE(open.size(), 1u);
+  for (const nlohmann::json& c : open) {
+    const std::string id = c.at("id").get<std::string>();
+    const testing::CliRun run = testing::RunCalc(testing::CaseArgs(c), Lang::En);
+    ASSERT_EQ(run.exit_code, 0) << id << ": " << run.err;
+    const nlohmann::json out = nlohmann::json::parse(run.out);
+    const nlohmann::json& option = out.at("serve").at("options").at(c.at("tp").get<int>() - 1);
+    const double ours = option.at("kv_tokens").get<double>();
+    const double printed = c.at("printed_tokens").get<double>();
+    const double error = (ours / printed - 1) * 100;
+    std::cout << fmt::format("| {} (open) | {:.0f} | {:.0f} | {:+.1f}% |\n", id, printed, ours, error);
+    EXPECT_LT(ours, printed) << id << ": serve now promises more KV tokens than vLLM found";
+    EXPECT_GT(std::fabs(error), tolerance) << id << " is reached now: move it to `cases`";
+  }
 }
 
 // data/vllm_profiles.json lists each case once, with the card its args name and its version: what
