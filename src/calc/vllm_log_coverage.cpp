@@ -47,11 +47,12 @@ WorkNote CheckedLogsNote(const std::string& gpu_id, const VllmVersion& version) 
                           "PyTorch, the profile's peak, vLLM's defaults) on this card is an assumption",
                           card, c.total, cards))};
   }
+  const char* logs = c.this_card_this_version == 1 ? "log" : "logs";
   return {"checked_logs",
-          T(fmt::format("сверено с {} логами запуска vLLM {}.x на {} ({} логов этой карты на всех версиях, {} всего)", c.this_card_this_version,
-                        release, card, c.this_card, c.total),
-            fmt::format("checked against {} vLLM {}.x start-up logs from {} ({} logs of this card at all versions, {} in all)",
-                        c.this_card_this_version, release, card, c.this_card, c.total))};
+          T(fmt::format("логов запуска vLLM {}.x с {}, с которыми сверено: {} (этой карты на всех версиях — {}, всего — {})", release, card,
+                        c.this_card_this_version, c.this_card, c.total),
+            fmt::format("checked against {} vLLM {}.x start-up {} from {} ({} of this card at all versions, {} in all)",
+                        c.this_card_this_version, release, logs, card, c.this_card, c.total))};
 }
 
 nlohmann::json CheckedLogsJson(const std::string& gpu_id, const VllmVersion& version) {
