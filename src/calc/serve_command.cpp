@@ -1,4 +1,4 @@
-// lab_check serve MODEL [--gpus N --gpu-mem GiB --quant bf16|int8|int4 --utilization 0.9 --vllm-version V
+// lab_check serve MODEL [--gpus N --gpu ID --gpu-mem GiB --quant bf16|int8|int4 --utilization 0.9 --vllm-version V
 //                        --data-parallel-size D --enable-expert-parallel]:
 // does it fit under vLLM, at which tensor-parallel degree, with how much KV cache.
 #include <CLI/CLI.hpp>
@@ -12,6 +12,8 @@
 #include "calc/model_features.h"
 #include "calc/serving.h"
 #include "calc/subcommands.h"
+#include "calc/vllm_log_coverage.h"
+#include "reference/gpu_catalog.h"
 
 namespace labcheck::calc {
 namespace {
@@ -19,6 +21,7 @@ namespace {
 struct ServeOptions {
   std::string model;
   int gpus = 0;             // 0: from the machine, else the course's lab
+  std::string gpu;          // --gpu: a card id of data/gpus.json; empty: the machine's card, else unnamed
   double gpu_mem_gib = 0;   // 0: same
   std::string quant;  // empty: as the checkpoint stores it (quantization_config), else BF16
   double utilization = 0;   // 0: vLLM's default
@@ -71,9 +74,21 @@ std::optional<ResolvedVersion> ResolveVllmVersion(const ServeOptions& o, const C
 }
 
 // GPUs to plan for: the flags, else this machine, else the course's lab machine. Says which.
+// --gpu names the card (Run has checked the id); without --gpu-mem its memory is the size it is sold
+// with, a little above what PyTorch sees (79.19 GiB of an H100 80GB in the logs checked).
 Text ResolveGpus(const ServeOptions& o, const CommandContext& context, ServeSettings& s) {
   const CalcConstants& k = CalcConstants::Builtin();
   const std::vector<LiveGpu> live = LiveGpus(context);
+  if (const reference::GpuSpec* card = o.gpu.empty() ? nullptr : reference::GpuCatalog::Builtin().FindById(o.gpu)) {
+    s.gpu_name = card->name;
+    s.gpu_id = card->id;
+    if (o.gpu_mem_gib <= 0) {
+      s.gpus = o.gpus > 0 ? o.gpus : 1;
+      s.gpu_memory_gib = card->memory_gib;
+      return T(fmt::format("{} × {}, {:g} GiB — объём по паспорту; PyTorch видит чуть меньше: точнее с --gpu-mem", s.gpus, card->name, card->memory_gib),
+               fmt::format("{} × {}, {:g} GiB as sold; PyTorch sees a little less: give --gpu-mem for exact figures", s.gpus, card->name, card->memory_gib));
+    }
+  }
   if (o.gpu_mem_gib > 0) {
     s.gpus = o.gpus > 0 ? o.gpus : 1;
     s.gpu_memory_gib = o.gpu_mem_gib;
@@ -83,6 +98,7 @@ Text ResolveGpus(const ServeOptions& o, const CommandContext& context, ServeSett
     s.gpus = o.gpus > 0 ? std::min<int>(o.gpus, static_cast<int>(live.size())) : static_cast<int>(live.size());
     s.gpu_memory_gib = SmallestMemoryGib(live);
     s.gpu_name = live.front().name;
+    if (const reference::GpuSpec* card = reference::GpuCatalog::Builtin().Match(s.gpu_name, s.gpu_memory_gib)) s.gpu_id = card->id;
     return T(fmt::format("GPU этой машины: {} × {:.1f} GiB", s.gpus, s.gpu_memory_gib),
              fmt::format("this machine's GPUs: {} × {:.1f} GiB", s.gpus, s.gpu_memory_gib));
   }
@@ -193,6 +209,7 @@ Text HybridPoolNote(const ServePlan& plan) {
 std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan& plan, const ServeSettings& s, VersionSource source) {
   std::vector<WorkNote> notes;
   notes.push_back(VllmProfileNote(s.profile, source));
+  notes.push_back(CheckedLogsNote(s.gpu_id, s.profile.version));
   if (plan.batch_defaults_taken) {
     notes.push_back({"batch_defaults", T("--max-num-seqs и --max-num-batched-tokens — умолчания vLLM для этой карты", "--max-num-seqs and --max-num-batched-tokens are vLLM's defaults for this card")});
   }
@@ -275,6 +292,7 @@ void PrintServeJson(const ModelInput& model, const ServeEstimate& e, const Comma
   nlohmann::json j = {{"command", "serve"}, {"model", ModelJson(model)}, {"gpu_source", e.gpu_source.In(Lang::En)}};
   j["serve"] = ServePlanJson(e.plan, e.settings);
   j["serve"]["vllm_profile"]["version_source"] = VersionSourceName(e.version_source);
+  j["serve"]["vllm_profile"]["checked_logs"] = CheckedLogsJson(e.settings.gpu_id, e.settings.profile.version);
   j["features"] = WorkNotesJson(e.features);
   j["assumptions"] = WorkNotesJson(e.assumptions);
   PrintJson(j, context);
@@ -383,6 +401,13 @@ void Run(const ServeOptions& o, const CommandContext& context) {
   if (!model) return;
   const std::optional<ResolvedVersion> version = ResolveVllmVersion(o, context);
   if (!version) return;
+  if (!o.gpu.empty() && !reference::GpuCatalog::Builtin().FindById(o.gpu)) {
+    std::vector<std::string> ids;
+    for (const reference::GpuSpec& g : reference::GpuCatalog::Builtin().gpus()) ids.push_back(g.id);
+    context.Fail(T(fmt::format("--gpu \"{}\": такой карты нет в data/gpus.json; есть: {}", o.gpu, fmt::join(ids, ", ")),
+                   fmt::format("--gpu \"{}\" is not a card of data/gpus.json; known: {}", o.gpu, fmt::join(ids, ", "))).In(context.lang()));
+    return;
+  }
   const ServeEstimate estimate = EstimateServe(*model, o, *version, context);
   if (estimate.settings.gpus < o.data_parallel) {
     context.Fail(T(fmt::format("--data-parallel-size {} требует хотя бы {} GPU, а их {}: задайте --gpus", o.data_parallel, o.data_parallel, estimate.settings.gpus),
@@ -401,6 +426,9 @@ void AddServeCommand(CLI::App& app, const CommandContext& context) {
   CLI::App* sub = app.add_subcommand("serve", T("инференс в vLLM: поместится ли модель, тензорный параллелизм, токены KV-кэша", "Serving with vLLM: fit, tensor parallelism, KV-cache tokens").In(context.lang()));
   sub->add_option("model", options->model, T("имя из каталога, размер (7B), путь к config.json или id репозитория HF из локального кэша", "catalog name, size (7B), config.json path or cached HF repo id").In(context.lang()))->required();
   sub->add_option("--gpus", options->gpus, T("сколько GPU есть", "GPUs available").In(context.lang()))->check(CLI::Range(1, 1024));
+  sub->add_option("--gpu", options->gpu,
+                  T("карта по id из data/gpus.json (rtx-4090, a100-sxm-80gb, ...): умолчания vLLM для неё и сколько логов с неё сверено",
+                    "the card, an id of data/gpus.json (rtx-4090, a100-sxm-80gb, ...): vLLM's defaults for it and how many logs from it were checked").In(context.lang()));
   sub->add_option("--gpu-mem", options->gpu_mem_gib, T("память одной GPU, ГиБ", "memory per GPU, GiB").In(context.lang()))->check(CLI::Range(0.1, 100000.0));
   sub->add_option("--quant", options->quant, T("bf16 | int8 | int4 (по умолчанию — как в чекпойнте, иначе bf16)", "bf16 | int8 | int4 (default: as the checkpoint stores it, else bf16)").In(context.lang()))->check(CLI::IsMember({"bf16", "int8", "int4"}));
   sub->add_option("--utilization", options->utilization, T("--gpu-memory-utilization для vLLM (по умолчанию 0.9)", "vLLM --gpu-memory-utilization (default 0.9)").In(context.lang()))->check(CLI::Range(0.05, 1.0));

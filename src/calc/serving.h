@@ -32,6 +32,7 @@ struct ServeSettings {
   int gpus = 1;
   double gpu_memory_gib = 0;
   std::string gpu_name;  // picks vLLM's batch defaults (A100s get the small ones); may be empty
+  std::string gpu_id;    // the card's id in data/gpus.json; empty when the card is not known
   ServeQuant quant = ServeQuant::Bf16;
   double utilization = 0.9;
   int64_t max_model_len = 0;  // 0: the model's max_position_embeddings

@@ -82,7 +82,8 @@ std::optional<VllmVersion> ParseVllmVersion(const std::string& text) {
       ++i;
     }
     parts[count++] = value;
-    if (i < text.size() && text[i] == '.' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]))) {
+    // A fourth number (vLLM 0.10.1.1) is a patch of the patch: left with the tag, ignored.
+    if (count < 3 && i < text.size() && text[i] == '.' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]))) {
       ++i;
     } else {
       break;
@@ -116,6 +117,32 @@ VllmProfileChoice ChooseVllmProfile(const VllmVersion& version) {
     if (!(version < rule.from)) chosen = &rule;
   }
   return {*chosen, version, Checked(*chosen, version)};
+}
+
+const std::vector<CheckedVllmLog>& CheckedVllmLogs() {
+  static const std::vector<CheckedVllmLog> logs = [] {
+    std::vector<CheckedVllmLog> out;
+    for (const json& entry : ProfilesFile().at("checked_logs")) {
+      out.push_back({entry.at("case").get<std::string>(), entry.at("gpu").get<std::string>(),
+                     MustParse(entry.at("vllm_version").get<std::string>())});
+    }
+    return out;
+  }();
+  return logs;
+}
+
+VllmLogCoverage CountCheckedVllmLogs(const std::string& gpu_id, const VllmVersion& version) {
+  VllmLogCoverage c;
+  for (const CheckedVllmLog& log : CheckedVllmLogs()) {
+    const bool card = !gpu_id.empty() && log.gpu_id == gpu_id;
+    const bool release = log.version.major == version.major && log.version.minor == version.minor;
+    c.this_card_this_version += card && release;
+    c.this_card += card;
+    c.this_version += release;
+    ++c.total;
+    if (std::find(c.cards.begin(), c.cards.end(), log.gpu_id) == c.cards.end()) c.cards.push_back(log.gpu_id);
+  }
+  return c;
 }
 
 KvLayerSlots HybridKvLayerSlots(const Architecture& arch, bool hybrid_kv_groups) {

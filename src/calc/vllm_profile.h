@@ -46,6 +46,26 @@ VllmProfileChoice ChooseVllmProfile(const VllmVersion& version);
 VllmVersion DefaultVllmVersion();
 const std::vector<VllmProfileRule>& VllmProfileRules();
 
+// The start-up logs the rules were checked against (data/vllm_profiles.json, checked_logs), each
+// with its card (an id of data/gpus.json) and vLLM version.
+struct CheckedVllmLog {
+  std::string case_id;  // the case in tests/calc/vllm_startup_cases.json
+  std::string gpu_id;
+  VllmVersion version;
+};
+const std::vector<CheckedVllmLog>& CheckedVllmLogs();
+
+// How many of those logs stand behind a plan for `gpu_id` (empty: card unknown) at `version`:
+// versions count as the same within a minor release (0.19.0 and 0.19.1), as rules are chosen.
+struct VllmLogCoverage {
+  int this_card_this_version = 0;
+  int this_card = 0;
+  int this_version = 0;
+  int total = 0;
+  std::vector<std::string> cards;  // ids of the cards with a checked log, each once, in file order
+};
+VllmLogCoverage CountCheckedVllmLogs(const std::string& gpu_id, const VllmVersion& version);
+
 // Attention layers as the hybrid KV cache manager lays them out: every attention type (full, or a
 // sliding window of a given size) forms groups of `group_size` layers, group_size being the
 // smallest type's count (the largest when that is within 1.25x of the smallest), the last group of

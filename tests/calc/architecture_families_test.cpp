@@ -46,6 +46,8 @@ TEST(ArchitectureFamiliesTest, ParameterCountsMatchTheCards) {
     ASSERT_TRUE(card.contains("config_source") && card.contains("card")) << "every config names its source";
     const Architecture arch = LoadPublishedConfig(name);
     const ParamCounts counts = CountParams(arch);
+    // A config kept for serving cases only (its card states no count) has nothing to compare.
+    if (!card.contains("total")) continue;
     // Total: within 1 % of the card (the brief's tolerance), or within the card's rounding.
     const Figure total = ParseFigure(card["total"]);
     EXPECT_NEAR(static_cast<double>(counts.total()), total.value, std::max(0.01 * total.value, total.half_step));

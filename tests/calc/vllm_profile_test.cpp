@@ -18,6 +18,9 @@ TEST(VllmProfileTest, VersionsParseWithTheirTags) {
   EXPECT_TRUE(ParseVllmVersion("0.11.0rc2").has_value());
   EXPECT_TRUE(ParseVllmVersion("0.10.1+cu128").has_value());
   EXPECT_EQ(ParseVllmVersion("0.19")->patch, 0);
+  // vLLM 0.10.1.1 was released with four numbers; the fourth does not pick a rule.
+  ASSERT_TRUE(ParseVllmVersion("0.10.1.1").has_value());
+  EXPECT_EQ(ParseVllmVersion("0.10.1.1")->patch, 1);
   EXPECT_FALSE(ParseVllmVersion("latest").has_value());
   EXPECT_FALSE(ParseVllmVersion("0").has_value());
   EXPECT_FALSE(ParseVllmVersion("0.19/0").has_value());
