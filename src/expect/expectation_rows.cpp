@@ -44,6 +44,9 @@ void FinishRow(ExpectationRow& row, const CourseReference& course, const Text& m
   if (row.measured.empty()) {
     if (row.readings.size() == 1 || low == high) {
       row.measured = Text(Num(low));
+    } else if (Num(low) == Num(high)) {
+      // Cards that differ only past the shown digits read as one figure, not "75–75".
+      row.measured = Text(fmt::format("{} ({})", Num(low), row.readings.size()));
     } else {
       // The range shows a card that stands out; the flag names it.
       row.measured = Text(fmt::format("{}–{} ({})", Num(low), Num(high), row.readings.size()));

@@ -30,6 +30,12 @@ const ExpectationRow& Row(const std::vector<ExpectationRow>& rows, const std::st
   return kNone;
 }
 
+TEST(CourseMachine, CardsThatRoundToOneFigureShowItOnce) {
+  Report r = testing::CourseMachineReport();
+  for (int i = 0; i < 4; ++i) testing::Measure(r, "gpu.matmul", fmt::format("gpu{}.matmul_bf16_tflops", i), 74.98 + 0.01 * i, "TFLOPS");
+  EXPECT_EQ(Row(Rows(r), "matmul_bf16").measured.en, "75 (4)");
+}
+
 TEST(CourseMachine, RowsCarryTheCoursePagesFiguresVerbatim) {
   const auto rows = Rows(testing::CourseMachineReport());
   const auto& bf16 = Row(rows, "matmul_bf16");
