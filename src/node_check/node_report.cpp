@@ -25,7 +25,8 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
                        {"max_spread", e.max_spread},
                        {"other_process_gib", e.other_process_gib},
                        {"xid_ignore", e.xid_ignore},
-                       {"xid_fail", e.xid_fail}};
+                       {"xid_fail", e.xid_fail},
+                       {"ib_ports", e.ib_ports ? json(*e.ib_ports) : json(nullptr)}};
   const int exit_code = v.state == NodeState::Healthy ? 0 : v.state == NodeState::Unhealthy ? 1 : 3;
   json out = {{"kind", kNodeReportKind},
               {"version", 1},
@@ -45,6 +46,10 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
               {"cuda_driver_version", inventory.value("cuda_driver_version", json(nullptr))},
               {"simulated", inventory.value("simulated", false)}};
   if (inventory.contains("simulated_machine")) out["simulated_machine"] = inventory["simulated_machine"];
+  const json& sxids = payload.value("health", json::object()).value("sxid_kernel_log", json(nullptr));
+  if (!sxids.is_null()) out["sxids"] = sxids;  // every NVSwitch SXid since boot, fatal or not
+  for (const char* key : {"pci_bus", "network_ports"})  // what sysfs says beside the driver
+    if (payload.contains(key)) out[key] = payload[key];
   if (payload.contains("error")) out["error"] = payload["error"];
   return out;
 }
