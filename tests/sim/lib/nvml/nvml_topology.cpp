@@ -1,8 +1,5 @@
 // libnvidia-ml.so.1 sim: how GPUs are connected: PCIe common ancestor, NVLink links (to a peer
 // GPU or to an NVSwitch), P2P status, the CPUs nearest each GPU.
-#include <map>
-#include <mutex>
-
 #include "core/interconnect.h"
 #include "core/numa.h"
 #include "nvml/nvml_internal.h"
@@ -42,18 +39,6 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetNvLinkState, (nvmlDevice_t device, unsig
   return r;
 }
 
-namespace {
-
-// Reads of each GPU's replay counter on its "health/nvlink_replay" link: it grows by grows_by on
-// every read after the first (the first is node-check's baseline before its load), like the PCIe
-// replay counter (nvml_health.cpp).
-std::map<int, unsigned long long>& NvLinkReplayReads() {
-  static std::map<int, unsigned long long> reads;
-  return reads;
-}
-
-}  // namespace
-
 // nvml.h: NVML_ERROR_INVALID_ARGUMENT for a bad device, link or counter (nvmlNvLinkErrorCounter_t:
 // DL_REPLAY 0, DL_RECOVERY 1, DL_CRC_FLIT 2, DL_CRC_DATA 3, DL_ECC_DATA 4) or a NULL value;
 // NOT_SUPPORTED where the GPU has no NVLink. Every counter is 0 but the replay counter of the link
@@ -68,10 +53,7 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetNvLinkErrorCounter,
   const nvsim::Gpu& g = *Check(device);
   const nvsim::json* replay = g.At("health/nvlink_replay");
   if (counter != 0 || replay == nullptr || g.Number("health/nvlink_replay/link") != link) return kSuccess;
-  static std::mutex lock;
-  std::lock_guard<std::mutex> guard(lock);
-  const unsigned long long reads = NvLinkReplayReads()[g.index]++;
-  *value = static_cast<unsigned long long>(g.Number("health/nvlink_replay/start") + reads * g.Number("health/nvlink_replay/grows_by"));
+  *value = GrowingCounter(g, "health/nvlink_replay");  // the first read is node-check's baseline
   return kSuccess;
 }
 
