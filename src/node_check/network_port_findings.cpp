@@ -21,12 +21,12 @@ using nlohmann::json;
 // Half the siblings' best rate or less is a port that trained wrong.
 constexpr double kSlowPortFraction = 0.5;
 
-std::string PortName(const json& port) {
-  return fmt::format("{} port {}", port.value("device", std::string("?")), port.value("port", 0));
+std::string PortName(const json& port, const char* word) {
+  return fmt::format("{} {} {}", port.value("device", std::string("?")), word, port.value("port", 0));
 }
 
 void AddPortFinding(std::vector<Finding>& out, const json& port, const std::string& ru, const std::string& en) {
-  out.push_back({-1, "network_port", T(PortName(port) + ": " + ru, PortName(port) + ": " + en)});
+  out.push_back({-1, "network_port", T(PortName(port, "порт") + ": " + ru, PortName(port, "port") + ": " + en)});
 }
 
 std::map<std::string, double> BestRates(const json& ports) {
