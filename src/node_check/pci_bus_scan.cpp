@@ -27,6 +27,12 @@ std::optional<unsigned long> HexAttribute(const std::string& path) {
   return value;
 }
 
+// "CUDA_VISIBLE_DEVICES=0,1,3" → 3 (an empty list names none).
+size_t ListedCards(const std::string& scope) {
+  const std::string list = scope.substr(scope.find('=') + 1);
+  return list.empty() ? 0 : static_cast<size_t>(std::count(list.begin(), list.end(), ',')) + 1;
+}
+
 }  // namespace
 
 json ScanPciBus(const std::string& sys_root) {
@@ -65,7 +71,10 @@ json PciBusFacts(const EnvLookup& env, bool simulated) {
   const std::optional<std::string> root = GateSysRoot(env, simulated);
   if (!root) return {{"na", "a simulated machine: the real /sys is not its bus (set LABCHECK_SYS_ROOT)"}};
   json facts = ScanPciBus(*root);
-  if (std::optional<std::string> partial = PartialScope(env)) facts["partial"] = *partial;
+  // A list naming as many cards as the bus holds is the whole node (a job given all eight, Slurm's
+  // prolog of such a job): the bus is the expectation again, so a lost card is still named.
+  const std::optional<std::string> partial = PartialScope(env);
+  if (partial && facts.contains("gpus") && ListedCards(*partial) < facts["gpus"].size()) facts["partial"] = *partial;
   return facts;
 }
 

@@ -30,7 +30,7 @@ std::optional<std::string> PartialScope(const EnvLookup& env);
 std::optional<std::string> GateSysRoot(const EnvLookup& env, bool simulated);
 
 // What node-check records as "pci_bus": ScanPciBus of LABCHECK_SYS_ROOT or /sys, with "partial"
-// when PartialScope says so; {"na"} where GateSysRoot has none.
+// when PartialScope names fewer cards than the bus holds; {"na"} where GateSysRoot has none.
 nlohmann::json PciBusFacts(const EnvLookup& env, bool simulated);
 
 }  // namespace labcheck::node_check

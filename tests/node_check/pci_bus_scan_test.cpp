@@ -54,6 +54,9 @@ TEST_F(PciBusScan, ASimulatedMachineNeverReadsTheRealSys) {
   const json facts = PciBusFacts(Environment({{"LABCHECK_SYS_ROOT", dir_}, {"CUDA_VISIBLE_DEVICES", "0"}}), true);
   EXPECT_EQ(facts["gpus"].size(), 8u) << facts.dump();
   EXPECT_EQ(facts["partial"], "CUDA_VISIBLE_DEVICES=0");
+  // A job given every card is the whole node: the bus is compared again.
+  const json all = PciBusFacts(Environment({{"LABCHECK_SYS_ROOT", dir_}, {"SLURM_JOB_GPUS", "0,1,2,3,4,5,6,7"}}), true);
+  EXPECT_FALSE(all.contains("partial")) << all.dump();
 }
 
 // Seven of the eight bus ids in the driver's inventory, written as CUDA writes them (upper case).
