@@ -6,7 +6,21 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "platform/files.h"
+
 namespace labcheck::node_check::testing {
+
+// A fresh private directory per test, for a fake /sys (removed afterwards).
+class FakeSysTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = *MakePrivateTempDir("lab_check_fake_sys"); }
+  void TearDown() override {
+    if (!dir_.empty()) RemoveTree(dir_);
+  }
+  std::string dir_;
+};
 
 inline void WriteAttribute(const std::filesystem::path& file, const std::string& value) {
   std::filesystem::create_directories(file.parent_path());

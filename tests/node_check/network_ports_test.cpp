@@ -7,19 +7,13 @@
 
 #include "fake_sysfs.h"
 #include "node_check/node_verdict.h"
-#include "platform/files.h"
 
 namespace labcheck::node_check {
 namespace {
 
 using nlohmann::json;
 
-class NetworkPorts : public ::testing::Test {
- protected:
-  void SetUp() override { dir_ = *MakePrivateTempDir("network_ports_test"); }
-  void TearDown() override { RemoveTree(dir_); }
-  std::string dir_;
-};
+using NetworkPorts = testing::FakeSysTest;
 
 std::vector<std::string> Lines(const NodeVerdict& v) {
   std::vector<std::string> texts;

@@ -7,22 +7,19 @@
 #include "fake_sysfs.h"
 #include "node_check/node_verdict.h"
 #include "node_check_run.h"
-#include "platform/files.h"
 
 namespace labcheck::node_check {
 namespace {
 
 using testing::NodeCheck;
 
-class NodeCheckGateSim : public ::testing::Test {
+class NodeCheckGateSim : public testing::FakeSysTest {
  protected:
   void SetUp() override {
     if (!testing::SimPresent()) GTEST_SKIP() << "no simulated NVIDIA libraries in " << testing::SimDir();
-    sys_ = *MakePrivateTempDir("node_check_gate_sys");
+    FakeSysTest::SetUp();
+    sys_ = dir_;
     testing::AddHgxBoard(sys_);
-  }
-  void TearDown() override {
-    if (!sys_.empty()) RemoveTree(sys_);
   }
   std::string sys_;
 };

@@ -6,19 +6,13 @@
 
 #include "fake_sysfs.h"
 #include "node_check/node_verdict.h"
-#include "platform/files.h"
 
 namespace labcheck::node_check {
 namespace {
 
 using nlohmann::json;
 
-class PciBusScan : public ::testing::Test {
- protected:
-  void SetUp() override { dir_ = *MakePrivateTempDir("pci_bus_scan_test"); }
-  void TearDown() override { RemoveTree(dir_); }
-  std::string dir_;
-};
+using PciBusScan = testing::FakeSysTest;
 
 TEST_F(PciBusScan, CountsGpusAndSwitchesApart) {
   testing::AddHgxBoard(dir_);
