@@ -29,11 +29,13 @@ void AddPortFinding(std::vector<Finding>& out, const json& port, const std::stri
   out.push_back({-1, "network_port", T(PortName(port, "порт") + ": " + ru, PortName(port, "port") + ": " + en)});
 }
 
+// The best rate among the active ports of each link layer (a down port's rate is whatever the
+// kernel last wrote, often the slowest, and says nothing about what its siblings reach).
 std::map<std::string, double> BestRates(const json& ports) {
   std::map<std::string, double> best;
   for (const json& p : ports) {
     double& b = best[p.value("link_layer", std::string())];
-    b = std::max(b, p.value("rate_gbit", 0.0));
+    if (p.value("state", std::string()) == "ACTIVE") b = std::max(b, p.value("rate_gbit", 0.0));
   }
   return best;
 }

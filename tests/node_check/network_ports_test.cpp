@@ -46,6 +46,10 @@ TEST_F(NetworkPorts, APortDownAndAPortAtHalfRateAreNamed) {
   EXPECT_EQ(Lines(JudgeNode(payload, ExpectIb(4))),
             (std::vector<std::string>{"mlx5_1 port 1: down (DOWN, Disabled)", "mlx5_2 port 1: 200 Gb/s, its siblings 400"}));
   EXPECT_EQ(Lines(JudgeNode(payload, ExpectIb(6))).front(), "4 InfiniBand/RoCE ports, expected 6");
+  // A down port's stale rate is no sibling to measure against.
+  json faster_but_down = payload;
+  faster_but_down["network_ports"][1]["rate_gbit"] = 800.0;
+  EXPECT_EQ(Lines(JudgeNode(faster_but_down, ExpectIb(4))).size(), 2u);
   // Not asked: nothing said about them.
   EXPECT_TRUE(Lines(JudgeNode(payload, {})).empty());
 }
