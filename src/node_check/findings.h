@@ -34,6 +34,9 @@ void AddNetworkPortFindings(const nlohmann::json& ports, const NodeExpectations&
 void AddSxidFindings(const nlohmann::json& sxids, std::vector<Finding>& out);
 // NVLink error counters that grew during the check, per card and link (nvlink_error_findings.cpp).
 void AddNvLinkErrorFindings(const nlohmann::json& inventory, std::vector<Finding>& out);
+// Cards whose correctable ECC errors are over --ecc-corrected-warn: warnings, never findings
+// (correctable_error_warnings.cpp).
+std::vector<Finding> CorrectableErrorWarnings(const nlohmann::json& health, const NodeExpectations& expect);
 // Also fills each card's figures into `gpus` ({index, matmul_tflops, copy_gbps, …}).
 void AddPerformanceFindings(const nlohmann::json& matmul, const nlohmann::json& copy,
                             const std::vector<const reference::GpuSpec*>& specs, const NodeExpectations& expect,

@@ -182,6 +182,10 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   const bool written = WriteFiles(o, node, report, verdict, payload, lang);
   // --json: one line, so that `srun -N 64 lab_check node-check --json > fleet.jsonl` gives one
   // object per node that `lab_check compare fleet.jsonl` reads.
+  // Warnings on stderr: the one line on stdout stays what a scheduler parses.
+  for (const Finding& w : verdict.warnings)
+    std::fprintf(stderr, ru ? "lab_check node-check: предупреждение: %s\n" : "lab_check node-check: warning: %s\n",
+                 FindingText(w, lang).c_str());
   std::printf("%s\n", o.json ? report.dump().c_str() : VerdictLine(verdict, lang).c_str());
   std::fflush(stdout);
   return written ? ExitCode(verdict.state) : kExitNotWritten;
@@ -218,6 +222,11 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
       ->capture_default_str();
   cmd->add_option("--max-spread", o->expect.max_spread, h("карта медленнее медианной на эту долю — находка", "a card this fraction slower than the median card is a finding"))
       ->check(CLI::Range(0.01, 0.99))
+      ->capture_default_str();
+  cmd->add_option("--ecc-corrected-warn", o->expect.ecc_corrected_warn,
+                  h("исправимых ошибок ECC с загрузки драйвера больше этого — предупреждение (узел остаётся в работе)",
+                    "more correctable ECC errors than this since the driver loaded is a warning (the node stays in service)"))
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--expect-ib", o->expect.ib_ports, h("портов InfiniBand/RoCE не меньше N; каждый должен быть ACTIVE/LinkUp на полной скорости, без сбросов за проверку (по умолчанию: порты не проверяются)",
                                                      "at least N InfiniBand/RoCE ports, each ACTIVE/LinkUp at its siblings' rate with no link drops during the check (default: ports not judged)"))
