@@ -37,6 +37,8 @@ void AddNvLinkErrorFindings(const nlohmann::json& inventory, std::vector<Finding
 // Cards whose correctable ECC errors are over --ecc-corrected-warn: warnings, never findings
 // (correctable_error_warnings.cpp).
 std::vector<Finding> CorrectableErrorWarnings(const nlohmann::json& health, const NodeExpectations& expect);
+// NVLink error totals since the driver loaded over --nvlink-errors-warn: warnings (nvlink_error_findings.cpp).
+std::vector<Finding> NvLinkErrorWarnings(const nlohmann::json& inventory, const NodeExpectations& expect);
 // Also fills each card's figures into `gpus` ({index, matmul_tflops, copy_gbps, …}).
 void AddPerformanceFindings(const nlohmann::json& matmul, const nlohmann::json& copy,
                             const std::vector<const reference::GpuSpec*>& specs, const NodeExpectations& expect,

@@ -228,6 +228,11 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
                     "more correctable ECC errors than this since the driver loaded is a warning (the node stays in service)"))
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd->add_option("--nvlink-errors-warn", o->expect.nvlink_errors_warn,
+                  h("ошибок NVLink (повторы, восстановления, CRC) на линк с загрузки драйвера больше этого — предупреждение",
+                    "more NVLink errors (replays, recoveries, CRC) on a link since the driver loaded than this is a warning"))
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--expect-ib", o->expect.ib_ports, h("портов InfiniBand/RoCE не меньше N; каждый должен быть ACTIVE/LinkUp на полной скорости, без сбросов за проверку (по умолчанию: порты не проверяются)",
                                                      "at least N InfiniBand/RoCE ports, each ACTIVE/LinkUp at its siblings' rate with no link drops during the check (default: ports not judged)"))
       ->check(CLI::Range(0, 64));

@@ -31,7 +31,8 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
                        {"xid_ignore", e.xid_ignore},
                        {"xid_fail", e.xid_fail},
                        {"ib_ports", e.ib_ports ? json(*e.ib_ports) : json(nullptr)},
-                       {"ecc_corrected_warn", e.ecc_corrected_warn}};
+                       {"ecc_corrected_warn", e.ecc_corrected_warn},
+                       {"nvlink_errors_warn", e.nvlink_errors_warn}};
   const int exit_code = v.state == NodeState::Healthy ? 0 : v.state == NodeState::Unhealthy ? 1 : 3;
   json out = {{"kind", kNodeReportKind},
               {"version", 1},

@@ -80,6 +80,7 @@ NodeVerdict JudgeNode(const json& payload, const NodeExpectations& expect) {
   // Node-wide findings first, then card by card in index order (stable within a card).
   std::stable_sort(v.findings.begin(), v.findings.end(), [](const Finding& a, const Finding& b) { return a.gpu < b.gpu; });
   v.warnings = CorrectableErrorWarnings(health, expect);
+  for (Finding& w : NvLinkErrorWarnings(inventory, expect)) v.warnings.push_back(std::move(w));
   v.timings = payload.value("timings_s", json::object());
   v.state = v.findings.empty() ? NodeState::Healthy : NodeState::Unhealthy;
   return v;

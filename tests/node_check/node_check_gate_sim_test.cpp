@@ -44,6 +44,7 @@ TEST_F(NodeCheckGateSim, EightOnTheBusSevenInTheDriver) {
   testing::Run whole = NodeCheck("hgx-8xh100-nvswitch.json", {"--json"}, {{"LABCHECK_SYS_ROOT", sys_}});
   EXPECT_EQ(whole.outcome.exit_code, 0) << whole.line;
   EXPECT_EQ(whole.json["network_ports"].size(), 4u) << whole.outcome.out;
+  EXPECT_TRUE(whole.json["warnings"].empty()) << whole.outcome.out;
   EXPECT_EQ(whole.json["pci_bus"]["gpus"].size(), 8u) << whole.outcome.out;
   EXPECT_EQ(whole.json["pci_bus"]["nvswitches"].size(), 4u) << whole.outcome.out;
 }
@@ -71,6 +72,9 @@ TEST_F(NodeCheckGateSim, NvLinkReplaysGrowingDuringTheCheck) {
   for (const auto& link : run.json["gpus"][6]["nvlink_errors"])
     if (link["link"] == 3) seen = link["replay"] == 52 && link["replay_growth"] == 12;
   EXPECT_TRUE(seen) << run.json["gpus"][6].dump();
+  // The total since the driver loaded is a warning beside it, not a second finding.
+  ASSERT_EQ(run.json["warnings"].size(), 1u) << run.outcome.out;
+  EXPECT_EQ(run.json["warnings"][0]["text"], "GPU6 NVLink 3: 52 replay errors since the driver loaded");
 }
 
 TEST_F(NodeCheckGateSim, AFatalSxidInTheKernelLogFails) {
