@@ -16,11 +16,11 @@ std::vector<Finding> CorrectableErrorWarnings(const nlohmann::json& health, cons
   for (size_t k = 0; k < gpus.size(); ++k) {
     const nlohmann::json facts = gpus[k].value("facts", nlohmann::json::object());
     const nlohmann::json& count = facts.value("ecc_corrected_volatile", nlohmann::json(nullptr));
-    if (!count.is_number() || count.get<double>() <= expect.ecc_corrected_warn) continue;
-    const unsigned long long n = count.get<unsigned long long>();
+    if (!count.is_number() || count.get<double>() <= static_cast<double>(expect.ecc_corrected_warn)) continue;
+    const auto n = static_cast<unsigned long long>(count.get<double>());
     warnings.push_back({gpus[k].value("index", static_cast<int>(k)), "ecc_corrected",
-                        T(fmt::format("исправимых ошибок ECC {} с загрузки драйвера (порог {:.0f})", n, expect.ecc_corrected_warn),
-                          fmt::format("{} corrected ECC errors since the driver loaded (threshold {:.0f})", n,
+                        T(fmt::format("исправимых ошибок ECC {} с загрузки драйвера (порог {})", n, expect.ecc_corrected_warn),
+                          fmt::format("{} corrected ECC errors since the driver loaded (threshold {})", n,
                                       expect.ecc_corrected_warn))});
   }
   return warnings;

@@ -26,11 +26,11 @@ struct NodeExpectations {
   // (never a failure). 50,000,000 is Meta's gcm default for its prolog check
   // (facebookresearch/gcm, health_checks check-nvidia-smi ecc_corrected_volatile_total,
   // --ecc_corrected_volatile_threshold).
-  double ecc_corrected_warn = 50'000'000;
+  unsigned long long ecc_corrected_warn = 50'000'000;
   // --nvlink-errors-warn: an NVLink replay, recovery or CRC counter above this since the driver
   // loaded is a warning. 0, as Meta's gcm tolerates none by default (facebookresearch/gcm,
   // health_checks check-dcgmi nvlink, --data/flit/recovery/replay_error_threshold 0).
-  double nvlink_errors_warn = 0;
+  unsigned long long nvlink_errors_warn = 0;
   std::optional<int> ib_ports;         // --expect-ib: at least this many InfiniBand/RoCE ports, each judged; default: not judged
   std::set<int> xid_fail;              // --xid-fail: these kernel-log XIDs fail it until a GPU reset, whatever the catalog says
 };

@@ -37,7 +37,7 @@ void ForEachCounter(const nlohmann::json& inventory, const std::string& suffix, 
 std::vector<Finding> NvLinkErrorWarnings(const nlohmann::json& inventory, const NodeExpectations& expect) {
   std::vector<Finding> warnings;
   ForEachCounter(inventory, "", [&](int gpu, int n, const CounterName& c, unsigned long long total) {
-    if (static_cast<double>(total) <= expect.nvlink_errors_warn) return;
+    if (total <= expect.nvlink_errors_warn) return;
     warnings.push_back({gpu, "nvlink_errors_total",
                         T(fmt::format("NVLink {}: {} {} с загрузки драйвера", n, c.ru, total),
                           fmt::format("NVLink {}: {} {} since the driver loaded", n, total, c.en))});

@@ -34,7 +34,7 @@ TEST(CorrectableErrorWarnings, OverTheThresholdIsAWarningNamingTheCard) {
   EXPECT_FALSE(HasItem(v.findings, "ecc_corrected")) << "a warning never fails the node";
   const json report = NodeReportJson(v, WithCorrected(123456), e, "node7");
   EXPECT_EQ(report["warnings"][0]["gpu"], 1);
-  EXPECT_EQ(report["expectations"]["ecc_corrected_warn"], 1000.0);
+  EXPECT_EQ(report["expectations"]["ecc_corrected_warn"], 1000);
 }
 
 TEST(CorrectableErrorWarnings, AtTheDefaultOrBelowNothingIsSaid) {
