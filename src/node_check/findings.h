@@ -24,6 +24,21 @@ void AddHealthFindings(const nlohmann::json& health, const std::vector<const ref
 // (xid_findings.cpp): one finding for those that keep the node out of service, all of them in `xids`.
 void AddXidFindings(int gpu, const nlohmann::json& facts, const NodeExpectations& expect, std::vector<Finding>& out,
                     nlohmann::json& xids);
+// The GPUs sysfs lists on the PCI bus (pci_bus_scan.h) that the inventory lacks (bus_findings.cpp).
+void AddBusFindings(const nlohmann::json& bus, const nlohmann::json& inventory, std::vector<Finding>& out);
+// The driver's recovery action of one card's facts, when it asks for one (recovery_action_findings.cpp).
+void AddRecoveryActionFindings(int gpu, const nlohmann::json& facts, std::vector<Finding>& out);
+// The InfiniBand/RoCE ports (network_ports.h) when --expect-ib asks for them (network_port_findings.cpp).
+void AddNetworkPortFindings(const nlohmann::json& ports, const NodeExpectations& expect, std::vector<Finding>& out);
+// Fatal NVSwitch SXids of the kernel log (health's "sxid_kernel_log"; nvswitch_sxid_findings.cpp).
+void AddSxidFindings(const nlohmann::json& sxids, std::vector<Finding>& out);
+// NVLink error counters that grew during the check, per card and link (nvlink_error_findings.cpp).
+void AddNvLinkErrorFindings(const nlohmann::json& inventory, std::vector<Finding>& out);
+// Cards whose correctable ECC errors are over --ecc-corrected-warn: warnings, never findings
+// (correctable_error_warnings.cpp).
+std::vector<Finding> CorrectableErrorWarnings(const nlohmann::json& health, const NodeExpectations& expect);
+// NVLink error totals since the driver loaded over --nvlink-errors-warn: warnings (nvlink_error_findings.cpp).
+std::vector<Finding> NvLinkErrorWarnings(const nlohmann::json& inventory, const NodeExpectations& expect);
 // Also fills each card's figures into `gpus` ({index, matmul_tflops, copy_gbps, …}).
 void AddPerformanceFindings(const nlohmann::json& matmul, const nlohmann::json& copy,
                             const std::vector<const reference::GpuSpec*>& specs, const NodeExpectations& expect,

@@ -141,6 +141,7 @@ void AddHealthFindings(const json& health, const std::vector<const reference::Gp
     if (gpu.contains("error")) c.Add("health_unavailable", Text(gpu["error"].get<std::string>()));
     Memory(c, facts);
     AddXidFindings(index, facts, expect, out, xids);
+    AddRecoveryActionFindings(index, facts, out);
     Pcie(c, facts, k < specs.size() ? specs[k] : nullptr, expect);
     Settings(c, facts, expect);
     HealthFails(c, index, facts);

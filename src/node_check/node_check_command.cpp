@@ -13,6 +13,9 @@
 #include "gpu/jobs/gpu_jobs.h"
 #include "node_check/node_report.h"
 #include "node_check/node_verdict.h"
+#include "gpu/bench/numa_placement.h"  // SysRoot
+#include "node_check/network_ports.h"
+#include "node_check/pci_bus_scan.h"
 #include "node_check/prometheus_metrics.h"
 #include "node_check/slurm_drain.h"
 #include "platform/files.h"
@@ -117,6 +120,16 @@ bool WriteFiles(const Options& o, const std::string& node, const json& report, c
   return written;
 }
 
+// What sysfs says beside the driver: the cards on the PCI bus and the network ports (issue 45).
+void AddSysfsFacts(json& payload, const json& ports_before) {
+  const bool simulated = payload.value("inventory", json::object()).value("simulated", false);
+  payload["pci_bus"] = PciBusFacts(Env, simulated);
+  if (std::optional<std::string> root = GateSysRoot(Env, simulated))
+    payload["network_ports"] = WithCounterGrowth(ports_before, ReadNetworkPorts(*root));
+  else
+    payload["network_ports"] = {{"na", "a simulated machine: the real /sys is not its network (set LABCHECK_SYS_ROOT)"}};
+}
+
 int ExitCode(NodeState state) {
   switch (state) {
     case NodeState::Healthy: return kExitHealthy;
@@ -138,6 +151,8 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   const auto started = std::chrono::steady_clock::now();
   o.expect.mig = o.mig == "on";
   RegisterGpuChildJobs();
+  // The ports' counters before the check's load: growth across it is a link flapping now.
+  const json ports_before = ReadNetworkPorts(gpu::SysRoot());
   const CancelToken cancel = InstallInterruptHandlers();
   ChildJobOutcome outcome = RunChildJob(self_exe, gpu::kNodeCheckJob, ChildArgs(o), o.timeout_s, cancel);
   if (cancel.cancelled()) return 130;
@@ -150,6 +165,7 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
     if (!problem->error.empty()) payload["error"] = problem->error;
   } else {
     payload = outcome.result.value();
+    AddSysfsFacts(payload, ports_before);
     verdict = JudgeNode(payload, o.expect);
   }
   verdict.timings["total_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -166,6 +182,10 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   const bool written = WriteFiles(o, node, report, verdict, payload, lang);
   // --json: one line, so that `srun -N 64 lab_check node-check --json > fleet.jsonl` gives one
   // object per node that `lab_check compare fleet.jsonl` reads.
+  // Warnings on stderr: the one line on stdout stays what a scheduler parses.
+  for (const Finding& w : verdict.warnings)
+    std::fprintf(stderr, ru ? "lab_check node-check: предупреждение: %s\n" : "lab_check node-check: warning: %s\n",
+                 FindingText(w, lang).c_str());
   std::printf("%s\n", o.json ? report.dump().c_str() : VerdictLine(verdict, lang).c_str());
   std::fflush(stdout);
   return written ? ExitCode(verdict.state) : kExitNotWritten;
@@ -203,6 +223,19 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
   cmd->add_option("--max-spread", o->expect.max_spread, h("карта медленнее медианной на эту долю — находка", "a card this fraction slower than the median card is a finding"))
       ->check(CLI::Range(0.01, 0.99))
       ->capture_default_str();
+  cmd->add_option("--ecc-corrected-warn", o->expect.ecc_corrected_warn,
+                  h("исправимых ошибок ECC с загрузки драйвера больше этого — предупреждение (узел остаётся в работе)",
+                    "more correctable ECC errors than this since the driver loaded is a warning (the node stays in service)"))
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--nvlink-errors-warn", o->expect.nvlink_errors_warn,
+                  h("ошибок NVLink (повторы, восстановления, CRC) на линк с загрузки драйвера больше этого — предупреждение",
+                    "more NVLink errors (replays, recoveries, CRC) on a link since the driver loaded than this is a warning"))
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--expect-ib", o->expect.ib_ports, h("портов InfiniBand/RoCE не меньше N; каждый должен быть ACTIVE/LinkUp на полной скорости, без сбросов за проверку (по умолчанию: порты не проверяются)",
+                                                     "at least N InfiniBand/RoCE ports, each ACTIVE/LinkUp at its siblings' rate with no link drops during the check (default: ports not judged)"))
+      ->check(CLI::Range(0, 64));
   cmd->add_flag("--json", o->json, h("всё подробно одной строкой JSON", "the full detail as one line of JSON"));
   cmd->add_flag("--drain", o->drain, h("при FAIL вывести узел из работы в Slurm (scontrol update … state=drain) и сказать, что выполнено",
                                        "on FAIL drain the node in Slurm (scontrol update … state=drain) and say what was run"));

@@ -22,6 +22,16 @@ struct NodeExpectations {
   double max_spread = 0.15;            // --max-spread: a card this much slower than the median card is a finding
   double other_process_gib = 0.5;      // another process holding this much memory is a finding
   std::set<int> xid_ignore;            // --xid-ignore: these XIDs never fail the node (still reported)
+  // --ecc-corrected-warn: correctable ECC errors since the driver loaded above this are a warning
+  // (never a failure). 50,000,000 is Meta's gcm default for its prolog check
+  // (facebookresearch/gcm, health_checks check-nvidia-smi ecc_corrected_volatile_total,
+  // --ecc_corrected_volatile_threshold).
+  unsigned long long ecc_corrected_warn = 50'000'000;
+  // --nvlink-errors-warn: an NVLink replay, recovery or CRC counter above this since the driver
+  // loaded is a warning. 0, as Meta's gcm tolerates none by default (facebookresearch/gcm,
+  // health_checks check-dcgmi nvlink, --data/flit/recovery/replay_error_threshold 0).
+  unsigned long long nvlink_errors_warn = 0;
+  std::optional<int> ib_ports;         // --expect-ib: at least this many InfiniBand/RoCE ports, each judged; default: not judged
   std::set<int> xid_fail;              // --xid-fail: these kernel-log XIDs fail it until a GPU reset, whatever the catalog says
 };
 

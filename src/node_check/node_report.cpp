@@ -11,6 +11,10 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
   for (const Finding& f : v.findings)
     findings.push_back({{"gpu", f.gpu < 0 ? json(nullptr) : json(f.gpu)}, {"item", f.item}, {"text", FindingText(f, Lang::En)},
                         {"text_ru", FindingText(f, Lang::Ru)}});
+  json warnings = json::array();
+  for (const Finding& w : v.warnings)
+    warnings.push_back({{"gpu", w.gpu < 0 ? json(nullptr) : json(w.gpu)}, {"item", w.item}, {"text", FindingText(w, Lang::En)},
+                        {"text_ru", FindingText(w, Lang::Ru)}});
   const json inventory = payload.value("inventory", json::object());
   json expectations = {{"gpus", e.gpus ? json(*e.gpus) : json(nullptr)},
                        {"model", e.model},
@@ -25,7 +29,10 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
                        {"max_spread", e.max_spread},
                        {"other_process_gib", e.other_process_gib},
                        {"xid_ignore", e.xid_ignore},
-                       {"xid_fail", e.xid_fail}};
+                       {"xid_fail", e.xid_fail},
+                       {"ib_ports", e.ib_ports ? json(*e.ib_ports) : json(nullptr)},
+                       {"ecc_corrected_warn", e.ecc_corrected_warn},
+                       {"nvlink_errors_warn", e.nvlink_errors_warn}};
   const int exit_code = v.state == NodeState::Healthy ? 0 : v.state == NodeState::Unhealthy ? 1 : 3;
   json out = {{"kind", kNodeReportKind},
               {"version", 1},
@@ -37,6 +44,7 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
               {"line_ru", VerdictLine(v, Lang::Ru)},
               {"exit_code", exit_code},
               {"findings", findings},
+              {"warnings", warnings},
               {"gpus", v.gpus},
               {"xids", v.xids},
               {"timings_s", v.timings},
@@ -45,6 +53,10 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
               {"cuda_driver_version", inventory.value("cuda_driver_version", json(nullptr))},
               {"simulated", inventory.value("simulated", false)}};
   if (inventory.contains("simulated_machine")) out["simulated_machine"] = inventory["simulated_machine"];
+  const json& sxids = payload.value("health", json::object()).value("sxid_kernel_log", json(nullptr));
+  if (!sxids.is_null()) out["sxids"] = sxids;  // every NVSwitch SXid since boot, fatal or not
+  for (const char* key : {"pci_bus", "network_ports"})  // what sysfs says beside the driver
+    if (payload.contains(key)) out[key] = payload[key];
   if (payload.contains("error")) out["error"] = payload["error"];
   return out;
 }

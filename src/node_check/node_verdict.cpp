@@ -24,7 +24,8 @@ json CardsFromInventory(const json& inventory, const json& health) {
                  {"name", g.value("name", std::string())},
                  {"pci_bus_id", g.value("pci_bus_id", std::string())},
                  {"memory_total_gib", g.value("memory_total_gib", 0.0)},
-                 {"nvlink", g.value("nvlink", json(nullptr))}};
+                 {"nvlink", g.value("nvlink", json(nullptr))},
+                 {"nvlink_errors", g.value("nvlink_errors", json(nullptr))}};
     if (k < health_gpus.size()) {
       const json facts = health_gpus[k].value("facts", json::object());
       for (const char* key : {"pcie_gen_under_load", "pcie_width_under_load", "pcie_gen_max", "pcie_width_max"})
@@ -69,11 +70,17 @@ NodeVerdict JudgeNode(const json& payload, const NodeExpectations& expect) {
   const std::vector<const reference::GpuSpec*> specs = CatalogSpecs(inventory);
   v.gpus = CardsFromInventory(inventory, health);
   AddInventoryFindings(inventory, specs, expect, v.findings);
+  AddBusFindings(payload.value("pci_bus", json(nullptr)), inventory, v.findings);
+  AddNvLinkErrorFindings(inventory, v.findings);
+  AddNetworkPortFindings(payload.value("network_ports", json(nullptr)), expect, v.findings);
+  AddSxidFindings(health.value("sxid_kernel_log", json(nullptr)), v.findings);
   AddHealthFindings(health, specs, expect, v.findings, v.xids);
   AddPerformanceFindings(payload.value("matmul", json::array()), payload.value("copy", json::array()), specs, expect,
                          v.findings, v.gpus);
   // Node-wide findings first, then card by card in index order (stable within a card).
   std::stable_sort(v.findings.begin(), v.findings.end(), [](const Finding& a, const Finding& b) { return a.gpu < b.gpu; });
+  v.warnings = CorrectableErrorWarnings(health, expect);
+  for (Finding& w : NvLinkErrorWarnings(inventory, expect)) v.warnings.push_back(std::move(w));
   v.timings = payload.value("timings_s", json::object());
   v.state = v.findings.empty() ? NodeState::Healthy : NodeState::Unhealthy;
   return v;

@@ -23,6 +23,7 @@ enum class NodeState { Healthy, Unhealthy, CannotTell };
 struct NodeVerdict {
   NodeState state = NodeState::Healthy;
   std::vector<Finding> findings;
+  std::vector<Finding> warnings;                    // said, but the node stays in service (correctable ECC)
   Text cannot_tell;                                 // why, when CannotTell
   nlohmann::json gpus = nlohmann::json::array();    // per card: the figures the findings were judged on
   nlohmann::json timings = nlohmann::json::object();

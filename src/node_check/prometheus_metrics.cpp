@@ -68,6 +68,7 @@ struct CardFamilies {
   Family remapped{"lab_check_gpu_remapped_rows", "Remapped memory rows, by the kind of error that caused the remap."};
   Family xids{"lab_check_gpu_xids", "XIDs seen, by NVIDIA's Xid catalog class and where they were seen (kernel log since boot, or during the check)."};
   Family failing{"lab_check_gpu_xids_failing", "XIDs that keep the node out of service (lab_check's XID policy)."};
+  Family recovery{"lab_check_gpu_recovery_action", "1 for the recovery action the driver asks for (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION; action=\"none\" when none), where the driver has the field."};
 };
 
 void AddCard(CardFamilies& f, const json& card, const json& inventory_gpu, const json& facts, const json& xids) {
@@ -79,6 +80,8 @@ void AddCard(CardFamilies& f, const json& card, const json& inventory_gpu, const
   const json& nvlink = card.value("nvlink", json(nullptr));
   if (nvlink.is_object()) AddIfNumber(f.nvlinks, labels, nvlink.value("active", json(nullptr)));
   AddIfNumber(f.ecc, labels, facts.value("ecc_uncorrected_volatile", json(nullptr)));
+  const json& action = facts.value("recovery_action", json(nullptr));
+  if (action.is_string()) f.recovery.Add(labels + fmt::format(R"(,action="{}")", Escape(action.get<std::string>())), 1);
   const json& sbe = facts.value("retired_pages_single_bit", json(nullptr));
   const json& dbe = facts.value("retired_pages_double_bit", json(nullptr));
   if (sbe.is_number() && dbe.is_number()) f.retired.Add(labels, sbe.get<double>() + dbe.get<double>());
@@ -107,6 +110,22 @@ void AddCard(CardFamilies& f, const json& card, const json& inventory_gpu, const
 
 }  // namespace
 
+// What sysfs said beside the driver: the GPUs on the PCI bus, and each InfiniBand/RoCE port.
+std::string SysfsMetrics(const json& payload) {
+  Family on_bus("lab_check_node_gpus_on_pci_bus", "NVIDIA GPUs sysfs lists on the PCI bus, whether the driver has them or not.");
+  Family port_up("lab_check_network_port_up", "1 when the InfiniBand/RoCE port is ACTIVE with its physical link LinkUp.");
+  Family port_rate("lab_check_network_port_rate_bits_per_second", "The InfiniBand/RoCE port's rate as the kernel reports it, bits per second per direction.");
+  const json& bus = payload.value("pci_bus", json(nullptr));
+  if (bus.is_object() && bus.contains("gpus") && !bus.contains("partial")) on_bus.Add("", static_cast<double>(bus["gpus"].size()));
+  const json& ports = payload.value("network_ports", json(nullptr));
+  for (const json& p : ports.is_array() ? ports : json::array()) {
+    const std::string labels = fmt::format(R"(device="{}",port="{}")", Escape(p.value("device", std::string())), p.value("port", 0));
+    port_up.Add(labels, p.value("state", std::string()) == "ACTIVE" && p.value("phys_state", std::string()) == "LinkUp" ? 1 : 0);
+    AddIfNumber(port_rate, labels, p.value("rate_gbit", json(nullptr)), 1e9);
+  }
+  return on_bus.Text() + port_up.Text() + port_rate.Text();
+}
+
 std::string PrometheusText(const NodeVerdict& v, const json& payload, double checked_at_s) {
   Family healthy("lab_check_node_healthy", "1 when lab_check node-check found the node healthy, 0 when it found a fault or could not tell.");
   Family unknown("lab_check_node_unknown", "1 when lab_check node-check could not tell (no driver, no GPU).");
@@ -130,9 +149,9 @@ std::string PrometheusText(const NodeVerdict& v, const json& payload, double che
   std::string out;
   for (const Family* f : {&healthy, &unknown, &simulated, &findings, &duration, &when, &cards.matmul, &cards.copy, &cards.pcie_gen,
                           &cards.pcie_width, &cards.nvlinks, &cards.ecc, &cards.retired, &cards.remapped, &cards.xids,
-                          &cards.failing})
+                          &cards.failing, &cards.recovery})
     out += f->Text();
-  return out;
+  return out + SysfsMetrics(payload);
 }
 
 Status WritePrometheusFile(const std::string& path, const std::string& text) {

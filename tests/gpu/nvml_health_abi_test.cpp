@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <type_traits>
 
 #include "gpu/nvidia/nvml_health_api.h"
 
@@ -44,6 +45,33 @@ TEST(Abi, NvmlHealthTypesAndConstants) {
   EXPECT_EQ(nvml::kClockMem, NVML_CLOCK_MEM);
   EXPECT_EQ(nvml::kEventTypeXidCriticalError, static_cast<unsigned long long>(nvmlEventTypeXidCriticalError));
   EXPECT_EQ(nvml::kValueNotAvailable, static_cast<unsigned long long>(NVML_VALUE_NOT_AVAILABLE));
+  static_assert(sizeof(nvml::nvmlValue_t) == sizeof(::nvmlValue_t));
+  static_assert(sizeof(nvml::nvmlFieldValue_t) == sizeof(::nvmlFieldValue_t));
+  static_assert(offsetof(nvml::nvmlFieldValue_t, scopeId) == offsetof(::nvmlFieldValue_t, scopeId));
+  static_assert(offsetof(nvml::nvmlFieldValue_t, valueType) == offsetof(::nvmlFieldValue_t, valueType));
+  static_assert(offsetof(nvml::nvmlFieldValue_t, nvmlReturn) == offsetof(::nvmlFieldValue_t, nvmlReturn));
+  static_assert(offsetof(nvml::nvmlFieldValue_t, value) == offsetof(::nvmlFieldValue_t, value));
+  // Our pointer's shape, parameter by parameter, is the header's (the count is a signed int).
+  static_assert(std::is_same_v<decltype(&::nvmlDeviceGetFieldValues), ::nvmlReturn_t (*)(::nvmlDevice_t, int, ::nvmlFieldValue_t*)>);
+  static_assert(std::is_same_v<decltype(nvml::NvmlHealthApi::nvmlDeviceGetFieldValues),
+                               nvml::nvmlReturn_t (*)(nvml::nvmlDevice_t, int, nvml::nvmlFieldValue_t*)>);
+  static_assert(std::is_same_v<decltype(&::nvmlDeviceGetNvLinkErrorCounter),
+                               ::nvmlReturn_t (*)(::nvmlDevice_t, unsigned, ::nvmlNvLinkErrorCounter_t, unsigned long long*)>);
+  static_assert(sizeof(::nvmlNvLinkErrorCounter_t) == sizeof(int));  // our pointer passes the enum as int
+  EXPECT_EQ(nvml::kNvLinkErrorReplay, NVML_NVLINK_ERROR_DL_REPLAY);
+  EXPECT_EQ(nvml::kNvLinkErrorRecovery, NVML_NVLINK_ERROR_DL_RECOVERY);
+  EXPECT_EQ(nvml::kNvLinkErrorCrcFlit, NVML_NVLINK_ERROR_DL_CRC_FLIT);
+  EXPECT_EQ(nvml::kNvLinkErrorCrcData, NVML_NVLINK_ERROR_DL_CRC_DATA);
+  EXPECT_EQ(nvml::kValueTypeUnsignedInt, NVML_VALUE_TYPE_UNSIGNED_INT);
+  EXPECT_EQ(nvml::kValueTypeUnsignedLongLong, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG);
+#ifdef NVML_FI_DEV_GET_GPU_RECOVERY_ACTION  // nvml.h of R550 and later; the one install-deps.sh unpacks is older
+  EXPECT_EQ(nvml::kFieldGpuRecoveryAction, static_cast<unsigned>(NVML_FI_DEV_GET_GPU_RECOVERY_ACTION));
+  EXPECT_EQ(nvml::kRecoveryActionNone, static_cast<unsigned>(NVML_GPU_RECOVERY_ACTION_NONE));
+  EXPECT_EQ(nvml::kRecoveryActionGpuReset, static_cast<unsigned>(NVML_GPU_RECOVERY_ACTION_GPU_RESET));
+  EXPECT_EQ(nvml::kRecoveryActionNodeReboot, static_cast<unsigned>(NVML_GPU_RECOVERY_ACTION_NODE_REBOOT));
+  EXPECT_EQ(nvml::kRecoveryActionDrainP2p, static_cast<unsigned>(NVML_GPU_RECOVERY_ACTION_DRAIN_P2P));
+  EXPECT_EQ(nvml::kRecoveryActionDrainAndReset, static_cast<unsigned>(NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET));
+#endif
 }
 #else
 TEST(Abi, NvmlHealthTypesAndConstants) { GTEST_SKIP() << "nvml.h is not installed here (cuda-nvml-dev)"; }

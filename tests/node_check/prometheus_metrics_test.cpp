@@ -56,6 +56,29 @@ TEST(PrometheusMetrics, EscapesLabelsAndGivesEveryXidClassASample) {
   EXPECT_FALSE(WritePrometheusFile("/tmp/metrics.txt", text).ok());
 }
 
+// Issue 45's figures: the driver's recovery action per card, the GPUs on the bus (not for a run
+// given some cards), each InfiniBand port's state and rate.
+TEST(PrometheusMetrics, RecoveryActionBusAndPorts) {
+  NodeVerdict v;
+  v.gpus = json::array({{{"index", 0}, {"name", "H100"}}});
+  json payload = {{"inventory", {{"gpus", {{{"uuid", "GPU-1"}}}}}},
+                  {"health", {{"gpus", {{{"facts", {{"recovery_action", "gpu_reset"}}}}}}}},
+                  {"pci_bus", {{"gpus", {"0000:18:00.0", "0000:2a:00.0"}}, {"nvswitches", json::array()}}},
+                  {"network_ports", {{{"device", "mlx5_0"}, {"port", 1}, {"state", "ACTIVE"}, {"phys_state", "LinkUp"}, {"rate_gbit", 400.0}},
+                                     {{"device", "mlx5_1"}, {"port", 1}, {"state", "DOWN"}, {"phys_state", "Disabled"}, {"rate_gbit", 10.0}}}}};
+  std::string text = PrometheusText(v, payload, 0);
+  EXPECT_EQ(Sample(text, R"(lab_check_gpu_recovery_action{gpu="0",uuid="GPU-1",model="H100",action="gpu_reset"})"), 1) << text;
+  EXPECT_EQ(Sample(text, "lab_check_node_gpus_on_pci_bus"), 2) << text;
+  EXPECT_EQ(Sample(text, R"(lab_check_network_port_up{device="mlx5_0",port="1"})"), 1) << text;
+  EXPECT_EQ(Sample(text, R"(lab_check_network_port_up{device="mlx5_1",port="1"})"), 0) << text;
+  EXPECT_EQ(Sample(text, R"(lab_check_network_port_rate_bits_per_second{device="mlx5_0",port="1"})"), 400e9) << text;
+  payload["pci_bus"]["partial"] = "CUDA_VISIBLE_DEVICES=0";
+  payload["health"]["gpus"][0]["facts"]["recovery_action"] = {{"na", "old driver"}};
+  text = PrometheusText(v, payload, 0);
+  EXPECT_FALSE(Has(text, "lab_check_node_gpus_on_pci_bus")) << text;
+  EXPECT_FALSE(Has(text, "lab_check_gpu_recovery_action")) << "no field, no sample";
+}
+
 // GET http://127.0.0.1:port/metrics; "" when nothing answers.
 std::string Scrape(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);

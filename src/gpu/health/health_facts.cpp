@@ -8,6 +8,7 @@
 
 #include "core/units.h"
 #include "gpu/bench/clock_event_hold.h"
+#include "gpu/health/recovery_action.h"
 #include "gpu/nvidia/nvml_library.h"
 
 namespace labcheck::gpu::health {
@@ -190,6 +191,7 @@ json ReadIdleFacts(const NvmlTables& nvml, nvml::nvmlDevice_t device, unsigned o
                                        out = pending == nvml::kFeatureEnabled;
                                        return r;
                                      });
+  f["recovery_action"] = ReadRecoveryAction(h, device);
   f["remapped_rows"] = Field(h.nvmlDeviceGetRemappedRows, "nvmlDeviceGetRemappedRows", [&](json& out) {
     unsigned corrected = 0, uncorrected = 0, pending = 0, failed = 0;
     nvml::nvmlReturn_t r = h.nvmlDeviceGetRemappedRows(device, &corrected, &uncorrected, &pending, &failed);

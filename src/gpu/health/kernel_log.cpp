@@ -110,13 +110,19 @@ std::vector<KernelXid> KernelXidsOf(const std::vector<std::string>& lines) {
   return xids;
 }
 
-Result<std::vector<KernelXid>> ReadKernelXids(const std::string& path) {
+Result<std::vector<std::string>> ReadKernelLogLines(const std::string& path) {
   struct stat st {};
   const bool device = stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
-  Result<std::vector<std::string>> lines = device || path == "/dev/kmsg" ? ReadKmsgRecords(path) : ReadTextLines(path);
+  return device || path == "/dev/kmsg" ? ReadKmsgRecords(path) : ReadTextLines(path);
+}
+
+Result<std::vector<KernelXid>> ReadKernelXids(const std::string& path) {
+  Result<std::vector<std::string>> lines = ReadKernelLogLines(path);
   if (!lines.ok()) return lines.status();
   return KernelXidsOf(*lines);
 }
+
+bool IsBootLine(const std::string& line) { return IsBoot(line); }
 
 bool SameGpu(const std::string& kernel_pci, const std::string& bus_id) {
   return !kernel_pci.empty() && Lower(bus_id).rfind(kernel_pci, 0) == 0;

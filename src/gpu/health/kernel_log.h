@@ -32,8 +32,14 @@ std::optional<KernelXid> ParseXidLine(const std::string& message);
 // record prints it). A "Linux version" line starts a boot: what came before it is dropped.
 std::vector<KernelXid> KernelXidsOf(const std::vector<std::string>& lines);
 
+// The kernel log's lines at `path`: /dev/kmsg's records, or a text file's lines; or why not.
+Result<std::vector<std::string>> ReadKernelLogLines(const std::string& path = "/dev/kmsg");
+
 // Every XID line of the kernel log at `path` (/dev/kmsg, or a text file), or why it cannot be read.
 Result<std::vector<KernelXid>> ReadKernelXids(const std::string& path = "/dev/kmsg");
+
+// Whether the line starts a boot ("Linux version …"): what came before it is another boot's.
+bool IsBootLine(const std::string& line);
 
 // Whether `kernel_pci` ("0000:3b:00") names the GPU at canonical bus id `bus_id` ("0000:3b:00.0").
 bool SameGpu(const std::string& kernel_pci, const std::string& bus_id);

@@ -12,6 +12,7 @@
 #include "gpu/bench/nvml_sampler.h"
 #include "gpu/health/health_facts.h"
 #include "gpu/health/kernel_log.h"
+#include "gpu/health/sxid.h"
 #include "gpu/health/xid_watch.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
@@ -75,11 +76,10 @@ Result<Window> LoadWindow(GpuRuntime& runtime, const nvml::NvmlHealthApi& api, i
 
 // The kernel log's XIDs since boot, each with what came after it (health/kernel_log.h); node-check's
 // --kernel-log names a file holding `dmesg`'s or `journalctl -k`'s text instead of /dev/kmsg.
-json KernelXidsJson(const std::string& path) {
-  Result<std::vector<health::KernelXid>> kernel = health::ReadKernelXids(path);
-  if (!kernel.ok()) return {{"na", kernel.status().message()}};
+json KernelXidsJson(const Result<std::vector<std::string>>& log) {
+  if (!log.ok()) return {{"na", log.status().message()}};
   json xids = json::array();
-  for (const health::KernelXid& x : *kernel) {
+  for (const health::KernelXid& x : health::KernelXidsOf(*log)) {
     json one = {{"pci", x.pci}, {"xid", x.xid}, {"line", x.line}};
     if (x.time_s) one["time_s"] = *x.time_s;
     if (!x.cleared_by.empty()) one["cleared_by"] = x.cleared_by;
@@ -87,6 +87,15 @@ json KernelXidsJson(const std::string& path) {
     xids.push_back(one);
   }
   return xids;
+}
+
+// The NVSwitches' SXid lines since boot (health/sxid.h), from the same log.
+json KernelSxidsJson(const Result<std::vector<std::string>>& log) {
+  if (!log.ok()) return {{"na", log.status().message()}};
+  json sxids = json::array();
+  for (const health::KernelSxid& s : health::KernelSxidsOf(*log))
+    sxids.push_back({{"nvswitch", s.nvswitch}, {"pci", s.pci}, {"sxid", s.sxid}, {"fatal", s.fatal}, {"text", s.text}});
+  return sxids;
 }
 
 }  // namespace
@@ -162,7 +171,9 @@ json HealthJobOn(GpuRuntime& open_runtime, const JobArgs& args) {
                   " ms of wall-clock time while NVML's XID event set is watched and the PCIe link sampled; the replay "
                   "counter read before and after";
   out["gpus"] = gpus;
-  out["xid_kernel_log"] = KernelXidsJson(args.Option("kernel-log", "/dev/kmsg"));
+  const Result<std::vector<std::string>> log = health::ReadKernelLogLines(args.Option("kernel-log", "/dev/kmsg"));
+  out["xid_kernel_log"] = KernelXidsJson(log);
+  out["sxid_kernel_log"] = KernelSxidsJson(log);
   if (!bound.ok()) out["nvml_health_error"] = bound.status().message();
   out["libraries"] = runtime->LibrariesJson();
   return out;

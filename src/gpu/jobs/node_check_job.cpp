@@ -10,11 +10,13 @@
 #include "gpu/bench/kernel_module.h"
 #include "gpu/bench/matmul_bench.h"
 #include "gpu/bench/sm_copy_bench.h"
+#include "gpu/health/nvlink_errors.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/figure_json.h"
 #include "gpu/jobs/gpu_jobs.h"
 #include "gpu/jobs/gpu_runtime.h"
 #include "gpu/jobs/job_bodies.h"
+#include "gpu/nvidia/nvml_health_library.h"
 #include "gpu/topology_reader.h"
 
 namespace labcheck::gpu {
@@ -93,6 +95,31 @@ json DeviceCopy(GpuRuntime& runtime, int ordinal) {
   return out;
 }
 
+// Each card's NVLink error counters, read before the health window's load and after the copies:
+// what grows in between grew under lab_check's own work (health/nvlink_errors.h).
+class NvLinkErrorWatch {
+ public:
+  explicit NvLinkErrorWatch(GpuRuntime& runtime) : runtime_(runtime) {
+    if (runtime.nvml() == nullptr) return;
+    Result<std::unique_ptr<NvmlHealth>> bound = NvmlHealth::Bind(*runtime.nvml());
+    if (bound.ok()) health_ = std::move(bound).value();
+    for (int i = 0; i < runtime.device_count(); ++i) before_.push_back(Read(i));
+  }
+  json Growth(int ordinal) const {
+    if (ordinal >= static_cast<int>(before_.size())) return {{"na", "NVML did not load"}};
+    return health::NvLinkErrorGrowth(before_[ordinal], Read(ordinal));
+  }
+
+ private:
+  json Read(int ordinal) const {
+    if (!health_ || runtime_.NvmlDevice(ordinal) == nullptr) return {{"na", "no NVML health functions or no NVML handle"}};
+    return health::ReadNvLinkErrorCounters(runtime_.nvml()->api(), health_->api(), runtime_.NvmlDevice(ordinal));
+  }
+  GpuRuntime& runtime_;
+  std::unique_ptr<NvmlHealth> health_;
+  std::vector<json> before_;
+};
+
 }  // namespace
 
 Result<json> NodeCheckJob(const std::vector<std::string>& raw_args) {
@@ -108,6 +135,7 @@ Result<json> NodeCheckJob(const std::vector<std::string>& raw_args) {
   for (int i = 0; i < runtime->device_count(); ++i) out["inventory"]["gpus"][i]["nvlink"] = NvLinkJson(*runtime, i);
   timings["inventory_s"] = clock.Lap();
 
+  const NvLinkErrorWatch nvlink_errors(*runtime);
   JobArgs health_args = args;
   health_args.quick = true;  // the 500 ms load window
   out["health"] = HealthJobOn(*runtime, health_args);
@@ -126,6 +154,7 @@ Result<json> NodeCheckJob(const std::vector<std::string>& raw_args) {
     copy.back()["index"] = i;
     copy_s.push_back(clock.Lap());
   }
+  for (int i = 0; i < runtime->device_count(); ++i) out["inventory"]["gpus"][i]["nvlink_errors"] = nvlink_errors.Growth(i);
   out["matmul"] = matmul;
   out["copy"] = copy;
   timings["matmul_per_gpu_s"] = matmul_s;

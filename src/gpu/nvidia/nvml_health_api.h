@@ -74,6 +74,51 @@ struct nvmlProcessInfo_t {
   unsigned computeInstanceId;
 };
 
+// nvmlDeviceGetFieldValues: one record per field asked for; the driver fills valueType, nvmlReturn
+// and value (nvml.h, nvmlFieldValue_t and nvmlValue_t). A field this driver does not know comes
+// back with its own nvmlReturn set, the call itself succeeding.
+union nvmlValue_t {
+  double dVal;
+  unsigned uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  long long sllVal;
+};
+
+struct nvmlFieldValue_t {
+  unsigned fieldId;
+  unsigned scopeId;  // the NVLink for per-link fields
+  long long timestamp;
+  long long latencyUsec;
+  int valueType;  // nvmlValueType_t
+  nvmlReturn_t nvmlReturn;
+  nvmlValue_t value;
+};
+
+// nvmlValueType_t.
+inline constexpr int kValueTypeUnsignedInt = 1;        // NVML_VALUE_TYPE_UNSIGNED_INT
+inline constexpr int kValueTypeUnsignedLongLong = 3;   // NVML_VALUE_TYPE_UNSIGNED_LONG_LONG
+
+// The driver's verdict on what a card needs, since R550 (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION,
+// nvmlDeviceGpuRecoveryAction_t). Not in the nvml.h install-deps.sh unpacks (API 11, fields up to
+// 166), so the values are from NVIDIA's own Python binding, nvidia-ml-py's pynvml.py
+// (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION = 230; NVML_GPU_RECOVERY_ACTION_NONE 0, GPU_RESET 1,
+// NODE_REBOOT 2, DRAIN_P2P 3, DRAIN_AND_RESET 4), and nvml_health_abi_test.cpp compares them with
+// any nvml.h new enough to have them.
+inline constexpr unsigned kFieldGpuRecoveryAction = 230;
+inline constexpr unsigned kRecoveryActionNone = 0;
+inline constexpr unsigned kRecoveryActionGpuReset = 1;
+inline constexpr unsigned kRecoveryActionNodeReboot = 2;
+inline constexpr unsigned kRecoveryActionDrainP2p = 3;
+inline constexpr unsigned kRecoveryActionDrainAndReset = 4;
+
+// nvmlNvLinkErrorCounter_t (nvmlDeviceGetNvLinkErrorCounter): the data link's transmit replays and
+// recoveries, and the receive CRC errors on flow-control digits and on data.
+inline constexpr int kNvLinkErrorReplay = 0;    // NVML_NVLINK_ERROR_DL_REPLAY
+inline constexpr int kNvLinkErrorRecovery = 1;  // NVML_NVLINK_ERROR_DL_RECOVERY
+inline constexpr int kNvLinkErrorCrcFlit = 2;   // NVML_NVLINK_ERROR_DL_CRC_FLIT
+inline constexpr int kNvLinkErrorCrcData = 3;   // NVML_NVLINK_ERROR_DL_CRC_DATA
+
 struct NvmlHealthApi {
   nvmlReturn_t (*nvmlDeviceGetTotalEccErrors)(nvmlDevice_t device, int error_type, int counter_type,
                                               unsigned long long* count) = nullptr;
@@ -95,6 +140,9 @@ struct NvmlHealthApi {
                                                        nvmlProcessInfo_t* infos) = nullptr;  // _v3
   nvmlReturn_t (*nvmlDeviceGetTemperatureThreshold)(nvmlDevice_t device, int threshold, unsigned* celsius) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetFanSpeed)(nvmlDevice_t device, unsigned* percent) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetFieldValues)(nvmlDevice_t device, int count, nvmlFieldValue_t* values) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetNvLinkErrorCounter)(nvmlDevice_t device, unsigned link, int counter,
+                                                  unsigned long long* value) = nullptr;
 };
 
 }  // namespace labcheck::gpu::nvml

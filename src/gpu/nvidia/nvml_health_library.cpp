@@ -27,6 +27,8 @@ Result<std::unique_ptr<NvmlHealth>> NvmlHealth::Bind(const Nvml& nvml) {
                {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"}),
       Optional(a.nvmlDeviceGetTemperatureThreshold, {"nvmlDeviceGetTemperatureThreshold"}),
       Optional(a.nvmlDeviceGetFanSpeed, {"nvmlDeviceGetFanSpeed"}),
+      Optional(a.nvmlDeviceGetFieldValues, {"nvmlDeviceGetFieldValues"}),
+      Optional(a.nvmlDeviceGetNvLinkErrorCounter, {"nvmlDeviceGetNvLinkErrorCounter"}),
   });
   if (!bound.ok()) return bound;
   return health;

@@ -64,15 +64,17 @@ bool EccEnabled(const nvsim::Gpu& g) {
   return enabled != nullptr && enabled->is_boolean() && enabled->get<bool>();
 }
 
-// Reads of the replay counter per GPU: it grows by "health/pcie_replay/grows_by" on every read
-// after the first (a bad riser errs whenever data flows; the first read is gpu.health's idle
-// baseline). Not tied to the load state, so a descheduled thread on a loaded CI cannot miss it.
-std::map<int, unsigned long long>& ReplayReads() {
-  static std::map<int, unsigned long long> reads;
-  return reads;
-}
-
 }  // namespace
+
+unsigned long long nvmlsim::GrowingCounter(const nvsim::Gpu& g, const std::string& path) {
+  static std::map<std::pair<int, std::string>, unsigned long long> reads;
+  unsigned long long n = 0;
+  {
+    std::lock_guard<std::mutex> lock(EventLock());
+    n = reads[{g.index, path}]++;
+  }
+  return static_cast<unsigned long long>(g.Number((path + "/start").c_str()) + n * g.Number((path + "/grows_by").c_str()));
+}
 
 NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetTotalEccErrors,
              (nvmlDevice_t device, int error_type, int counter_type, unsigned long long* count)) {
@@ -127,12 +129,8 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetRemappedRows,
 NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetPcieReplayCounter, (nvmlDevice_t device, unsigned* value)) {
   const nvsim::Gpu* g = Check(device);
   if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
-  unsigned long long reads = 0;
-  {
-    std::lock_guard<std::mutex> lock(EventLock());
-    reads = ReplayReads()[g->index]++;
-  }
-  *value = static_cast<unsigned>(g->Number("health/pcie_replay/start") + reads * g->Number("health/pcie_replay/grows_by"));
+  // A bad riser errs whenever data flows; the first read is gpu.health's idle baseline.
+  *value = static_cast<unsigned>(GrowingCounter(*g, "health/pcie_replay"));
   return kSuccess;
 }
 

@@ -41,5 +41,10 @@ nvmlReturn_t CopyString(const std::string& text, char* buffer, unsigned length);
 // "load" or "idle", as the card is now (core/timeline.h UnderLoad).
 const char* LoadState(const nvsim::Gpu& g);
 void FillPciInfo(const std::string& bus_id, unsigned pci_device_id, nvmlPciInfo_t* pci);
+// An error counter that grows whenever data flows: `<path>/start`, then `<path>/grows_by` more on
+// each read after the first (the first read is the caller's baseline). Counted per GPU and path,
+// not tied to the load state, so a descheduled thread on a loaded CI cannot miss the growth
+// (the PCIe replay counter, an NVLink's replay counter).
+unsigned long long GrowingCounter(const nvsim::Gpu& g, const std::string& path);
 
 }  // namespace nvmlsim

@@ -39,6 +39,24 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetNvLinkState, (nvmlDevice_t device, unsig
   return r;
 }
 
+// nvml.h: NVML_ERROR_INVALID_ARGUMENT for a bad device, link or counter (nvmlNvLinkErrorCounter_t:
+// DL_REPLAY 0, DL_RECOVERY 1, DL_CRC_FLIT 2, DL_CRC_DATA 3, DL_ECC_DATA 4) or a NULL value;
+// NOT_SUPPORTED where the GPU has no NVLink. Every counter is 0 but the replay counter of the link
+// "health/nvlink_replay" names.
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetNvLinkErrorCounter,
+             (nvmlDevice_t device, unsigned link, int counter, unsigned long long* value)) {
+  nvsim::NvLink l;
+  nvmlReturn_t r = Link(device, link, &l);
+  if (r != kSuccess) return r;
+  if (value == nullptr || counter < 0 || counter > 4) return kInvalidArgument;
+  *value = 0;
+  const nvsim::Gpu& g = *Check(device);
+  const nvsim::json* replay = g.At("health/nvlink_replay");
+  if (counter != 0 || replay == nullptr || g.Number("health/nvlink_replay/link") != link) return kSuccess;
+  *value = GrowingCounter(g, "health/nvlink_replay");  // the first read is node-check's baseline
+  return kSuccess;
+}
+
 namespace {
 
 nvmlReturn_t RemotePci(nvmlDevice_t device, unsigned link, nvmlPciInfo_t* pci) {

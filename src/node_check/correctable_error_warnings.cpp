@@ -1,0 +1,29 @@
+// Correctable ECC errors since the driver loaded (gpu.health's ecc_corrected_volatile) above the
+// site's threshold: a warning naming the card and the count, never a failure. Growing correctable
+// errors come before the uncorrectable one that kills a job (Azure's NHC, Meta's gcm and DCGM watch
+// them), but a card with many of them still computes right, so the node stays in service; the
+// uncorrected ones still fail it (health_findings.cpp). Until findings carry a severity (issue 44)
+// warnings are a list of their own beside the findings.
+#include <fmt/format.h>
+
+#include "node_check/findings.h"
+
+namespace labcheck::node_check {
+
+std::vector<Finding> CorrectableErrorWarnings(const nlohmann::json& health, const NodeExpectations& expect) {
+  std::vector<Finding> warnings;
+  const nlohmann::json gpus = health.value("gpus", nlohmann::json::array());
+  for (size_t k = 0; k < gpus.size(); ++k) {
+    const nlohmann::json facts = gpus[k].value("facts", nlohmann::json::object());
+    const nlohmann::json& count = facts.value("ecc_corrected_volatile", nlohmann::json(nullptr));
+    if (!count.is_number() || count.get<double>() <= static_cast<double>(expect.ecc_corrected_warn)) continue;
+    const auto n = static_cast<unsigned long long>(count.get<double>());
+    warnings.push_back({gpus[k].value("index", static_cast<int>(k)), "ecc_corrected",
+                        T(fmt::format("исправимых ошибок ECC {} с загрузки драйвера (порог {})", n, expect.ecc_corrected_warn),
+                          fmt::format("{} corrected ECC errors since the driver loaded (threshold {})", n,
+                                      expect.ecc_corrected_warn))});
+  }
+  return warnings;
+}
+
+}  // namespace labcheck::node_check

@@ -1,0 +1,81 @@
+#include "node_check/pci_bus_scan.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "env/sysfs.h"
+
+namespace labcheck::node_check {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr unsigned long kVendorNvidia = 0x10de;
+// The class attribute is 0xCCSSPP (class, subclass, programming interface).
+constexpr unsigned long kClassVga = 0x0300;
+constexpr unsigned long kClass3d = 0x0302;
+constexpr unsigned long kClassBridgeOther = 0x0680;
+
+std::optional<unsigned long> HexAttribute(const std::string& path) {
+  Result<std::string> line = env::ReadFirstLine(path);
+  if (!line.ok()) return std::nullopt;
+  const std::string text = env::Trim(*line);
+  char* end = nullptr;
+  const unsigned long value = std::strtoul(text.c_str(), &end, 16);
+  if (end == text.c_str()) return std::nullopt;
+  return value;
+}
+
+// "CUDA_VISIBLE_DEVICES=0,1,3" → 3 (an empty list names none).
+size_t ListedCards(const std::string& scope) {
+  const std::string list = scope.substr(scope.find('=') + 1);
+  return list.empty() ? 0 : static_cast<size_t>(std::count(list.begin(), list.end(), ',')) + 1;
+}
+
+}  // namespace
+
+json ScanPciBus(const std::string& sys_root) {
+  const std::string root = sys_root + "/bus/pci/devices";
+  const std::vector<std::string> devices = env::ListDirectory(root);
+  if (devices.empty()) return {{"na", "nothing under " + root}};
+  json gpus = json::array(), switches = json::array();
+  for (const std::string& device : devices) {
+    const std::string dir = root + "/" + device;
+    if (HexAttribute(dir + "/vendor") != kVendorNvidia) continue;
+    const std::optional<unsigned long> cls = HexAttribute(dir + "/class");
+    if (!cls) continue;
+    const unsigned long base = *cls >> 8;
+    if (base == kClassVga || base == kClass3d) gpus.push_back(device);
+    else if (base == kClassBridgeOther) switches.push_back(device);
+  }
+  return {{"gpus", gpus}, {"nvswitches", switches}};
+}
+
+std::optional<std::string> PartialScope(const EnvLookup& env) {
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "SLURM_JOB_GPUS"})
+    if (std::optional<std::string> v = env(name)) return std::string(name) + "=" + *v;
+  if (std::optional<std::string> v = env("NVIDIA_VISIBLE_DEVICES"); v && *v != "all" && !v->empty())
+    return "NVIDIA_VISIBLE_DEVICES=" + *v;
+  return std::nullopt;
+}
+
+std::optional<std::string> GateSysRoot(const EnvLookup& env, bool simulated) {
+  const std::optional<std::string> root = env("LABCHECK_SYS_ROOT");
+  if (root && !root->empty()) return root;
+  if (simulated) return std::nullopt;
+  return "/sys";
+}
+
+json PciBusFacts(const EnvLookup& env, bool simulated) {
+  const std::optional<std::string> root = GateSysRoot(env, simulated);
+  if (!root) return {{"na", "a simulated machine: the real /sys is not its bus (set LABCHECK_SYS_ROOT)"}};
+  json facts = ScanPciBus(*root);
+  // A list naming as many cards as the bus holds is the whole node (a job given all eight, Slurm's
+  // prolog of such a job): the bus is the expectation again, so a lost card is still named.
+  const std::optional<std::string> partial = PartialScope(env);
+  if (partial && facts.contains("gpus") && ListedCards(*partial) < facts["gpus"].size()) facts["partial"] = *partial;
+  return facts;
+}
+
+}  // namespace labcheck::node_check

@@ -1,0 +1,36 @@
+// The NVIDIA devices on the PCI bus as sysfs lists them, whatever the driver made of them: a GPU
+// that fell off the bus or failed the driver's probe is gone from NVML and CUDA but still has its
+// /sys/bus/pci/devices/<bus id>/ entry (NVSentinel PR #833 counts the same way). Vendor 0x10de;
+// PCI class 0x0300xx (VGA) or 0x0302xx (3D controller) is a GPU, 0x0680xx (bridge, other) an
+// NVSwitch (PCI Code and ID Assignment Specification, class codes 03h and 06h). `sys_root` is
+// "/sys" or the fake tree LABCHECK_SYS_ROOT names in tests.
+#pragma once
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "node_check/slurm_drain.h"  // EnvLookup
+
+namespace labcheck::node_check {
+
+// {"gpus": ["0000:18:00.0", …], "nvswitches": [...]} sorted, or {"na": why} when the directory
+// cannot be read (no sysfs: a container without /sys, another OS).
+nlohmann::json ScanPciBus(const std::string& sys_root);
+
+// Why this run sees only some of the node's cards, or nullopt when it is given the whole node:
+// CUDA_VISIBLE_DEVICES (a job's GPUs under Slurm, or set by hand), NVIDIA_VISIBLE_DEVICES other
+// than "all" (a container given some cards by the NVIDIA Container Toolkit), SLURM_JOB_GPUS.
+// The bus then lists cards this run was never meant to see, so the bus is no expectation.
+std::optional<std::string> PartialScope(const EnvLookup& env);
+
+// The /sys node-check reads: LABCHECK_SYS_ROOT's fake tree when set, else "/sys"; nullopt on a
+// simulated machine without a fake tree (the real /sys holds this machine's devices, not the
+// profile's: never passed off as the simulated node's).
+std::optional<std::string> GateSysRoot(const EnvLookup& env, bool simulated);
+
+// What node-check records as "pci_bus": ScanPciBus of LABCHECK_SYS_ROOT or /sys, with "partial"
+// when PartialScope names fewer cards than the bus holds; {"na"} where GateSysRoot has none.
+nlohmann::json PciBusFacts(const EnvLookup& env, bool simulated);
+
+}  // namespace labcheck::node_check

@@ -1,0 +1,54 @@
+// Correctable ECC errors over the threshold (correctable_error_warnings.cpp): a warning naming the
+// card and the count, in the report's "warnings"; the node stays healthy. Uncorrected ones still fail.
+#include <gtest/gtest.h>
+
+#include "node_check/node_report.h"
+#include "node_check/node_verdict.h"
+
+namespace labcheck::node_check {
+namespace {
+
+using nlohmann::json;
+
+json WithCorrected(double gpu1_corrected, double gpu1_uncorrected = 0) {
+  json payload = {{"health", {{"gpus", json::array()}}}};
+  for (int i = 0; i < 2; ++i)
+    payload["health"]["gpus"].push_back(
+        {{"index", i}, {"facts", {{"ecc_mode", true}, {"ecc_corrected_volatile", i == 1 ? gpu1_corrected : 12},
+                                  {"ecc_uncorrected_volatile", i == 1 ? gpu1_uncorrected : 0}}}});
+  return payload;
+}
+
+bool HasItem(const std::vector<Finding>& list, const std::string& item) {
+  for (const Finding& f : list)
+    if (f.item == item) return true;
+  return false;
+}
+
+TEST(CorrectableErrorWarnings, OverTheThresholdIsAWarningNamingTheCard) {
+  NodeExpectations e;
+  e.ecc_corrected_warn = 1000;
+  const NodeVerdict v = JudgeNode(WithCorrected(123456), e);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_EQ(FindingText(v.warnings[0], Lang::En), "GPU1 123456 corrected ECC errors since the driver loaded (threshold 1000)");
+  EXPECT_FALSE(HasItem(v.findings, "ecc_corrected")) << "a warning never fails the node";
+  const json report = NodeReportJson(v, WithCorrected(123456), e, "node7");
+  EXPECT_EQ(report["warnings"][0]["gpu"], 1);
+  EXPECT_EQ(report["expectations"]["ecc_corrected_warn"], 1000);
+}
+
+TEST(CorrectableErrorWarnings, AtTheDefaultOrBelowNothingIsSaid) {
+  EXPECT_TRUE(JudgeNode(WithCorrected(123456), {}).warnings.empty());  // gcm's 50,000,000
+  NodeExpectations e;
+  e.ecc_corrected_warn = 123456;
+  EXPECT_TRUE(JudgeNode(WithCorrected(123456), e).warnings.empty());
+}
+
+TEST(CorrectableErrorWarnings, UncorrectedOnesStillFail) {
+  const NodeVerdict v = JudgeNode(WithCorrected(0, 2), {});
+  EXPECT_TRUE(HasItem(v.findings, "ecc_uncorrected"));
+  EXPECT_EQ(v.state, NodeState::Unhealthy);
+}
+
+}  // namespace
+}  // namespace labcheck::node_check
