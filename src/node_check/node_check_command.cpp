@@ -31,11 +31,12 @@ struct Options {
   bool json = false;
   bool drain = false;
   std::string node;
+  std::string scontrol;
   std::string out;
   std::string prometheus;
   std::string kernel_log;
   std::vector<std::string> site_packages;
-  double timeout_s = 60;
+  std::optional<double> timeout_s;  // default: kHealthCheckTimeoutS in slurmd's health check, else kDefaultTimeoutS
 };
 
 std::optional<std::string> Env(const std::string& name) {
@@ -76,20 +77,24 @@ void RelaySimulatorMessages(const ChildJobOutcome& outcome) {
   }
 }
 
-void DrainIfUnhealthy(const NodeVerdict& verdict, const std::string& node, Lang lang, json& report) {
+// True when the node was drained.
+bool DrainIfUnhealthy(const NodeVerdict& verdict, const std::string& node, const std::string& scontrol, Lang lang, json& report) {
   const bool ru = lang == Lang::Ru;
   const std::string findings = VerdictLine(verdict, lang).substr(std::string("FAIL: ").size());
-  DrainOutcome d = Drain(node, DrainReason(findings));
+  DrainOutcome d = Drain(FindScontrol(scontrol, Env), node, DrainReason(findings));
   report["drain"] = {{"command", d.command}, {"ran", d.slurm_present}, {"ok", d.ok}, {"error", d.error}};
   if (!d.slurm_present)
-    std::fprintf(stderr, ru ? "lab_check node-check: Slurm не найден (scontrol нет в PATH), узел не выведен: %s\n"
-                            : "lab_check node-check: no Slurm here (scontrol is not on PATH), the node is not drained: %s\n",
+    std::fprintf(stderr, ru ? "lab_check node-check: Slurm не найден (scontrol нет ни в PATH, ни в /usr/bin, /usr/local/bin, /opt/slurm/bin; "
+                              "укажите --scontrol ПУТЬ), узел не выведен: %s\n"
+                            : "lab_check node-check: no Slurm here (no scontrol on PATH nor in /usr/bin, /usr/local/bin, /opt/slurm/bin; "
+                              "give --scontrol PATH), the node is not drained: %s\n",
                  d.command.c_str());
   else if (d.ok)
     std::fprintf(stderr, ru ? "lab_check node-check: выполнено: %s\n" : "lab_check node-check: ran: %s\n", d.command.c_str());
   else
     std::fprintf(stderr, ru ? "lab_check node-check: не удалось: %s — %s\n" : "lab_check node-check: failed: %s — %s\n",
                  d.command.c_str(), d.error.c_str());
+  return d.ok;
 }
 
 // --out and --prometheus; false when one could not be written (said on stderr: exit 3, as the
@@ -139,7 +144,8 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   o.expect.mig = o.mig == "on";
   RegisterGpuChildJobs();
   const CancelToken cancel = InstallInterruptHandlers();
-  ChildJobOutcome outcome = RunChildJob(self_exe, gpu::kNodeCheckJob, ChildArgs(o), o.timeout_s, cancel);
+  const double timeout_s = o.timeout_s.value_or(InHealthCheckContext(Env) ? kHealthCheckTimeoutS : kDefaultTimeoutS);
+  ChildJobOutcome outcome = RunChildJob(self_exe, gpu::kNodeCheckJob, ChildArgs(o), timeout_s, cancel);
   if (cancel.cancelled()) return 130;
   RelaySimulatorMessages(outcome);
 
@@ -162,25 +168,33 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
     std::fprintf(stderr, ru ? "lab_check node-check: симулированная машина (LABCHECK_SIM_MACHINE: %s), не настоящие видеокарты\n"
                             : "lab_check node-check: a simulated machine (LABCHECK_SIM_MACHINE: %s), not real GPUs\n",
                  report.value("simulated_machine", std::string("?")).c_str());
-  if (o.drain && verdict.state == NodeState::Unhealthy) DrainIfUnhealthy(verdict, node, lang, report);
+  const bool drain_failed =
+      o.drain && verdict.state == NodeState::Unhealthy && !DrainIfUnhealthy(verdict, node, o.scontrol, lang, report);
   const bool written = WriteFiles(o, node, report, verdict, payload, lang);
   // --json: one line, so that `srun -N 64 lab_check node-check --json > fleet.jsonl` gives one
   // object per node that `lab_check compare fleet.jsonl` reads.
   std::printf("%s\n", o.json ? report.dump().c_str() : VerdictLine(verdict, lang).c_str());
   std::fflush(stdout);
+  if (drain_failed) return kExitDrainFailed;
   return written ? ExitCode(verdict.state) : kExitNotWritten;
 }
 
 }  // namespace
+
+bool InHealthCheckContext(const std::function<std::optional<std::string>(const std::string&)>& env) {
+  const std::optional<std::string> node = env("SLURMD_NODENAME"), job = env("SLURM_JOB_ID");
+  return node && !node->empty() && !(job && !job->empty());
+}
 
 void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, const std::string& self_exe, int* exit_code) {
   auto o = std::make_shared<Options>();
   auto h = [help_lang](const char* ru, const char* en) { return T(ru, en).In(help_lang); };
   CLI::App* cmd = app.add_subcommand(
       "node-check", h("проверка узла для планировщика (Slurm HealthCheckProgram, пролог): за секунды, одна строка OK или "
-                      "FAIL: …, код 0 здоров / 1 вывести из работы / 2 ошибка в аргументах / 3 не понять (нет драйвера)",
+                      "FAIL: …, код 0 здоров / 1 вывести из работы / 2 ошибка в аргументах / 3 не понять (нет драйвера) / "
+                      "4 нездоров, а вывести не удалось (--drain)",
                       "a node gate for schedulers (Slurm HealthCheckProgram, a prolog): seconds, one line OK or FAIL: …, exit "
-                      "0 healthy / 1 drain it / 2 bad usage / 3 cannot tell (no driver)"));
+                      "0 healthy / 1 drain it / 2 bad usage / 3 cannot tell (no driver) / 4 unhealthy and --drain could not drain it"));
   cmd->add_option("--expect-gpus", o->expect.gpus, h("сколько GPU должно быть (по умолчанию: хотя бы одна)", "how many GPUs there must be (default: at least one)"))
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--expect-model", o->expect.model, h("модель: слова из имени карты, например H100 (по умолчанию: все карты одной модели)",
@@ -207,6 +221,9 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
   cmd->add_flag("--drain", o->drain, h("при FAIL вывести узел из работы в Slurm (scontrol update … state=drain) и сказать, что выполнено",
                                        "on FAIL drain the node in Slurm (scontrol update … state=drain) and say what was run"));
   cmd->add_option("--node", o->node, h("имя узла в Slurm (по умолчанию SLURMD_NODENAME, иначе hostname -s)", "the node's name in Slurm (default SLURMD_NODENAME, else hostname -s)"));
+  cmd->add_option("--scontrol", o->scontrol, h("путь к scontrol для --drain (по умолчанию: PATH, затем /usr/bin, /usr/local/bin, /opt/slurm/bin)",
+                                                "the scontrol --drain runs (default: PATH, then /usr/bin, /usr/local/bin, /opt/slurm/bin)"))
+      ->check(CLI::ExistingFile);
   cmd->add_option("--out", o->out, h("записать JSON и в файл; {node} — имя узла (journal/nodes/{node}.json)", "also write the JSON to a file; {node} is the node's name (journal/nodes/{node}.json)"));
   cmd->add_option("--prometheus", o->prometheus, h("записать метрики для Prometheus (текстовый файл для textfile collector node_exporter, имя *.prom)",
                                                    "write metrics for Prometheus (a file for node_exporter's textfile collector, named *.prom)"))
@@ -226,9 +243,9 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
                                                       "comma-separated XIDs that fail the node until a GPU reset, whatever NVIDIA's catalog says"))
       ->delimiter(',');
   cmd->add_option("--site-packages", o->site_packages, h("папка site-packages с cuBLAS (nvidia/cublas/lib), если в системе его нет", "a site-packages folder holding cuBLAS (nvidia/cublas/lib) when the system has none"));
-  cmd->add_option("--timeout", o->timeout_s, h("секунд на всё; зависшая проверка — FAIL", "seconds for everything; a hung check is a FAIL"))
-      ->check(CLI::Range(5.0, 3600.0))
-      ->capture_default_str();
+  cmd->add_option("--timeout", o->timeout_s, h("секунд на проверку; зависшая — FAIL (по умолчанию 60, в HealthCheckProgram Slurm 30: slurmd убивает его через 60 с)",
+                                               "seconds for the check; a hung one is a FAIL (default 60; 30 as Slurm's HealthCheckProgram, which slurmd kills at 60 s)"))
+      ->check(CLI::Range(5.0, 3600.0));
   cmd->callback([o, lang, self_exe, exit_code] { *exit_code = Run(*o, *lang, self_exe); });
 }
 

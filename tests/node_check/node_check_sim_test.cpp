@@ -1,6 +1,10 @@
 // The real binary on the simulated machines: OK on a healthy one, FAIL naming card and reason on
 // each health-fault and slow-link profile, exit codes 0/1/2/3, per-part timings in --json. Wall
 // time is only reported, never asserted tightly (the CI machine is shared).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -111,16 +115,43 @@ TEST_F(NodeCheckSim, CannotTellAndBadUsage) {
   EXPECT_NE(unknown.outcome.err.find("--expect-gpu"), std::string::npos) << unknown.outcome.err;
 }
 
-TEST_F(NodeCheckSim, DrainWithoutSlurmSaysSoAndOutWritesTheJson) {
+// A drain that was wanted and failed exits 4, so that slurmd logs a failed health check; the
+// JSON is still written.
+TEST_F(NodeCheckSim, DrainThatFailsExitsFourAndOutWritesTheJson) {
   const std::string dir = ::testing::TempDir() + "node_check_out";
-  testing::Run run = NodeCheck("health-faults.json", {"--drain", "--node", "gpu07", "--out", dir + "/{node}.json"},
-                               {{"PATH", "/nonexistent"}});
-  EXPECT_EQ(run.outcome.exit_code, 1);
-  EXPECT_NE(run.outcome.err.find("no Slurm here"), std::string::npos) << run.outcome.err;
-  EXPECT_NE(run.outcome.err.find("scontrol update nodename=gpu07 state=drain reason=\"lab_check: GPU0"), std::string::npos)
+  testing::Run run = NodeCheck("health-faults.json", {"--drain", "--scontrol", "/bin/false", "--node", "gpu07", "--out", dir + "/{node}.json"});
+  EXPECT_EQ(run.outcome.exit_code, 4) << run.outcome.err;
+  EXPECT_EQ(run.line.rfind("FAIL: GPU0", 0), 0u) << run.line;
+  EXPECT_NE(run.outcome.err.find("failed: /bin/false update nodename=gpu07 state=drain reason=\"lab_check: GPU0"), std::string::npos)
       << run.outcome.err;
   EXPECT_TRUE(std::filesystem::exists(dir + "/gpu07.json"));
   std::filesystem::remove_all(dir);
+  testing::Run missing = NodeCheck("health-faults.json", {"--drain", "--scontrol", "/nonexistent/scontrol"});
+  EXPECT_EQ(missing.outcome.exit_code, 2);
+  EXPECT_NE(missing.outcome.err.find("--scontrol"), std::string::npos) << missing.outcome.err;
+}
+
+// As slurmd starts HealthCheckProgram: `env -i`, no PATH. The drain still finds /usr/bin/scontrol
+// (it fails here, with no slurm.conf: exit 4 says so).
+TEST_F(NodeCheckSim, WithSlurmdsEmptyEnvironmentScontrolIsFoundOutsidePath) {
+  if (access("/usr/bin/scontrol", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/scontrol: install slurm-client";
+  testing::Run run = NodeCheck("health-faults.json", {"--drain"}, {{"SLURMD_NODENAME", "n1"}}, /*empty_environment=*/true);
+  EXPECT_NE(run.outcome.err.find("/usr/bin/scontrol update nodename=n1 state=drain"), std::string::npos) << run.outcome.err;
+  EXPECT_EQ(run.outcome.err.find("no Slurm here"), std::string::npos) << run.outcome.err;
+  EXPECT_EQ(run.outcome.exit_code, 4) << run.outcome.err;
+}
+
+// GPUs that stopped answering: the check's deadline gives a FAIL, and the drain runs, within
+// seconds of it (slurmd's 60 s kill must find the verdict given). The default in slurmd's health
+// check is kHealthCheckTimeoutS; here --timeout 5 keeps the test short.
+TEST_F(NodeCheckSim, HungGpusStillGiveTheVerdictAndTheDrain) {
+  const auto started = std::chrono::steady_clock::now();
+  testing::Run run = NodeCheck("course-gpu-hung.json", {"--timeout", "5", "--drain", "--scontrol", "/bin/true", "--node", "gpu07"});
+  const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.err;
+  EXPECT_EQ(run.line.rfind("FAIL: ", 0), 0u) << run.line;
+  EXPECT_NE(run.outcome.err.find("ran: /bin/true update nodename=gpu07 state=drain"), std::string::npos) << run.outcome.err;
+  std::printf("hung GPUs: verdict and drain after %.1f s (deadline 5 s)\n", took_s);
 }
 
 // A kernel log as `dmesg` prints it, in a file for --kernel-log (course-4x4080's cards are at
