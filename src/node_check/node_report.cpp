@@ -9,8 +9,8 @@ using nlohmann::json;
 json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpectations& e, const std::string& node) {
   json findings = json::array();
   for (const Finding& f : v.findings)
-    findings.push_back({{"gpu", f.gpu < 0 ? json(nullptr) : json(f.gpu)}, {"item", f.item}, {"text", FindingText(f, Lang::En)},
-                        {"text_ru", FindingText(f, Lang::Ru)}});
+    findings.push_back({{"gpu", f.gpu < 0 ? json(nullptr) : json(f.gpu)}, {"item", f.item}, {"text", FindingText(f, Lang::En, v.gpus)},
+                        {"text_ru", FindingText(f, Lang::Ru, v.gpus)}});
   const json inventory = payload.value("inventory", json::object());
   json expectations = {{"gpus", e.gpus ? json(*e.gpus) : json(nullptr)},
                        {"model", e.model},

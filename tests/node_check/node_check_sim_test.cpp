@@ -3,6 +3,7 @@
 // time is only reported, never asserted tightly (the CI machine is shared).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -23,7 +24,17 @@ class NodeCheckSim : public ::testing::Test {
   }
 };
 
-bool Names(const std::string& line, const std::string& what) { return line.find(what) != std::string::npos; }
+// "GPU2 PCIe…" names "GPU2 (0000:41:00.0) PCIe…" in the line: the card by ordinal and bus id (the
+// bus ids themselves are pinned on course-cvd-order.json below).
+bool Names(const std::string& line, const std::string& what) {
+  const size_t space = std::min(what.find(' '), what.size());
+  const std::string card = what.substr(0, space), rest = what.substr(space);
+  for (size_t at = line.find(card + " ("); at != std::string::npos; at = line.find(card + " (", at + 1)) {
+    const size_t close = line.find(')', at);
+    if (close != std::string::npos && line.compare(close + 1, rest.size(), rest) == 0) return true;
+  }
+  return false;
+}
 
 TEST_F(NodeCheckSim, CourseMachineIsOkWithinTheBudget) {
   testing::Run run = NodeCheck("course-4x4080.json", {"--json", "--expect-gpus", "4", "--expect-model", "RTX 4080"});
@@ -67,7 +78,8 @@ TEST_F(NodeCheckSim, HealthFaultsNameEachCard) {
 TEST_F(NodeCheckSim, TheHgxNodeToDrain) {
   testing::Run run = NodeCheck("hgx-node-faults.json", {"--expect-gpus", "8", "--expect-model", "H100"});
   EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.err;
-  EXPECT_EQ(run.line, "FAIL: GPU3 row remap failed; GPU5 PCIe Gen3 x16 (max Gen5 x16); GPU6 NVLink 16/18 links up");
+  EXPECT_EQ(run.line, "FAIL: GPU3 (0000:5d:00.0) row remap failed; GPU5 (0000:ab:00.0) PCIe Gen3 x16 (max Gen5 x16); "
+                      "GPU6 (0000:ba:00.0) NVLink 16/18 links up");
   testing::Run healthy = NodeCheck("hgx-8xh100-nvswitch.json", {"--json", "--expect-gpus", "8", "--expect-model", "H100"});
   EXPECT_EQ(healthy.outcome.exit_code, 0) << healthy.outcome.out;
   std::printf("node-check on hgx-8xh100-nvswitch: %s\n", healthy.json["timings_s"].dump().c_str());
@@ -113,6 +125,15 @@ TEST_F(NodeCheckSim, CannotTellAndBadUsage) {
   testing::Run unknown = NodeCheck("course-4x4080.json", {"--expect-gpu", "4"});
   EXPECT_EQ(unknown.outcome.exit_code, 2);
   EXPECT_NE(unknown.outcome.err.find("--expect-gpu"), std::string::npos) << unknown.outcome.err;
+}
+
+// Issue 42: CUDA's order is not nvidia-smi's. On course-cvd-order.json CUDA's GPU0 is the card on
+// bus 81 (the profile puts CUDA 0..3 on buses 81, 01, c1, 41), so every card is named by its bus id, and
+// nvidia-smi -i in gpu.health's hints takes the bus id, never the CUDA ordinal.
+TEST_F(NodeCheckSim, CardsAreNamedByTheirBusIdWhereCudasOrderDiffers) {
+  testing::Run run = NodeCheck("course-cvd-order.json");
+  EXPECT_EQ(run.line, "FAIL: GPU0 (0000:81:00.0) power limit 300 W (default 320 W); GPU1 (0000:01:00.0) power limit 310 W "
+                      "(default 320 W)");
 }
 
 // A drain that was wanted and failed exits 4, so that slurmd logs a failed health check; the
@@ -189,7 +210,8 @@ TEST_F(NodeCheckSim, ResetAndRebootClassXidsFailNamingTheAction) {
                           "[ 200.0] NVRM: Xid (PCI:0000:c1:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n");
   testing::Run run = NodeCheck("course-4x4080.json", {"--kernel-log", log});
   EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.err;
-  EXPECT_EQ(run.line, "FAIL: GPU1 XID 48 (Double Bit ECC Error): reset the GPU; GPU3 XID 79 (GPU has fallen off the bus): reboot");
+  EXPECT_EQ(run.line, "FAIL: GPU1 (0000:41:00.0) XID 48 (Double Bit ECC Error): reset the GPU; GPU3 (0000:c1:00.0) XID 79 (GPU has fallen off "
+            "the bus): reboot");
   // The driver loaded again after both: the reset-class XID is cleared, the reboot-class one not.
   const std::string reloaded = KernelLogFile(
       "reloaded.log", std::string(kBoot) +
