@@ -127,6 +127,14 @@ TEST_F(NodeCheckSim, CannotTellAndBadUsage) {
   EXPECT_NE(unknown.outcome.err.find("--expect-gpu"), std::string::npos) << unknown.outcome.err;
 }
 
+// Issue 42: one H200 of an SXM board alone on its machine answers for 18 links with no peer at
+// the other end: not "NVLink 0/18 links up".
+TEST_F(NodeCheckSim, OneSxmCardAloneIsOkOnLinks) {
+  testing::Run run = NodeCheck("single-h200.json");
+  EXPECT_FALSE(Names(run.line, "GPU0 NVLink")) << run.line;
+  EXPECT_EQ(run.line, "OK") << run.outcome.err;
+}
+
 // Issue 42: CUDA's order is not nvidia-smi's. On course-cvd-order.json CUDA's GPU0 is the card on
 // bus 81 (the profile puts CUDA 0..3 on buses 81, 01, c1, 41), so every card is named by its bus id, and
 // nvidia-smi -i in gpu.health's hints takes the bus id, never the CUDA ordinal.

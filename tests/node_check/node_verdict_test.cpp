@@ -207,6 +207,30 @@ TEST(NodeVerdict, NvLinksAgainstTheModel) {
   EXPECT_EQ(Line(a100), "FAIL: GPU1 (0000:11:00.0) NVLink 4/12 links up");
 }
 
+// Issue 42: NVML calls a link with nothing attached down. A card the catalog does not know (an
+// A40 pair without its bridge) with every link down has no bridge; one SXM card alone on the node
+// (a cloud VM given one GPU of a board) has no peer at the other end; an SXM card with peers and
+// its links all down is still a finding.
+TEST(NodeVerdict, LinksWithNothingAttachedAreNotDown) {
+  json a40 = Payload(2);
+  for (json& g : a40["inventory"]["gpus"]) {
+    g["name"] = "NVIDIA A40";  // not in data/gpus.json yet
+    g["nvlink"] = {{"active", 0}, {"down", 4}};
+  }
+  a40["matmul"] = json::array();
+  a40["copy"] = json::array();
+  EXPECT_EQ(Line(a40), "OK");
+  a40["inventory"]["gpus"][1]["nvlink"] = {{"active", 2}, {"down", 2}};
+  EXPECT_EQ(Line(a40), "FAIL: GPU1 (0000:11:00.0) NVLink 2/4 links up");
+
+  json vm = Payload(1);
+  vm["inventory"]["gpus"][0]["nvlink"] = {{"active", 0}, {"down", 18}};
+  EXPECT_EQ(Line(vm), "OK");
+  json board = Payload(2);
+  board["inventory"]["gpus"][1]["nvlink"] = {{"active", 0}, {"down", 18}};
+  EXPECT_EQ(Line(board), "FAIL: GPU1 (0000:11:00.0) NVLink 0/18 links up");
+}
+
 TEST(NodeVerdict, SlowCardsAgainstTheBandAndTheirSiblings) {
   json p = Payload();
   p["matmul"][1]["tflops"] = 300.0;  // far below 989.5 × 0.70 × 0.8
