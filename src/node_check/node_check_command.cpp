@@ -211,6 +211,10 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
       ->check(CLI::Range(1, 32));
   cmd->add_option("--expect-nvlinks", o->expect.nvlinks, h("активных NVLink на карту (по умолчанию: по каталогу)", "active NVLinks per card (default: from the catalog)"))
       ->check(CLI::Range(0, 18));
+  cmd->add_option("--expect-power-limit", o->expect.power_limit_w,
+                  h("лимит мощности, выставленный нарочно (nvidia-smi -pl), Вт: лимит не ниже него — не находка",
+                    "a power limit set on purpose (nvidia-smi -pl), W: a limit at or above it is not a finding"))
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--perf-tolerance", o->expect.perf_tolerance, h("насколько ниже нижней границы каталога ещё нормально (доля)", "how far below the catalog band's low edge is still fine (fraction)"))
       ->check(CLI::Range(0.0, 0.99))
       ->capture_default_str();

@@ -21,6 +21,7 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
                        {"pcie_gen", e.pcie_gen ? json(*e.pcie_gen) : json(nullptr)},
                        {"pcie_width", e.pcie_width ? json(*e.pcie_width) : json(nullptr)},
                        {"nvlinks", e.nvlinks ? json(*e.nvlinks) : json(nullptr)},
+                       {"power_limit_w", e.power_limit_w ? json(*e.power_limit_w) : json(nullptr)},
                        {"perf_tolerance", e.perf_tolerance},
                        {"max_spread", e.max_spread},
                        {"other_process_gib", e.other_process_gib},

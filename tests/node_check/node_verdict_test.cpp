@@ -231,6 +231,20 @@ TEST(NodeVerdict, LinksWithNothingAttachedAreNotDown) {
   EXPECT_EQ(Line(board), "FAIL: GPU1 (0000:11:00.0) NVLink 0/18 links up");
 }
 
+// Issue 42: a cap set on purpose (nvidia-smi -pl 600 on a 700 W card) is accepted with
+// --expect-power-limit; a card below the cap is still named.
+TEST(NodeVerdict, ADeliberatePowerCapIsAccepted) {
+  json p = Payload(2);
+  for (json& h : p["health"]["gpus"]) h["facts"]["power_limit_w"] = 600.0;
+  EXPECT_EQ(Line(p), "FAIL: GPU0 (0000:10:00.0) power limit 600 W (default 700 W); GPU1 (0000:11:00.0) power limit 600 W "
+                     "(default 700 W)");
+  NodeExpectations capped;
+  capped.power_limit_w = 600;
+  EXPECT_EQ(Line(p, capped), "OK");
+  p["health"]["gpus"][1]["facts"]["power_limit_w"] = 450.0;
+  EXPECT_EQ(Line(p, capped), "FAIL: GPU1 (0000:11:00.0) power limit 450 W (expected 600+)");
+}
+
 TEST(NodeVerdict, SlowCardsAgainstTheBandAndTheirSiblings) {
   json p = Payload();
   p["matmul"][1]["tflops"] = 300.0;  // far below 989.5 × 0.70 × 0.8
