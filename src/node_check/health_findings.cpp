@@ -98,6 +98,16 @@ void PowerLimit(Collector& c, const json& limit, const json& fallback, const Nod
                            fmt::format("power limit {:.0f} W (expected {:.0f}+)", Number(limit), *e.power_limit_w)));
 }
 
+// With MPS, the server owns every client's CUDA context, so NVML lists it alone: "when querying
+// active processes via nvidia-smi (or any NVML-based application) nvidia-cuda-mps-server will
+// appear as the active CUDA process rather than any of the client processes" (NVIDIA, Multi-Process
+// Service, https://docs.nvidia.com/deploy/topics/topic_5_1_2.html). It is the site's
+// infrastructure, not a job's leftover.
+bool IsMpsServer(const json& process) {
+  const json& name = process.value("name", json(nullptr));
+  return name.is_string() && name.get<std::string>() == "nvidia-cuda-mps-server";
+}
+
 void Settings(Collector& c, const json& f, const NodeExpectations& e) {
   const json& persistence = Get(f, "persistence_mode");
   if (e.persistence_required && persistence.is_boolean() && !persistence.get<bool>())
@@ -108,6 +118,7 @@ void Settings(Collector& c, const json& f, const NodeExpectations& e) {
     double gib = 0;
     bool unknown = false;
     for (const json& p : procs) {
+      if (IsMpsServer(p)) continue;
       if (p.value("used_gib", json(nullptr)).is_number()) gib += p["used_gib"].get<double>();
       else unknown = true;
     }

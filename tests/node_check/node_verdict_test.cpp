@@ -231,6 +231,17 @@ TEST(NodeVerdict, LinksWithNothingAttachedAreNotDown) {
   EXPECT_EQ(Line(board), "FAIL: GPU1 (0000:11:00.0) NVLink 0/18 links up");
 }
 
+// Issue 42: with MPS the one process NVML lists is MPS's server; it is infrastructure. Another
+// process beside it is still a finding.
+TEST(NodeVerdict, TheMpsServerIsNotAnotherProcess) {
+  json p = Payload(1);
+  p["health"]["gpus"][0]["facts"]["other_processes"] =
+      json::array({{{"pid", 777}, {"used_gib", 0.6}, {"name", "nvidia-cuda-mps-server"}}});
+  EXPECT_EQ(Line(p), "OK");
+  p["health"]["gpus"][0]["facts"]["other_processes"].push_back({{"pid", 4242}, {"used_gib", 20.0}, {"name", "python"}});
+  EXPECT_EQ(Line(p), "FAIL: GPU0 (0000:10:00.0) another process holds 20.0 GiB");
+}
+
 // Issue 42: a cap set on purpose (nvidia-smi -pl 600 on a 700 W card) is accepted with
 // --expect-power-limit; a card below the cap is still named.
 TEST(NodeVerdict, ADeliberatePowerCapIsAccepted) {
