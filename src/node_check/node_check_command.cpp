@@ -11,6 +11,7 @@
 #include "gpu/gpu_checks.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
+#include "node_check/job_gpus.h"
 #include "node_check/node_report.h"
 #include "node_check/node_verdict.h"
 #include "node_check/prometheus_metrics.h"
@@ -142,10 +143,15 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   const bool ru = lang == Lang::Ru;
   const auto started = std::chrono::steady_clock::now();
   o.expect.mig = o.mig == "on";
+  // Under a job, its GPUs are what is judged and expected (job_gpus.h): a shared node's other
+  // GPUs and their jobs' processes are none of this job's business.
+  const std::optional<JobGpus> job = JobGpusFromEnv(Env);
+  if (job) o.expect.gpus = job->count;
   RegisterGpuChildJobs();
   const CancelToken cancel = InstallInterruptHandlers();
   const double timeout_s = o.timeout_s.value_or(InHealthCheckContext(Env) ? kHealthCheckTimeoutS : kDefaultTimeoutS);
-  ChildJobOutcome outcome = RunChildJob(self_exe, gpu::kNodeCheckJob, ChildArgs(o), timeout_s, cancel);
+  ChildJobOutcome outcome =
+      RunChildJob(self_exe, gpu::kNodeCheckJob, ChildArgs(o), timeout_s, cancel, job ? job->child_env : decltype(job->child_env){});
   if (cancel.cancelled()) return 130;
   RelaySimulatorMessages(outcome);
 
@@ -162,6 +168,7 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
 
   const std::string node = o.node.empty() ? SlurmNodeName(Env) : o.node;
   json report = NodeReportJson(verdict, payload, o.expect, node);
+  if (job) report["job_gpus"] = {{"ids", job->ids}, {"source", job->source}, {"count", job->count}};
   // The one line stays what a scheduler parses; a person at the terminal still learns that the
   // figures are a simulator profile's, not a card's (the JSON says "simulated" too).
   if (report.value("simulated", false))

@@ -135,6 +135,24 @@ TEST_F(NodeCheckSim, OneSxmCardAloneIsOkOnLinks) {
   EXPECT_EQ(run.line, "OK") << run.outcome.err;
 }
 
+// Issue 42: a prolog on a shared node. The job was given GPUs 0 and 2 of 4; the card another job
+// holds (bus 41) is not this job's, and the expected count is the job's, not --expect-gpus'.
+TEST_F(NodeCheckSim, UnderAJobOnlyItsGpusAreJudged) {
+  testing::Run mine = NodeCheck("course-memory-held.json", {"--expect-gpus", "4", "--json"},
+                                {{"SLURM_JOB_ID", "7"}, {"SLURM_JOB_GPUS", "0,2"}});
+  EXPECT_EQ(mine.outcome.exit_code, 0) << mine.line << mine.outcome.err;
+  ASSERT_TRUE(mine.json.is_object()) << mine.outcome.out;
+  EXPECT_EQ(mine.json["line"], "OK");
+  ASSERT_EQ(mine.json["gpus"].size(), 2u);
+  EXPECT_EQ(mine.json["gpus"][0]["pci_bus_id"], "0000:01:00.0");
+  EXPECT_EQ(mine.json["gpus"][1]["pci_bus_id"], "0000:81:00.0");
+  EXPECT_EQ(mine.json["job_gpus"]["source"], "SLURM_JOB_GPUS");
+  // The job given the held card sees it, by its bus id.
+  testing::Run held = NodeCheck("course-memory-held.json", {}, {{"SLURM_JOB_ID", "8"}, {"SLURM_JOB_GPUS", "1"}});
+  EXPECT_EQ(held.outcome.exit_code, 1) << held.outcome.err;
+  EXPECT_EQ(held.line.rfind("FAIL: GPU0 (0000:41:00.0) another process holds", 0), 0u) << held.line;
+}
+
 // Issue 42: CUDA's order is not nvidia-smi's. On course-cvd-order.json CUDA's GPU0 is the card on
 // bus 81 (the profile puts CUDA 0..3 on buses 81, 01, c1, 41), so every card is named by its bus id, and
 // nvidia-smi -i in gpu.health's hints takes the bus id, never the CUDA ordinal.
