@@ -4,23 +4,16 @@
 
 #include <filesystem>
 #include <fstream>
-#include <map>
 
 #include <gtest/gtest.h>
 
+#include "fake_env.h"
 #include "node_check/node_check_command.h"
 #include "node_check/slurm_drain.h"
 #include "runner/child_process.h"
 
 namespace labcheck::node_check {
 namespace {
-
-EnvLookup EnvOf(std::map<std::string, std::string> vars) {
-  return [vars](const std::string& name) -> std::optional<std::string> {
-    auto it = vars.find(name);
-    return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
-  };
-}
 
 // A folder holding an executable `scontrol` (and one holding a plain file of that name).
 struct FakeSlurm {
@@ -41,13 +34,13 @@ struct FakeSlurm {
 TEST(FindScontrol, WithoutPathTheUsualFoldersAreTried) {
   FakeSlurm slurm;
   // slurmd's empty environment: no PATH at all.
-  EXPECT_EQ(FindScontrol("", EnvOf({}), {"/nonexistent", slurm.plain, slurm.dir}), slurm.dir + "/scontrol");
-  EXPECT_EQ(FindScontrol("", EnvOf({}), {"/nonexistent", slurm.plain}), "");
+  EXPECT_EQ(FindScontrol("", testing::FakeEnv({}), {"/nonexistent", slurm.plain, slurm.dir}), slurm.dir + "/scontrol");
+  EXPECT_EQ(FindScontrol("", testing::FakeEnv({}), {"/nonexistent", slurm.plain}), "");
   // PATH first, when there is one.
-  EXPECT_EQ(FindScontrol("", EnvOf({{"PATH", "/nonexistent:" + slurm.dir}}), {}), slurm.dir + "/scontrol");
+  EXPECT_EQ(FindScontrol("", testing::FakeEnv({{"PATH", "/nonexistent:" + slurm.dir}}), {}), slurm.dir + "/scontrol");
   // --scontrol wins, and only an executable one counts.
-  EXPECT_EQ(FindScontrol(slurm.dir + "/scontrol", EnvOf({}), {}), slurm.dir + "/scontrol");
-  EXPECT_EQ(FindScontrol(slurm.plain + "/scontrol", EnvOf({{"PATH", slurm.dir}}), {}), "");
+  EXPECT_EQ(FindScontrol(slurm.dir + "/scontrol", testing::FakeEnv({}), {}), slurm.dir + "/scontrol");
+  EXPECT_EQ(FindScontrol(slurm.plain + "/scontrol", testing::FakeEnv({{"PATH", slurm.dir}}), {}), "");
   EXPECT_EQ(ScontrolFolders().front(), "/usr/bin");  // Debian's slurm-client, OpenHPC
 }
 
@@ -64,9 +57,9 @@ TEST(FindScontrol, DrainRunsTheFoundPathAndSaysSo) {
 }
 
 TEST(HealthCheckContext, SlurmdsNodeNameWithoutAJob) {
-  EXPECT_TRUE(InHealthCheckContext(EnvOf({{"SLURMD_NODENAME", "n1"}})));
-  EXPECT_FALSE(InHealthCheckContext(EnvOf({{"SLURMD_NODENAME", "n1"}, {"SLURM_JOB_ID", "42"}})));  // a prolog
-  EXPECT_FALSE(InHealthCheckContext(EnvOf({})));
+  EXPECT_TRUE(InHealthCheckContext(testing::FakeEnv({{"SLURMD_NODENAME", "n1"}})));
+  EXPECT_FALSE(InHealthCheckContext(testing::FakeEnv({{"SLURMD_NODENAME", "n1"}, {"SLURM_JOB_ID", "42"}})));  // a prolog
+  EXPECT_FALSE(InHealthCheckContext(testing::FakeEnv({})));
   // The verdict and the drain must land before slurmd's kill at 60 s, the runner's give-up included.
   // 2 s from SIGTERM to SIGKILL (child_process.cpp), then the give-up, then Drain's 10 s.
   EXPECT_LE(kHealthCheckTimeoutS + 2 + ChildSpec().give_up_after_kill_s + 10, 50);
