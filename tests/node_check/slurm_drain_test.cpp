@@ -17,7 +17,9 @@ namespace {
 
 // A folder holding an executable `scontrol` (and one holding a plain file of that name).
 struct FakeSlurm {
-  std::string dir = ::testing::TempDir() + "fake_slurm_bin", plain = ::testing::TempDir() + "fake_slurm_plain";
+  // Per test: ctest runs the tests of this file side by side, and each removes its folders.
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::string dir = ::testing::TempDir() + "fake_slurm_bin_" + test, plain = ::testing::TempDir() + "fake_slurm_plain_" + test;
   FakeSlurm() {
     for (const std::string& d : {dir, plain}) std::filesystem::create_directories(d);
     std::ofstream(dir + "/scontrol") << "#!/bin/sh\nexit 0\n";
