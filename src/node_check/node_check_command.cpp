@@ -188,7 +188,7 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
 
 }  // namespace
 
-bool InHealthCheckContext(const std::function<std::optional<std::string>(const std::string&)>& env) {
+bool InHealthCheckContext(const EnvLookup& env) {
   const std::optional<std::string> node = env("SLURMD_NODENAME"), job = env("SLURM_JOB_ID");
   return node && !node->empty() && !(job && !job->empty());
 }
@@ -202,7 +202,8 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
                       "4 нездоров, а вывести не удалось (--drain)",
                       "a node gate for schedulers (Slurm HealthCheckProgram, a prolog): seconds, one line OK or FAIL: …, exit "
                       "0 healthy / 1 drain it / 2 bad usage / 3 cannot tell (no driver) / 4 unhealthy and --drain could not drain it"));
-  cmd->add_option("--expect-gpus", o->expect.gpus, h("сколько GPU должно быть (по умолчанию: хотя бы одна)", "how many GPUs there must be (default: at least one)"))
+  cmd->add_option("--expect-gpus", o->expect.gpus, h("сколько GPU должно быть (по умолчанию: хотя бы одна; под задачей Slurm — сколько дано задаче)",
+                                                  "how many GPUs there must be (default: at least one; under a Slurm job: the job's)"))
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--expect-model", o->expect.model, h("модель: слова из имени карты, например H100 (по умолчанию: все карты одной модели)",
                                                      "the model: words of the card's name, e.g. H100 (default: all cards the same model)"));

@@ -5,13 +5,12 @@
 // tell (no driver, no GPU). --drain runs Slurm's drain itself and says what it ran. No Python is
 // started and no file written unless --out asks.
 #pragma once
-#include <functional>
-#include <optional>
 #include <string>
 
 #include "core/cli_forward.h"
 
 #include "core/text.h"
+#include "node_check/slurm_drain.h"
 
 namespace labcheck::node_check {
 
@@ -30,7 +29,7 @@ inline constexpr double kHealthCheckTimeoutS = 30, kDefaultTimeoutS = 60;
 
 // The health check's context: slurmd sets SLURMD_NODENAME for HealthCheckProgram, prologs and
 // epilogs; only prologs, epilogs and job steps have SLURM_JOB_ID.
-bool InHealthCheckContext(const std::function<std::optional<std::string>(const std::string&)>& env);
+bool InHealthCheckContext(const EnvLookup& env);
 
 void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, const std::string& self_exe, int* exit_code);
 
