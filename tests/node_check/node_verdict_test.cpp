@@ -242,6 +242,21 @@ TEST(NodeVerdict, TheMpsServerIsNotAnotherProcess) {
   EXPECT_EQ(Line(p), "FAIL: GPU0 (0000:10:00.0) another process holds 20.0 GiB");
 }
 
+// Issue 42: a MIG slice is judged as what it is, not against the whole card's band; with
+// --expect-mig on the MIG node is healthy.
+TEST(NodeVerdict, AMigSliceIsNotFarBelowTheWholeCard) {
+  json p = Payload(1);
+  p["inventory"]["gpus"][0]["name"] = "NVIDIA H100 80GB HBM3 MIG 1g.10gb";
+  p["inventory"]["gpus"][0]["memory_total_gib"] = 9.75;
+  p["health"]["gpus"][0]["facts"]["mig_mode"] = {{"current", true}, {"pending", true}};
+  p["matmul"][0]["tflops"] = 95.0;  // a seventh of the card's SMs
+  p["copy"][0]["gbps"] = 400.0;
+  NodeExpectations mig;
+  mig.mig = true;
+  EXPECT_EQ(Line(p, mig), "OK");
+  EXPECT_EQ(Line(p), "FAIL: GPU0 (0000:10:00.0) MIG on (expected off)");
+}
+
 // Issue 42: a cap set on purpose (nvidia-smi -pl 600 on a 700 W card) is accepted with
 // --expect-power-limit; a card below the cap is still named.
 TEST(NodeVerdict, ADeliberatePowerCapIsAccepted) {
