@@ -84,20 +84,41 @@ void Pcie(Collector& c, const json& f, const reference::GpuSpec* spec, const Nod
                          fmt::format("PCIe Gen{} x{} (max Gen{} x{})", g, w, max_gen, max_width)));
 }
 
+// A limit below the card's default is a finding, unless the site capped its cards on purpose
+// (`nvidia-smi -pl`, common on shared clusters) and said so with --expect-power-limit W: then a
+// limit at or above W is fine and one below W is the finding. Within 1 W: NVML reports the
+// milliwatts the driver settled on, not the watts typed.
+void PowerLimit(Collector& c, const json& limit, const json& fallback, const NodeExpectations& e) {
+  if (!limit.is_number() || !fallback.is_number() || Number(limit) + 1 >= Number(fallback)) return;
+  if (!e.power_limit_w)
+    c.Add("power_limit", T(fmt::format("лимит мощности {:.0f} Вт (штатный {:.0f})", Number(limit), Number(fallback)),
+                           fmt::format("power limit {:.0f} W (default {:.0f} W)", Number(limit), Number(fallback))));
+  else if (Number(limit) + 1 < *e.power_limit_w)
+    c.Add("power_limit", T(fmt::format("лимит мощности {:.0f} Вт (ожидалось от {:.0f})", Number(limit), *e.power_limit_w),
+                           fmt::format("power limit {:.0f} W (expected {:.0f}+)", Number(limit), *e.power_limit_w)));
+}
+
+// With MPS, the server owns every client's CUDA context, so NVML lists it alone: "when querying
+// active processes via nvidia-smi (or any NVML-based application) nvidia-cuda-mps-server will
+// appear as the active CUDA process rather than any of the client processes" (NVIDIA, Multi-Process
+// Service, https://docs.nvidia.com/deploy/topics/topic_5_1_2.html). It is the site's
+// infrastructure, not a job's leftover.
+bool IsMpsServer(const json& process) {
+  const json& name = process.value("name", json(nullptr));
+  return name.is_string() && name.get<std::string>() == "nvidia-cuda-mps-server";
+}
+
 void Settings(Collector& c, const json& f, const NodeExpectations& e) {
   const json& persistence = Get(f, "persistence_mode");
   if (e.persistence_required && persistence.is_boolean() && !persistence.get<bool>())
     c.Add("persistence_mode", T("persistence выключен", "persistence mode off"));
-  const json& limit = Get(f, "power_limit_w");
-  const json& fallback = Get(f, "power_default_limit_w");
-  if (limit.is_number() && fallback.is_number() && Number(limit) + 1 < Number(fallback))
-    c.Add("power_limit", T(fmt::format("лимит мощности {:.0f} Вт (штатный {:.0f})", Number(limit), Number(fallback)),
-                           fmt::format("power limit {:.0f} W (default {:.0f} W)", Number(limit), Number(fallback))));
+  PowerLimit(c, Get(f, "power_limit_w"), Get(f, "power_default_limit_w"), e);
   const json& procs = Get(f, "other_processes");
   if (procs.is_array() && !procs.empty()) {
     double gib = 0;
     bool unknown = false;
     for (const json& p : procs) {
+      if (IsMpsServer(p)) continue;
       if (p.value("used_gib", json(nullptr)).is_number()) gib += p["used_gib"].get<double>();
       else unknown = true;
     }

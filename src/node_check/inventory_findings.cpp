@@ -78,8 +78,19 @@ void Driver(const json& inventory, const NodeExpectations& e, std::vector<Findin
     out.push_back({-1, "driver", T(fmt::format("драйвер {} вместо {}", have, e.driver), fmt::format("driver {}, expected {}", have, e.driver))});
 }
 
-// A board (SXM: bridge_links 0) has all its links wired: each must be up. A PCIe card has links
-// only through bridges: none up is a card without bridges, some down is a bridge badly seated.
+// NVML reports a link with nothing attached as down (issue 42: NVIDIA's NVSentinel and DCGM had to
+// learn to skip such links), so "down" alone is not a fault. A board (SXM: bridge_links 0) has all
+// its links wired when the card has peers on the node: each must be up; a card alone (a cloud VM
+// given one GPU of a board) has nothing at the other end. A PCIe card has links only through
+// bridges: none up is a card without bridges, some down is a bridge badly seated; the same for a
+// card the catalog does not know.
+int ExpectedNvLinks(const reference::GpuSpec* spec, int active, int down, size_t cards, const NodeExpectations& e) {
+  if (e.nvlinks) return *e.nvlinks;
+  if (spec != nullptr && !spec->nvlink) return 0;
+  if (spec != nullptr && spec->nvlink->bridge_links == 0) return cards > 1 || active > 0 ? spec->nvlink->links : 0;
+  return active == 0 ? 0 : active + down;  // no bridge fitted, or every link the GPU answers for
+}
+
 void NvLinks(const json& gpus, const std::vector<const reference::GpuSpec*>& specs, const NodeExpectations& e,
              std::vector<Finding>& out) {
   for (size_t k = 0; k < gpus.size(); ++k) {
@@ -88,11 +99,7 @@ void NvLinks(const json& gpus, const std::vector<const reference::GpuSpec*>& spe
     if (!links.is_object() || links.contains("na")) continue;
     const int i = g.value("index", 0), active = links.value("active", 0), down = links.value("down", 0);
     const reference::GpuSpec* spec = k < specs.size() ? specs[k] : nullptr;
-    int expected = active + down;  // without the catalog: every link the GPU answers for
-    if (e.nvlinks) expected = *e.nvlinks;
-    else if (spec != nullptr && spec->nvlink && spec->nvlink->bridge_links == 0) expected = spec->nvlink->links;
-    else if (spec != nullptr && spec->nvlink && active == 0) expected = 0;  // no bridges fitted
-    else if (spec != nullptr && !spec->nvlink) expected = 0;
+    const int expected = ExpectedNvLinks(spec, active, down, gpus.size(), e);
     if (active < expected)
       out.push_back({i, "nvlink", T(fmt::format("NVLink: активны {} из {}", active, expected),
                                     fmt::format("NVLink {}/{} links up", active, expected))});

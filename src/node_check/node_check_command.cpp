@@ -11,6 +11,7 @@
 #include "gpu/gpu_checks.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
+#include "node_check/job_gpus.h"
 #include "node_check/node_report.h"
 #include "node_check/node_verdict.h"
 #include "gpu/bench/numa_placement.h"  // SysRoot
@@ -34,11 +35,12 @@ struct Options {
   bool json = false;
   bool drain = false;
   std::string node;
+  std::string scontrol;
   std::string out;
   std::string prometheus;
   std::string kernel_log;
   std::vector<std::string> site_packages;
-  double timeout_s = 60;
+  std::optional<double> timeout_s;  // default: kHealthCheckTimeoutS in slurmd's health check, else kDefaultTimeoutS
 };
 
 std::optional<std::string> Env(const std::string& name) {
@@ -79,20 +81,24 @@ void RelaySimulatorMessages(const ChildJobOutcome& outcome) {
   }
 }
 
-void DrainIfUnhealthy(const NodeVerdict& verdict, const std::string& node, Lang lang, json& report) {
+// True when the node was drained.
+bool DrainIfUnhealthy(const NodeVerdict& verdict, const std::string& node, const std::string& scontrol, Lang lang, json& report) {
   const bool ru = lang == Lang::Ru;
   const std::string findings = VerdictLine(verdict, lang).substr(std::string("FAIL: ").size());
-  DrainOutcome d = Drain(node, DrainReason(findings));
+  DrainOutcome d = Drain(FindScontrol(scontrol, Env), node, DrainReason(findings));
   report["drain"] = {{"command", d.command}, {"ran", d.slurm_present}, {"ok", d.ok}, {"error", d.error}};
   if (!d.slurm_present)
-    std::fprintf(stderr, ru ? "lab_check node-check: Slurm не найден (scontrol нет в PATH), узел не выведен: %s\n"
-                            : "lab_check node-check: no Slurm here (scontrol is not on PATH), the node is not drained: %s\n",
+    std::fprintf(stderr, ru ? "lab_check node-check: Slurm не найден (scontrol нет ни в PATH, ни в /usr/bin, /usr/local/bin, /opt/slurm/bin; "
+                              "укажите --scontrol ПУТЬ), узел не выведен: %s\n"
+                            : "lab_check node-check: no Slurm here (no scontrol on PATH nor in /usr/bin, /usr/local/bin, /opt/slurm/bin; "
+                              "give --scontrol PATH), the node is not drained: %s\n",
                  d.command.c_str());
   else if (d.ok)
     std::fprintf(stderr, ru ? "lab_check node-check: выполнено: %s\n" : "lab_check node-check: ran: %s\n", d.command.c_str());
   else
     std::fprintf(stderr, ru ? "lab_check node-check: не удалось: %s — %s\n" : "lab_check node-check: failed: %s — %s\n",
                  d.command.c_str(), d.error.c_str());
+  return d.ok;
 }
 
 // --out and --prometheus; false when one could not be written (said on stderr: exit 3, as the
@@ -150,11 +156,17 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   const bool ru = lang == Lang::Ru;
   const auto started = std::chrono::steady_clock::now();
   o.expect.mig = o.mig == "on";
+  // Under a job, its GPUs are what is judged and expected (job_gpus.h): a shared node's other
+  // GPUs and their jobs' processes are none of this job's business.
+  const std::optional<JobGpus> job = JobGpusFromEnv(Env);
+  if (job) o.expect.gpus = job->count;
   RegisterGpuChildJobs();
   // The ports' counters before the check's load: growth across it is a link flapping now.
   const json ports_before = ReadNetworkPorts(gpu::SysRoot());
   const CancelToken cancel = InstallInterruptHandlers();
-  ChildJobOutcome outcome = RunChildJob(self_exe, gpu::kNodeCheckJob, ChildArgs(o), o.timeout_s, cancel);
+  const double timeout_s = o.timeout_s.value_or(InHealthCheckContext(Env) ? kHealthCheckTimeoutS : kDefaultTimeoutS);
+  ChildJobOutcome outcome =
+      RunChildJob(self_exe, gpu::kNodeCheckJob, ChildArgs(o), timeout_s, cancel, job ? job->child_env : decltype(job->child_env){});
   if (cancel.cancelled()) return 130;
   RelaySimulatorMessages(outcome);
 
@@ -172,13 +184,15 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
 
   const std::string node = o.node.empty() ? SlurmNodeName(Env) : o.node;
   json report = NodeReportJson(verdict, payload, o.expect, node);
+  if (job) report["job_gpus"] = {{"ids", job->ids}, {"source", job->source}, {"count", job->count}};
   // The one line stays what a scheduler parses; a person at the terminal still learns that the
   // figures are a simulator profile's, not a card's (the JSON says "simulated" too).
   if (report.value("simulated", false))
     std::fprintf(stderr, ru ? "lab_check node-check: симулированная машина (LABCHECK_SIM_MACHINE: %s), не настоящие видеокарты\n"
                             : "lab_check node-check: a simulated machine (LABCHECK_SIM_MACHINE: %s), not real GPUs\n",
                  report.value("simulated_machine", std::string("?")).c_str());
-  if (o.drain && verdict.state == NodeState::Unhealthy) DrainIfUnhealthy(verdict, node, lang, report);
+  const bool drain_failed =
+      o.drain && verdict.state == NodeState::Unhealthy && !DrainIfUnhealthy(verdict, node, o.scontrol, lang, report);
   const bool written = WriteFiles(o, node, report, verdict, payload, lang);
   // --json: one line, so that `srun -N 64 lab_check node-check --json > fleet.jsonl` gives one
   // object per node that `lab_check compare fleet.jsonl` reads.
@@ -188,20 +202,28 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
                  FindingText(w, lang).c_str());
   std::printf("%s\n", o.json ? report.dump().c_str() : VerdictLine(verdict, lang).c_str());
   std::fflush(stdout);
+  if (drain_failed) return kExitDrainFailed;
   return written ? ExitCode(verdict.state) : kExitNotWritten;
 }
 
 }  // namespace
+
+bool InHealthCheckContext(const EnvLookup& env) {
+  const std::optional<std::string> node = env("SLURMD_NODENAME"), job = env("SLURM_JOB_ID");
+  return node && !node->empty() && !(job && !job->empty());
+}
 
 void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, const std::string& self_exe, int* exit_code) {
   auto o = std::make_shared<Options>();
   auto h = [help_lang](const char* ru, const char* en) { return T(ru, en).In(help_lang); };
   CLI::App* cmd = app.add_subcommand(
       "node-check", h("проверка узла для планировщика (Slurm HealthCheckProgram, пролог): за секунды, одна строка OK или "
-                      "FAIL: …, код 0 здоров / 1 вывести из работы / 2 ошибка в аргументах / 3 не понять (нет драйвера)",
+                      "FAIL: …, код 0 здоров / 1 вывести из работы / 2 ошибка в аргументах / 3 не понять (нет драйвера) / "
+                      "4 нездоров, а вывести не удалось (--drain)",
                       "a node gate for schedulers (Slurm HealthCheckProgram, a prolog): seconds, one line OK or FAIL: …, exit "
-                      "0 healthy / 1 drain it / 2 bad usage / 3 cannot tell (no driver)"));
-  cmd->add_option("--expect-gpus", o->expect.gpus, h("сколько GPU должно быть (по умолчанию: хотя бы одна)", "how many GPUs there must be (default: at least one)"))
+                      "0 healthy / 1 drain it / 2 bad usage / 3 cannot tell (no driver) / 4 unhealthy and --drain could not drain it"));
+  cmd->add_option("--expect-gpus", o->expect.gpus, h("сколько GPU должно быть (по умолчанию: хотя бы одна; под задачей Slurm — сколько дано задаче)",
+                                                  "how many GPUs there must be (default: at least one; under a Slurm job: the job's)"))
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--expect-model", o->expect.model, h("модель: слова из имени карты, например H100 (по умолчанию: все карты одной модели)",
                                                      "the model: words of the card's name, e.g. H100 (default: all cards the same model)"));
@@ -217,6 +239,10 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
       ->check(CLI::Range(1, 32));
   cmd->add_option("--expect-nvlinks", o->expect.nvlinks, h("активных NVLink на карту (по умолчанию: по каталогу)", "active NVLinks per card (default: from the catalog)"))
       ->check(CLI::Range(0, 18));
+  cmd->add_option("--expect-power-limit", o->expect.power_limit_w,
+                  h("лимит мощности, выставленный нарочно (nvidia-smi -pl), Вт: лимит не ниже него — не находка",
+                    "a power limit set on purpose (nvidia-smi -pl), W: a limit at or above it is not a finding"))
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--perf-tolerance", o->expect.perf_tolerance, h("насколько ниже нижней границы каталога ещё нормально (доля)", "how far below the catalog band's low edge is still fine (fraction)"))
       ->check(CLI::Range(0.0, 0.99))
       ->capture_default_str();
@@ -240,6 +266,9 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
   cmd->add_flag("--drain", o->drain, h("при FAIL вывести узел из работы в Slurm (scontrol update … state=drain) и сказать, что выполнено",
                                        "on FAIL drain the node in Slurm (scontrol update … state=drain) and say what was run"));
   cmd->add_option("--node", o->node, h("имя узла в Slurm (по умолчанию SLURMD_NODENAME, иначе hostname -s)", "the node's name in Slurm (default SLURMD_NODENAME, else hostname -s)"));
+  cmd->add_option("--scontrol", o->scontrol, h("путь к scontrol для --drain (по умолчанию: PATH, затем /usr/bin, /usr/local/bin, /opt/slurm/bin)",
+                                                "the scontrol --drain runs (default: PATH, then /usr/bin, /usr/local/bin, /opt/slurm/bin)"))
+      ->check(CLI::ExistingFile);
   cmd->add_option("--out", o->out, h("записать JSON и в файл; {node} — имя узла (journal/nodes/{node}.json)", "also write the JSON to a file; {node} is the node's name (journal/nodes/{node}.json)"));
   cmd->add_option("--prometheus", o->prometheus, h("записать метрики для Prometheus (текстовый файл для textfile collector node_exporter, имя *.prom)",
                                                    "write metrics for Prometheus (a file for node_exporter's textfile collector, named *.prom)"))
@@ -259,9 +288,9 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
                                                       "comma-separated XIDs that fail the node until a GPU reset, whatever NVIDIA's catalog says"))
       ->delimiter(',');
   cmd->add_option("--site-packages", o->site_packages, h("папка site-packages с cuBLAS (nvidia/cublas/lib), если в системе его нет", "a site-packages folder holding cuBLAS (nvidia/cublas/lib) when the system has none"));
-  cmd->add_option("--timeout", o->timeout_s, h("секунд на всё; зависшая проверка — FAIL", "seconds for everything; a hung check is a FAIL"))
-      ->check(CLI::Range(5.0, 3600.0))
-      ->capture_default_str();
+  cmd->add_option("--timeout", o->timeout_s, h("секунд на проверку; зависшая — FAIL (по умолчанию 60, в HealthCheckProgram Slurm 30: slurmd убивает его через 60 с)",
+                                               "seconds for the check; a hung one is a FAIL (default 60; 30 as Slurm's HealthCheckProgram, which slurmd kills at 60 s)"))
+      ->check(CLI::Range(5.0, 3600.0));
   cmd->callback([o, lang, self_exe, exit_code] { *exit_code = Run(*o, *lang, self_exe); });
 }
 

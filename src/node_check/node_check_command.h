@@ -10,11 +10,26 @@
 #include "core/cli_forward.h"
 
 #include "core/text.h"
+#include "node_check/slurm_drain.h"
 
 namespace labcheck::node_check {
 
 // 3 also when --out or --prometheus cannot be written, as the check command's report (README).
-inline constexpr int kExitHealthy = 0, kExitUnhealthy = 1, kExitUsage = 2, kExitCannotTell = 3, kExitNotWritten = 3;
+// 4: unhealthy, and --drain could not drain it (no scontrol, scontrol failed): a health check
+// wrapper that turns 1 into 0 passes 4 on, so that slurmd logs a failed health check.
+inline constexpr int kExitHealthy = 0, kExitUnhealthy = 1, kExitUsage = 2, kExitCannotTell = 3, kExitNotWritten = 3,
+                     kExitDrainFailed = 4;
+
+// slurmd kills HealthCheckProgram after 60 s (slurm.conf: HealthCheckProgram, "killed if it does
+// not terminate normally within 60 seconds"). After node-check's own deadline the runner needs up
+// to 2 s (SIGTERM, then SIGKILL) and 5 s more to give up on a child stuck in the driver
+// (ChildSpec::give_up_after_kill_s), and the drain up to 10 s (Drain's timeout): 30 + 2 + 5 + 10
+// leaves 13 s for start-up and the report, so a hung GPU is still judged and drained.
+inline constexpr double kHealthCheckTimeoutS = 30, kDefaultTimeoutS = 60;
+
+// The health check's context: slurmd sets SLURMD_NODENAME for HealthCheckProgram, prologs and
+// epilogs; only prologs, epilogs and job steps have SLURM_JOB_ID.
+bool InHealthCheckContext(const EnvLookup& env);
 
 void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, const std::string& self_exe, int* exit_code);
 

@@ -18,6 +18,7 @@ struct NodeExpectations {
   std::optional<int> pcie_gen;         // --pcie-gen: the generation under load; default NVML's maximum
   std::optional<int> pcie_width;       // --pcie-width: default the card's width (catalog), else NVML's
   std::optional<int> nvlinks;          // --expect-nvlinks: active links per GPU; default from the catalog
+  std::optional<double> power_limit_w; // --expect-power-limit: a deliberate cap; a limit at or above it is fine
   double perf_tolerance = 0.20;        // --perf-tolerance: how far below the catalog band's low edge is still fine
   double max_spread = 0.15;            // --max-spread: a card this much slower than the median card is a finding
   double other_process_gib = 0.5;      // another process holding this much memory is a finding

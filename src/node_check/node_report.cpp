@@ -9,12 +9,12 @@ using nlohmann::json;
 json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpectations& e, const std::string& node) {
   json findings = json::array();
   for (const Finding& f : v.findings)
-    findings.push_back({{"gpu", f.gpu < 0 ? json(nullptr) : json(f.gpu)}, {"item", f.item}, {"text", FindingText(f, Lang::En)},
-                        {"text_ru", FindingText(f, Lang::Ru)}});
+    findings.push_back({{"gpu", f.gpu < 0 ? json(nullptr) : json(f.gpu)}, {"item", f.item}, {"text", FindingText(f, Lang::En, v.gpus)},
+                        {"text_ru", FindingText(f, Lang::Ru, v.gpus)}});
   json warnings = json::array();
   for (const Finding& w : v.warnings)
-    warnings.push_back({{"gpu", w.gpu < 0 ? json(nullptr) : json(w.gpu)}, {"item", w.item}, {"text", FindingText(w, Lang::En)},
-                        {"text_ru", FindingText(w, Lang::Ru)}});
+    warnings.push_back({{"gpu", w.gpu < 0 ? json(nullptr) : json(w.gpu)}, {"item", w.item}, {"text", FindingText(w, Lang::En, v.gpus)},
+                        {"text_ru", FindingText(w, Lang::Ru, v.gpus)}});
   const json inventory = payload.value("inventory", json::object());
   json expectations = {{"gpus", e.gpus ? json(*e.gpus) : json(nullptr)},
                        {"model", e.model},
@@ -25,6 +25,7 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
                        {"pcie_gen", e.pcie_gen ? json(*e.pcie_gen) : json(nullptr)},
                        {"pcie_width", e.pcie_width ? json(*e.pcie_width) : json(nullptr)},
                        {"nvlinks", e.nvlinks ? json(*e.nvlinks) : json(nullptr)},
+                       {"power_limit_w", e.power_limit_w ? json(*e.power_limit_w) : json(nullptr)},
                        {"perf_tolerance", e.perf_tolerance},
                        {"max_spread", e.max_spread},
                        {"other_process_gib", e.other_process_gib},

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/gpu_label.h"
 #include "node_check/findings.h"
 
 namespace labcheck::node_check {
@@ -86,15 +87,19 @@ NodeVerdict JudgeNode(const json& payload, const NodeExpectations& expect) {
   return v;
 }
 
-std::string FindingText(const Finding& f, Lang lang) {
-  return f.gpu < 0 ? f.text.In(lang) : fmt::format("GPU{} {}", f.gpu, f.text.In(lang));
+std::string FindingText(const Finding& f, Lang lang, const json& gpus) {
+  if (f.gpu < 0) return f.text.In(lang);
+  std::string bus_id;
+  for (const json& g : gpus)
+    if (g.value("index", -1) == f.gpu) bus_id = g.value("pci_bus_id", std::string());
+  return GpuLabel(f.gpu, bus_id) + " " + f.text.In(lang);
 }
 
 std::string VerdictLine(const NodeVerdict& v, Lang lang) {
   if (v.state == NodeState::CannotTell) return "UNKNOWN: " + v.cannot_tell.In(lang);
   if (v.findings.empty()) return "OK";
   std::string line = "FAIL: ";
-  for (size_t i = 0; i < v.findings.size(); ++i) line += (i ? "; " : "") + FindingText(v.findings[i], lang);
+  for (size_t i = 0; i < v.findings.size(); ++i) line += (i ? "; " : "") + FindingText(v.findings[i], lang, v.gpus);
   return line;
 }
 

@@ -33,9 +33,10 @@ struct NodeVerdict {
 // `payload`: the child's "ok" JSON ({inventory, health, matmul, copy, timings_s}).
 NodeVerdict JudgeNode(const nlohmann::json& payload, const NodeExpectations& expect);
 
-// "GPU3 row remap failed" (or the node-wide text alone).
-std::string FindingText(const Finding& finding, Lang lang);
-// "OK", "FAIL: GPU3 row remap failed; GPU5 PCIe Gen3 x16 (max Gen5 x16)", "UNKNOWN: why".
+// "GPU3 (0000:3b:00.0) row remap failed" (or the node-wide text alone): the card by CUDA ordinal
+// and by PCI bus id (core/gpu_label.h), the bus id taken from `gpus` (NodeVerdict::gpus).
+std::string FindingText(const Finding& finding, Lang lang, const nlohmann::json& gpus = nlohmann::json::array());
+// "OK", "FAIL: GPU3 (0000:3b:00.0) row remap failed; GPU5 (0000:5d:00.0) PCIe Gen3 x16 (max Gen5 x16)", "UNKNOWN: why".
 std::string VerdictLine(const NodeVerdict& verdict, Lang lang);
 const char* StateName(NodeState state);  // "OK", "FAIL", "UNKNOWN"
 

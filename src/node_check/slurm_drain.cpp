@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <sstream>
 
 #include "runner/child_process.h"
@@ -11,16 +10,25 @@ namespace labcheck::node_check {
 
 namespace {
 
-bool OnPath(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  std::string dir;
-  while (std::getline(dirs, dir, ':'))
-    if (!dir.empty() && access((dir + "/" + program).c_str(), X_OK) == 0) return true;
-  return false;
-}
+bool Executable(const std::string& path) { return !path.empty() && access(path.c_str(), X_OK) == 0; }
 
 }  // namespace
+
+const std::vector<std::string>& ScontrolFolders() {
+  static const std::vector<std::string> folders = {"/usr/bin", "/usr/local/bin", "/opt/slurm/bin", "/usr/sbin", "/usr/local/sbin"};
+  return folders;
+}
+
+std::string FindScontrol(const std::string& explicit_path, const EnvLookup& env, const std::vector<std::string>& folders) {
+  if (!explicit_path.empty()) return Executable(explicit_path) ? explicit_path : "";
+  std::stringstream dirs(env("PATH").value_or(""));
+  std::string dir;
+  while (std::getline(dirs, dir, ':'))
+    if (!dir.empty() && Executable(dir + "/scontrol")) return dir + "/scontrol";
+  for (const std::string& folder : folders)
+    if (Executable(folder + "/scontrol")) return folder + "/scontrol";
+  return "";
+}
 
 std::string SlurmNodeName(const EnvLookup& env) {
   if (std::optional<std::string> name = env("SLURMD_NODENAME"); name && !name->empty()) return *name;
@@ -57,13 +65,14 @@ std::string CommandLine(const std::vector<std::string>& argv) {
   return line;
 }
 
-DrainOutcome Drain(const std::string& node, const std::string& reason, double timeout_s) {
+DrainOutcome Drain(const std::string& scontrol, const std::string& node, const std::string& reason, double timeout_s) {
   DrainOutcome out;
-  const std::vector<std::string> argv = DrainArgv(node, reason);
+  std::vector<std::string> argv = DrainArgv(node, reason);
+  out.slurm_present = !scontrol.empty();
+  if (out.slurm_present) argv[0] = scontrol;  // the path that runs, shown as run
   out.command = CommandLine(argv);
-  out.slurm_present = OnPath("scontrol");
   if (!out.slurm_present) {
-    out.error = "scontrol is not on PATH: no Slurm here";
+    out.error = "no scontrol on PATH or in the usual folders: no Slurm here";
     return out;
   }
   ChildSpec spec;

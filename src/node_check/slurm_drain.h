@@ -24,14 +24,26 @@ std::vector<std::string> DrainArgv(const std::string& node, const std::string& r
 // The command line as a person would type it, for the message that says what was run.
 std::string CommandLine(const std::vector<std::string>& argv);
 
+// Where scontrol is. slurmd starts HealthCheckProgram, prologs and epilogs with no search path
+// (Slurm's prolog/epilog guide: "these programs do not have a search path set"), so PATH alone
+// would find nothing there: `explicit_path` (--scontrol) when given, else PATH's folders, else the
+// folders Slurm's packages (Debian, OpenHPC: /usr/bin) and its default source build (/usr/local/bin)
+// and common site prefixes (/opt/slurm/bin) install it in. Empty when none holds an executable one.
+// The folders tried after PATH, in order.
+const std::vector<std::string>& ScontrolFolders();
+
+std::string FindScontrol(const std::string& explicit_path, const EnvLookup& env,
+                         const std::vector<std::string>& folders = ScontrolFolders());
+
 struct DrainOutcome {
-  bool slurm_present = false;  // scontrol found on PATH
+  bool slurm_present = false;  // an executable scontrol was found
   bool ok = false;
   std::string command;         // what was run
   std::string error;           // scontrol's own words, or why it could not run
 };
 
-// Runs scontrol (found on PATH); not present: slurm_present false and nothing run.
-DrainOutcome Drain(const std::string& node, const std::string& reason, double timeout_s = 30);
+// Runs `scontrol` (a path from FindScontrol); empty: slurm_present false and nothing run. The
+// timeout is short: in a health check the drain must land before slurmd's 60 s kill.
+DrainOutcome Drain(const std::string& scontrol, const std::string& node, const std::string& reason, double timeout_s = 10);
 
 }  // namespace labcheck::node_check

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include <fmt/format.h>
@@ -240,8 +241,20 @@ const GpuSpec* GpuCatalog::FindById(const std::string& id) const {
   return nullptr;
 }
 
+bool IsMigSlice(const std::string& device_name) {
+  const std::vector<std::string> words = DeviceNameWords(device_name);
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    if (words[i] != "mig") continue;
+    unsigned slices = 0, gb = 0;
+    char g = 0, dot = 0;
+    if (std::sscanf(words[i + 1].c_str(), "%u%c%c%u", &slices, &g, &dot, &gb) == 4 && g == 'g' && dot == '.') return true;
+  }
+  return false;
+}
+
 const GpuSpec* GpuCatalog::Match(const std::string& device_name, double memory_gib) const {
   const std::vector<std::string> words = DeviceNameWords(device_name);
+  if (IsMigSlice(device_name)) return nullptr;
   const GpuSpec* best = nullptr;
   size_t best_score = 0;
   double best_memory_distance = 0;

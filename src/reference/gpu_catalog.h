@@ -82,7 +82,9 @@ class GpuCatalog {
   const std::vector<GpuSpec>& gpus() const { return gpus_; }
   const GpuSpec* FindById(const std::string& id) const;
   // Matches a device name as the driver reports it ("NVIDIA H100 80GB HBM3") plus its memory,
-  // which tells apart 40/80 GB A100s and the 32 GB 4080. nullptr for an unknown GPU.
+  // which tells apart 40/80 GB A100s and the 32 GB 4080. nullptr for an unknown GPU, and for a
+  // MIG slice (IsMigSlice): a share of the card's SMs and memory, which the whole card's
+  // figures do not describe, so it is not comparable with them.
   const GpuSpec* Match(const std::string& device_name, double memory_gib) const;
 
   Band matmul_share() const { return matmul_share_; }        // of the datasheet, e.g. 0.70–0.85
@@ -110,5 +112,10 @@ class GpuCatalog {
 
 // The words of a device name as Match() compares them: lower case, split at ' ', '-', '_'.
 std::vector<std::string> DeviceNameWords(const std::string& device_name);
+
+// A MIG slice's device name: the card's name, "MIG" and the profile ("NVIDIA A100-SXM4-40GB MIG
+// 1g.5gb", "… MIG 1g.10gb+me"), as CUDA and NVML name a MIG device (NVIDIA's MIG user guide names
+// profiles <compute slices>g.<memory>gb).
+bool IsMigSlice(const std::string& device_name);
 
 }  // namespace labcheck::reference

@@ -56,12 +56,15 @@ TEST(BurnVerdicts, ThermalSlowdownAfter30sWarnsNamesTheCauseAndSuggestsAPowerLim
     if (t <= 30) return {160, 440, 70 + t / 3, {}};
     return {120, 400, 88, {"thermal"}};
   };
-  CheckResult r = JudgeBurn(Of({Series(0, 120, hot)}), false);
+  GpuTimeline card = Series(0, 120, hot);
+  card.pci_bus_id = "0000:81:00.0";
+  CheckResult r = JudgeBurn(Of({card}), false);
   EXPECT_EQ(r.outcome, Outcome::Warn);
   EXPECT_NE(r.reason.en.find("overheating (thermal)"), std::string::npos) << r.reason.en;
   EXPECT_NE(r.reason.en.find("20% slower"), std::string::npos) << r.reason.en;
   // 85 % of the 440 W it drew at full speed, to 5 W: 375.
-  EXPECT_NE(r.hint.en.find("sudo nvidia-smi -i 0 -pl 375"), std::string::npos) << r.hint.en;
+  // nvidia-smi -i takes the card's bus id: its own index counts in bus order, not CUDA's.
+  EXPECT_NE(r.hint.en.find("sudo nvidia-smi -i 00000000:81:00.0 -pl 375"), std::string::npos) << r.hint.en;
   EXPECT_EQ(r.data["verdicts"][0]["cause"], "thermal");
   EXPECT_EQ(r.data["verdicts"][0]["suggested_power_limit_w"], 375);
 }

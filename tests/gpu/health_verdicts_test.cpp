@@ -70,8 +70,10 @@ TEST_P(OneFault, YieldsItsVerdictAndHint) {
   const Case& c = GetParam();
   json facts = Healthy();
   facts.merge_patch(c.change);
-  const std::vector<HealthLine> lines = JudgeGpu(3, facts);
+  const std::vector<HealthLine> lines = JudgeGpu(3, facts, "0000:3b:00.0");
   const HealthLine& line = Line(lines, c.item);
+  // nvidia-smi counts cards in bus order, not CUDA's: a hint names the card by its bus id only.
+  EXPECT_EQ(line.hint.en.find("-i 3"), std::string::npos) << line.hint.en;
   EXPECT_EQ(line.status, c.status) << line.value.en;
   EXPECT_NE(line.hint.en.find(c.hint_part), std::string::npos) << line.hint.en;
   for (const HealthLine& other : lines) {
@@ -87,10 +89,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"EccUncorrectedNow", {{"ecc_uncorrected_volatile", 2}, {"ecc_uncorrected_aggregate", 2}}, "ecc_uncorrected", Outcome::Fail, "RMA"},
         Case{"EccUncorrectedInThePast", {{"ecc_uncorrected_aggregate", 1}}, "ecc_uncorrected", Outcome::Warn, "nvidia-smi -q -d ECC"},
         Case{"RetiredPagesPending", {{"retired_pages_double_bit", 1}, {"retired_pages_pending", true}}, "retired_pages", Outcome::Warn,
-             "nvidia-smi -r -i 3"},
+             "nvidia-smi -r -i 00000000:3B:00.0"},
         Case{"RetiredPagesAtTheLimit", {{"retired_pages_single_bit", 40}, {"retired_pages_double_bit", 21}}, "retired_pages",
              Outcome::Fail, "RMA"},
-        Case{"RemapPending", {{"remapped_rows", {{"pending", true}}}}, "remapped_rows", Outcome::Warn, "nvidia-smi -r -i 3"},
+        Case{"RemapPending", {{"remapped_rows", {{"pending", true}}}}, "remapped_rows", Outcome::Warn, "nvidia-smi -r -i 00000000:3B:00.0"},
         Case{"RemapFailed", {{"remapped_rows", {{"failed", true}}}}, "remapped_rows", Outcome::Fail, "RMA"},
         Case{"RemapUncorrectable", {{"remapped_rows", {{"uncorrected", 3}}}}, "remapped_rows", Outcome::Warn, "ROW_REMAPPER"},
         Case{"HardwareXidDuringRun", {{"xid_during_run", {79}}}, "xid_during_run", Outcome::Fail, "xid-errors"},
@@ -100,7 +102,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"ReplayCounterGrows", {{"pcie_replay_count", 40}, {"pcie_replay_growth", 25}}, "pcie_replay", Outcome::Warn, "riser"},
         Case{"Downtrained", {{"pcie_gen_under_load", 3}}, "pcie_downtrain", Outcome::Warn, "PCIe"},
         Case{"NarrowLink", {{"pcie_width_under_load", 8}}, "pcie_downtrain", Outcome::Warn, "PCIe"},
-        Case{"PowerLimitBelowDefault", {{"power_limit_w", 450.0}}, "power_limit", Outcome::Warn, "sudo nvidia-smi -i 3 -pl 700"},
+        Case{"PowerLimitBelowDefault", {{"power_limit_w", 450.0}}, "power_limit", Outcome::Warn, "sudo nvidia-smi -i 00000000:3B:00.0 -pl 700"},
         Case{"ExclusiveProcess", {{"compute_mode", "exclusive_process"}}, "compute_mode", Outcome::Warn, "-c DEFAULT"},
         Case{"Prohibited", {{"compute_mode", "prohibited"}}, "compute_mode", Outcome::Fail, "-c DEFAULT"},
         Case{"MigOn", {{"mig_mode", {{"current", true}, {"pending", true}}}}, "mig_mode", Outcome::Warn, "-mig 0"},
@@ -108,7 +110,7 @@ INSTANTIATE_TEST_SUITE_P(
              "other_processes", Outcome::Warn, "nvidia-smi"},
         Case{"SlowdownAtIdle", {{"clock_event_reasons_idle", {"idle", "hw_slowdown"}}}, "clock_events_idle", Outcome::Warn,
              "PERFORMANCE"},
-        Case{"HotAtIdle", {{"temperature_c", 80}}, "temperature", Outcome::Warn, "nvidia-smi -pl"}),
+        Case{"HotAtIdle", {{"temperature_c", 80}}, "temperature", Outcome::Warn, "nvidia-smi -i 00000000:3B:00.0 -pl"}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 TEST(HealthVerdicts, OtherProcessValueNamesPidNameAndAmount) {

@@ -25,7 +25,9 @@ struct Run {
 };
 
 // lab_check node-check ARGS on `profile` (a file name under tests/sim/machines/), --lang en.
+// `empty_environment`: as slurmd starts HealthCheckProgram, with nothing but the simulator's two
+// variables and `env` (`env -i`: no PATH, no HOME).
 Run NodeCheck(const std::string& profile, std::vector<std::string> args = {},
-              std::vector<std::pair<std::string, std::string>> env = {});
+              std::vector<std::pair<std::string, std::string>> env = {}, bool empty_environment = false);
 
 }  // namespace labcheck::node_check::testing

@@ -1,6 +1,11 @@
 // The real binary on the simulated machines: OK on a healthy one, FAIL naming card and reason on
 // each health-fault and slow-link profile, exit codes 0/1/2/3, per-part timings in --json. Wall
 // time is only reported, never asserted tightly (the CI machine is shared).
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -19,7 +24,17 @@ class NodeCheckSim : public ::testing::Test {
   }
 };
 
-bool Names(const std::string& line, const std::string& what) { return line.find(what) != std::string::npos; }
+// "GPU2 PCIe…" names "GPU2 (0000:41:00.0) PCIe…" in the line: the card by ordinal and bus id (the
+// bus ids themselves are pinned on course-cvd-order.json below).
+bool Names(const std::string& line, const std::string& what) {
+  const size_t space = std::min(what.find(' '), what.size());
+  const std::string card = what.substr(0, space), rest = what.substr(space);
+  for (size_t at = line.find(card + " ("); at != std::string::npos; at = line.find(card + " (", at + 1)) {
+    const size_t close = line.find(')', at);
+    if (close != std::string::npos && line.compare(close + 1, rest.size(), rest) == 0) return true;
+  }
+  return false;
+}
 
 TEST_F(NodeCheckSim, CourseMachineIsOkWithinTheBudget) {
   testing::Run run = NodeCheck("course-4x4080.json", {"--json", "--expect-gpus", "4", "--expect-model", "RTX 4080"});
@@ -63,7 +78,8 @@ TEST_F(NodeCheckSim, HealthFaultsNameEachCard) {
 TEST_F(NodeCheckSim, TheHgxNodeToDrain) {
   testing::Run run = NodeCheck("hgx-node-faults.json", {"--expect-gpus", "8", "--expect-model", "H100"});
   EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.err;
-  EXPECT_EQ(run.line, "FAIL: GPU3 row remap failed; GPU5 PCIe Gen3 x16 (max Gen5 x16); GPU6 NVLink 16/18 links up");
+  EXPECT_EQ(run.line, "FAIL: GPU3 (0000:5d:00.0) row remap failed; GPU5 (0000:ab:00.0) PCIe Gen3 x16 (max Gen5 x16); "
+                      "GPU6 (0000:ba:00.0) NVLink 16/18 links up");
   testing::Run healthy = NodeCheck("hgx-8xh100-nvswitch.json", {"--json", "--expect-gpus", "8", "--expect-model", "H100"});
   EXPECT_EQ(healthy.outcome.exit_code, 0) << healthy.outcome.out;
   std::printf("node-check on hgx-8xh100-nvswitch: %s\n", healthy.json["timings_s"].dump().c_str());
@@ -111,16 +127,82 @@ TEST_F(NodeCheckSim, CannotTellAndBadUsage) {
   EXPECT_NE(unknown.outcome.err.find("--expect-gpu"), std::string::npos) << unknown.outcome.err;
 }
 
-TEST_F(NodeCheckSim, DrainWithoutSlurmSaysSoAndOutWritesTheJson) {
+// Issue 42: one H200 of an SXM board alone on its machine answers for 18 links with no peer at
+// the other end: not "NVLink 0/18 links up".
+TEST_F(NodeCheckSim, OneSxmCardAloneIsOkOnLinks) {
+  testing::Run run = NodeCheck("single-h200.json");
+  EXPECT_FALSE(Names(run.line, "GPU0 NVLink")) << run.line;
+  EXPECT_EQ(run.line, "OK") << run.outcome.err;
+}
+
+// Issue 42: a prolog on a shared node. The job was given GPUs 0 and 2 of 4; the card another job
+// holds (bus 41) is not this job's, and the expected count is the job's, not --expect-gpus'.
+TEST_F(NodeCheckSim, UnderAJobOnlyItsGpusAreJudged) {
+  testing::Run mine = NodeCheck("course-memory-held.json", {"--expect-gpus", "4", "--json"},
+                                {{"SLURM_JOB_ID", "7"}, {"SLURM_JOB_GPUS", "0,2"}});
+  EXPECT_EQ(mine.outcome.exit_code, 0) << mine.line << mine.outcome.err;
+  ASSERT_TRUE(mine.json.is_object()) << mine.outcome.out;
+  EXPECT_EQ(mine.json["line"], "OK");
+  ASSERT_EQ(mine.json["gpus"].size(), 2u);
+  EXPECT_EQ(mine.json["gpus"][0]["pci_bus_id"], "0000:01:00.0");
+  EXPECT_EQ(mine.json["gpus"][1]["pci_bus_id"], "0000:81:00.0");
+  EXPECT_EQ(mine.json["job_gpus"]["source"], "SLURM_JOB_GPUS");
+  // The job given the held card sees it, by its bus id.
+  testing::Run held = NodeCheck("course-memory-held.json", {}, {{"SLURM_JOB_ID", "8"}, {"SLURM_JOB_GPUS", "1"}});
+  EXPECT_EQ(held.outcome.exit_code, 1) << held.outcome.err;
+  EXPECT_EQ(held.line.rfind("FAIL: GPU0 (0000:41:00.0) another process holds", 0), 0u) << held.line;
+}
+
+// Issue 42: CUDA's order is not nvidia-smi's. On course-cvd-order.json CUDA's GPU0 is the card on
+// bus 81 (the profile puts CUDA 0..3 on buses 81, 01, c1, 41), so every card is named by its bus id, and
+// nvidia-smi -i in gpu.health's hints takes the bus id, never the CUDA ordinal.
+TEST_F(NodeCheckSim, CardsAreNamedByTheirBusIdWhereCudasOrderDiffers) {
+  testing::Run run = NodeCheck("course-cvd-order.json");
+  EXPECT_EQ(run.line, "FAIL: GPU0 (0000:81:00.0) power limit 300 W (default 320 W); GPU1 (0000:01:00.0) power limit 310 W "
+                      "(default 320 W)");
+  // The site capped its cards at 300 W on purpose.
+  testing::Run capped = NodeCheck("course-cvd-order.json", {"--expect-power-limit", "300"});
+  EXPECT_EQ(capped.line, "OK") << capped.outcome.err;
+  EXPECT_EQ(capped.outcome.exit_code, 0);
+}
+
+// A drain that was wanted and failed exits 4, so that slurmd logs a failed health check; the
+// JSON is still written.
+TEST_F(NodeCheckSim, DrainThatFailsExitsFourAndOutWritesTheJson) {
   const std::string dir = ::testing::TempDir() + "node_check_out";
-  testing::Run run = NodeCheck("health-faults.json", {"--drain", "--node", "gpu07", "--out", dir + "/{node}.json"},
-                               {{"PATH", "/nonexistent"}});
-  EXPECT_EQ(run.outcome.exit_code, 1);
-  EXPECT_NE(run.outcome.err.find("no Slurm here"), std::string::npos) << run.outcome.err;
-  EXPECT_NE(run.outcome.err.find("scontrol update nodename=gpu07 state=drain reason=\"lab_check: GPU0"), std::string::npos)
+  testing::Run run = NodeCheck("health-faults.json", {"--drain", "--scontrol", "/bin/false", "--node", "gpu07", "--out", dir + "/{node}.json"});
+  EXPECT_EQ(run.outcome.exit_code, 4) << run.outcome.err;
+  EXPECT_EQ(run.line.rfind("FAIL: GPU0", 0), 0u) << run.line;
+  EXPECT_NE(run.outcome.err.find("failed: /bin/false update nodename=gpu07 state=drain reason=\"lab_check: GPU0"), std::string::npos)
       << run.outcome.err;
   EXPECT_TRUE(std::filesystem::exists(dir + "/gpu07.json"));
   std::filesystem::remove_all(dir);
+  testing::Run missing = NodeCheck("health-faults.json", {"--drain", "--scontrol", "/nonexistent/scontrol"});
+  EXPECT_EQ(missing.outcome.exit_code, 2);
+  EXPECT_NE(missing.outcome.err.find("--scontrol"), std::string::npos) << missing.outcome.err;
+}
+
+// As slurmd starts HealthCheckProgram: `env -i`, no PATH. The drain still finds /usr/bin/scontrol
+// (it fails here, with no slurm.conf: exit 4 says so).
+TEST_F(NodeCheckSim, WithSlurmdsEmptyEnvironmentScontrolIsFoundOutsidePath) {
+  if (access("/usr/bin/scontrol", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/scontrol: install slurm-client";
+  testing::Run run = NodeCheck("health-faults.json", {"--drain"}, {{"SLURMD_NODENAME", "n1"}}, /*empty_environment=*/true);
+  EXPECT_NE(run.outcome.err.find("/usr/bin/scontrol update nodename=n1 state=drain"), std::string::npos) << run.outcome.err;
+  EXPECT_EQ(run.outcome.err.find("no Slurm here"), std::string::npos) << run.outcome.err;
+  EXPECT_EQ(run.outcome.exit_code, 4) << run.outcome.err;
+}
+
+// GPUs that stopped answering: the check's deadline gives a FAIL, and the drain runs, within
+// seconds of it (slurmd's 60 s kill must find the verdict given). The default in slurmd's health
+// check is kHealthCheckTimeoutS; here --timeout 5 keeps the test short.
+TEST_F(NodeCheckSim, HungGpusStillGiveTheVerdictAndTheDrain) {
+  const auto started = std::chrono::steady_clock::now();
+  testing::Run run = NodeCheck("course-gpu-hung.json", {"--timeout", "5", "--drain", "--scontrol", "/bin/true", "--node", "gpu07"});
+  const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.err;
+  EXPECT_EQ(run.line.rfind("FAIL: ", 0), 0u) << run.line;
+  EXPECT_NE(run.outcome.err.find("ran: /bin/true update nodename=gpu07 state=drain"), std::string::npos) << run.outcome.err;
+  std::printf("hung GPUs: verdict and drain after %.1f s (deadline 5 s)\n", took_s);
 }
 
 // A kernel log as `dmesg` prints it, in a file for --kernel-log (course-4x4080's cards are at
@@ -158,7 +240,8 @@ TEST_F(NodeCheckSim, ResetAndRebootClassXidsFailNamingTheAction) {
                           "[ 200.0] NVRM: Xid (PCI:0000:c1:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n");
   testing::Run run = NodeCheck("course-4x4080.json", {"--kernel-log", log});
   EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.err;
-  EXPECT_EQ(run.line, "FAIL: GPU1 XID 48 (Double Bit ECC Error): reset the GPU; GPU3 XID 79 (GPU has fallen off the bus): reboot");
+  EXPECT_EQ(run.line, "FAIL: GPU1 (0000:41:00.0) XID 48 (Double Bit ECC Error): reset the GPU; GPU3 (0000:c1:00.0) XID 79 (GPU has fallen off "
+            "the bus): reboot");
   // The driver loaded again after both: the reset-class XID is cleared, the reboot-class one not.
   const std::string reloaded = KernelLogFile(
       "reloaded.log", std::string(kBoot) +

@@ -6,10 +6,13 @@
 //   - `srun lab_check node-check --drain` on a node with health faults drains it with the reason
 //     line, which `sinfo -R` shows; on a healthy profile the node stays idle;
 //   - users' XIDs in the kernel log (--kernel-log) leave a resumed node idle; XID 48 drains it
-//     until the log shows the driver loaded again.
+//     until the log shows the driver loaded again;
+//   - slurmd's own HealthCheckProgram (slurm.conf), started with slurmd's empty environment, runs
+//     node-check --drain on a sick simulated machine and the node is drained.
 // Skipped, with the reason, without the binaries or without root (both daemons run as root here).
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +43,7 @@ using testing::Which;
 // (reports anonymise this host's own name). slurmd -N takes it; NodeHostname ties it to us.
 constexpr const char* kNode = "labnode1";
 constexpr double kDaemonLifetimeS = 170;  // the `timeout` around each daemon: the test's ceiling
+constexpr int kHealthCheckIntervalS = 5;  // slurmctld asks slurmd to run HealthCheckProgram this often
 
 std::string ShortHostName() {
   char host[256] = {};
@@ -85,6 +89,7 @@ class SlurmCluster : public ::testing::Test {
     for (int i = 0; i < 50 && !std::filesystem::exists(socket); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     const int port = cluster::testing::FreePortPair();
     const std::string host = ShortHostName();
+    WriteHealthCheckProgram();
     conf_ = dir_ + "/slurm.conf";
     std::ofstream conf(conf_);
     conf << "ClusterName=labcheck\n"
@@ -99,6 +104,8 @@ class SlurmCluster : public ::testing::Test {
          << "SelectTypeParameters=CR_CPU\nMpiDefault=none\nJobAcctGatherType=jobacct_gather/none\n"
          << "AccountingStorageType=accounting_storage/none\nMailProg=/bin/true\nReturnToService=2\n"
          << "SchedulerType=sched/builtin\nInactiveLimit=0\nKillWait=5\nMinJobAge=5\n"
+         << "HealthCheckProgram=" << dir_ << "/health-check\nHealthCheckInterval=" << kHealthCheckIntervalS
+         << "\nHealthCheckNodeState=ANY\n"
          << "NodeName=" << kNode << " NodeHostname=" << host << " NodeAddr=127.0.0.1 CPUs="
          << std::max(1u, std::thread::hardware_concurrency()) << " State=UNKNOWN\n"
          << "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES\n";
@@ -109,6 +116,20 @@ class SlurmCluster : public ::testing::Test {
     setenv("SLURM_CONF", conf_.c_str(), 1);
     for (int i = 0; i < 100 && State() != "idle"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(200));
     if (State() != "idle") setup_error_ = "the node never became idle; sinfo says \"" + State() + "\"; logs in " + dir_ + "/log";
+  }
+
+  // The HealthCheckProgram: does nothing until a test names a simulated machine in
+  // health-profile, then runs node-check --drain on it. It sets no PATH (dash would give itself a
+  // default one, so it is unset): lab_check must find scontrol as it would under slurmd. SLURM_CONF
+  // only because this cluster's configuration is not in /etc/slurm.
+  static void WriteHealthCheckProgram() {
+    const std::string script = dir_ + "/health-check";
+    std::ofstream(script) << "#!/bin/sh\nunset PATH\n[ -f " << dir_ << "/health-profile ] || exit 0\n"
+                          << "read profile < " << dir_ << "/health-profile\n"
+                          << "export SLURM_CONF=" << dir_ << "/slurm.conf LD_LIBRARY_PATH=" << testing::SimDir()
+                          << " LABCHECK_SIM_MACHINE=$profile\n"
+                          << "exec " << LAB_CHECK_BINARY << " node-check --lang en --drain >" << dir_ << "/log/health.out 2>&1\n";
+    chmod(script.c_str(), 0755);
   }
 
   static void TearDownTestSuite() {
@@ -198,14 +219,14 @@ TEST_F(SlurmCluster, NodeCheckDrainsASickNodeAndLeavesAHealthyOneIdle) {
   EXPECT_EQ(fail.exit_code, 1) << fail.Describe() << "\n" << fail.out << fail.err;
   EXPECT_EQ(fail.out.rfind("FAIL: GPU0 ", 0), 0u) << fail.out;
   // It says what it ran, with the node name slurmd gave the step (SLURMD_NODENAME).
-  EXPECT_NE(fail.err.find(std::string("ran: scontrol update nodename=") + kNode + " state=drain reason=\"lab_check: GPU0"),
+  EXPECT_NE(fail.err.find(std::string("scontrol update nodename=") + kNode + " state=drain reason=\"lab_check: GPU0"),
             std::string::npos)
       << fail.err;
   for (int i = 0; i < 50 && State() != "drained"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(State(), "drained");
   const std::string findings = fail.out.substr(6, fail.out.find('\n') - 6);  // after "FAIL: "
   EXPECT_EQ(Reason(), DrainReason(findings));
-  EXPECT_EQ(Reason().rfind("lab_check: GPU0 2 uncorrected ECC errors since boot", 0), 0u) << Reason();
+  EXPECT_EQ(Reason().rfind("lab_check: GPU0 (0000:01:00.0) 2 uncorrected ECC errors since boot", 0), 0u) << Reason();
 
   // How an administrator returns it (docs/cluster-gate.md).
   ChildOutcome resume = Run({"scontrol", "update", std::string("nodename=") + kNode, "state=resume"});
@@ -243,7 +264,7 @@ TEST_F(SlurmCluster, ApplicationXidsNoLongerDrainAResumedNode) {
   EXPECT_EQ(fail.exit_code, 1) << fail.out << fail.err;
   for (int i = 0; i < 50 && State() != "drained"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(State(), "drained");
-  EXPECT_EQ(Reason(), "lab_check: GPU1 XID 48 (Double Bit ECC Error): reset the GPU");
+  EXPECT_EQ(Reason(), "lab_check: GPU1 (0000:41:00.0) XID 48 (Double Bit ECC Error): reset the GPU");
 
   // Reset, by reloading the driver; resumed; the next check leaves it idle.
   std::ofstream(log, std::ios::app) << "[ 9600.0] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  580.95.05\n";
@@ -252,6 +273,23 @@ TEST_F(SlurmCluster, ApplicationXidsNoLongerDrainAResumedNode) {
   EXPECT_EQ(again.out, "OK\n") << again.err;
   for (int i = 0; i < 50 && State() != "idle"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(State(), "idle");
+}
+
+// Issue 42: slurmd runs HealthCheckProgram with an environment built from nothing (no PATH); the
+// drain must still find scontrol, and the node must end up drained with the findings as reason.
+TEST_F(SlurmCluster, HealthCheckProgramUnderSlurmdDrainsASickNode) {
+  ASSERT_EQ(State(), "idle");
+  std::ofstream(dir_ + "/health-profile") << testing::Profile("health-faults.json") << "\n";
+  for (int i = 0; i < 120 && State() != "drained"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::filesystem::remove(dir_ + "/health-profile");
+  const Result<std::string> out = ReadFile(dir_ + "/log/health.out");
+  const std::string said = out.ok() ? out.value() : "(no output: the health check program did not run node-check)";
+  ASSERT_EQ(State(), "drained") << "node-check said: " << said << "\nlogs in " << dir_ << "/log";
+  EXPECT_EQ(Reason().rfind("lab_check: GPU0 (0000:01:00.0) 2 uncorrected ECC errors since boot", 0), 0u) << Reason();
+  // Found outside PATH, and run by its full path.
+  EXPECT_NE(said.find(std::string("ran: /")), std::string::npos) << said;
+  EXPECT_NE(said.find(std::string("scontrol update nodename=") + kNode + " state=drain"), std::string::npos) << said;
+  EXPECT_TRUE(Run({"scontrol", "update", std::string("nodename=") + kNode, "state=resume"}).exited_ok());
 }
 
 }  // namespace

@@ -18,6 +18,19 @@ std::string ReadSourceFile(const std::string& relative) {
   return s.str();
 }
 
+// Issue 42: a MIG slice is a share of the card; matched to the whole card, a student on a
+// 1g.10gb slice read "far below". It matches nothing (not comparable); the whole card still matches.
+TEST(GpuCatalog, AMigSliceIsNotTheWholeCard) {
+  const GpuCatalog& catalog = GpuCatalog::Builtin();
+  EXPECT_TRUE(IsMigSlice("NVIDIA A100-SXM4-40GB MIG 1g.5gb"));
+  EXPECT_TRUE(IsMigSlice("NVIDIA H100 80GB HBM3 MIG 1g.10gb"));
+  EXPECT_TRUE(IsMigSlice("NVIDIA H100 80GB HBM3 MIG 1g.10gb+me"));
+  EXPECT_FALSE(IsMigSlice("NVIDIA H100 80GB HBM3"));
+  EXPECT_FALSE(IsMigSlice("NVIDIA MIG"));
+  EXPECT_EQ(catalog.Match("NVIDIA H100 80GB HBM3 MIG 1g.10gb", 9.75), nullptr);
+  EXPECT_NE(catalog.Match("NVIDIA H100 80GB HBM3", 79.6), nullptr);
+}
+
 TEST(GpuCatalog, DataFileParses) {
   Result<GpuCatalog> parsed = GpuCatalog::Parse(ReadSourceFile("data/gpus.json"));
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();

@@ -45,11 +45,11 @@ TEST(SimHealth, EachFaultYieldsItsVerdictAndHint) {
   for (const Expected& e : {Expected{0, "ecc_uncorrected", "FAIL", "RMA"},
                             Expected{0, "xid_during_run", "FAIL", "xid-errors"},
                             Expected{0, "retired_pages", "WARN", "PAGE_RETIREMENT"},
-                            Expected{1, "remapped_rows", "WARN", "nvidia-smi -r -i 1"},
+                            Expected{1, "remapped_rows", "WARN", "nvidia-smi -r -i 00000000:41:00.0"},
                             Expected{1, "xid_during_run", "WARN", "xid-errors"},
                             Expected{2, "pcie_replay", "WARN", "riser"},
                             Expected{2, "compute_mode", "WARN", "-c DEFAULT"},
-                            Expected{3, "power_limit", "WARN", "sudo nvidia-smi -i 3 -pl 320"},
+                            Expected{3, "power_limit", "WARN", "sudo nvidia-smi -i 00000000:C1:00.0 -pl 320"},
                             Expected{3, "other_processes", "WARN", "nvidia-smi"}}) {
     json line = HealthLine(run, e.gpu, e.item);
     ASSERT_TRUE(line.is_object()) << e.gpu << " " << e.item;
@@ -91,7 +91,7 @@ TEST(SimBurn, ThermalSlowdownAndASlowerCardAreNamedOnTheSimulatedClock) {
   EXPECT_NE(reason.find("GPU0: "), std::string::npos) << reason;
   EXPECT_NE(reason.find("overheating (thermal)"), std::string::npos) << reason;
   EXPECT_NE(reason.find("GPU1 (NVIDIA GeForce RTX 4080) is 12% slower than the best card"), std::string::npos) << reason;
-  EXPECT_NE(burn["hint"].get<std::string>().find("sudo nvidia-smi -i 0 -pl 245"), std::string::npos) << burn["hint"];
+  EXPECT_NE(burn["hint"].get<std::string>().find("sudo nvidia-smi -i 00000000:01:00.0 -pl 245"), std::string::npos) << burn["hint"];
   const json& data = burn["data"];
   EXPECT_EQ(data["interval_s"], 1.0);
   ASSERT_EQ(data["gpus"].size(), 2u);

@@ -51,6 +51,7 @@ Timeline ReadTimeline(const std::string& text, double interval_s) {
     if (!j.contains("gpu") || !j["gpu"].is_number_integer()) continue;
     GpuTimeline& g = gpu(j["gpu"].get<int>());
     if (j.contains("name") && j["name"].is_string()) g.name = j["name"];
+    if (j.contains("pci_bus_id") && j["pci_bus_id"].is_string()) g.pci_bus_id = j["pci_bus_id"];
     if (j.contains("sample") && j["sample"].is_object()) g.samples.push_back(j["sample"]);
     if (j.contains("check") && j["check"].is_object()) {
       const json& c = j["check"];

@@ -26,6 +26,7 @@ struct SpotResult {
 struct GpuTimeline {
   int index = 0;
   std::string name;
+  std::string pci_bus_id;  // canonical, "0000:81:00.0"; empty when the driver did not say
   std::vector<nlohmann::json> samples;  // the contract's sample objects, in time order
   std::vector<SpotResult> checks;
   std::vector<int> xids;

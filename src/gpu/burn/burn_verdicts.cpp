@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/gpu_label.h"
 #include "gpu/bench/clock_event_hold.h"
 
 namespace labcheck::gpu::burn {
@@ -89,10 +90,10 @@ std::optional<Finding> SlowerAtTheEnd(const GpuVerdict& v) {
   if (v.suggested_power_limit_w)
     hint = T(fmt::format("карта перегревается: улучшите обдув или ограничьте мощность: sudo nvidia-smi -i {} -pl {} "
                          "(≈85% того, что она брала на полной скорости; потеря скорости обычно небольшая, а нагрев и шум "
-                         "заметно падают)", v.index, *v.suggested_power_limit_w),
+                         "заметно падают)", NvidiaSmiId(v.pci_bus_id), *v.suggested_power_limit_w),
              fmt::format("the card overheats: improve the airflow or cap its power: sudo nvidia-smi -i {} -pl {} (≈85% of "
                          "what it drew at full speed; the speed loss is usually small, heat and noise drop noticeably)",
-                         v.index, *v.suggested_power_limit_w));
+                         NvidiaSmiId(v.pci_bus_id), *v.suggested_power_limit_w));
   else if (v.cause == "power_cap")
     hint = T("карта держит лимит мощности: nvidia-smi -q -d POWER покажет лимит; проверьте, не занижен ли он",
              "the card holds its power limit: nvidia-smi -q -d POWER shows it; check it is not set below the default");
@@ -116,8 +117,8 @@ std::optional<Finding> SlowerThanTheBest(const GpuVerdict& v, const GpuTimeline&
 std::optional<Finding> PowerLimitTip(const GpuVerdict& v) {
   if (!v.suggested_power_limit_w || Dropped(v)) return std::nullopt;
   return Finding{Outcome::Pass, Text(),
-                 T(fmt::format("если карта шумит или греется: sudo nvidia-smi -i {} -pl {}", v.index, *v.suggested_power_limit_w),
-                   fmt::format("if the card is loud or hot: sudo nvidia-smi -i {} -pl {}", v.index, *v.suggested_power_limit_w))};
+                 T(fmt::format("если карта шумит или греется: sudo nvidia-smi -i {} -pl {}", NvidiaSmiId(v.pci_bus_id), *v.suggested_power_limit_w),
+                   fmt::format("if the card is loud or hot: sudo nvidia-smi -i {} -pl {}", NvidiaSmiId(v.pci_bus_id), *v.suggested_power_limit_w))};
 }
 
 Table BurnTable(double duration) {
@@ -177,6 +178,7 @@ double ComparisonWindow(double duration_s) { return duration_s >= 180 ? 60 : dur
 GpuVerdict JudgeGpu(const GpuTimeline& gpu) {
   GpuVerdict v;
   v.index = gpu.index;
+  v.pci_bus_id = gpu.pci_bus_id;
   double duration = 0;
   for (const json& s : gpu.samples) duration = std::max(duration, s.value("t_s", 0.0));
   v.window_s = ComparisonWindow(duration);

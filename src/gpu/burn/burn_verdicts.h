@@ -19,6 +19,7 @@ inline constexpr double kPowerCapSuggest = 0.85;  // -pl at 85 % of the draw at 
 
 struct GpuVerdict {
   int index = 0;
+  std::string pci_bus_id;  // for the nvidia-smi hints: -i takes the bus id, not the CUDA ordinal
   std::optional<double> first_tflops, last_tflops, mean_tflops;
   double window_s = 0;  // length of the first and last windows compared
   std::optional<double> drop;  // 1 - last/first

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/gpu_label.h"
 #include "core/gpu_rows.h"
 #include "gpu/health/health_facts.h"
 #include "gpu/health/xid_watch.h"
@@ -25,6 +26,7 @@ constexpr double kOtherProcessWarnGiB = 0.5;  // a desktop compositor holds a fe
 
 struct Lines {
   int gpu;
+  std::string smi_id;  // what `nvidia-smi -i` takes for this card: its bus id (core/gpu_label.h)
   std::vector<HealthLine> out;
   void Add(std::string item, Text label, Outcome status, Text value, Text hint = {}) {
     out.push_back({gpu, std::move(item), std::move(label), status, false, std::move(value), std::move(hint)});
@@ -49,9 +51,9 @@ const json& Get(const json& facts, const char* key) {
 
 unsigned long long Count(const json& field) { return field.is_number() ? field.get<unsigned long long>() : 0; }
 
-Text ResetHint(int gpu) {
-  return T(fmt::format("перезагрузите машину или сбросьте карту без нагрузки: sudo nvidia-smi -r -i {}", gpu),
-           fmt::format("reboot, or reset the idle card: sudo nvidia-smi -r -i {}", gpu));
+Text ResetHint(const std::string& smi_id) {
+  return T(fmt::format("перезагрузите машину или сбросьте карту без нагрузки: sudo nvidia-smi -r -i {}", smi_id),
+           fmt::format("reboot, or reset the idle card: sudo nvidia-smi -r -i {}", smi_id));
 }
 const Text kReplaceHint = T("карта теряет память: сохраните отчёт и обратитесь к продавцу (гарантия, RMA)",
                             "the card is losing memory: keep this report and contact the seller (warranty, RMA)");
@@ -100,7 +102,7 @@ void RetiredPages(Lines& l, const json& f) {
   const Text value(fmt::format("{} (одиночные ошибки: {}, двойные: {}){}", total, Count(sbe), Count(dbe), is_pending ? ", ждут сброса" : ""),
                    fmt::format("{} (single-bit: {}, double-bit: {}){}", total, Count(sbe), Count(dbe), is_pending ? ", pending a reset" : ""));
   if (total >= kRetiredPagesReplace) l.Add("retired_pages", label, Outcome::Fail, value, kReplaceHint);
-  else if (is_pending) l.Add("retired_pages", label, Outcome::Warn, value, ResetHint(l.gpu));
+  else if (is_pending) l.Add("retired_pages", label, Outcome::Warn, value, ResetHint(l.smi_id));
   else if (Count(dbe) > 0)
     l.Add("retired_pages", label, Outcome::Warn, value,
           T("были двойные ошибки памяти: следите за счётчиком (nvidia-smi -q -d PAGE_RETIREMENT)",
@@ -119,7 +121,7 @@ void RemappedRows(Lines& l, const json& f) {
                    fmt::format("correctable: {}, uncorrectable: {}{}{}", corrected, uncorrected, pending ? ", pending a reset" : "",
                                failed ? ", a remap failed" : ""));
   if (failed) l.Add("remapped_rows", label, Outcome::Fail, value, kReplaceHint);
-  else if (pending) l.Add("remapped_rows", label, Outcome::Warn, value, ResetHint(l.gpu));
+  else if (pending) l.Add("remapped_rows", label, Outcome::Warn, value, ResetHint(l.smi_id));
   else if (uncorrected > 0)
     l.Add("remapped_rows", label, Outcome::Warn, value,
           T("строки заменены из-за неисправимых ошибок: следите за счётчиком (nvidia-smi -q -d ROW_REMAPPER)",
@@ -212,9 +214,9 @@ void Modes(Lines& l, const json& f) {
       const Text value(fmt::format("{:.0f} Вт (по умолчанию {:.0f} Вт)", w, d), fmt::format("{:.0f} W (default {:.0f} W)", w, d));
       if (w + 1 < d)
         l.Add("power_limit", wlabel, Outcome::Warn, value,
-              T(fmt::format("лимит ниже штатного: карта медленнее паспорта. Если это не нарочно: sudo nvidia-smi -i {} -pl {:.0f}", l.gpu, d),
+              T(fmt::format("лимит ниже штатного: карта медленнее паспорта. Если это не нарочно: sudo nvidia-smi -i {} -pl {:.0f}", l.smi_id, d),
                 fmt::format("the limit is below the default, so the card runs slower than its datasheet. If not on purpose: "
-                            "sudo nvidia-smi -i {} -pl {:.0f}", l.gpu, d)));
+                            "sudo nvidia-smi -i {} -pl {:.0f}", l.smi_id, d)));
       else l.Add("power_limit", wlabel, Outcome::Pass, value);
     }
   }
@@ -222,8 +224,8 @@ void Modes(Lines& l, const json& f) {
   const json& mode = Get(f, "compute_mode");
   if (!l.NotAvailable("compute_mode", clabel, mode)) {
     const std::string m = mode.get<std::string>();
-    const Text fix = T(fmt::format("верните режим по умолчанию: sudo nvidia-smi -i {} -c DEFAULT", l.gpu),
-                       fmt::format("restore the default mode: sudo nvidia-smi -i {} -c DEFAULT", l.gpu));
+    const Text fix = T(fmt::format("верните режим по умолчанию: sudo nvidia-smi -i {} -c DEFAULT", l.smi_id),
+                       fmt::format("restore the default mode: sudo nvidia-smi -i {} -c DEFAULT", l.smi_id));
     if (m == "prohibited")
       l.Add("compute_mode", clabel, Outcome::Fail, T("PROHIBITED: CUDA-процессы запрещены", "PROHIBITED: no CUDA process may run"), fix);
     else if (m == "exclusive_process" || m == "exclusive_thread")
@@ -240,8 +242,8 @@ void Modes(Lines& l, const json& f) {
       l.Add("mig_mode", mlabel, Outcome::Warn,
             current ? T("включён: процессы видят срезы карты, а не всю", "on: processes see slices of the card, not all of it")
                     : T("включится после сброса", "turns on after a reset"),
-            T(fmt::format("для обучения на всей карте: sudo nvidia-smi -i {} -mig 0 и сброс карты", l.gpu),
-              fmt::format("to train on the whole card: sudo nvidia-smi -i {} -mig 0, then reset the card", l.gpu)));
+            T(fmt::format("для обучения на всей карте: sudo nvidia-smi -i {} -mig 0 и сброс карты", l.smi_id),
+              fmt::format("to train on the whole card: sudo nvidia-smi -i {} -mig 0, then reset the card", l.smi_id)));
     else l.Add("mig_mode", mlabel, Outcome::Pass, T("выключен", "off"));
   }
 }
@@ -305,8 +307,10 @@ void Temperature(Lines& l, const json& f) {
                    fmt::format("{} °C, slowdown threshold {} °C", Count(t), Count(slowdown)));
   if (Count(t) + kTemperatureMarginC >= Count(slowdown))
     l.Add("temperature", label, Outcome::Warn, value,
-          T("карта горячая ещё до нагрузки: проверьте вентиляторы и обдув корпуса; ограничьте мощность: sudo nvidia-smi -pl <ватты>",
-            "the card is hot before any load: check the fans and case airflow; cap the power: sudo nvidia-smi -pl <watts>"));
+          T(fmt::format("карта горячая ещё до нагрузки: проверьте вентиляторы и обдув корпуса; ограничьте мощность: "
+                        "sudo nvidia-smi -i {} -pl <ватты>", l.smi_id),
+            fmt::format("the card is hot before any load: check the fans and case airflow; cap the power: "
+                        "sudo nvidia-smi -i {} -pl <watts>", l.smi_id)));
   else l.Add("temperature", label, Outcome::Pass, value);
 }
 
@@ -320,8 +324,8 @@ bool IsHardwareXid(int xid) {
   return LookUpXid(xid).cls != XidClass::Application;
 }
 
-std::vector<HealthLine> JudgeGpu(int index, const json& facts) {
-  Lines l{index, {}};
+std::vector<HealthLine> JudgeGpu(int index, const json& facts, const std::string& pci_bus_id) {
+  Lines l{index, NvidiaSmiId(pci_bus_id), {}};
   Ecc(l, facts);
   RetiredPages(l, facts);
   RemappedRows(l, facts);
@@ -345,6 +349,7 @@ CheckResult JudgeHealth(const json& payload) {
   json lines = json::array();
   std::vector<HealthLine> judged;
   std::optional<HealthLine> worst;  // the first FAIL, else the first WARN
+  std::string worst_bus_id;
   int warn = 0, fail = 0;
   for (const json& gpu : payload.value("gpus", json::array())) {
     const int index = gpu.value("index", 0);
@@ -360,7 +365,8 @@ CheckResult JudgeHealth(const json& payload) {
         facts["xid_kernel_log"] = mine;
       }
     }
-    for (HealthLine& line : JudgeGpu(index, facts)) {
+    const std::string bus_id = gpu.value("pci_bus_id", "");
+    for (HealthLine& line : JudgeGpu(index, facts, bus_id)) {
       judged.push_back(line);
       lines.push_back({{"gpu", index}, {"item", line.item}, {"status", StatusName(line)}, {"value", line.value.en},
                        {"hint", line.hint.en}});
@@ -369,6 +375,7 @@ CheckResult JudgeHealth(const json& payload) {
       if (!line.na && line.status != Outcome::Pass &&
           (!worst || (line.status == Outcome::Fail && worst->status != Outcome::Fail))) {
         worst = line;
+        worst_bus_id = bus_id;
       }
     }
   }
@@ -383,8 +390,9 @@ CheckResult JudgeHealth(const json& payload) {
   if (fail == 0 && warn == 0) result.summary = T("всё в порядке", "all fine");
   if (worst) {
     result.outcome = fail > 0 ? Outcome::Fail : Outcome::Warn;
-    result.reason = Text(fmt::format("GPU{}: {} — {}", worst->gpu, worst->label.ru, worst->value.ru),
-                         fmt::format("GPU{}: {} — {}", worst->gpu, worst->label.en, worst->value.en));
+    const std::string card = GpuLabel(worst->gpu, worst_bus_id);
+    result.reason = Text(fmt::format("{}: {} — {}", card, worst->label.ru, worst->value.ru),
+                         fmt::format("{}: {} — {}", card, worst->label.en, worst->value.en));
     result.hint = worst->hint;
   }
   return result;

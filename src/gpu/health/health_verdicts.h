@@ -22,7 +22,9 @@ struct HealthLine {
   Text hint;
 };
 
-std::vector<HealthLine> JudgeGpu(int index, const nlohmann::json& facts);
+// `pci_bus_id`: the card's, for the nvidia-smi hints (nvidia-smi -i takes the bus id, never the
+// CUDA ordinal: core/gpu_label.h).
+std::vector<HealthLine> JudgeGpu(int index, const nlohmann::json& facts, const std::string& pci_bus_id = "");
 
 // The check's result from the job's payload ({"gpus": [{index, name, facts}]}, "xid_kernel_log"
 // read once for all GPUs: an array or {"na"}).

@@ -142,7 +142,7 @@ Result<json> BurnJob(const std::vector<std::string>& raw_args) {
     if (devices.back() != nullptr && runtime->nvml()->api().nvmlDeviceGetName != nullptr &&
         runtime->nvml()->api().nvmlDeviceGetName(devices.back(), name, sizeof name) == nvml::kSuccess)
       shown = name;
-    (*out)->Write({{"gpu", i}, {"name", shown}});
+    (*out)->Write({{"gpu", i}, {"name", shown}, {"pci_bus_id", runtime->PciBusId(i)}});
   }
   static const nvml::NvmlHealthApi kNone{};
   health::XidWatch xids(health ? health->api() : kNone, devices);

@@ -1,5 +1,7 @@
 #include "core/faults.h"
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -23,6 +25,14 @@ bool Listed(const char* key, const char* name) {
 bool SymbolMissing(const char* name) { return Listed("missing_symbols", name); }
 
 bool CrashIn(const char* name) { return Listed("crash_in", name); }
+
+bool HangIn(const char* name) { return Listed("hang_in", name); }
+
+void HangNow(const char* name) {
+  std::fprintf(stderr, "nvsim: %s never returns, as the profile asks (hang_in)\n", name);
+  std::fflush(stderr);
+  for (;;) pause();
+}
 
 void CrashNow(const char* name) {
   std::fprintf(stderr, "nvsim: simulated crash (SIGSEGV) inside %s, as the profile asks\n", name);
