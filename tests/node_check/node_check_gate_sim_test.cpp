@@ -66,7 +66,7 @@ TEST_F(NodeCheckGateSim, APortDownAndAPortAtHalfRate) {
 TEST_F(NodeCheckGateSim, NvLinkReplaysGrowingDuringTheCheck) {
   testing::Run run = NodeCheck("hgx-nvlink-replays.json", {"--json"});
   EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.out << run.outcome.err;
-  EXPECT_EQ(run.json["line"], "FAIL: GPU6 NVLink 3: replay errors grew by 12 during the check");
+  EXPECT_EQ(run.json["line"], "FAIL: GPU6 (0000:ba:00.0) NVLink 3: replay errors grew by 12 during the check");
   // The totals stay in the JSON: 40 before, 52 after.
   bool seen = false;
   for (const auto& link : run.json["gpus"][6]["nvlink_errors"])
@@ -74,7 +74,7 @@ TEST_F(NodeCheckGateSim, NvLinkReplaysGrowingDuringTheCheck) {
   EXPECT_TRUE(seen) << run.json["gpus"][6].dump();
   // The total since the driver loaded is a warning beside it, not a second finding.
   ASSERT_EQ(run.json["warnings"].size(), 1u) << run.outcome.out;
-  EXPECT_EQ(run.json["warnings"][0]["text"], "GPU6 NVLink 3: 52 replay errors since the driver loaded");
+  EXPECT_EQ(run.json["warnings"][0]["text"], "GPU6 (0000:ba:00.0) NVLink 3: 52 replay errors since the driver loaded");
 }
 
 TEST_F(NodeCheckGateSim, AFatalSxidInTheKernelLogFails) {
@@ -94,7 +94,7 @@ TEST_F(NodeCheckGateSim, AFatalSxidInTheKernelLogFails) {
 TEST_F(NodeCheckGateSim, TheDriversRecoveryActionNamesTheCard) {
   testing::Run reset = NodeCheck("hgx-recovery-reset.json", {"--json"});
   EXPECT_EQ(reset.outcome.exit_code, 1) << reset.outcome.err;
-  EXPECT_EQ(reset.json["line"], "FAIL: GPU2 the driver asks for a GPU reset");
+  EXPECT_EQ(reset.json["line"], "FAIL: GPU2 (0000:3a:00.0) the driver asks for a GPU reset");
   // No LABCHECK_SYS_ROOT: the real /sys is never read for a simulated machine.
   EXPECT_TRUE(reset.json["pci_bus"].contains("na")) << reset.outcome.out;
   EXPECT_TRUE(reset.json["network_ports"].contains("na")) << reset.outcome.out;
