@@ -108,49 +108,53 @@ TEST(SimDriver, StubsFirstOnLdLibraryPathThenTheDriverRunsEveryCheck) {
   EXPECT_NE(run.markdown.find("заглушка из CUDA Toolkit"), std::string::npos) << "the report (Russian by default) says it";
 }
 
-// A cuda-compat libcuda.so.1 first on LD_LIBRARY_PATH (a copy of the sim's libcuda in a folder
-// named compat, which the profile makes refuse with 804, as forward compatibility does on GeForce),
-// the working driver second: lab_check takes the second and every check runs, but torch in the
-// same shell would load the first and see no GPU. The inventory WARNs naming the file and the fix.
+// A copy of the sim's libcuda in a folder named compat, which the profile makes refuse with 804 as
+// forward compatibility does on GeForce; the folder is removed with the object. A copy, not a
+// link: the loader takes a link to a file it has open for the same library.
+struct CompatLibcuda {
+  fs::path root, dir, profile;
+  CompatLibcuda() {
+    char pattern[] = "/tmp/labcheck_compat_XXXXXX";
+    root = mkdtemp(pattern);
+    dir = root / "compat";
+    fs::create_directories(dir);
+    fs::copy_file(kBuild / "sim-nvidia/libcuda.so.1", dir / "libcuda.so.1");
+    profile = root / "compat-on-geforce.json";
+    std::ofstream(profile) << R"({"base": ")" << (kSource / "tests/sim/machines/course-4x4080-unpaced.json").string()
+                           << R"(", "cuda": {"compat_copy_folder": "/compat"}})";
+  }
+  ~CompatLibcuda() {
+    std::error_code ignored;
+    fs::remove_all(root, ignored);
+  }
+};
+
+// The compat copy first on LD_LIBRARY_PATH, the working driver second: lab_check takes the second
+// and every check runs, but torch in the same shell would load the first and see no GPU. The
+// inventory WARNs naming the file and the fix.
 TEST(SimDriver, ARefusedCompatLibcudaThatOtherProgramsLoadIsAWarnNamingIt) {
-  char pattern[] = "/tmp/labcheck_compat_XXXXXX";
-  const fs::path dir = fs::path(mkdtemp(pattern)) / "compat";
-  fs::create_directories(dir);
-  // A copy, not a link: the loader takes a link to a file it has open for the same library.
-  fs::copy_file(kBuild / "sim-nvidia/libcuda.so.1", dir / "libcuda.so.1");
-  fs::path profile = dir.parent_path() / "compat-on-geforce.json";
-  std::ofstream(profile) << R"({"base": ")" << (kSource / "tests/sim/machines/course-4x4080-unpaced.json").string()
-                         << R"(", "cuda": {"compat_copy_folder": "/compat"}})";
-  const std::string ld = dir.string() + ":" + (kBuild / "sim-nvidia").string();
-  SimRun run = RunLabCheck({profile.string(), {"--lang", "en", "--quick", "--only", "gpu.inventory,gpu.matmul"},
+  const CompatLibcuda compat;
+  const std::string ld = compat.dir.string() + ":" + (kBuild / "sim-nvidia").string();
+  SimRun run = RunLabCheck({compat.profile.string(), {"--lang", "en", "--quick", "--only", "gpu.inventory,gpu.matmul"},
                             {{"LD_LIBRARY_PATH", ld}}});
-  std::error_code ignored;
-  fs::remove_all(dir.parent_path(), ignored);
   ASSERT_TRUE(run.report.is_object()) << Printed(run);
   EXPECT_EQ(Verdict(run, "gpu.matmul"), "PASS") << Printed(run);
   EXPECT_EQ(Verdict(run, "gpu.inventory"), "WARN") << Printed(run);
   const std::string text = CheckText(run, "gpu.inventory");
-  EXPECT_NE(text.find((dir / "libcuda.so.1").string() + ", the libcuda.so.1 other programs load first, is refused"),
+  EXPECT_NE(text.find((compat.dir / "libcuda.so.1").string() + ", the libcuda.so.1 other programs load first, is refused"),
             std::string::npos) << text;
   EXPECT_NE(text.find("cuda-compat"), std::string::npos) << text;
   EXPECT_NE(text.find("PyTorch in this same shell will see no GPU"), std::string::npos) << text;
-  EXPECT_NE(text.find("remove " + dir.string() + " from LD_LIBRARY_PATH"), std::string::npos) << text;
+  EXPECT_NE(text.find("remove " + compat.dir.string() + " from LD_LIBRARY_PATH"), std::string::npos) << text;
 }
 
 // The same copy later on LD_LIBRARY_PATH than the working driver: other programs load the working
 // one, and nothing is said.
 TEST(SimDriver, ARefusedLibcudaAfterTheWorkingOneIsNotAWarn) {
-  char pattern[] = "/tmp/labcheck_compat_XXXXXX";
-  const fs::path dir = fs::path(mkdtemp(pattern)) / "compat";
-  fs::create_directories(dir);
-  fs::copy_file(kBuild / "sim-nvidia/libcuda.so.1", dir / "libcuda.so.1");
-  fs::path profile = dir.parent_path() / "compat-on-geforce.json";
-  std::ofstream(profile) << R"({"base": ")" << (kSource / "tests/sim/machines/course-4x4080-unpaced.json").string()
-                         << R"(", "cuda": {"compat_copy_folder": "/compat"}})";
-  const std::string ld = (kBuild / "sim-nvidia").string() + ":" + dir.string();
-  SimRun run = RunLabCheck({profile.string(), {"--lang", "en", "--quick", "--only", "gpu.inventory"}, {{"LD_LIBRARY_PATH", ld}}});
-  std::error_code ignored;
-  fs::remove_all(dir.parent_path(), ignored);
+  const CompatLibcuda compat;
+  const std::string ld = (kBuild / "sim-nvidia").string() + ":" + compat.dir.string();
+  SimRun run = RunLabCheck({compat.profile.string(), {"--lang", "en", "--quick", "--only", "gpu.inventory"},
+                            {{"LD_LIBRARY_PATH", ld}}});
   ASSERT_TRUE(run.report.is_object()) << Printed(run);
   EXPECT_EQ(Verdict(run, "gpu.inventory"), "PASS") << Printed(run);
 }
