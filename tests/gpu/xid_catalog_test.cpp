@@ -51,6 +51,8 @@ TEST(XidCatalog, Xid154CarriesTheDriversAction) {
             XidClass::Reboot);
   EXPECT_EQ(LookUpXid(154, "... from 0x0 (None) to 0x1 (GPU Reset Required)").cls, XidClass::Reset);
   EXPECT_EQ(LookUpXid(154, "... from 0x1 (GPU Reset Required) to 0x0 (None)").cls, XidClass::Application);
+  // As field 230's drain-P2P fails the node, so does the same action announced in the log.
+  EXPECT_EQ(LookUpXid(154, "... from 0x0 (None) to 0x3 (Drain P2P)").cls, XidClass::Reset);
   EXPECT_EQ(LookUpXid(154, "garbled").cls, XidClass::ContactSupport);
 }
 

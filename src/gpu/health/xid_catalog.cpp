@@ -57,8 +57,13 @@ XidClass RecoveryActionClass(const std::string& line) {
   const size_t open = line.rfind('(');
   const std::string action = open == std::string::npos ? "" : line.substr(open + 1);
   if (action.rfind("Node Reboot Required", 0) == 0) return XidClass::Reboot;
-  if (action.rfind("GPU Reset Required", 0) == 0 || action.rfind("Drain and Reset", 0) == 0) return XidClass::Reset;
-  if (action.rfind("None", 0) == 0 || action.rfind("Drain P2P", 0) == 0) return XidClass::Application;
+  // Drain P2P: the card must not serve peer-to-peer work until it is reset, and the same action
+  // read from the driver (field 230, recovery_action_findings) fails the node: a reset class here
+  // too, so the kernel log and the field never disagree about one driver verdict.
+  if (action.rfind("GPU Reset Required", 0) == 0 || action.rfind("Drain and Reset", 0) == 0 ||
+      action.rfind("Drain P2P", 0) == 0)
+    return XidClass::Reset;
+  if (action.rfind("None", 0) == 0) return XidClass::Application;
   return XidClass::ContactSupport;  // a 154 line whose action we cannot read
 }
 
