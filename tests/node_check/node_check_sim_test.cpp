@@ -135,6 +135,17 @@ TEST_F(NodeCheckSim, OneSxmCardAloneIsOkOnLinks) {
   EXPECT_EQ(run.line, "OK") << run.outcome.err;
 }
 
+// Issue 42: four A40s without bridges (machines/unbridged-4xa40.json). NVML says every NVLink
+// port is down because nothing is attached; that is no bridge fitted, not links lost.
+TEST_F(NodeCheckSim, UnbridgedA40sAreOkOnLinks) {
+  testing::Run run = NodeCheck("unbridged-4xa40.json", {"--json"});
+  ASSERT_TRUE(run.json.is_object()) << run.outcome.out << run.outcome.err;
+  EXPECT_EQ(run.json["line"], "OK") << run.outcome.err;
+  ASSERT_EQ(run.json["gpus"].size(), 4u);
+  EXPECT_EQ(run.json["gpus"][0]["nvlink"]["down"], 4) << run.json["gpus"][0].dump();
+  EXPECT_EQ(run.json["gpus"][0]["nvlink"]["active"], 0);
+}
+
 // Issue 42: a prolog on a shared node. The job was given GPUs 0 and 2 of 4; the card another job
 // holds (bus 41) is not this job's, and the expected count is the job's, not --expect-gpus'.
 TEST_F(NodeCheckSim, UnderAJobOnlyItsGpusAreJudged) {
