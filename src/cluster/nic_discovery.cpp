@@ -22,6 +22,18 @@ bool Exists(const std::string& path) {
   return lstat(path.c_str(), &st) == 0;
 }
 
+// "4: ACTIVE" → "ACTIVE", "5: LinkUp" → "LinkUp".
+std::string AfterColon(const std::string& text) {
+  const size_t colon = text.find(':');
+  return colon == std::string::npos ? text : env::Trim(text.substr(colon + 1));
+}
+
+std::optional<unsigned long long> Counter(const std::string& path) {
+  const std::string text = Attribute(path);
+  if (text.empty()) return std::nullopt;
+  return std::strtoull(text.c_str(), nullptr, 10);
+}
+
 // ARPHRD_INFINIBAND: IPoIB interfaces (ib0) are the IB ports again, not Ethernet.
 constexpr int kArphrdInfiniband = 32;
 
@@ -34,8 +46,8 @@ std::optional<double> ParseIbRate(const std::string& text) {
   return value;
 }
 
-NicInventory ReadNics(const std::string& sys_root) {
-  NicInventory nics;
+std::vector<IbPort> ReadIbPorts(const std::string& sys_root) {
+  std::vector<IbPort> ports;
   const std::string ib_root = sys_root + "/class/infiniband";
   for (const std::string& device : env::ListDirectory(ib_root)) {
     for (const std::string& port : env::ListDirectory(ib_root + "/" + device + "/ports")) {
@@ -44,14 +56,22 @@ NicInventory ReadNics(const std::string& sys_root) {
       p.device = device;
       p.port = std::atoi(port.c_str());
       p.rate_gbit = ParseIbRate(Attribute(dir + "/rate")).value_or(0);
-      std::string state = Attribute(dir + "/state");  // "4: ACTIVE"
-      if (size_t colon = state.find(':'); colon != std::string::npos) state = env::Trim(state.substr(colon + 1));
-      p.state = state;
+      p.state = AfterColon(Attribute(dir + "/state"));
+      p.phys_state = AfterColon(Attribute(dir + "/phys_state"));
       p.link_layer = Attribute(dir + "/link_layer");
       if (p.link_layer.empty()) p.link_layer = "InfiniBand";
-      nics.ib_ports.push_back(p);
+      p.link_downed = Counter(dir + "/counters/link_downed");
+      p.symbol_error = Counter(dir + "/counters/symbol_error");
+      if (p.link_layer == "Ethernet") p.netdev = Attribute(dir + "/gid_attrs/ndevs/0");
+      ports.push_back(p);
     }
   }
+  return ports;
+}
+
+NicInventory ReadNics(const std::string& sys_root) {
+  NicInventory nics;
+  nics.ib_ports = ReadIbPorts(sys_root);
   const std::string net_root = sys_root + "/class/net";
   for (const std::string& name : env::ListDirectory(net_root)) {
     const std::string dir = net_root + "/" + name;

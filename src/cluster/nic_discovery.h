@@ -18,6 +18,12 @@ struct IbPort {
   double rate_gbit = 0;     // per direction, Gb/s as the kernel writes it
   std::string state;        // "ACTIVE", "DOWN"…
   std::string link_layer;   // "InfiniBand" or "Ethernet" (RoCE)
+  // What node-check reads of a port besides (node_check/network_ports.h): the physical state
+  // ("LinkUp"), the error counters (absent when unreadable), and for a RoCE port the Ethernet
+  // interface its traffic crosses (gid_attrs/ndevs/0; empty for InfiniBand).
+  std::string phys_state;
+  std::optional<unsigned long long> link_downed, symbol_error;
+  std::string netdev;
   bool active() const { return state == "ACTIVE"; }
 };
 
@@ -44,6 +50,9 @@ struct NicInventory {
 };
 
 NicInventory ReadNics(const std::string& sys_root);
+
+// Every InfiniBand/RoCE port under sys_root/class/infiniband, in device and port order.
+std::vector<IbPort> ReadIbPorts(const std::string& sys_root);
 
 // "200 Gb/sec (4X HDR)" → 200; nullopt when it does not start with a number.
 std::optional<double> ParseIbRate(const std::string& text);

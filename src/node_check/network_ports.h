@@ -1,5 +1,5 @@
 // The InfiniBand and RoCE ports a multi-node job's NCCL traffic crosses, read from sysfs before and
-// after the check's own load: /sys/class/infiniband/<hca>/ports/<n>/{state ("4: ACTIVE"),
+// after the check's own load (through the cluster mode's reader, cluster/nic_discovery.h): /sys/class/infiniband/<hca>/ports/<n>/{state ("4: ACTIVE"),
 // phys_state ("5: LinkUp"), rate ("200 Gb/sec (4X HDR)"), link_layer, counters/link_downed,
 // counters/symbol_error}, and for a RoCE port its netdev (gid_attrs/ndevs/0) with
 // /sys/class/net/<if>/{operstate, speed} (kernel Documentation/ABI/stable/sysfs-class-infiniband,

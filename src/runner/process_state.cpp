@@ -1,18 +1,16 @@
 #include "runner/process_state.h"
 
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
+
+#include "platform/files.h"
 
 namespace labcheck {
 namespace {
 
+// ReadFile reads to EOF, as procfs files (size 0) need; "" when unreadable (the process is gone).
 std::string FirstLine(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
+  Result<std::string> text = ReadFile(path);
+  return text.ok() ? text->substr(0, text->find('\n')) : std::string();
 }
 
 const char* StateName(char state) {

@@ -1,4 +1,5 @@
 // gpu.inventory: every GPU, the driver, the libraries in use and the topology (docs/report-schema.md).
+#include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
@@ -116,9 +117,7 @@ const nlohmann::json* DriverOthersLoadRefused(const nlohmann::json& libraries) {
   if (!libraries.is_array()) return nullptr;
   for (const nlohmann::json& lib : libraries) {
     if (lib.value("name", std::string()) != "CUDA driver") continue;
-    const std::string path = lib.value("path", std::string());
-    const size_t slash = path.rfind('/');
-    if ((slash == std::string::npos ? path : path.substr(slash + 1)) != "libcuda.so.1") continue;
+    if (std::filesystem::path(lib.value("path", std::string())).filename() != "libcuda.so.1") continue;
     const std::string origin = lib.value("origin", std::string());
     const bool loaders_own = origin == OriginName(LibraryOrigin::LdLibraryPath) || origin == OriginName(LibraryOrigin::LoaderCache);
     return loaders_own && lib.value("status", std::string("used")) == "skipped" ? &lib : nullptr;
@@ -132,7 +131,7 @@ void WarnDriverOthersLoad(const nlohmann::json& libraries, CheckResult& result) 
   if (refused == nullptr) return;
   const std::string file = refused->value("path", std::string());
   const Text why = TextFromJson(refused->value("note", nlohmann::json(nullptr)));
-  const std::string folder = file.substr(0, file.rfind('/'));
+  const std::string folder = std::filesystem::path(file).parent_path().string();
   const bool from_path = refused->value("origin", std::string()) == OriginName(LibraryOrigin::LdLibraryPath);
   result.outcome = Outcome::Warn;
   result.reason = T(fmt::format("{} — первая libcuda.so.1 для других программ — не работает ({}); lab_check взял другую, "
