@@ -2,8 +2,8 @@
 // site's threshold: a warning naming the card and the count, never a failure. Growing correctable
 // errors come before the uncorrectable one that kills a job (Azure's NHC, Meta's gcm and DCGM watch
 // them), but a card with many of them still computes right, so the node stays in service; the
-// uncorrected ones still fail it (health_findings.cpp). Until findings carry a severity (issue 44)
-// warnings are a list of their own beside the findings.
+// uncorrected ones still fail it (health_findings.cpp). Its severity is `monitor`
+// (data/finding_codes.json, LC208): reported, never failing.
 #include <fmt/format.h>
 
 #include "node_check/findings.h"

@@ -34,10 +34,10 @@ void AddNetworkPortFindings(const nlohmann::json& ports, const NodeExpectations&
 void AddSxidFindings(const nlohmann::json& sxids, std::vector<Finding>& out);
 // NVLink error counters that grew during the check, per card and link (nvlink_error_findings.cpp).
 void AddNvLinkErrorFindings(const nlohmann::json& inventory, std::vector<Finding>& out);
-// Cards whose correctable ECC errors are over --ecc-corrected-warn: warnings, never findings
-// (correctable_error_warnings.cpp).
+// Cards whose correctable ECC errors are over --ecc-corrected-warn: findings of severity monitor,
+// which never fail the node (correctable_error_warnings.cpp).
 std::vector<Finding> CorrectableErrorWarnings(const nlohmann::json& health, const NodeExpectations& expect);
-// NVLink error totals since the driver loaded over --nvlink-errors-warn: warnings (nvlink_error_findings.cpp).
+// NVLink error totals since the driver loaded over --nvlink-errors-warn: monitor findings (nvlink_error_findings.cpp).
 std::vector<Finding> NvLinkErrorWarnings(const nlohmann::json& inventory, const NodeExpectations& expect);
 // Also fills each card's figures into `gpus` ({index, matmul_tflops, copy_gbps, …}).
 void AddPerformanceFindings(const nlohmann::json& matmul, const nlohmann::json& copy,

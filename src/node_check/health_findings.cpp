@@ -4,6 +4,7 @@
 // replays growing under load, a link under load below the card's maximum, persistence
 // off, a power limit below the default, another process holding memory, MIG not as expected.
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -42,9 +43,9 @@ struct Collector {
   int gpu;
   std::vector<Finding>& out;
   std::set<std::string> items;
-  void Add(const std::string& item, Text text) {
+  void Add(const std::string& item, Text text, std::map<std::string, std::string> values = {}) {
     if (!items.insert(item).second) return;  // one finding per item and card
-    out.push_back({gpu, item, std::move(text)});
+    out.push_back({gpu, item, std::move(text), std::move(values)});
   }
 };
 
@@ -56,11 +57,11 @@ void Memory(Collector& c, const json& f) {
                                fmt::format("{:.0f} uncorrected ECC errors since boot", Number(ecc))));
   }
   const json& rows = Get(f, "remapped_rows");
-  if (rows.is_object() && rows.value("failed", false)) c.Add("remapped_rows", T("замена строк памяти не удалась", "row remap failed"));
+  if (rows.is_object() && rows.value("failed", false)) c.Add("row_remap_failed", T("замена строк памяти не удалась", "row remap failed"));
   else if (rows.is_object() && rows.value("pending", false))
-    c.Add("remapped_rows", T("замена строк ждёт сброса карты", "row remap pending a reset"));
+    c.Add("remapped_rows_pending", T("замена строк ждёт сброса карты", "row remap pending a reset"));
   if (True(Get(f, "retired_pages_pending")))
-    c.Add("retired_pages", T("изъятие страниц ждёт сброса карты", "retired pages pending a reset"));
+    c.Add("retired_pages_pending", T("изъятие страниц ждёт сброса карты", "retired pages pending a reset"));
 }
 
 void Pcie(Collector& c, const json& f, const reference::GpuSpec* spec, const NodeExpectations& e) {
@@ -90,12 +91,17 @@ void Pcie(Collector& c, const json& f, const reference::GpuSpec* spec, const Nod
 // milliwatts the driver settled on, not the watts typed.
 void PowerLimit(Collector& c, const json& limit, const json& fallback, const NodeExpectations& e) {
   if (!limit.is_number() || !fallback.is_number() || Number(limit) + 1 >= Number(fallback)) return;
+  // The action's command restores the limit the site asked for, else the card's default.
+  const double restore_w = e.power_limit_w ? *e.power_limit_w : Number(fallback);
+  const std::map<std::string, std::string> values = {{"default_w", fmt::format("{:.0f}", restore_w)}};
   if (!e.power_limit_w)
     c.Add("power_limit", T(fmt::format("лимит мощности {:.0f} Вт (штатный {:.0f})", Number(limit), Number(fallback)),
-                           fmt::format("power limit {:.0f} W (default {:.0f} W)", Number(limit), Number(fallback))));
+                           fmt::format("power limit {:.0f} W (default {:.0f} W)", Number(limit), Number(fallback))),
+          values);
   else if (Number(limit) + 1 < *e.power_limit_w)
     c.Add("power_limit", T(fmt::format("лимит мощности {:.0f} Вт (ожидалось от {:.0f})", Number(limit), *e.power_limit_w),
-                           fmt::format("power limit {:.0f} W (expected {:.0f}+)", Number(limit), *e.power_limit_w)));
+                           fmt::format("power limit {:.0f} W (expected {:.0f}+)", Number(limit), *e.power_limit_w)),
+          values);
 }
 
 // With MPS, the server owns every client's CUDA context, so NVML lists it alone: "when querying
@@ -131,13 +137,21 @@ void Settings(Collector& c, const json& f, const NodeExpectations& e) {
                                                   : T("MIG выключен (ожидался включённым)", "MIG off (expected on)"));
 }
 
+// The finding's key (data/finding_codes.json) of a gpu.health FAIL line: a FAIL of these items
+// is the worse of their two findings (a failed remap, 60+ retired pages); the others share keys.
+std::string KeyOfHealthFail(const std::string& item) {
+  if (item == "remapped_rows") return "row_remap_failed";
+  if (item == "retired_pages") return "retired_pages_limit";
+  return item;
+}
+
 // gpu.health's own FAIL lines not named above (PROHIBITED compute mode, 60+ retired pages): its
-// label and value. Same item keys as gpu.health's, so a card gets one finding per item.
+// label and value, so a card gets one finding per key.
 void HealthFails(Collector& c, int index, const json& f) {
   for (const gpu::health::HealthLine& line : gpu::health::JudgeGpu(index, f)) {
     // XIDs are judged by the catalog and the site's lists (xid_findings.cpp), not by gpu.health.
     if (line.na || line.status != Outcome::Fail || line.item.rfind("xid_", 0) == 0) continue;
-    c.Add(line.item, T(line.label.ru + ": " + line.value.ru, line.label.en + ": " + line.value.en));
+    c.Add(KeyOfHealthFail(line.item), T(line.label.ru + ": " + line.value.ru, line.label.en + ": " + line.value.en));
   }
 }
 

@@ -34,7 +34,7 @@ void Count(const json& gpus, const NodeExpectations& e, std::vector<Finding>& ou
   if (e.gpus && n != *e.gpus)
     out.push_back({-1, "gpu_count", T(fmt::format("{} GPU вместо {}", n, *e.gpus), fmt::format("{} GPUs, expected {}", n, *e.gpus))});
   else if (n == 0)
-    out.push_back({-1, "gpu_count", T("драйвер не видит ни одной GPU", "the driver sees no GPU")});
+    out.push_back({-1, "gpu_none", T("драйвер не видит ни одной GPU", "the driver sees no GPU")});
 }
 
 void Model(const json& gpus, const NodeExpectations& e, std::vector<Finding>& out) {
@@ -72,10 +72,10 @@ void Driver(const json& inventory, const NodeExpectations& e, std::vector<Findin
   const json& v = inventory.value("driver_version", json(nullptr));
   const std::string have = v.is_string() ? v.get<std::string>() : "";
   if (have.empty())
-    out.push_back({-1, "driver", T(fmt::format("версия драйвера не прочитана (ожидалась {})", e.driver),
+    out.push_back({-1, "driver_version", T(fmt::format("версия драйвера не прочитана (ожидалась {})", e.driver),
                                    fmt::format("driver version unreadable (expected {})", e.driver))});
   else if (!DriverMatches(e.driver, have))
-    out.push_back({-1, "driver", T(fmt::format("драйвер {} вместо {}", have, e.driver), fmt::format("driver {}, expected {}", have, e.driver))});
+    out.push_back({-1, "driver_version", T(fmt::format("драйвер {} вместо {}", have, e.driver), fmt::format("driver {}, expected {}", have, e.driver))});
 }
 
 // NVML reports a link with nothing attached as down (issue 42: NVIDIA's NVSentinel and DCGM had to
@@ -101,7 +101,7 @@ void NvLinks(const json& gpus, const std::vector<const reference::GpuSpec*>& spe
     const reference::GpuSpec* spec = k < specs.size() ? specs[k] : nullptr;
     const int expected = ExpectedNvLinks(spec, active, down, gpus.size(), e);
     if (active < expected)
-      out.push_back({i, "nvlink", T(fmt::format("NVLink: активны {} из {}", active, expected),
+      out.push_back({i, "nvlink_down", T(fmt::format("NVLink: активны {} из {}", active, expected),
                                     fmt::format("NVLink {}/{} links up", active, expected))});
   }
 }

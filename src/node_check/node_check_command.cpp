@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 
 #include <CLI/CLI.hpp>
@@ -62,7 +63,8 @@ NodeVerdict FromEnvelope(const CheckResult& problem, const NodeExpectations& exp
   Text reason = problem.reason;
   if (problem.outcome == Outcome::Skip) reason = T(fmt::format("нет GPU (ожидалось {}): {}", *expect.gpus, problem.reason.ru),
                                                    fmt::format("no GPU (expected {}): {}", *expect.gpus, problem.reason.en));
-  v.findings.push_back({-1, "driver", reason});
+  v.findings.push_back({-1, problem.outcome == Outcome::Skip ? "gpu_none" : "driver_failed", reason});
+  Classify(v, expect.report_only);
   return v;
 }
 
@@ -84,7 +86,7 @@ void RelaySimulatorMessages(const ChildJobOutcome& outcome) {
 // True when the node was drained.
 bool DrainIfUnhealthy(const NodeVerdict& verdict, const std::string& node, const std::string& scontrol, Lang lang, json& report) {
   const bool ru = lang == Lang::Ru;
-  const std::string findings = VerdictLine(verdict, lang).substr(std::string("FAIL: ").size());
+  const std::string findings = FailingFindingsText(verdict, lang);
   DrainOutcome d = Drain(FindScontrol(scontrol, Env), node, DrainReason(findings));
   report["drain"] = {{"command", d.command}, {"ran", d.slurm_present}, {"ok", d.ok}, {"error", d.error}};
   if (!d.slurm_present)
@@ -134,6 +136,24 @@ void AddSysfsFacts(json& payload, const json& ports_before) {
     payload["network_ports"] = WithCounterGrowth(ports_before, ReadNetworkPorts(*root));
   else
     payload["network_ports"] = {{"na", "a simulated machine: the real /sys is not its network (set LABCHECK_SYS_ROOT)"}};
+}
+
+// On stderr, so that the one line on stdout stays what a scheduler parses: what to do for each
+// failing finding, then what was found and does not fail the node (monitor, held back).
+void SayFindings(const NodeVerdict& verdict, Lang lang) {
+  const bool ru = lang == Lang::Ru;
+  for (const Finding& f : verdict.findings) {
+    const std::string text = CodedFindingText(f, lang, verdict.gpus);
+    const std::string action = f.action.In(lang);
+    if (Fails(f))
+      std::fprintf(stderr, "lab_check node-check: %s [%s]: %s\n", text.c_str(), reference::SeverityKey(f.severity), action.c_str());
+    else if (f.held)
+      std::fprintf(stderr, ru ? "lab_check node-check: придержано (--report-only), узел не выводится: %s [%s]\n"
+                              : "lab_check node-check: held back (--report-only), the node is not failed for it: %s [%s]\n",
+                   text.c_str(), reference::SeverityKey(f.severity));
+    else
+      std::fprintf(stderr, ru ? "lab_check node-check: предупреждение: %s\n" : "lab_check node-check: warning: %s\n", text.c_str());
+  }
 }
 
 int ExitCode(NodeState state) {
@@ -196,14 +216,34 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   const bool written = WriteFiles(o, node, report, verdict, payload, lang);
   // --json: one line, so that `srun -N 64 lab_check node-check --json > fleet.jsonl` gives one
   // object per node that `lab_check compare fleet.jsonl` reads.
-  // Warnings on stderr: the one line on stdout stays what a scheduler parses.
-  for (const Finding& w : verdict.warnings)
-    std::fprintf(stderr, ru ? "lab_check node-check: предупреждение: %s\n" : "lab_check node-check: warning: %s\n",
-                 FindingText(w, lang).c_str());
+  SayFindings(verdict, lang);
   std::printf("%s\n", o.json ? report.dump().c_str() : VerdictLine(verdict, lang).c_str());
   std::fflush(stdout);
   if (drain_failed) return kExitDrainFailed;
   return written ? ExitCode(verdict.state) : kExitNotWritten;
+}
+
+// What the site says of the rules themselves: XIDs it ignores or fails on, and codes it only
+// reports while it tries them (--report-only).
+void AddRuleFlags(CLI::App* cmd, const std::shared_ptr<Options>& o, const std::function<std::string(const char*, const char*)>& h) {
+  cmd->add_option("--xid-ignore", o->expect.xid_ignore, h("XID через запятую, которые не выводят узел из работы (13,31)", "comma-separated XIDs that never fail the node (13,31)"))
+      ->delimiter(',');
+  cmd->add_option("--xid-fail", o->expect.xid_fail, h("XID через запятую, которые выводят узел из работы до сброса GPU, что бы ни говорил каталог NVIDIA",
+                                                      "comma-separated XIDs that fail the node until a GPU reset, whatever NVIDIA's catalog says"))
+      ->delimiter(',');
+  cmd->add_option("--report-only", o->expect.report_only,
+                  h("коды находок через запятую (LC402,LC601) или all: о них сообщается с их серьёзностью, но узел из-за них не "
+                    "выводится (так новое правило пробуют на парке)",
+                    "comma-separated finding codes (LC402,LC601) or all: they are reported with their severity and never fail or "
+                    "drain the node (how a new rule is tried on a fleet first)"))
+      ->delimiter(',')
+      ->check(CLI::Validator(
+          [h](std::string& code) -> std::string {
+            if (code == "all" || reference::FindingCodeByCode(code) != nullptr) return "";
+            return h("нет такого кода находки: ", "no such finding code: ") + code +
+                   h(" (коды — в docs/cluster-gate.md и в --json: findings[].code)", " (the codes: docs/cluster-gate.md, and --json's findings[].code)");
+          },
+          "CODE"));
 }
 
 }  // namespace
@@ -282,11 +322,7 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
   cmd->add_option("--kernel-log", o->kernel_log, h("журнал ядра из файла (текст dmesg или journalctl -k) вместо /dev/kmsg",
                                                    "read the kernel log from a file (dmesg's or journalctl -k's text) instead of /dev/kmsg"))
       ->check(CLI::ExistingFile);
-  cmd->add_option("--xid-ignore", o->expect.xid_ignore, h("XID через запятую, которые не выводят узел из работы (13,31)", "comma-separated XIDs that never fail the node (13,31)"))
-      ->delimiter(',');
-  cmd->add_option("--xid-fail", o->expect.xid_fail, h("XID через запятую, которые выводят узел из работы до сброса GPU, что бы ни говорил каталог NVIDIA",
-                                                      "comma-separated XIDs that fail the node until a GPU reset, whatever NVIDIA's catalog says"))
-      ->delimiter(',');
+  AddRuleFlags(cmd, o, h);
   cmd->add_option("--site-packages", o->site_packages, h("папка site-packages с cuBLAS (nvidia/cublas/lib), если в системе его нет", "a site-packages folder holding cuBLAS (nvidia/cublas/lib) when the system has none"));
   cmd->add_option("--timeout", o->timeout_s, h("секунд на проверку; зависшая — FAIL (по умолчанию 60, в HealthCheckProgram Slurm 30: slurmd убивает его через 60 с)",
                                                "seconds for the check; a hung one is a FAIL (default 60; 30 as Slurm's HealthCheckProgram, which slurmd kills at 60 s)"))

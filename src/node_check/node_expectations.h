@@ -34,6 +34,9 @@ struct NodeExpectations {
   unsigned long long nvlink_errors_warn = 0;
   std::optional<int> ib_ports;         // --expect-ib: at least this many InfiniBand/RoCE ports, each judged; default: not judged
   std::set<int> xid_fail;              // --xid-fail: these kernel-log XIDs fail it until a GPU reset, whatever the catalog says
+  // --report-only: findings with these codes ("LC402"), or every finding ("all"), are reported with
+  // their severity and never fail or drain the node: how a new rule is tried on a fleet first.
+  std::set<std::string> report_only;
 };
 
 // The driver reports a little less than the memory a card is sold with (an H100 80GB: 79.6 GiB),

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "node_check/node_report.h"
+#include "reference/finding_codes.h"
 #include "platform/files.h"
 #include "report/display_width.h"
 
@@ -56,18 +57,29 @@ std::vector<json> ParseAll(const std::string& text) {
   return out;
 }
 
-// How bad a finding is, for "worst finding": the card is broken, then its links, then it is slow,
-// then it is set up wrong.
-int Severity(const std::string& item) {
+// How bad a finding is, for "worst finding": by its severity (data/finding_codes.json: isolate,
+// reboot, reset, config), then the card is broken, then its links, then it is slow, then it is set
+// up wrong. Reports written before findings had a severity rank by the second alone.
+int ItemRank(const std::string& item) {
   static const std::map<std::string, int> kRank = {
-      {"driver", 100}, {"gpu_count", 95}, {"health_unavailable", 90}, {"ecc_uncorrected", 85}, {"remapped_rows", 80},
-      {"retired_pages", 78}, {"xid_during_run", 75}, {"xid_kernel_log", 70}, {"compute_mode", 68}, {"model", 66},
-      {"memory", 65}, {"nvlink", 60}, {"pcie_link", 55}, {"pcie_replay", 50}, {"matmul_error", 48}, {"copy_error", 47},
-      {"matmul_band", 45}, {"copy_band", 44}, {"matmul_spread", 40}, {"copy_spread", 39}, {"other_processes", 30},
-      {"power_limit", 25}, {"mig_mode", 20}, {"persistence_mode", 10}};
+      {"driver_failed", 100}, {"gpu_none", 97}, {"gpu_count", 95}, {"gpu_off_bus", 94}, {"health_unavailable", 90},
+      {"ecc_uncorrected", 85}, {"row_remap_failed", 82}, {"remapped_rows_pending", 80}, {"retired_pages_limit", 79},
+      {"retired_pages_pending", 78}, {"recovery_reboot", 77}, {"recovery_reset", 76}, {"xid_support", 75},
+      {"xid_reboot", 74}, {"xid_reset", 70}, {"nvswitch_sxid", 69}, {"compute_mode", 68}, {"model", 66}, {"memory", 65},
+      {"nvlink_down", 60}, {"nvlink_errors", 58}, {"pcie_link", 55}, {"pcie_replay", 50}, {"network_port", 49},
+      {"matmul_error", 48}, {"copy_error", 47}, {"matmul_band", 45}, {"copy_band", 44}, {"matmul_spread", 40},
+      {"copy_spread", 39}, {"other_processes", 30}, {"power_limit", 25}, {"mig_mode", 20}, {"persistence_mode", 10}};
   auto it = kRank.find(item);
   return it == kRank.end() ? 50 : it->second;
 }
+
+int Rank(const json& finding) {
+  const std::optional<reference::Severity> severity = reference::SeverityFromKey(finding.value("severity", ""));
+  return (severity ? static_cast<int>(*severity) * 1000 : 0) + ItemRank(finding.value("item", ""));
+}
+
+// Findings that kept the node out of service (older reports: every finding did).
+bool Failed(const json& finding) { return finding.value("fails", true); }
 
 std::string SlowestCard(const json& report) {
   std::optional<double> lowest;
@@ -113,13 +125,18 @@ std::vector<FleetRow> FleetRows(const std::vector<json>& reports, Lang lang) {
     row.node = r.value("node", std::string("?"));
     row.verdict = r.value("verdict", std::string("UNKNOWN"));
     row.slowest_card = SlowestCard(r);
-    const json findings = r.value("findings", json::array());
+    json findings = json::array();
+    for (const json& f : r.value("findings", json::array()))
+      if (Failed(f)) findings.push_back(f);
     row.findings = static_cast<int>(findings.size());
     const json* worst = nullptr;
     for (const json& f : findings)
-      if (worst == nullptr || Severity(f.value("item", "")) > Severity(worst->value("item", ""))) worst = &f;
+      if (worst == nullptr || Rank(f) > Rank(*worst)) worst = &f;
     const char* key = lang == Lang::Ru ? "text_ru" : "text";
-    if (worst != nullptr) row.worst = worst->value(key, worst->value("text", std::string()));
+    if (worst != nullptr) {
+      const std::string code = worst->value("code", std::string());
+      row.worst = (code.empty() ? "" : code + " ") + worst->value(key, worst->value("text", std::string()));
+    }
     else if (row.verdict == "UNKNOWN") row.worst = r.value(lang == Lang::Ru ? "line_ru" : "line", std::string());
     else row.worst = "—";
     if (worst != nullptr && row.findings > 1)

@@ -8,13 +8,25 @@ using nlohmann::json;
 
 json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpectations& e, const std::string& node) {
   json findings = json::array();
-  for (const Finding& f : v.findings)
-    findings.push_back({{"gpu", f.gpu < 0 ? json(nullptr) : json(f.gpu)}, {"item", f.item}, {"text", FindingText(f, Lang::En, v.gpus)},
-                        {"text_ru", FindingText(f, Lang::Ru, v.gpus)}});
-  json warnings = json::array();
-  for (const Finding& w : v.warnings)
-    warnings.push_back({{"gpu", w.gpu < 0 ? json(nullptr) : json(w.gpu)}, {"item", w.item}, {"text", FindingText(w, Lang::En, v.gpus)},
-                        {"text_ru", FindingText(w, Lang::Ru, v.gpus)}});
+  for (const Finding& f : v.findings) {
+    json card = json::object();
+    for (const json& g : v.gpus)
+      if (g.value("index", -1) == f.gpu) card = g;
+    findings.push_back({{"gpu", f.gpu < 0 ? json(nullptr) : json(f.gpu)},
+                        {"pci_bus_id", card.value("pci_bus_id", json(nullptr))},
+                        {"uuid", card.value("uuid", json(nullptr))},
+                        {"serial", card.value("serial", json(nullptr))},
+                        {"item", f.item},
+                        {"code", f.code},
+                        {"severity", reference::SeverityKey(f.severity)},
+                        {"clears", reference::ClearsKey(f.clears)},
+                        {"fails", Fails(f)},
+                        {"held", f.held},
+                        {"text", FindingText(f, Lang::En, v.gpus)},
+                        {"text_ru", FindingText(f, Lang::Ru, v.gpus)},
+                        {"action", f.action.en},
+                        {"action_ru", f.action.ru}});
+  }
   const json inventory = payload.value("inventory", json::object());
   json expectations = {{"gpus", e.gpus ? json(*e.gpus) : json(nullptr)},
                        {"model", e.model},
@@ -33,7 +45,8 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
                        {"xid_fail", e.xid_fail},
                        {"ib_ports", e.ib_ports ? json(*e.ib_ports) : json(nullptr)},
                        {"ecc_corrected_warn", e.ecc_corrected_warn},
-                       {"nvlink_errors_warn", e.nvlink_errors_warn}};
+                       {"nvlink_errors_warn", e.nvlink_errors_warn},
+                       {"report_only", e.report_only}};
   const int exit_code = v.state == NodeState::Healthy ? 0 : v.state == NodeState::Unhealthy ? 1 : 3;
   json out = {{"kind", kNodeReportKind},
               {"version", 1},
@@ -45,7 +58,6 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
               {"line_ru", VerdictLine(v, Lang::Ru)},
               {"exit_code", exit_code},
               {"findings", findings},
-              {"warnings", warnings},
               {"gpus", v.gpus},
               {"xids", v.xids},
               {"timings_s", v.timings},

@@ -14,6 +14,13 @@ namespace {
 
 using nlohmann::json;
 
+// The card `index` of NodeVerdict::gpus ({} when it is not there: a node-wide finding).
+json CardOf(const json& gpus, int index) {
+  for (const json& g : gpus)
+    if (g.value("index", -1) == index) return g;
+  return json::object();
+}
+
 // Each card's facts beside its figures, so that --json and the fleet table need no second look.
 json CardsFromInventory(const json& inventory, const json& health) {
   json cards = json::array();
@@ -24,6 +31,8 @@ json CardsFromInventory(const json& inventory, const json& health) {
     json card = {{"index", g.value("index", static_cast<int>(k))},
                  {"name", g.value("name", std::string())},
                  {"pci_bus_id", g.value("pci_bus_id", std::string())},
+                 {"uuid", g.value("uuid", json(nullptr))},
+                 {"serial", g.value("serial", json(nullptr))},
                  {"memory_total_gib", g.value("memory_total_gib", 0.0)},
                  {"nvlink", g.value("nvlink", json(nullptr))},
                  {"nvlink_errors", g.value("nvlink_errors", json(nullptr))}};
@@ -78,29 +87,57 @@ NodeVerdict JudgeNode(const json& payload, const NodeExpectations& expect) {
   AddHealthFindings(health, specs, expect, v.findings, v.xids);
   AddPerformanceFindings(payload.value("matmul", json::array()), payload.value("copy", json::array()), specs, expect,
                          v.findings, v.gpus);
+  for (Finding& w : CorrectableErrorWarnings(health, expect)) v.findings.push_back(std::move(w));
+  for (Finding& w : NvLinkErrorWarnings(inventory, expect)) v.findings.push_back(std::move(w));
   // Node-wide findings first, then card by card in index order (stable within a card).
   std::stable_sort(v.findings.begin(), v.findings.end(), [](const Finding& a, const Finding& b) { return a.gpu < b.gpu; });
-  v.warnings = CorrectableErrorWarnings(health, expect);
-  for (Finding& w : NvLinkErrorWarnings(inventory, expect)) v.warnings.push_back(std::move(w));
   v.timings = payload.value("timings_s", json::object());
-  v.state = v.findings.empty() ? NodeState::Healthy : NodeState::Unhealthy;
+  Classify(v, expect.report_only);
   return v;
+}
+
+bool Fails(const Finding& f) { return f.severity != reference::Severity::Monitor && !f.held; }
+
+void Classify(NodeVerdict& v, const std::set<std::string>& report_only) {
+  for (Finding& f : v.findings) {
+    const reference::FindingCode& entry = reference::FindingCodeFor(f.item);
+    f.code = entry.code;
+    f.severity = entry.severity;
+    f.clears = entry.clears;
+    std::map<std::string, std::string> values = f.values;
+    const json card = CardOf(v.gpus, f.gpu);
+    const std::string bus_id = card.value("pci_bus_id", std::string());
+    values["bus"] = NvidiaSmiId(bus_id);
+    values["pci"] = bus_id.substr(0, bus_id.rfind('.'));
+    for (const char* key : {"uuid", "serial"})
+      if (card.value(key, json(nullptr)).is_string()) values[key] = card[key].get<std::string>();
+    f.action = reference::FillAction(entry.action, values);
+    f.held = report_only.count("all") > 0 || report_only.count(f.code) > 0;
+  }
+  if (v.state == NodeState::CannotTell) return;
+  v.state = std::any_of(v.findings.begin(), v.findings.end(), Fails) ? NodeState::Unhealthy : NodeState::Healthy;
 }
 
 std::string FindingText(const Finding& f, Lang lang, const json& gpus) {
   if (f.gpu < 0) return f.text.In(lang);
-  std::string bus_id;
-  for (const json& g : gpus)
-    if (g.value("index", -1) == f.gpu) bus_id = g.value("pci_bus_id", std::string());
-  return GpuLabel(f.gpu, bus_id) + " " + f.text.In(lang);
+  return GpuLabel(f.gpu, CardOf(gpus, f.gpu).value("pci_bus_id", std::string())) + " " + f.text.In(lang);
+}
+
+std::string CodedFindingText(const Finding& f, Lang lang, const json& gpus) {
+  return (f.code.empty() ? "" : f.code + " ") + FindingText(f, lang, gpus);
+}
+
+std::string FailingFindingsText(const NodeVerdict& v, Lang lang) {
+  std::string text;
+  for (const Finding& f : v.findings)
+    if (Fails(f)) text += (text.empty() ? "" : "; ") + CodedFindingText(f, lang, v.gpus);
+  return text;
 }
 
 std::string VerdictLine(const NodeVerdict& v, Lang lang) {
   if (v.state == NodeState::CannotTell) return "UNKNOWN: " + v.cannot_tell.In(lang);
-  if (v.findings.empty()) return "OK";
-  std::string line = "FAIL: ";
-  for (size_t i = 0; i < v.findings.size(); ++i) line += (i ? "; " : "") + FindingText(v.findings[i], lang, v.gpus);
-  return line;
+  if (v.state == NodeState::Healthy) return "OK";
+  return "FAIL: " + FailingFindingsText(v, lang);
 }
 
 const char* StateName(NodeState state) {

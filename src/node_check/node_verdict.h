@@ -1,7 +1,9 @@
 // The node's verdict from the child job's payload (gpu-node-check, src/gpu/jobs/node_check_job.cpp)
 // and the expectations: a list of findings, each naming its card and what is wrong in a few words,
-// the way `sinfo -R` shows them. A pure function, so every finding is testable on hand-written JSON.
+// the way `sinfo -R` shows them, with its code, severity and action from data/finding_codes.json
+// (reference/finding_codes.h). A pure function, so every finding is testable on hand-written JSON.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -9,21 +11,31 @@
 
 #include "core/text.h"
 #include "node_check/node_expectations.h"
+#include "reference/finding_codes.h"
 
 namespace labcheck::node_check {
 
 struct Finding {
   int gpu = -1;      // -1: the node as a whole (GPU count, driver)
-  std::string item;  // stable key: "gpu_count", "remapped_rows", "pcie_link", "matmul_band", ...
+  std::string item;  // its key in data/finding_codes.json: "gpu_count", "remapped_rows_pending", "pcie_link", ...
   Text text;         // "row remap failed", "PCIe Gen3 x16 (max Gen4 x16)"
+  std::map<std::string, std::string> values = {};  // the action's own placeholders: {"default_w", "450"}
+  // From the table (JudgeNode fills them; a key the table lacks reads LC900, isolate):
+  std::string code = {};                                         // "LC204"
+  reference::Severity severity = reference::Severity::Isolate;
+  reference::Clears clears = reference::Clears::Run;
+  Text action = {};                                              // placeholders filled with this card's bus id, serial…
+  bool held = false;                                             // --report-only: reported, never fails the node
 };
+
+// A finding keeps the node out of service: above `monitor` and not held back by --report-only.
+bool Fails(const Finding& finding);
 
 enum class NodeState { Healthy, Unhealthy, CannotTell };
 
 struct NodeVerdict {
   NodeState state = NodeState::Healthy;
-  std::vector<Finding> findings;
-  std::vector<Finding> warnings;                    // said, but the node stays in service (correctable ECC)
+  std::vector<Finding> findings;                    // every one, failing or not (Fails())
   Text cannot_tell;                                 // why, when CannotTell
   nlohmann::json gpus = nlohmann::json::array();    // per card: the figures the findings were judged on
   nlohmann::json timings = nlohmann::json::object();
@@ -33,11 +45,23 @@ struct NodeVerdict {
 // `payload`: the child's "ok" JSON ({inventory, health, matmul, copy, timings_s}).
 NodeVerdict JudgeNode(const nlohmann::json& payload, const NodeExpectations& expect);
 
+// Code, severity, clearing rule and action of each finding from the table; the action names the
+// card by bus id, serial and UUID (from `gpus`); `report_only` codes (or "all") are held back.
+// Then the state: Unhealthy when any finding fails. JudgeNode calls it; node-check calls it again
+// on a verdict it made from the child's envelope.
+void Classify(NodeVerdict& verdict, const std::set<std::string>& report_only);
+
 // "GPU3 (0000:3b:00.0) row remap failed" (or the node-wide text alone): the card by CUDA ordinal
 // and by PCI bus id (core/gpu_label.h), the bus id taken from `gpus` (NodeVerdict::gpus).
 std::string FindingText(const Finding& finding, Lang lang, const nlohmann::json& gpus = nlohmann::json::array());
-// "OK", "FAIL: GPU3 (0000:3b:00.0) row remap failed; GPU5 (0000:5d:00.0) PCIe Gen3 x16 (max Gen5 x16)", "UNKNOWN: why".
+// "LC204 GPU3 (0000:3b:00.0) row remap pending a reset": the code first, as `sinfo -R` and the
+// Slurm reason show it.
+std::string CodedFindingText(const Finding& finding, Lang lang, const nlohmann::json& gpus = nlohmann::json::array());
+// "OK", "FAIL: LC205 GPU3 (0000:3b:00.0) row remap failed; LC402 GPU5 (0000:5d:00.0) PCIe Gen3 x16
+// (max Gen5 x16)", "UNKNOWN: why": the failing findings only.
 std::string VerdictLine(const NodeVerdict& verdict, Lang lang);
+// The failing findings' part of VerdictLine, what --drain puts after "lab_check: ".
+std::string FailingFindingsText(const NodeVerdict& verdict, Lang lang);
 const char* StateName(NodeState state);  // "OK", "FAIL", "UNKNOWN"
 
 }  // namespace labcheck::node_check

@@ -1,5 +1,6 @@
 #include "node_check/prometheus_metrics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -108,6 +109,29 @@ void AddCard(CardFamilies& f, const json& card, const json& inventory_gpu, const
   }
 }
 
+// Each kind of finding on each card, with its code and severity (data/finding_codes.json): the
+// count of such findings (a card can have the same code twice, from the kernel log and from the
+// check itself). Then the node's findings per severity, every severity with a sample, 0 included.
+std::string FindingMetrics(const NodeVerdict& v) {
+  Family coded("lab_check_finding", "Findings of this run by code (data/finding_codes.json), card and severity; held=\"true\" when --report-only held it back.");
+  Family by_severity("lab_check_node_findings_by_severity", "Findings of this run by severity; only severities above monitor that are not held back keep the node out of service.");
+  std::map<std::string, int> per_labels;
+  std::map<std::string, int> per_severity;
+  for (const Finding& f : v.findings) {
+    std::string uuid;
+    for (const json& g : v.gpus)
+      if (g.value("index", -1) == f.gpu && g.value("uuid", json(nullptr)).is_string()) uuid = g["uuid"].get<std::string>();
+    ++per_labels[fmt::format(R"(code="{}",severity="{}",gpu="{}",uuid="{}",held="{}")", f.code, reference::SeverityKey(f.severity),
+                             f.gpu < 0 ? std::string() : std::to_string(f.gpu), Escape(uuid), f.held ? "true" : "false")];
+    ++per_severity[reference::SeverityKey(f.severity)];
+  }
+  for (const auto& [labels, count] : per_labels) coded.Add(labels, count);
+  for (reference::Severity s : {reference::Severity::Monitor, reference::Severity::Config, reference::Severity::Reset,
+                                reference::Severity::Reboot, reference::Severity::Isolate})
+    by_severity.Add(fmt::format(R"(severity="{}")", reference::SeverityKey(s)), per_severity[reference::SeverityKey(s)]);
+  return coded.Text() + by_severity.Text();
+}
+
 }  // namespace
 
 // What sysfs said beside the driver: the GPUs on the PCI bus, and each InfiniBand/RoCE port.
@@ -129,7 +153,7 @@ std::string SysfsMetrics(const json& payload) {
 std::string PrometheusText(const NodeVerdict& v, const json& payload, double checked_at_s) {
   Family healthy("lab_check_node_healthy", "1 when lab_check node-check found the node healthy, 0 when it found a fault or could not tell.");
   Family unknown("lab_check_node_unknown", "1 when lab_check node-check could not tell (no driver, no GPU).");
-  Family findings("lab_check_node_findings", "Findings that keep the node out of service.");
+  Family findings("lab_check_node_findings", "Findings that keep the node out of service (above monitor, not held back by --report-only).");
   Family duration("lab_check_node_check_duration_seconds", "Wall time of the whole node-check run.");
   Family when("lab_check_node_check_timestamp_seconds", "Unix time the check ran: alert when it stops moving.");
   // Test equipment: a simulated machine's figures must never pass for a real card's on a dashboard.
@@ -137,7 +161,7 @@ std::string PrometheusText(const NodeVerdict& v, const json& payload, double che
   simulated.Add("", payload.value("inventory", json::object()).value("simulated", false) ? 1 : 0);
   healthy.Add("", v.state == NodeState::Healthy ? 1 : 0);
   unknown.Add("", v.state == NodeState::CannotTell ? 1 : 0);
-  findings.Add("", static_cast<double>(v.findings.size()));
+  findings.Add("", static_cast<double>(std::count_if(v.findings.begin(), v.findings.end(), Fails)));
   AddIfNumber(duration, "", v.timings.value("total_s", json(nullptr)));
   when.Add("", checked_at_s);
 
@@ -151,7 +175,7 @@ std::string PrometheusText(const NodeVerdict& v, const json& payload, double che
                           &cards.pcie_width, &cards.nvlinks, &cards.ecc, &cards.retired, &cards.remapped, &cards.xids,
                           &cards.failing, &cards.recovery})
     out += f->Text();
-  return out + SysfsMetrics(payload);
+  return out + FindingMetrics(v) + SysfsMetrics(payload);
 }
 
 Status WritePrometheusFile(const std::string& path, const std::string& text) {

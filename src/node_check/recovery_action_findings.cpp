@@ -11,7 +11,10 @@ namespace labcheck::node_check {
 void AddRecoveryActionFindings(int gpu, const nlohmann::json& facts, std::vector<Finding>& out) {
   const nlohmann::json& action = facts.value("recovery_action", nlohmann::json(nullptr));
   if (!action.is_string() || action.get<std::string>() == "none") return;
-  out.push_back({gpu, "recovery_action", gpu::health::RecoveryActionText(action.get<std::string>())});
+  // A node reboot is its own kind (what clears it is a reboot); the others ask for a GPU reset
+  // first (drain P2P as XID 154 is judged: xid_catalog.cpp).
+  const std::string key = action.get<std::string>() == "node_reboot" ? "recovery_reboot" : "recovery_reset";
+  out.push_back({gpu, key, gpu::health::RecoveryActionText(action.get<std::string>())});
 }
 
 }  // namespace labcheck::node_check

@@ -5,11 +5,15 @@
 // later line of the log shows the GPU reset or the driver loaded again; RESTART_BM, CONTACT_SUPPORT
 // and unknown XIDs until reboot (the log starts afresh at boot). An XID *during* the check fails
 // the node whatever its bucket: nothing but lab_check's own work ran on the card. The site's
-// --xid-ignore and --xid-fail lists come first.
+// --xid-ignore and --xid-fail lists come first. One finding per class (xid_reset, xid_reboot,
+// xid_support in data/finding_codes.json), each with its code, severity and action.
+#include <map>
+
 #include <fmt/format.h>
 
 #include "gpu/health/xid_catalog.h"
 #include "node_check/findings.h"
+#include "reference/finding_codes.h"
 
 namespace labcheck::node_check {
 
@@ -68,9 +72,35 @@ Text Joined(const std::vector<std::pair<int, Text>>& parts) {
   return s;
 }
 
+// The finding's key for XIDs of a class (data/finding_codes.json's "xid_class"): one finding per
+// class, so that each carries its own severity and action. An application-class XID fails only
+// during the check, where it asks for a reset like the reset class.
+std::string KeyOfClass(XidClass cls) {
+  const reference::FindingCode* entry =
+      reference::FindingCodeForXidClass(gpu::health::XidClassKey(cls == XidClass::Application ? XidClass::Reset : cls));
+  return entry != nullptr ? entry->key : "unclassified";
+}
+
+// Each failing XID once per class, in the order of the log, with what follows it.
+class FailingByClass {
+ public:
+  void Add(XidClass cls, int xid, Text after) {
+    auto& list = by_class_[KeyOfClass(cls)];
+    for (const auto& f : list)
+      if (f.first == xid) return;
+    list.push_back({xid, std::move(after)});
+  }
+  void Emit(int gpu, std::vector<Finding>& out) const {
+    for (const auto& [key, list] : by_class_) out.push_back({gpu, key, Joined(list)});
+  }
+
+ private:
+  std::map<std::string, std::vector<std::pair<int, Text>>> by_class_;
+};
+
 void KernelLog(int gpu, const json& log, const NodeExpectations& e, std::vector<Finding>& out, json& xids) {
   if (!log.is_array()) return;
-  std::vector<std::pair<int, Text>> failing;
+  FailingByClass failing;
   for (const json& x : log) {
     const int xid = x.value("xid", 0);
     const Judged j = JudgeKernelXid(x, e);
@@ -78,25 +108,23 @@ void KernelLog(int gpu, const json& log, const NodeExpectations& e, std::vector<
     for (const char* key : {"time_s", "cleared_by", "cleared_at_s"})
       if (x.contains(key)) r[key] = x[key];
     xids.push_back(r);
-    bool seen = false;
-    for (const auto& f : failing) seen = seen || f.first == xid;
     const Text action = gpu::health::XidAction(j.cls);
-    if (j.fails && !seen) failing.push_back({xid, T(": " + action.ru, ": " + action.en)});
+    if (j.fails) failing.Add(j.cls, xid, T(": " + action.ru, ": " + action.en));
   }
-  if (!failing.empty()) out.push_back({gpu, "xid_kernel_log", Joined(failing)});
+  failing.Emit(gpu, out);
 }
 
 void DuringCheck(int gpu, const json& during, const NodeExpectations& e, std::vector<Finding>& out, json& xids) {
   if (!during.is_array()) return;
-  std::vector<std::pair<int, Text>> failing;
+  FailingByClass failing;
   for (const json& x : during) {
     const int xid = x.is_number() ? x.get<int>() : x.value("xid", 0);
     const XidClass cls = gpu::health::LookUpXid(xid).cls;
     const bool fails = !e.xid_ignore.count(xid);
     xids.push_back(XidRecord(gpu, xid, "during_check", "", cls, fails));
-    if (fails) failing.push_back({xid, T(" во время проверки", " during the check")});
+    if (fails) failing.Add(cls, xid, T(" во время проверки", " during the check"));
   }
-  if (!failing.empty()) out.push_back({gpu, "xid_during_run", Joined(failing)});
+  failing.Emit(gpu, out);
 }
 
 }  // namespace

@@ -116,6 +116,7 @@
   X(nvml::NvmlApi, nvmlDeviceGetMaxPcieLinkGeneration, nvmlDeviceGetMaxPcieLinkGeneration)             \
   X(nvml::NvmlApi, nvmlDeviceGetMaxPcieLinkWidth, nvmlDeviceGetMaxPcieLinkWidth)                       \
   X(nvml::NvmlApi, nvmlDeviceGetEnforcedPowerLimit, nvmlDeviceGetEnforcedPowerLimit)                   \
+  X(nvml::NvmlApi, nvmlDeviceGetSerial, nvmlDeviceGetSerial)                                           \
   X(nvml::NvmlApi, nvmlDeviceGetTemperature, nvmlDeviceGetTemperature)                                 \
   X(nvml::NvmlApi, nvmlDeviceGetEccMode, nvmlDeviceGetEccMode)                                         \
   X(nvml::NvmlApi, nvmlDeviceGetPersistenceMode, nvmlDeviceGetPersistenceMode)                         \

@@ -1,5 +1,5 @@
-// Correctable ECC errors over the threshold (correctable_error_warnings.cpp): a warning naming the
-// card and the count, in the report's "warnings"; the node stays healthy. Uncorrected ones still fail.
+// Correctable ECC errors over the threshold (correctable_error_warnings.cpp): a finding of severity
+// monitor (LC208) naming the card and the count; the node stays healthy. Uncorrected ones still fail.
 #include <gtest/gtest.h>
 
 #include "node_check/node_report.h"
@@ -11,7 +11,8 @@ namespace {
 using nlohmann::json;
 
 json WithCorrected(double gpu1_corrected, double gpu1_uncorrected = 0) {
-  json payload = {{"health", {{"gpus", json::array()}}}};
+  json payload = {{"health", {{"gpus", json::array()}}}, {"inventory", {{"gpus", json::array()}}}};
+  for (int i = 0; i < 2; ++i) payload["inventory"]["gpus"].push_back({{"index", i}, {"name", "NVIDIA H100 80GB HBM3"}});
   for (int i = 0; i < 2; ++i)
     payload["health"]["gpus"].push_back(
         {{"index", i}, {"facts", {{"ecc_mode", true}, {"ecc_corrected_volatile", i == 1 ? gpu1_corrected : 12},
@@ -25,23 +26,35 @@ bool HasItem(const std::vector<Finding>& list, const std::string& item) {
   return false;
 }
 
+std::vector<Finding> Monitored(const NodeVerdict& v) {
+  std::vector<Finding> out;
+  for (const Finding& f : v.findings)
+    if (f.severity == reference::Severity::Monitor) out.push_back(f);
+  return out;
+}
+
 TEST(CorrectableErrorWarnings, OverTheThresholdIsAWarningNamingTheCard) {
   NodeExpectations e;
   e.ecc_corrected_warn = 1000;
   const NodeVerdict v = JudgeNode(WithCorrected(123456), e);
-  ASSERT_EQ(v.warnings.size(), 1u);
-  EXPECT_EQ(FindingText(v.warnings[0], Lang::En), "GPU1 123456 corrected ECC errors since the driver loaded (threshold 1000)");
-  EXPECT_FALSE(HasItem(v.findings, "ecc_corrected")) << "a warning never fails the node";
+  ASSERT_EQ(Monitored(v).size(), 1u);
+  EXPECT_EQ(FindingText(Monitored(v)[0], Lang::En), "GPU1 123456 corrected ECC errors since the driver loaded (threshold 1000)");
+  EXPECT_EQ(Monitored(v)[0].code, "LC208");
+  EXPECT_FALSE(Fails(Monitored(v)[0])) << "a monitor finding never fails the node";
+  EXPECT_EQ(v.state, NodeState::Healthy);
+  EXPECT_EQ(VerdictLine(v, Lang::En), "OK");
   const json report = NodeReportJson(v, WithCorrected(123456), e, "node7");
-  EXPECT_EQ(report["warnings"][0]["gpu"], 1);
+  EXPECT_EQ(report["findings"][0]["gpu"], 1);
+  EXPECT_EQ(report["findings"][0]["severity"], "monitor");
+  EXPECT_EQ(report["findings"][0]["fails"], false);
   EXPECT_EQ(report["expectations"]["ecc_corrected_warn"], 1000);
 }
 
 TEST(CorrectableErrorWarnings, AtTheDefaultOrBelowNothingIsSaid) {
-  EXPECT_TRUE(JudgeNode(WithCorrected(123456), {}).warnings.empty());  // gcm's 50,000,000
+  EXPECT_TRUE(JudgeNode(WithCorrected(123456), {}).findings.empty());  // gcm's 50,000,000
   NodeExpectations e;
   e.ecc_corrected_warn = 123456;
-  EXPECT_TRUE(JudgeNode(WithCorrected(123456), e).warnings.empty());
+  EXPECT_TRUE(JudgeNode(WithCorrected(123456), e).findings.empty());
 }
 
 TEST(CorrectableErrorWarnings, UncorrectedOnesStillFail) {

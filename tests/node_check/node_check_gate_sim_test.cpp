@@ -44,7 +44,7 @@ TEST_F(NodeCheckGateSim, EightOnTheBusSevenInTheDriver) {
   testing::Run whole = NodeCheck("hgx-8xh100-nvswitch.json", {"--json"}, {{"LABCHECK_SYS_ROOT", sys_}});
   EXPECT_EQ(whole.outcome.exit_code, 0) << whole.line;
   EXPECT_EQ(whole.json["network_ports"].size(), 4u) << whole.outcome.out;
-  EXPECT_TRUE(whole.json["warnings"].empty()) << whole.outcome.out;
+  EXPECT_TRUE(whole.json["findings"].empty()) << whole.outcome.out;
   EXPECT_EQ(whole.json["pci_bus"]["gpus"].size(), 8u) << whole.outcome.out;
   EXPECT_EQ(whole.json["pci_bus"]["nvswitches"].size(), 4u) << whole.outcome.out;
 }
@@ -60,21 +60,25 @@ TEST_F(NodeCheckGateSim, APortDownAndAPortAtHalfRate) {
   testing::AddIbPortsOneDownOneHalf(sys_);
   testing::Run run = NodeCheck("hgx-8xh100-nvswitch.json", {"--expect-ib", "4"}, {{"LABCHECK_SYS_ROOT", sys_}});
   EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.err;
-  EXPECT_EQ(run.line, "FAIL: mlx5_1 port 1: down (DOWN, Disabled); mlx5_2 port 1: 200 Gb/s, its siblings 400");
+  EXPECT_EQ(run.line, "FAIL: LC108 mlx5_1 port 1: down (DOWN, Disabled); LC108 mlx5_2 port 1: 200 Gb/s, its siblings 400");
 }
 
 TEST_F(NodeCheckGateSim, NvLinkReplaysGrowingDuringTheCheck) {
   testing::Run run = NodeCheck("hgx-nvlink-replays.json", {"--json"});
   EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.out << run.outcome.err;
-  EXPECT_EQ(run.json["line"], "FAIL: GPU6 (0000:ba:00.0) NVLink 3: replay errors grew by 12 during the check");
+  EXPECT_EQ(run.json["line"], "FAIL: LC404 GPU6 (0000:ba:00.0) NVLink 3: replay errors grew by 12 during the check");
   // The totals stay in the JSON: 40 before, 52 after.
   bool seen = false;
   for (const auto& link : run.json["gpus"][6]["nvlink_errors"])
     if (link["link"] == 3) seen = link["replay"] == 52 && link["replay_growth"] == 12;
   EXPECT_TRUE(seen) << run.json["gpus"][6].dump();
-  // The total since the driver loaded is a warning beside it, not a second finding.
-  ASSERT_EQ(run.json["warnings"].size(), 1u) << run.outcome.out;
-  EXPECT_EQ(run.json["warnings"][0]["text"], "GPU6 (0000:ba:00.0) NVLink 3: 52 replay errors since the driver loaded");
+  // The total since the driver loaded is a monitor finding beside it, which does not fail the node.
+  ASSERT_EQ(run.json["findings"].size(), 2u) << run.outcome.out;
+  const json& total = run.json["findings"][1];
+  EXPECT_EQ(total["text"], "GPU6 (0000:ba:00.0) NVLink 3: 52 replay errors since the driver loaded");
+  EXPECT_EQ(total["code"], "LC405");
+  EXPECT_EQ(total["severity"], "monitor");
+  EXPECT_EQ(total["fails"], false);
 }
 
 TEST_F(NodeCheckGateSim, AFatalSxidInTheKernelLogFails) {
@@ -84,7 +88,7 @@ TEST_F(NodeCheckGateSim, AFatalSxidInTheKernelLogFails) {
                           "[  912.000002] nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 20034, Fatal, Link 30 LTSSM Fault Up");
   testing::Run run = NodeCheck("hgx-8xh100-nvswitch.json", {"--json", "--kernel-log", log});
   EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.out << run.outcome.err;
-  EXPECT_EQ(run.json["line"], "FAIL: NVSwitch 0000:07:00.0 SXid 20034 (fatal): Link 30 LTSSM Fault Up; reboot the node");
+  EXPECT_EQ(run.json["line"], "FAIL: LC107 NVSwitch 0000:07:00.0 SXid 20034 (fatal): Link 30 LTSSM Fault Up; reboot the node");
   EXPECT_EQ(run.json["sxids"].size(), 2u) << run.outcome.out;
   // The non-fatal one alone is only listed (judged on the same facts, without a second run).
   nlohmann::json payload = {{"health", {{"sxid_kernel_log", {run.json["sxids"][0]}}}}};
@@ -94,7 +98,7 @@ TEST_F(NodeCheckGateSim, AFatalSxidInTheKernelLogFails) {
 TEST_F(NodeCheckGateSim, TheDriversRecoveryActionNamesTheCard) {
   testing::Run reset = NodeCheck("hgx-recovery-reset.json", {"--json"});
   EXPECT_EQ(reset.outcome.exit_code, 1) << reset.outcome.err;
-  EXPECT_EQ(reset.json["line"], "FAIL: GPU2 (0000:3a:00.0) the driver asks for a GPU reset");
+  EXPECT_EQ(reset.json["line"], "FAIL: LC304 GPU2 (0000:3a:00.0) the driver asks for a GPU reset");
   // No LABCHECK_SYS_ROOT: the real /sys is never read for a simulated machine.
   EXPECT_TRUE(reset.json["pci_bus"].contains("na")) << reset.outcome.out;
   EXPECT_TRUE(reset.json["network_ports"].contains("na")) << reset.outcome.out;

@@ -57,7 +57,7 @@ TEST(NodeVerdict, TheIssuesExampleLine) {
   json p = Payload();
   p["health"]["gpus"][3]["facts"]["remapped_rows"]["failed"] = true;
   p["health"]["gpus"][5]["facts"]["pcie_gen_under_load"] = 3;
-  EXPECT_EQ(Line(p), "FAIL: GPU3 (0000:13:00.0) row remap failed; GPU5 (0000:15:00.0) PCIe Gen3 x16 (max Gen5 x16)");
+  EXPECT_EQ(Line(p), "FAIL: LC205 GPU3 (0000:13:00.0) row remap failed; LC402 GPU5 (0000:15:00.0) PCIe Gen3 x16 (max Gen5 x16)");
 }
 
 TEST(NodeVerdict, EachHealthFaultNamesItsCard) {
@@ -67,15 +67,15 @@ TEST(NodeVerdict, EachHealthFaultNamesItsCard) {
     const char* expected;
   };
   const std::vector<Case> cases = {
-      {"ecc_uncorrected_volatile", 2, "GPU2 (0000:12:00.0) 2 uncorrected ECC errors since boot"},
-      {"retired_pages_pending", true, "GPU2 (0000:12:00.0) retired pages pending a reset"},
-      {"pcie_replay_growth", 5, "GPU2 (0000:12:00.0) PCIe replays growing (+5 under load)"},
-      {"persistence_mode", false, "GPU2 (0000:12:00.0) persistence mode off"},
-      {"power_limit_w", 500.0, "GPU2 (0000:12:00.0) power limit 500 W (default 700 W)"},
-      {"other_processes", json::array({{{"pid", 4242}, {"used_gib", 20.0}, {"name", "python"}}}), "GPU2 (0000:12:00.0) another process holds 20.0 GiB"},
-      {"mig_mode", {{"current", true}, {"pending", true}}, "GPU2 (0000:12:00.0) MIG on (expected off)"},
-      {"xid_during_run", json::array({79}), "GPU2 (0000:12:00.0) XID 79 (GPU has fallen off the bus) during the check"},
-      {"pcie_width_under_load", 8, "GPU2 (0000:12:00.0) PCIe Gen5 x8 (max Gen5 x16)"},
+      {"ecc_uncorrected_volatile", 2, "LC203 GPU2 (0000:12:00.0) 2 uncorrected ECC errors since boot"},
+      {"retired_pages_pending", true, "LC206 GPU2 (0000:12:00.0) retired pages pending a reset"},
+      {"pcie_replay_growth", 5, "LC401 GPU2 (0000:12:00.0) PCIe replays growing (+5 under load)"},
+      {"persistence_mode", false, "LC501 GPU2 (0000:12:00.0) persistence mode off"},
+      {"power_limit_w", 500.0, "LC502 GPU2 (0000:12:00.0) power limit 500 W (default 700 W)"},
+      {"other_processes", json::array({{{"pid", 4242}, {"used_gib", 20.0}, {"name", "python"}}}), "LC503 GPU2 (0000:12:00.0) another process holds 20.0 GiB"},
+      {"mig_mode", {{"current", true}, {"pending", true}}, "LC504 GPU2 (0000:12:00.0) MIG on (expected off)"},
+      {"xid_during_run", json::array({79}), "LC302 GPU2 (0000:12:00.0) XID 79 (GPU has fallen off the bus) during the check"},
+      {"pcie_width_under_load", 8, "LC402 GPU2 (0000:12:00.0) PCIe Gen5 x8 (max Gen5 x16)"},
   };
   for (const Case& c : cases) {
     json p = Payload();
@@ -84,7 +84,7 @@ TEST(NodeVerdict, EachHealthFaultNamesItsCard) {
   }
   json pending = Payload();
   pending["health"]["gpus"][1]["facts"]["remapped_rows"]["pending"] = true;
-  EXPECT_EQ(Line(pending), "FAIL: GPU1 (0000:11:00.0) row remap pending a reset");
+  EXPECT_EQ(Line(pending), "FAIL: LC204 GPU1 (0000:11:00.0) row remap pending a reset");
 }
 
 json KernelXid(const std::string& pci, int xid, json extra = json::object()) {
@@ -96,7 +96,7 @@ json KernelXid(const std::string& pci, int xid, json extra = json::object()) {
 TEST(NodeVerdict, KernelLogXidsGoToTheirCard) {
   json p = Payload();
   p["health"]["xid_kernel_log"] = json::array({KernelXid("0000:14:00", 79)});
-  EXPECT_EQ(Line(p), "FAIL: GPU4 (0000:14:00.0) XID 79 (GPU has fallen off the bus): reboot");
+  EXPECT_EQ(Line(p), "FAIL: LC302 GPU4 (0000:14:00.0) XID 79 (GPU has fallen off the bus): reboot");
   // Unreadable (dmesg_restrict): not a finding.
   p["health"]["xid_kernel_log"] = {{"na", "/dev/kmsg is readable only by root here"}};
   EXPECT_EQ(Line(p), "OK");
@@ -118,9 +118,9 @@ TEST(NodeVerdict, KernelLogXidsByTheirCatalogBucket) {
   EXPECT_EQ(app.xids[0]["note"], "pid=4242, name=python3");
 
   p["health"]["xid_kernel_log"].push_back(KernelXid("0000:15:00", 48));
-  EXPECT_EQ(Line(p), "FAIL: GPU5 (0000:15:00.0) XID 48 (Double Bit ECC Error): reset the GPU");
+  EXPECT_EQ(Line(p), "FAIL: LC301 GPU5 (0000:15:00.0) XID 48 (Double Bit ECC Error): reset the GPU");
   p["health"]["xid_kernel_log"].push_back(KernelXid("0000:16:00", 999));
-  EXPECT_EQ(Line(p), "FAIL: GPU5 (0000:15:00.0) XID 48 (Double Bit ECC Error): reset the GPU; GPU6 (0000:16:00.0) XID 999 (not in NVIDIA's catalog): contact NVIDIA support");
+  EXPECT_EQ(Line(p), "FAIL: LC301 GPU5 (0000:15:00.0) XID 48 (Double Bit ECC Error): reset the GPU; LC303 GPU6 (0000:16:00.0) XID 999 (not in NVIDIA's catalog): contact NVIDIA support");
 }
 
 TEST(NodeVerdict, AResetClassXidClearsWhenTheDriverLoadedOrTheGpuWasResetAfterIt) {
@@ -133,7 +133,7 @@ TEST(NodeVerdict, AResetClassXidClearsWhenTheDriverLoadedOrTheGpuWasResetAfterIt
   EXPECT_EQ(Line(p), "OK");
   // A reboot-class XID is not cleared by a driver reload: only a reboot empties the log.
   p["health"]["xid_kernel_log"] = json::array({KernelXid("0000:14:00", 79, {{"cleared_by", "driver_load"}})});
-  EXPECT_EQ(Line(p), "FAIL: GPU4 (0000:14:00.0) XID 79 (GPU has fallen off the bus): reboot");
+  EXPECT_EQ(Line(p), "FAIL: LC302 GPU4 (0000:14:00.0) XID 79 (GPU has fallen off the bus): reboot");
 }
 
 TEST(NodeVerdict, TheSitesListsComeFirst) {
@@ -143,11 +143,11 @@ TEST(NodeVerdict, TheSitesListsComeFirst) {
   e.xid_ignore = {79};
   EXPECT_EQ(Line(p, e), "OK");
   e.xid_fail = {31};
-  EXPECT_EQ(Line(p, e), "FAIL: GPU2 (0000:12:00.0) XID 31 (GPU memory page fault): reset the GPU");
+  EXPECT_EQ(Line(p, e), "FAIL: LC301 GPU2 (0000:12:00.0) XID 31 (GPU memory page fault): reset the GPU");
   // During the check any XID fails, whatever its bucket: nothing but our own work ran.
   json during = Payload();
   during["health"]["gpus"][1]["facts"]["xid_during_run"] = json::array({13});
-  EXPECT_EQ(Line(during), "FAIL: GPU1 (0000:11:00.0) XID 13 (Graphics Engine Exception) during the check");
+  EXPECT_EQ(Line(during), "FAIL: LC301 GPU1 (0000:11:00.0) XID 13 (Graphics Engine Exception) during the check");
 }
 
 TEST(NodeVerdict, Xid154FollowsTheDriversRecoveryAction) {
@@ -155,7 +155,7 @@ TEST(NodeVerdict, Xid154FollowsTheDriversRecoveryAction) {
   p["health"]["xid_kernel_log"] = json::array({KernelXid("0000:13:00", 154)});
   p["health"]["xid_kernel_log"][0]["line"] =
       "NVRM: Xid (PCI:0000:13:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)";
-  EXPECT_EQ(Line(p), "FAIL: GPU3 (0000:13:00.0) XID 154 (GPU Recovery Action Changed): reboot");
+  EXPECT_EQ(Line(p), "FAIL: LC302 GPU3 (0000:13:00.0) XID 154 (GPU Recovery Action Changed): reboot");
   p["health"]["xid_kernel_log"][0]["line"] = "NVRM: Xid (PCI:0000:13:00): 154, GPU recovery action changed from 0x1 (GPU Reset Required) to 0x0 (None)";
   EXPECT_EQ(Line(p), "OK");
 }
@@ -163,7 +163,7 @@ TEST(NodeVerdict, Xid154FollowsTheDriversRecoveryAction) {
 TEST(NodeVerdict, ExpectationsOnCountModelMemoryDriverMig) {
   NodeExpectations e;
   e.gpus = 8;
-  EXPECT_EQ(Line(Payload(7), e), "FAIL: 7 GPUs, expected 8");
+  EXPECT_EQ(Line(Payload(7), e), "FAIL: LC101 7 GPUs, expected 8");
   e = {};
   e.model = "A100";
   EXPECT_EQ(JudgeNode(Payload(2), e).findings.size(), 2u);
@@ -172,7 +172,7 @@ TEST(NodeVerdict, ExpectationsOnCountModelMemoryDriverMig) {
   EXPECT_EQ(Line(Payload(), e), "OK");
   e = {};
   e.driver = "570";
-  EXPECT_EQ(Line(Payload(), e), "FAIL: driver 580.95.05, expected 570");
+  EXPECT_EQ(Line(Payload(), e), "FAIL: LC103 driver 580.95.05, expected 570");
   e.driver = "580.95";
   EXPECT_EQ(Line(Payload(), e), "OK");
   e = {};
@@ -180,16 +180,16 @@ TEST(NodeVerdict, ExpectationsOnCountModelMemoryDriverMig) {
   EXPECT_EQ(JudgeNode(Payload(1), e).findings.at(0).item, "mig_mode");
   json mixed = Payload(4);
   mixed["inventory"]["gpus"][2]["memory_total_gib"] = 39.5;
-  EXPECT_EQ(Line(mixed), "FAIL: GPU2 (0000:12:00.0) memory 39.5 GiB, the others 79.6");
+  EXPECT_EQ(Line(mixed), "FAIL: LC202 GPU2 (0000:12:00.0) memory 39.5 GiB, the others 79.6");
 }
 
 TEST(NodeVerdict, NvLinksAgainstTheModel) {
   json p = Payload();
   p["inventory"]["gpus"][6]["nvlink"] = {{"active", 16}, {"down", 2}};
-  EXPECT_EQ(Line(p), "FAIL: GPU6 (0000:16:00.0) NVLink 16/18 links up");
+  EXPECT_EQ(Line(p), "FAIL: LC403 GPU6 (0000:16:00.0) NVLink 16/18 links up");
   // An SXM board's cards have every link wired: links that do not even answer count as missing.
   p["inventory"]["gpus"][6]["nvlink"] = {{"active", 12}, {"down", 0}};
-  EXPECT_EQ(Line(p), "FAIL: GPU6 (0000:16:00.0) NVLink 12/18 links up");
+  EXPECT_EQ(Line(p), "FAIL: LC403 GPU6 (0000:16:00.0) NVLink 12/18 links up");
   // A100 PCIe: no bridge is no finding, a half-seated bridge is.
   json a100 = Payload(2);
   for (json& g : a100["inventory"]["gpus"]) {
@@ -204,7 +204,7 @@ TEST(NodeVerdict, NvLinksAgainstTheModel) {
   for (json& c : a100["copy"]) c["gbps"] = 1700.0;
   EXPECT_EQ(Line(a100), "OK");
   a100["inventory"]["gpus"][1]["nvlink"] = {{"active", 4}, {"down", 8}};
-  EXPECT_EQ(Line(a100), "FAIL: GPU1 (0000:11:00.0) NVLink 4/12 links up");
+  EXPECT_EQ(Line(a100), "FAIL: LC403 GPU1 (0000:11:00.0) NVLink 4/12 links up");
 }
 
 // Issue 42: NVML calls a link with nothing attached down. A card the catalog does not know (an
@@ -221,14 +221,14 @@ TEST(NodeVerdict, LinksWithNothingAttachedAreNotDown) {
   a40["copy"] = json::array();
   EXPECT_EQ(Line(a40), "OK");
   a40["inventory"]["gpus"][1]["nvlink"] = {{"active", 2}, {"down", 2}};
-  EXPECT_EQ(Line(a40), "FAIL: GPU1 (0000:11:00.0) NVLink 2/4 links up");
+  EXPECT_EQ(Line(a40), "FAIL: LC403 GPU1 (0000:11:00.0) NVLink 2/4 links up");
 
   json vm = Payload(1);
   vm["inventory"]["gpus"][0]["nvlink"] = {{"active", 0}, {"down", 18}};
   EXPECT_EQ(Line(vm), "OK");
   json board = Payload(2);
   board["inventory"]["gpus"][1]["nvlink"] = {{"active", 0}, {"down", 18}};
-  EXPECT_EQ(Line(board), "FAIL: GPU1 (0000:11:00.0) NVLink 0/18 links up");
+  EXPECT_EQ(Line(board), "FAIL: LC403 GPU1 (0000:11:00.0) NVLink 0/18 links up");
 }
 
 // Issue 42: with MPS the one process NVML lists is MPS's server; it is infrastructure. Another
@@ -239,7 +239,7 @@ TEST(NodeVerdict, TheMpsServerIsNotAnotherProcess) {
       json::array({{{"pid", 777}, {"used_gib", 0.6}, {"name", "nvidia-cuda-mps-server"}}});
   EXPECT_EQ(Line(p), "OK");
   p["health"]["gpus"][0]["facts"]["other_processes"].push_back({{"pid", 4242}, {"used_gib", 20.0}, {"name", "python"}});
-  EXPECT_EQ(Line(p), "FAIL: GPU0 (0000:10:00.0) another process holds 20.0 GiB");
+  EXPECT_EQ(Line(p), "FAIL: LC503 GPU0 (0000:10:00.0) another process holds 20.0 GiB");
 }
 
 // Issue 42: a MIG slice is judged as what it is, not against the whole card's band; with
@@ -254,7 +254,7 @@ TEST(NodeVerdict, AMigSliceIsNotFarBelowTheWholeCard) {
   NodeExpectations mig;
   mig.mig = true;
   EXPECT_EQ(Line(p, mig), "OK");
-  EXPECT_EQ(Line(p), "FAIL: GPU0 (0000:10:00.0) MIG on (expected off)");
+  EXPECT_EQ(Line(p), "FAIL: LC504 GPU0 (0000:10:00.0) MIG on (expected off)");
 }
 
 // Issue 42: a cap set on purpose (nvidia-smi -pl 600 on a 700 W card) is accepted with
@@ -262,13 +262,13 @@ TEST(NodeVerdict, AMigSliceIsNotFarBelowTheWholeCard) {
 TEST(NodeVerdict, ADeliberatePowerCapIsAccepted) {
   json p = Payload(2);
   for (json& h : p["health"]["gpus"]) h["facts"]["power_limit_w"] = 600.0;
-  EXPECT_EQ(Line(p), "FAIL: GPU0 (0000:10:00.0) power limit 600 W (default 700 W); GPU1 (0000:11:00.0) power limit 600 W "
+  EXPECT_EQ(Line(p), "FAIL: LC502 GPU0 (0000:10:00.0) power limit 600 W (default 700 W); LC502 GPU1 (0000:11:00.0) power limit 600 W "
                      "(default 700 W)");
   NodeExpectations capped;
   capped.power_limit_w = 600;
   EXPECT_EQ(Line(p, capped), "OK");
   p["health"]["gpus"][1]["facts"]["power_limit_w"] = 450.0;
-  EXPECT_EQ(Line(p, capped), "FAIL: GPU1 (0000:11:00.0) power limit 450 W (expected 600+)");
+  EXPECT_EQ(Line(p, capped), "FAIL: LC502 GPU1 (0000:11:00.0) power limit 450 W (expected 600+)");
 }
 
 TEST(NodeVerdict, SlowCardsAgainstTheBandAndTheirSiblings) {
@@ -295,13 +295,13 @@ TEST(NodeVerdict, NoBenchmarkAnywhereIsNoFinding) {
   EXPECT_EQ(Line(p), "OK");
   p["matmul"][0] = {{"index", 0}, {"tflops", 720.0}};
   p["matmul"][1] = {{"index", 1}, {"error", "CUDA_ERROR_ILLEGAL_ADDRESS"}};
-  EXPECT_EQ(Line(p), "FAIL: GPU1 (0000:11:00.0) matmul failed: CUDA_ERROR_ILLEGAL_ADDRESS");
+  EXPECT_EQ(Line(p), "FAIL: LC605 GPU1 (0000:11:00.0) matmul failed: CUDA_ERROR_ILLEGAL_ADDRESS");
 }
 
 TEST(NodeVerdict, RussianByDefault) {
   json p = Payload();
   p["health"]["gpus"][3]["facts"]["remapped_rows"]["failed"] = true;
-  EXPECT_EQ(VerdictLine(JudgeNode(p, {}), Lang::Ru), "FAIL: GPU3 (0000:13:00.0) замена строк памяти не удалась");
+  EXPECT_EQ(VerdictLine(JudgeNode(p, {}), Lang::Ru), "FAIL: LC205 GPU3 (0000:13:00.0) замена строк памяти не удалась");
 }
 
 TEST(SlurmDrain, CommandAndReason) {

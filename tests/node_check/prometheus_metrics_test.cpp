@@ -56,6 +56,25 @@ TEST(PrometheusMetrics, EscapesLabelsAndGivesEveryXidClassASample) {
   EXPECT_FALSE(WritePrometheusFile("/tmp/metrics.txt", text).ok());
 }
 
+// Issue 44: each finding by code, card and severity (held or not), and the node's findings per
+// severity with every severity sampled; only failing findings count as keeping the node out.
+TEST(PrometheusMetrics, FindingsByCodeAndSeverity) {
+  NodeVerdict v;
+  v.gpus = json::array({{{"index", 0}, {"name", "H100"}, {"uuid", "GPU-1"}}});
+  v.findings.push_back({0, "remapped_rows_pending", Text("row remap pending a reset")});
+  v.findings.push_back({0, "ecc_corrected", Text("many corrected errors")});
+  v.findings.push_back({-1, "network_port", Text("mlx5_1 port 1: down")});
+  v.findings.push_back({-1, "network_port", Text("mlx5_2 port 1: down")});
+  Classify(v, {"LC108"});
+  const std::string text = PrometheusText(v, json::object(), 0);
+  EXPECT_EQ(Sample(text, R"(lab_check_finding{code="LC204",severity="reset",gpu="0",uuid="GPU-1",held="false"})"), 1) << text;
+  EXPECT_EQ(Sample(text, R"(lab_check_finding{code="LC208",severity="monitor",gpu="0",uuid="GPU-1",held="false"})"), 1) << text;
+  EXPECT_EQ(Sample(text, R"(lab_check_finding{code="LC108",severity="isolate",gpu="",uuid="",held="true"})"), 2) << text;
+  EXPECT_EQ(Sample(text, R"(lab_check_node_findings_by_severity{severity="isolate"})"), 2) << text;
+  EXPECT_EQ(Sample(text, R"(lab_check_node_findings_by_severity{severity="config"})"), 0) << text;
+  EXPECT_EQ(Sample(text, "lab_check_node_findings"), 1) << "only the pending remap keeps the node out: " << text;
+}
+
 // Issue 45's figures: the driver's recovery action per card, the GPUs on the bus (not for a run
 // given some cards), each InfiniBand port's state and rate.
 TEST(PrometheusMetrics, RecoveryActionBusAndPorts) {

@@ -217,16 +217,16 @@ TEST_F(SlurmCluster, NodeCheckDrainsASickNodeAndLeavesAHealthyOneIdle) {
   for (const char* a : {LAB_CHECK_BINARY, "node-check", "--drain", "--lang", "en"}) sick.push_back(a);
   ChildOutcome fail = Run(sick);
   EXPECT_EQ(fail.exit_code, 1) << fail.Describe() << "\n" << fail.out << fail.err;
-  EXPECT_EQ(fail.out.rfind("FAIL: GPU0 ", 0), 0u) << fail.out;
+  EXPECT_EQ(fail.out.rfind("FAIL: LC203 GPU0 ", 0), 0u) << fail.out;
   // It says what it ran, with the node name slurmd gave the step (SLURMD_NODENAME).
-  EXPECT_NE(fail.err.find(std::string("scontrol update nodename=") + kNode + " state=drain reason=\"lab_check: GPU0"),
+  EXPECT_NE(fail.err.find(std::string("scontrol update nodename=") + kNode + " state=drain reason=\"lab_check: LC203 GPU0"),
             std::string::npos)
       << fail.err;
   for (int i = 0; i < 50 && State() != "drained"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(State(), "drained");
   const std::string findings = fail.out.substr(6, fail.out.find('\n') - 6);  // after "FAIL: "
   EXPECT_EQ(Reason(), DrainReason(findings));
-  EXPECT_EQ(Reason().rfind("lab_check: GPU0 (0000:01:00.0) 2 uncorrected ECC errors since boot", 0), 0u) << Reason();
+  EXPECT_EQ(Reason().rfind("lab_check: LC203 GPU0 (0000:01:00.0) 2 uncorrected ECC errors since boot", 0), 0u) << Reason();
 
   // How an administrator returns it (docs/cluster-gate.md).
   ChildOutcome resume = Run({"scontrol", "update", std::string("nodename=") + kNode, "state=resume"});
@@ -264,7 +264,7 @@ TEST_F(SlurmCluster, ApplicationXidsNoLongerDrainAResumedNode) {
   EXPECT_EQ(fail.exit_code, 1) << fail.out << fail.err;
   for (int i = 0; i < 50 && State() != "drained"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(State(), "drained");
-  EXPECT_EQ(Reason(), "lab_check: GPU1 (0000:41:00.0) XID 48 (Double Bit ECC Error): reset the GPU");
+  EXPECT_EQ(Reason(), "lab_check: LC301 GPU1 (0000:41:00.0) XID 48 (Double Bit ECC Error): reset the GPU");
 
   // Reset, by reloading the driver; resumed; the next check leaves it idle.
   std::ofstream(log, std::ios::app) << "[ 9600.0] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  580.95.05\n";
@@ -285,7 +285,7 @@ TEST_F(SlurmCluster, HealthCheckProgramUnderSlurmdDrainsASickNode) {
   const Result<std::string> out = ReadFile(dir_ + "/log/health.out");
   const std::string said = out.ok() ? out.value() : "(no output: the health check program did not run node-check)";
   ASSERT_EQ(State(), "drained") << "node-check said: " << said << "\nlogs in " << dir_ << "/log";
-  EXPECT_EQ(Reason().rfind("lab_check: GPU0 (0000:01:00.0) 2 uncorrected ECC errors since boot", 0), 0u) << Reason();
+  EXPECT_EQ(Reason().rfind("lab_check: LC203 GPU0 (0000:01:00.0) 2 uncorrected ECC errors since boot", 0), 0u) << Reason();
   // Found outside PATH, and run by its full path.
   EXPECT_NE(said.find(std::string("ran: /")), std::string::npos) << said;
   EXPECT_NE(said.find(std::string("scontrol update nodename=") + kNode + " state=drain"), std::string::npos) << said;

@@ -1,5 +1,7 @@
 #include "gpu/health/health_verdicts.h"
 
+#include "gpu/health/health_line_codes.h"
+
 #include <algorithm>
 #include <optional>
 
@@ -8,6 +10,7 @@
 #include "core/gpu_label.h"
 #include "core/gpu_rows.h"
 #include "gpu/health/health_facts.h"
+#include "gpu/health/health_line_codes.h"
 #include "gpu/health/xid_watch.h"
 #include "gpu/health/xid_catalog.h"
 #include "reference/hints.h"
@@ -367,9 +370,13 @@ CheckResult JudgeHealth(const json& payload) {
     }
     const std::string bus_id = gpu.value("pci_bus_id", "");
     for (HealthLine& line : JudgeGpu(index, facts, bus_id)) {
+      line.code = FindingCodeOfLine(line, facts);
+      // The code leads the hint, so that the lab's report and the cluster's gate name a fault alike.
+      if (!line.code.empty())
+        line.hint = line.hint.empty() ? Text(line.code) : T(line.code + ": " + line.hint.ru, line.code + ": " + line.hint.en);
       judged.push_back(line);
       lines.push_back({{"gpu", index}, {"item", line.item}, {"status", StatusName(line)}, {"value", line.value.en},
-                       {"hint", line.hint.en}});
+                       {"hint", line.hint.en}, {"code", line.code.empty() ? json(nullptr) : json(line.code)}});
       if (!line.na && line.status == Outcome::Fail) ++fail;
       if (!line.na && line.status == Outcome::Warn) ++warn;
       if (!line.na && line.status != Outcome::Pass &&

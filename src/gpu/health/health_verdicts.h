@@ -20,6 +20,7 @@ struct HealthLine {
   bool na = false;   // not available: `value` says why; status stays Pass
   Text value;
   Text hint;
+  std::string code = {};  // node-check's finding code for the same fact ("LC204"; health_line_codes.h), when not PASS
 };
 
 // `pci_bus_id`: the card's, for the nvidia-smi hints (nvidia-smi -i takes the bus id, never the

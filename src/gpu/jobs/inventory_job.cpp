@@ -51,7 +51,7 @@ nlohmann::json DescribeGpu(GpuRuntime& runtime, int ordinal) {
     }
   }
   for (const char* key : {"pcie_gen_current", "pcie_width_current", "pcie_gen_max", "pcie_width_max", "power_limit_w",
-                          "temperature_c", "ecc", "persistence"})
+                          "temperature_c", "ecc", "persistence", "serial"})
     gpu[key] = nullptr;
   const Nvml* nvml = runtime.nvml();
   nvml::nvmlDevice_t handle = runtime.NvmlDevice(ordinal);
@@ -65,6 +65,9 @@ nlohmann::json DescribeGpu(GpuRuntime& runtime, int ordinal) {
   read(n.nvmlDeviceGetCurrPcieLinkWidth, "pcie_width_current");
   read(n.nvmlDeviceGetMaxPcieLinkGeneration, "pcie_gen_max");
   read(n.nvmlDeviceGetMaxPcieLinkWidth, "pcie_width_max");
+  char serial[nvml::kDeviceSerialBufferSize] = {};
+  if (n.nvmlDeviceGetSerial != nullptr && n.nvmlDeviceGetSerial(handle, serial, sizeof serial) == nvml::kSuccess && serial[0] != 0)
+    gpu["serial"] = std::string(serial);
   if (n.nvmlDeviceGetEnforcedPowerLimit != nullptr && n.nvmlDeviceGetEnforcedPowerLimit(handle, &value) == nvml::kSuccess)
     gpu["power_limit_w"] = value / 1000.0;
   if (std::optional<unsigned> celsius = ReadGpuTemperature(n, handle)) gpu["temperature_c"] = *celsius;

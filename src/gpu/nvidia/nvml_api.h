@@ -70,6 +70,7 @@ inline constexpr unsigned kTemperatureV1 = static_cast<unsigned>(sizeof(nvmlTemp
 // Names and buffers.
 inline constexpr unsigned kDeviceNameBufferSize = 96;           // NVML_DEVICE_NAME_V2_BUFFER_SIZE
 inline constexpr unsigned kSystemDriverVersionBufferSize = 80;  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
+inline constexpr unsigned kDeviceSerialBufferSize = 30;         // NVML_DEVICE_SERIAL_BUFFER_SIZE
 
 struct nvmlPciInfo_t {
   char busIdLegacy[16];  // NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE
@@ -97,6 +98,9 @@ struct NvmlApi {
   nvmlReturn_t (*nvmlDeviceGetMaxPcieLinkGeneration)(nvmlDevice_t device, unsigned* gen) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetMaxPcieLinkWidth)(nvmlDevice_t device, unsigned* width) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetEnforcedPowerLimit)(nvmlDevice_t device, unsigned* milliwatts) = nullptr;
+  // The board's serial number, as on its sticker (what an RMA asks for). nvml.h: "for all products
+  // with an inforom"; NOT_SUPPORTED on GeForce cards.
+  nvmlReturn_t (*nvmlDeviceGetSerial)(nvmlDevice_t device, char* serial, unsigned length) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetTemperatureV)(nvmlDevice_t device, nvmlTemperature_t* temperature) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetTemperature)(nvmlDevice_t device, int sensor, unsigned* celsius) = nullptr;  // old
   nvmlReturn_t (*nvmlDeviceGetEccMode)(nvmlDevice_t device, nvmlEnableState_t* current,

@@ -24,6 +24,7 @@ std::vector<SymbolBinding> NvmlSymbols(nvml::NvmlApi& a) {
       Optional(a.nvmlDeviceGetMaxPcieLinkGeneration, {"nvmlDeviceGetMaxPcieLinkGeneration"}),
       Optional(a.nvmlDeviceGetMaxPcieLinkWidth, {"nvmlDeviceGetMaxPcieLinkWidth"}),
       Optional(a.nvmlDeviceGetEnforcedPowerLimit, {"nvmlDeviceGetEnforcedPowerLimit"}),
+      Optional(a.nvmlDeviceGetSerial, {"nvmlDeviceGetSerial"}),
       // NVML 12.6 added the versioned call and deprecated the old one; old drivers have only it.
       Optional(a.nvmlDeviceGetTemperatureV, {"nvmlDeviceGetTemperatureV"}),
       Optional(a.nvmlDeviceGetTemperature, {"nvmlDeviceGetTemperature"}),

@@ -1,6 +1,7 @@
 // libnvidia-ml.so.1 sim: what a GPU is (name, UUID, PCI info, memory) and how it is set up
 // (ECC mode, persistence, power limits). Fixed values, read from the profile.
 #include <cstdio>
+#include <string>
 
 #include "nvml/nvml_internal.h"
 
@@ -48,6 +49,19 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetUUID, (nvmlDevice_t device, char* uuid, 
   std::snprintf(made, sizeof made, "GPU-%08x-5a5a-5a5a-5a5a-%012x", 0x51300000u + g->index, g->index);
   const nvsim::json* given = g->At("uuid");
   return CopyString(given != nullptr && given->is_string() ? given->get<std::string>() : made, uuid, length);
+}
+
+// nvml.h: the board serial "for all products with an inforom", at most 30 characters with the NUL;
+// NOT_SUPPORTED where the card has none (GeForce): the profile's "serial", absent on such cards.
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetSerial, (nvmlDevice_t device, char* serial, unsigned length)) {
+  const nvsim::Gpu* g = Check(device);
+  if (g == nullptr) return Initialised() ? kInvalidArgument : kUninitialized;
+  if (serial == nullptr) return kInvalidArgument;
+  const nvsim::json* given = g->At("serial");
+  if (given == nullptr || !given->is_string()) return kNotSupported;
+  std::string text = given->get<std::string>();
+  if (const size_t at = text.find("{index}"); at != std::string::npos) text.replace(at, 7, std::to_string(g->index));
+  return CopyString(text, serial, length);
 }
 
 NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetPciInfo_v3, (nvmlDevice_t device, nvmlPciInfo_t* pci)) { return PciInfo(device, pci); }
