@@ -56,6 +56,10 @@ void Memory(Collector& c, const json& f) {
     c.Add("ecc_uncorrected", T(fmt::format("неисправимые ошибки ECC: {} с загрузки", Number(ecc)),
                                fmt::format("{:.0f} uncorrected ECC errors since boot", Number(ecc))));
   }
+  const json& sram = Get(f, "sram_uncorrected_volatile");
+  if (!ecc_off && Number(sram) > 0)
+    c.Add("sram_uncorrected", T(fmt::format("неисправимые ошибки ECC в SRAM: {:.0f} с загрузки драйвера", Number(sram)),
+                                fmt::format("{:.0f} uncorrected SRAM ECC errors since the driver loaded", Number(sram))));
   const json& rows = Get(f, "remapped_rows");
   if (rows.is_object() && rows.value("failed", false)) c.Add("row_remap_failed", T("замена строк памяти не удалась", "row remap failed"));
   else if (rows.is_object() && rows.value("pending", false))

@@ -223,6 +223,27 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   return written ? ExitCode(verdict.state) : kExitNotWritten;
 }
 
+// The counts that make a monitor finding (reported, never failing): corrected ECC and SRAM errors,
+// NVLink error totals since the driver loaded.
+void AddMonitorThresholds(CLI::App* cmd, const std::shared_ptr<Options>& o,
+                          const std::function<std::string(const char*, const char*)>& h) {
+  cmd->add_option("--ecc-corrected-warn", o->expect.ecc_corrected_warn,
+                  h("исправимых ошибок ECC с загрузки драйвера больше этого — предупреждение (узел остаётся в работе)",
+                    "more correctable ECC errors than this since the driver loaded is a warning (the node stays in service)"))
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--sram-corrected-warn", o->expect.sram_corrected_warn,
+                  h("исправимых ошибок ECC в SRAM с загрузки драйвера больше этого — находка уровня monitor (по умолчанию порог Azure, 10000)",
+                    "more correctable SRAM ECC errors than this since the driver loaded is a monitor finding (default: Azure's threshold, 10000)"))
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--nvlink-errors-warn", o->expect.nvlink_errors_warn,
+                  h("ошибок NVLink (повторы, восстановления, CRC) на линк с загрузки драйвера больше этого — предупреждение",
+                    "more NVLink errors (replays, recoveries, CRC) on a link since the driver loaded than this is a warning"))
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+}
+
 // What the site says of the rules themselves: XIDs it ignores or fails on, and codes it only
 // reports while it tries them (--report-only).
 void AddRuleFlags(CLI::App* cmd, const std::shared_ptr<Options>& o, const std::function<std::string(const char*, const char*)>& h) {
@@ -289,16 +310,7 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
   cmd->add_option("--max-spread", o->expect.max_spread, h("карта медленнее медианной на эту долю — находка", "a card this fraction slower than the median card is a finding"))
       ->check(CLI::Range(0.01, 0.99))
       ->capture_default_str();
-  cmd->add_option("--ecc-corrected-warn", o->expect.ecc_corrected_warn,
-                  h("исправимых ошибок ECC с загрузки драйвера больше этого — предупреждение (узел остаётся в работе)",
-                    "more correctable ECC errors than this since the driver loaded is a warning (the node stays in service)"))
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  cmd->add_option("--nvlink-errors-warn", o->expect.nvlink_errors_warn,
-                  h("ошибок NVLink (повторы, восстановления, CRC) на линк с загрузки драйвера больше этого — предупреждение",
-                    "more NVLink errors (replays, recoveries, CRC) on a link since the driver loaded than this is a warning"))
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  AddMonitorThresholds(cmd, o, h);
   cmd->add_option("--expect-ib", o->expect.ib_ports, h("портов InfiniBand/RoCE не меньше N; каждый должен быть ACTIVE/LinkUp на полной скорости, без сбросов за проверку (по умолчанию: порты не проверяются)",
                                                      "at least N InfiniBand/RoCE ports, each ACTIVE/LinkUp at its siblings' rate with no link drops during the check (default: ports not judged)"))
       ->check(CLI::Range(0, 64));

@@ -28,6 +28,10 @@ struct NodeExpectations {
   // (facebookresearch/gcm, health_checks check-nvidia-smi ecc_corrected_volatile_total,
   // --ecc_corrected_volatile_threshold).
   unsigned long long ecc_corrected_warn = 50'000'000;
+  // --sram-corrected-warn: correctable SRAM ECC errors since the driver loaded above this are a
+  // monitor finding. 10,000 is Azure's HPC health checks' SRAM threshold (azurehpc-health-checks,
+  // conf/*.conf: `check_gpu_ecc 20000000 10000`, customTests/azure_gpu_ecc.nhc, FaultCode NHC2019).
+  unsigned long long sram_corrected_warn = 10'000;
   // --nvlink-errors-warn: an NVLink replay, recovery or CRC counter above this since the driver
   // loaded is a warning. 0, as Meta's gcm tolerates none by default (facebookresearch/gcm,
   // health_checks check-dcgmi nvlink, --data/flit/recovery/replay_error_threshold 0).

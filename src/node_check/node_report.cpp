@@ -45,6 +45,7 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
                        {"xid_fail", e.xid_fail},
                        {"ib_ports", e.ib_ports ? json(*e.ib_ports) : json(nullptr)},
                        {"ecc_corrected_warn", e.ecc_corrected_warn},
+                       {"sram_corrected_warn", e.sram_corrected_warn},
                        {"nvlink_errors_warn", e.nvlink_errors_warn},
                        {"report_only", e.report_only}};
   const int exit_code = v.state == NodeState::Healthy ? 0 : v.state == NodeState::Unhealthy ? 1 : 3;

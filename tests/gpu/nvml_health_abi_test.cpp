@@ -58,6 +58,12 @@ TEST(Abi, NvmlHealthTypesAndConstants) {
   static_assert(std::is_same_v<decltype(&::nvmlDeviceGetNvLinkErrorCounter),
                                ::nvmlReturn_t (*)(::nvmlDevice_t, unsigned, ::nvmlNvLinkErrorCounter_t, unsigned long long*)>);
   static_assert(sizeof(::nvmlNvLinkErrorCounter_t) == sizeof(int));  // our pointer passes the enum as int
+  static_assert(std::is_same_v<decltype(&::nvmlDeviceGetMemoryErrorCounter),
+                               ::nvmlReturn_t (*)(::nvmlDevice_t, ::nvmlMemoryErrorType_t, ::nvmlEccCounterType_t,
+                                                  ::nvmlMemoryLocation_t, unsigned long long*)>);
+  static_assert(sizeof(::nvmlMemoryLocation_t) == sizeof(int) && sizeof(::nvmlMemoryErrorType_t) == sizeof(int) &&
+                sizeof(::nvmlEccCounterType_t) == sizeof(int));  // our pointer passes the enums as int
+  EXPECT_EQ(nvml::kMemoryLocationSram, NVML_MEMORY_LOCATION_SRAM);
   EXPECT_EQ(nvml::kNvLinkErrorReplay, NVML_NVLINK_ERROR_DL_REPLAY);
   EXPECT_EQ(nvml::kNvLinkErrorRecovery, NVML_NVLINK_ERROR_DL_RECOVERY);
   EXPECT_EQ(nvml::kNvLinkErrorCrcFlit, NVML_NVLINK_ERROR_DL_CRC_FLIT);

@@ -57,6 +57,23 @@ TEST(CorrectableErrorWarnings, AtTheDefaultOrBelowNothingIsSaid) {
   EXPECT_TRUE(JudgeNode(WithCorrected(123456), e).findings.empty());
 }
 
+TEST(CorrectableErrorWarnings, SramCountsByAzuresThreshold) {
+  json p = WithCorrected(0);
+  p["health"]["gpus"][1]["facts"]["sram_corrected_volatile"] = 10001;
+  NodeVerdict v = JudgeNode(p, {});
+  ASSERT_EQ(Monitored(v).size(), 1u);
+  EXPECT_EQ(Monitored(v)[0].code, "LC209");
+  EXPECT_EQ(v.state, NodeState::Healthy);
+  p["health"]["gpus"][1]["facts"]["sram_corrected_volatile"] = 10000;  // Azure fails over, not at
+  EXPECT_TRUE(JudgeNode(p, {}).findings.empty());
+  p["health"]["gpus"][1]["facts"]["sram_uncorrected_volatile"] = 1;
+  v = JudgeNode(p, {});
+  EXPECT_TRUE(HasItem(v.findings, "sram_uncorrected"));
+  EXPECT_EQ(v.state, NodeState::Unhealthy);
+  p["health"]["gpus"][1]["facts"]["ecc_mode"] = false;  // no ECC, no count to trust
+  EXPECT_FALSE(HasItem(JudgeNode(p, {}).findings, "sram_uncorrected"));
+}
+
 TEST(CorrectableErrorWarnings, UncorrectedOnesStillFail) {
   const NodeVerdict v = JudgeNode(WithCorrected(0, 2), {});
   EXPECT_TRUE(HasItem(v.findings, "ecc_uncorrected"));

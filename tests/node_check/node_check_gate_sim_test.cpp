@@ -107,5 +107,21 @@ TEST_F(NodeCheckGateSim, TheDriversRecoveryActionNamesTheCard) {
   EXPECT_FALSE(Says(old.line, "the driver asks")) << old.line;
 }
 
+// Issue 45, item 4: SRAM ECC counts (nvmlDeviceGetMemoryErrorCounter, NVML_MEMORY_LOCATION_SRAM).
+// Uncorrected ones fail the node (reset the card); corrected ones over Azure's 10,000 are a monitor
+// finding, and under --sram-corrected-warn nothing.
+TEST_F(NodeCheckGateSim, SramUncorrectedFailsCorrectedIsMonitored) {
+  testing::Run run = NodeCheck("hgx-sram-errors.json", {"--json"});
+  EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.err;
+  EXPECT_EQ(run.json["line"], "FAIL: LC210 GPU2 (0000:3a:00.0) 2 uncorrected SRAM ECC errors since the driver loaded");
+  ASSERT_EQ(run.json["findings"].size(), 2u) << run.outcome.out;
+  EXPECT_EQ(run.json["findings"][1]["code"], "LC209");
+  EXPECT_EQ(run.json["findings"][1]["gpu"], 4);
+  EXPECT_EQ(run.json["findings"][1]["severity"], "monitor");
+  EXPECT_EQ(run.json["findings"][1]["text"], "GPU4 (0000:9a:00.0) 25000 corrected SRAM ECC errors since the driver loaded (threshold 10000)");
+  testing::Run loose = NodeCheck("hgx-sram-errors.json", {"--json", "--sram-corrected-warn", "30000"});
+  EXPECT_EQ(loose.json["findings"].size(), 1u) << loose.outcome.out;
+}
+
 }  // namespace
 }  // namespace labcheck::node_check

@@ -57,6 +57,17 @@ json EccCount(const nvml::NvmlHealthApi& h, nvml::nvmlDevice_t device, int type,
   });
 }
 
+// The on-chip SRAM's count (Turing and later): growing correctable SRAM errors come before an
+// uncorrectable one (Azure's health checks fail a node on them, NHC2019).
+json SramCount(const nvml::NvmlHealthApi& h, nvml::nvmlDevice_t device, int type) {
+  return Field(h.nvmlDeviceGetMemoryErrorCounter, "nvmlDeviceGetMemoryErrorCounter", [&](json& out) {
+    unsigned long long count = 0;
+    nvml::nvmlReturn_t r = h.nvmlDeviceGetMemoryErrorCounter(device, type, nvml::kVolatileEcc, nvml::kMemoryLocationSram, &count);
+    out = count;
+    return r;
+  });
+}
+
 // nvml.h: pageCount is the buffer's size going in and the number of pages coming out; a NULL
 // `addresses` is NVML_ERROR_INVALID_ARGUMENT, a buffer too small NVML_ERROR_INSUFFICIENT_SIZE with
 // pageCount set to the size needed. (The parameter's own line, "set to 0 to query the size
@@ -182,6 +193,8 @@ json ReadIdleFacts(const NvmlTables& nvml, nvml::nvmlDevice_t device, unsigned o
   f["ecc_uncorrected_aggregate"] = EccCount(h, device, nvml::kMemoryErrorUncorrected, nvml::kAggregateEcc);
   f["ecc_corrected_volatile"] = EccCount(h, device, nvml::kMemoryErrorCorrected, nvml::kVolatileEcc);
   f["ecc_corrected_aggregate"] = EccCount(h, device, nvml::kMemoryErrorCorrected, nvml::kAggregateEcc);
+  f["sram_corrected_volatile"] = SramCount(h, device, nvml::kMemoryErrorCorrected);
+  f["sram_uncorrected_volatile"] = SramCount(h, device, nvml::kMemoryErrorUncorrected);
   f["retired_pages_single_bit"] = RetiredPages(h, device, nvml::kPageRetirementMultipleSingleBit);
   f["retired_pages_double_bit"] = RetiredPages(h, device, nvml::kPageRetirementDoubleBit);
   f["retired_pages_pending"] = Field(h.nvmlDeviceGetRetiredPagesPendingStatus, "nvmlDeviceGetRetiredPagesPendingStatus",

@@ -31,6 +31,9 @@ inline constexpr int kMemoryErrorCorrected = 0;    // NVML_MEMORY_ERROR_TYPE_COR
 inline constexpr int kMemoryErrorUncorrected = 1;  // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
 inline constexpr int kVolatileEcc = 0;             // NVML_VOLATILE_ECC: since the last driver load
 inline constexpr int kAggregateEcc = 1;            // NVML_AGGREGATE_ECC: over the card's life (InfoROM)
+// nvmlMemoryLocation_t (nvmlDeviceGetMemoryErrorCounter): "Turing+ SRAM", the on-chip memories
+// (caches, register files) as one counter; nvidia-smi's ecc.errors.*.sram.
+inline constexpr int kMemoryLocationSram = 7;       // NVML_MEMORY_LOCATION_SRAM
 
 // nvmlPageRetirementCause_t (nvmlDeviceGetRetiredPages).
 inline constexpr int kPageRetirementMultipleSingleBit = 0;  // NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS
@@ -122,6 +125,9 @@ inline constexpr int kNvLinkErrorCrcData = 3;   // NVML_NVLINK_ERROR_DL_CRC_DATA
 struct NvmlHealthApi {
   nvmlReturn_t (*nvmlDeviceGetTotalEccErrors)(nvmlDevice_t device, int error_type, int counter_type,
                                               unsigned long long* count) = nullptr;
+  // Per location; "requires ECC Mode to be enabled", NOT_SUPPORTED where the card does not count there.
+  nvmlReturn_t (*nvmlDeviceGetMemoryErrorCounter)(nvmlDevice_t device, int error_type, int counter_type, int location,
+                                                  unsigned long long* count) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetRetiredPages)(nvmlDevice_t device, int cause, unsigned* page_count,
                                             unsigned long long* addresses) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetRetiredPagesPendingStatus)(nvmlDevice_t device, nvmlEnableState_t* pending) = nullptr;

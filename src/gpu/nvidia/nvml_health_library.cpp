@@ -10,6 +10,7 @@ Result<std::unique_ptr<NvmlHealth>> NvmlHealth::Bind(const Nvml& nvml) {
   nvml::NvmlHealthApi& a = health->api_;
   Status bound = BindSymbols(health->library_, {
       Optional(a.nvmlDeviceGetTotalEccErrors, {"nvmlDeviceGetTotalEccErrors"}),
+      Optional(a.nvmlDeviceGetMemoryErrorCounter, {"nvmlDeviceGetMemoryErrorCounter"}),
       Optional(a.nvmlDeviceGetRetiredPages, {"nvmlDeviceGetRetiredPages"}),
       Optional(a.nvmlDeviceGetRetiredPagesPendingStatus, {"nvmlDeviceGetRetiredPagesPendingStatus"}),
       Optional(a.nvmlDeviceGetRemappedRows, {"nvmlDeviceGetRemappedRows"}),

@@ -85,6 +85,21 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetTotalEccErrors,
   return Number(device, path.c_str(), count);
 }
 
+// Per location: "Turing+ DRAM" (the device memory, the same counts as the total here) and "Turing+
+// SRAM" ("health/ecc/sram_*_volatile", volatile only: the aggregate SRAM count is not modelled and
+// answers NOT_SUPPORTED); the older per-unit locations (L1, L2, register file…) NOT_SUPPORTED, as
+// nvml.h allows ("if the device does not support ECC error reporting in the specified memory").
+NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetMemoryErrorCounter,
+             (nvmlDevice_t device, int error_type, int counter_type, int location, unsigned long long* count)) {
+  const nvsim::Gpu* g = Check(device);
+  if (g != nullptr && !EccEnabled(*g)) return kNotSupported;
+  if (count == nullptr || error_type < 0 || error_type > 1 || counter_type < 0 || counter_type > 1) return kInvalidArgument;
+  const std::string kind = error_type == 1 ? "uncorrected" : "corrected";
+  if (location == 2) return Number(device, ("health/ecc/" + kind + (counter_type == 1 ? "_aggregate" : "_volatile")).c_str(), count);
+  if (location == 7 && counter_type == 0) return Number(device, ("health/ecc/sram_" + kind + "_volatile").c_str(), count);
+  return kNotSupported;
+}
+
 // nvml.h's contract, the return list taken literally: pageCount NULL, `addresses` NULL or a cause
 // other than MULTIPLE_SINGLE_BIT_ECC_ERRORS 0 / DOUBLE_BIT_ECC_ERROR 1 is INVALID_ARGUMENT (even
 // with *pageCount = 0: the parameter line's "set to 0 to query the size" is not what the return
