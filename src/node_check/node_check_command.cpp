@@ -196,6 +196,32 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   return written ? ExitCode(verdict.state) : kExitNotWritten;
 }
 
+// --drain and its policy (slurm_policy.h): what it does with Slurm, where it remembers, its limits.
+void AddDrainOptions(CLI::App* cmd, const std::shared_ptr<Options>& o, Lang help_lang) {
+  auto h = [help_lang](const char* ru, const char* en) { return T(ru, en).In(help_lang); };
+  cmd->add_flag("--drain", o->drain, h("при FAIL вывести узел из работы в Slurm (scontrol update … state=drain) и сказать, что выполнено; "
+                                       "здоровый узел, выведенный lab_check, вернуть (state=resume); чужую причину не трогать",
+                                       "on FAIL drain the node in Slurm (scontrol update … state=drain) and say what was run; resume a healthy "
+                                       "node lab_check drained (state=resume); never touch a reason someone else set"));
+  cmd->add_option("--state-dir", o->state_dir, h("папка, где --drain помнит по узлу (файл JSON на узел), сколько раз подряд он был здоров и в какой загрузке выведен",
+                                                "the folder where --drain remembers per node (a JSON file each) its healthy runs in a row and the boot it was drained in"))
+      ->capture_default_str();
+  cmd->add_option("--resume-after", o->resume_after, h("--drain возвращает узел, который выводил сам, после стольких здоровых проверок подряд (как NHC: 1)",
+                                                      "--drain resumes a node it drained itself after this many healthy runs in a row (as NHC: 1)"))
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option_function<std::string>(
+         "--drain-cap", [o](const std::string& v) { o->drain_cap = *ParseDrainCap(v); },
+         h("--drain не выводит узел, если в его разделе уже выведено lab_check столько узлов: N или P% раздела (по умолчанию 10%, не меньше 1)",
+           "--drain does not drain a node when lab_check has drained this many of its partition: N nodes or P% of them (default 10%, at least 1)"))
+      ->check(CLI::Validator(
+          [h](std::string& v) -> std::string {
+            return ParseDrainCap(v) ? "" : h("нужно число узлов (3) или процент раздела (20%), больше 0 и не больше 100%: ",
+                                             "expected a number of nodes (3) or a percentage of the partition (20%), above 0 and at most 100%: ") + v;
+          },
+          "N|P%"));
+}
+
 }  // namespace
 
 bool InHealthCheckContext(const EnvLookup& env) {
@@ -253,31 +279,11 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
                                                      "at least N InfiniBand/RoCE ports, each ACTIVE/LinkUp at its siblings' rate with no link drops during the check (default: ports not judged)"))
       ->check(CLI::Range(0, 64));
   cmd->add_flag("--json", o->json, h("всё подробно одной строкой JSON", "the full detail as one line of JSON"));
-  cmd->add_flag("--drain", o->drain, h("при FAIL вывести узел из работы в Slurm (scontrol update … state=drain) и сказать, что выполнено; "
-                                       "здоровый узел, выведенный lab_check, вернуть (state=resume); чужую причину не трогать",
-                                       "on FAIL drain the node in Slurm (scontrol update … state=drain) and say what was run; resume a healthy "
-                                       "node lab_check drained (state=resume); never touch a reason someone else set"));
+  AddDrainOptions(cmd, o, help_lang);
   cmd->add_option("--node", o->node, h("имя узла в Slurm (по умолчанию SLURMD_NODENAME, иначе hostname -s)", "the node's name in Slurm (default SLURMD_NODENAME, else hostname -s)"));
   cmd->add_option("--scontrol", o->scontrol, h("путь к scontrol для --drain (по умолчанию: PATH, затем /usr/bin, /usr/local/bin, /opt/slurm/bin)",
                                                 "the scontrol --drain runs (default: PATH, then /usr/bin, /usr/local/bin, /opt/slurm/bin)"))
       ->check(CLI::ExistingFile);
-  cmd->add_option("--state-dir", o->state_dir, h("папка, где --drain помнит по узлу (файл JSON на узел), сколько раз подряд он был здоров и в какой загрузке выведен",
-                                                "the folder where --drain remembers per node (a JSON file each) its healthy runs in a row and the boot it was drained in"))
-      ->capture_default_str();
-  cmd->add_option("--resume-after", o->resume_after, h("--drain возвращает узел, который выводил сам, после стольких здоровых проверок подряд (как NHC: 1)",
-                                                      "--drain resumes a node it drained itself after this many healthy runs in a row (as NHC: 1)"))
-      ->check(CLI::Range(1, 1000))
-      ->capture_default_str();
-  cmd->add_option_function<std::string>(
-         "--drain-cap", [o](const std::string& v) { o->drain_cap = *ParseDrainCap(v); },
-         h("--drain не выводит узел, если в его разделе уже выведено lab_check столько узлов: N или P% раздела (по умолчанию 10%, не меньше 1)",
-           "--drain does not drain a node when lab_check has drained this many of its partition: N nodes or P% of them (default 10%, at least 1)"))
-      ->check(CLI::Validator(
-          [h](std::string& v) -> std::string {
-            return ParseDrainCap(v) ? "" : h("нужно число узлов (3) или процент раздела (20%), больше 0 и не больше 100%: ",
-                                             "expected a number of nodes (3) or a percentage of the partition (20%), above 0 and at most 100%: ") + v;
-          },
-          "N|P%"));
   cmd->add_option("--out", o->out, h("записать JSON и в файл; {node} — имя узла (journal/nodes/{node}.json)", "also write the JSON to a file; {node} is the node's name (journal/nodes/{node}.json)"));
   cmd->add_option("--prometheus", o->prometheus, h("записать метрики для Prometheus (текстовый файл для textfile collector node_exporter, имя *.prom)",
                                                    "write metrics for Prometheus (a file for node_exporter's textfile collector, named *.prom)"))

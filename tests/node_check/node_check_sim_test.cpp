@@ -1,11 +1,13 @@
 // The real binary on the simulated machines: OK on a healthy one, FAIL naming card and reason on
 // each health-fault and slow-link profile, exit codes 0/1/2/3, per-part timings in --json. Wall
 // time is only reported, never asserted tightly (the CI machine is shared).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -191,6 +193,44 @@ TEST_F(NodeCheckSim, DrainThatFailsExitsFourAndOutWritesTheJson) {
   testing::Run missing = NodeCheck("health-faults.json", {"--drain", "--scontrol", "/nonexistent/scontrol"});
   EXPECT_EQ(missing.outcome.exit_code, 2);
   EXPECT_NE(missing.outcome.err.find("--scontrol"), std::string::npos) << missing.outcome.err;
+}
+
+// --drain's policy flags: a bad value is bad usage naming the flag.
+TEST_F(NodeCheckSim, BadDrainPolicyValuesExitTwoNamingTheFlag) {
+  for (const char* cap : {"0", "150%", "abc"}) {
+    testing::Run bad = NodeCheck("course-4x4080.json", {"--drain", "--drain-cap", cap});
+    EXPECT_EQ(bad.outcome.exit_code, 2) << cap;
+    EXPECT_NE(bad.outcome.err.find("--drain-cap"), std::string::npos) << bad.outcome.err;
+  }
+  testing::Run zero = NodeCheck("course-4x4080.json", {"--drain", "--resume-after", "0"});
+  EXPECT_EQ(zero.outcome.exit_code, 2);
+  EXPECT_NE(zero.outcome.err.find("--resume-after"), std::string::npos) << zero.outcome.err;
+}
+
+// A state dir that cannot be written is exit 3, as --out's: the verdict is still printed and
+// Slurm still told. Here a stand-in scontrol shows the node drained by lab_check, and the first of
+// two healthy runs (--resume-after 2) has a count to remember.
+TEST_F(NodeCheckSim, AStateDirThatCannotBeWrittenExitsThree) {
+  const std::string dir = ::testing::TempDir() + "node_check_state_dir";
+  std::filesystem::create_directories(dir);
+  const std::string scontrol = dir + "/scontrol";
+  std::ofstream(scontrol) << "#!/bin/sh\n[ \"$1\" = -o ] && echo 'NodeName=gpu07 State=IDLE+DRAIN Partitions=gpu "
+                             "Reason=lab_check: GPU0 x [root@2026-12-04T03:05:56]'\nexit 0\n";
+  chmod(scontrol.c_str(), 0755);
+  std::ofstream(dir + "/a-file") << "x";
+  testing::Run run = NodeCheck("course-4x4080.json", {"--drain", "--scontrol", scontrol, "--node", "gpu07", "--resume-after", "2",
+                                                      "--state-dir", dir + "/a-file"});
+  EXPECT_EQ(run.outcome.exit_code, 3) << run.outcome.err;
+  EXPECT_EQ(run.line, "OK");
+  EXPECT_NE(run.outcome.err.find("--state-dir: cannot write " + dir + "/a-file"), std::string::npos) << run.outcome.err;
+  EXPECT_NE(run.outcome.err.find("healthy 1 run(s) in a row of 2"), std::string::npos) << run.outcome.err;
+  // Writable: the count is kept and the exit is the verdict's.
+  testing::Run kept = NodeCheck("course-4x4080.json", {"--drain", "--scontrol", scontrol, "--node", "gpu07", "--resume-after", "2",
+                                                       "--state-dir", dir + "/state", "--json"});
+  EXPECT_EQ(kept.outcome.exit_code, 0) << kept.outcome.err;
+  EXPECT_EQ(kept.json["drain"]["action"], "waiting_for_healthy_runs");
+  EXPECT_TRUE(std::filesystem::exists(dir + "/state/gpu07.json"));
+  std::filesystem::remove_all(dir);
 }
 
 // As slurmd starts HealthCheckProgram: `env -i`, no PATH. The drain still finds /usr/bin/scontrol
