@@ -36,6 +36,10 @@ DrainDecision Healthy(const DrainInputs& in, const DrainPolicy& policy, DrainDec
     d.action = DrainAction::LeftAsIs;
     return d;
   }
+  if (!in.whole_node) {
+    d.action = DrainAction::NotWholeNode;
+    return d;
+  }
   if (in.state && in.state->reboot_boot_id && *in.state->reboot_boot_id == in.boot_id) {
     d.action = DrainAction::WaitReboot;  // runs in the boot it was drained in do not count
     return d;
@@ -67,6 +71,7 @@ const char* DrainActionKey(DrainAction action) {
     case DrainAction::WaitHealthyRuns: return "waiting_for_healthy_runs";
     case DrainAction::WaitReboot: return "waiting_for_reboot";
     case DrainAction::NoRecordForReboot: return "not_resumed_no_record";
+    case DrainAction::NotWholeNode: return "not_resumed_job_gpus_only";
   }
   return "none";
 }

@@ -24,6 +24,7 @@ enum class DrainAction {
   WaitHealthyRuns,    // healthy, drained by lab_check, fewer healthy runs in a row than --resume-after
   WaitReboot,         // healthy, but drained over a reboot-class finding in this same boot
   NoRecordForReboot,  // healthy, its reason needs a reboot, and no state file says in which boot
+  NotWholeNode,       // healthy, but only a job's GPUs were judged: the drain may be over another card
 };
 const char* DrainActionKey(DrainAction action);  // "drained", "held_by_cap", ... (--json's drain.action)
 
@@ -35,6 +36,7 @@ struct DrainPolicy {
 struct DrainInputs {
   bool healthy = false;
   bool needs_reboot = false;                      // NeedsReboot(verdict)
+  bool whole_node = true;                         // false under a job that was given some GPUs (job_gpus.h)
   std::string node;
   const std::vector<SlurmNode>* nodes = nullptr;  // nullptr: Slurm's list could not be read
   std::optional<ResumeState> state;               // nullopt: no state file

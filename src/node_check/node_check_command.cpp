@@ -86,9 +86,10 @@ void RelaySimulatorMessages(const ChildJobOutcome& outcome) {
 }
 
 // --drain: what Slurm is told after the verdict (slurm_policy.h): drain, resume, or why neither.
-DrainResult DrainIfUnhealthy(const NodeVerdict& verdict, const Options& o, const std::string& node, Lang lang, json& report) {
+DrainResult DrainIfUnhealthy(const NodeVerdict& verdict, const Options& o, const std::string& node, bool whole_node, Lang lang,
+                             json& report) {
   if (!o.drain) return {};
-  DrainSettings settings{node, o.scontrol, o.state_dir, {o.drain_cap, o.resume_after}};
+  DrainSettings settings{node, o.scontrol, o.state_dir, whole_node, {o.drain_cap, o.resume_after}};
   return ApplyDrainPolicy(verdict, settings, Env, lang, report);
 }
 
@@ -182,7 +183,7 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
     std::fprintf(stderr, ru ? "lab_check node-check: симулированная машина (LABCHECK_SIM_MACHINE: %s), не настоящие видеокарты\n"
                             : "lab_check node-check: a simulated machine (LABCHECK_SIM_MACHINE: %s), not real GPUs\n",
                  report.value("simulated_machine", std::string("?")).c_str());
-  const DrainResult drained = DrainIfUnhealthy(verdict, o, node, lang, report);
+  const DrainResult drained = DrainIfUnhealthy(verdict, o, node, !job, lang, report);
   const bool written = WriteFiles(o, node, report, verdict, payload, lang) && drained.state_written;
   // --json: one line, so that `srun -N 64 lab_check node-check --json > fleet.jsonl` gives one
   // object per node that `lab_check compare fleet.jsonl` reads.

@@ -73,6 +73,9 @@ Text Explain(const DrainDecision& d, const DrainSettings& s) {
                fmt::format("drained by lab_check over findings that clear only with a reboot ({}), and {} holds no record of the boot it "
                            "was drained in: not resumed; after a reboot resume it by hand: scontrol update nodename={} state=resume",
                            reason, s.state_dir, s.node));
+    case DrainAction::NotWholeNode:
+      return T("выведен lab_check, но проверены только GPU задачи: узел выводили, может быть, из-за другой карты; не возвращён",
+               "drained by lab_check, but only the job's GPUs were judged: the drain may be over another card; not resumed");
     default: return Text();
   }
 }
@@ -134,7 +137,8 @@ DrainResult ApplyDrainPolicy(const NodeVerdict& verdict, const DrainSettings& s,
   const std::string state_path = ResumeStatePath(s.state_dir, s.node);
   const Gathered g = Gather(scontrol, state_path, healthy, lang);
   result.state_written = g.state_ok;
-  DrainInputs in{healthy, !healthy && NeedsReboot(verdict), s.node, g.nodes_read ? &g.nodes : nullptr, g.state, ReadBootId(env)};
+  DrainInputs in{healthy, !healthy && NeedsReboot(verdict), s.whole_node, s.node, g.nodes_read ? &g.nodes : nullptr, g.state,
+                 ReadBootId(env)};
   const DrainDecision d = DecideDrain(in, s.policy);
   json drain = DrainJson(d, s, state_path);
   if (d.action == DrainAction::Drain || d.action == DrainAction::Resume) {

@@ -16,6 +16,7 @@ struct DrainSettings {
   std::string node;
   std::string scontrol;  // --scontrol, or "" to look for it
   std::string state_dir = kDefaultStateDir;
+  bool whole_node = true;  // false: a job's GPUs only were judged, so nothing is resumed
   DrainPolicy policy;
 };
 

@@ -83,6 +83,16 @@ TEST(DrainPolicy, HealthyAgainIsResumedOnlyWhenLabCheckDrainedIt) {
   EXPECT_EQ(DecideDrain(other, {}).action, DrainAction::None);
 }
 
+// A job step given 2 of 8 GPUs judged those two: the drain may be over a third card.
+TEST(DrainPolicy, AJobsGpusAloneNeverResumeTheNode) {
+  const auto nodes = Cluster("MIXED+DRAIN", kOurs);
+  DrainInputs in = Inputs(true, nodes);
+  in.whole_node = false;
+  EXPECT_EQ(DecideDrain(in, {}).action, DrainAction::NotWholeNode);
+  in.healthy = false;
+  EXPECT_EQ(DecideDrain(in, {}).action, DrainAction::Drain);  // a sick card of the job still drains
+}
+
 TEST(DrainPolicy, ResumeAfterCountsHealthyRunsInARow) {
   const auto nodes = Cluster("IDLE+DRAIN", kOurs);
   DrainPolicy policy;

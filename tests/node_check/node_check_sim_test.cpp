@@ -207,16 +207,21 @@ TEST_F(NodeCheckSim, BadDrainPolicyValuesExitTwoNamingTheFlag) {
   EXPECT_NE(zero.outcome.err.find("--resume-after"), std::string::npos) << zero.outcome.err;
 }
 
-// A state dir that cannot be written is exit 3, as --out's: the verdict is still printed and
-// Slurm still told. Here a stand-in scontrol shows the node drained by lab_check, and the first of
-// two healthy runs (--resume-after 2) has a count to remember.
-TEST_F(NodeCheckSim, AStateDirThatCannotBeWrittenExitsThree) {
-  const std::string dir = ::testing::TempDir() + "node_check_state_dir";
+// A stand-in scontrol in `dir` that shows gpu07 drained by lab_check and accepts every update.
+std::string ScontrolShowingOurDrain(const std::string& dir) {
   std::filesystem::create_directories(dir);
   const std::string scontrol = dir + "/scontrol";
   std::ofstream(scontrol) << "#!/bin/sh\n[ \"$1\" = -o ] && echo 'NodeName=gpu07 State=IDLE+DRAIN Partitions=gpu "
                              "Reason=lab_check: GPU0 x [root@2026-12-04T03:05:56]'\nexit 0\n";
   chmod(scontrol.c_str(), 0755);
+  return scontrol;
+}
+
+// A state dir that cannot be written is exit 3, as --out's: the verdict is still printed and
+// Slurm still told. The first of two healthy runs (--resume-after 2) has a count to remember.
+TEST_F(NodeCheckSim, AStateDirThatCannotBeWrittenExitsThree) {
+  const std::string dir = ::testing::TempDir() + "node_check_state_dir";
+  const std::string scontrol = ScontrolShowingOurDrain(dir);
   std::ofstream(dir + "/a-file") << "x";
   testing::Run run = NodeCheck("course-4x4080.json", {"--drain", "--scontrol", scontrol, "--node", "gpu07", "--resume-after", "2",
                                                       "--state-dir", dir + "/a-file"});
@@ -230,6 +235,19 @@ TEST_F(NodeCheckSim, AStateDirThatCannotBeWrittenExitsThree) {
   EXPECT_EQ(kept.outcome.exit_code, 0) << kept.outcome.err;
   EXPECT_EQ(kept.json["drain"]["action"], "waiting_for_healthy_runs");
   EXPECT_TRUE(std::filesystem::exists(dir + "/state/gpu07.json"));
+  std::filesystem::remove_all(dir);
+}
+
+// A prolog of a job given GPUs 0 and 1 judges those two only: healthy, it resumes nothing, since
+// lab_check may have drained the node over another card.
+TEST_F(NodeCheckSim, AJobsGpusAloneNeverResumeTheNode) {
+  const std::string dir = ::testing::TempDir() + "node_check_job_resume";
+  const std::string scontrol = ScontrolShowingOurDrain(dir);
+  testing::Run run = NodeCheck("course-4x4080.json", {"--drain", "--scontrol", scontrol, "--node", "gpu07", "--state-dir", dir, "--json"},
+                               {{"SLURM_JOB_ID", "42"}, {"SLURM_JOB_GPUS", "0,1"}});
+  EXPECT_EQ(run.outcome.exit_code, 0) << run.outcome.err;
+  EXPECT_EQ(run.json["drain"]["action"], "not_resumed_job_gpus_only");
+  EXPECT_NE(run.outcome.err.find("only the job's GPUs were judged"), std::string::npos) << run.outcome.err;
   std::filesystem::remove_all(dir);
 }
 
