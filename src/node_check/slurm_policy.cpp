@@ -141,14 +141,16 @@ DrainResult ApplyDrainPolicy(const NodeVerdict& verdict, const DrainSettings& s,
                  ReadBootId(env)};
   const DrainDecision d = DecideDrain(in, s.policy);
   json drain = DrainJson(d, s, state_path);
+  bool update_failed = false;
   if (d.action == DrainAction::Drain || d.action == DrainAction::Resume) {
-    result.failed = !RunUpdate(d, reason, s, scontrol, std::max(1.0, kSlurmBudgetS - g.slurm_s), lang, drain);
+    update_failed = !RunUpdate(d, reason, s, scontrol, std::max(1.0, kSlurmBudgetS - g.slurm_s), lang, drain);
   } else if (d.action != DrainAction::None) {
     Say(lang, Explain(d, s));
-    result.failed = d.action == DrainAction::HeldByCap;
   }
-  // A drain that failed leaves the state as it was: the next run decides again.
-  if (!(result.failed && d.action == DrainAction::Drain) && !ChangeState(d, state_path, lang)) result.state_written = false;
+  result.failed = update_failed || d.action == DrainAction::HeldByCap;
+  // A drain or resume that failed leaves the state as it was (a reboot-class drain keeps its boot
+  // id): the next run decides again.
+  if (!update_failed && !ChangeState(d, state_path, lang)) result.state_written = false;
   if (d.action != DrainAction::None || !healthy) report["drain"] = drain;
   return result;
 }

@@ -238,6 +238,26 @@ TEST_F(NodeCheckSim, AStateDirThatCannotBeWrittenExitsThree) {
   std::filesystem::remove_all(dir);
 }
 
+// A resume that fails (slurmctld away) exits 4 and keeps the record: a reboot-class drain must not
+// lose its boot id, or the next run could no longer tell the reboot happened.
+TEST_F(NodeCheckSim, AResumeThatFailsKeepsTheRecord) {
+  const std::string dir = ::testing::TempDir() + "node_check_resume_fails";
+  std::filesystem::create_directories(dir + "/state");
+  const std::string scontrol = dir + "/scontrol";
+  std::ofstream(scontrol) << "#!/bin/sh\n[ \"$1\" = -o ] && echo 'NodeName=gpu07 State=IDLE+DRAIN Partitions=gpu "
+                             "Reason=lab_check: GPU1 XID 79 (GPU has fallen off the bus): reboot [root@2026-12-04T03:05:56]' && exit 0\n"
+                             "echo 'slurm_update error: Unable to contact slurm controller' >&2; exit 1\n";
+  chmod(scontrol.c_str(), 0755);
+  std::ofstream(dir + "/state/gpu07.json") << R"({"healthy_runs": 0, "reboot_boot_id": "boot-before"})";
+  std::ofstream(dir + "/boot_id") << "boot-after\n";
+  testing::Run run = NodeCheck("course-4x4080.json", {"--drain", "--scontrol", scontrol, "--node", "gpu07", "--state-dir", dir + "/state"},
+                               {{"LABCHECK_BOOT_ID_FILE", dir + "/boot_id"}});
+  EXPECT_EQ(run.outcome.exit_code, 4) << run.outcome.err;
+  EXPECT_NE(run.outcome.err.find("failed: " + scontrol + " update nodename=gpu07 state=resume"), std::string::npos) << run.outcome.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/state/gpu07.json"));
+  std::filesystem::remove_all(dir);
+}
+
 // A prolog of a job given GPUs 0 and 1 judges those two only: healthy, it resumes nothing, since
 // lab_check may have drained the node over another card.
 TEST_F(NodeCheckSim, AJobsGpusAloneNeverResumeTheNode) {
