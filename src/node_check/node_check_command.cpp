@@ -20,6 +20,7 @@
 #include "node_check/pci_bus_scan.h"
 #include "node_check/prometheus_metrics.h"
 #include "node_check/slurm_drain.h"
+#include "node_check/slurm_policy.h"
 #include "platform/files.h"
 #include "runner/cancel.h"
 #include "runner/child_job.h"
@@ -37,6 +38,9 @@ struct Options {
   bool drain = false;
   std::string node;
   std::string scontrol;
+  std::string state_dir = kDefaultStateDir;
+  DrainCap drain_cap = kDefaultDrainCap;
+  int resume_after = DrainPolicy().resume_after;
   std::string out;
   std::string prometheus;
   std::string kernel_log;
@@ -83,24 +87,12 @@ void RelaySimulatorMessages(const ChildJobOutcome& outcome) {
   }
 }
 
-// True when the node was drained.
-bool DrainIfUnhealthy(const NodeVerdict& verdict, const std::string& node, const std::string& scontrol, Lang lang, json& report) {
-  const bool ru = lang == Lang::Ru;
-  const std::string findings = FailingFindingsText(verdict, lang);
-  DrainOutcome d = Drain(FindScontrol(scontrol, Env), node, DrainReason(findings));
-  report["drain"] = {{"command", d.command}, {"ran", d.slurm_present}, {"ok", d.ok}, {"error", d.error}};
-  if (!d.slurm_present)
-    std::fprintf(stderr, ru ? "lab_check node-check: Slurm не найден (scontrol нет ни в PATH, ни в /usr/bin, /usr/local/bin, /opt/slurm/bin; "
-                              "укажите --scontrol ПУТЬ), узел не выведен: %s\n"
-                            : "lab_check node-check: no Slurm here (no scontrol on PATH nor in /usr/bin, /usr/local/bin, /opt/slurm/bin; "
-                              "give --scontrol PATH), the node is not drained: %s\n",
-                 d.command.c_str());
-  else if (d.ok)
-    std::fprintf(stderr, ru ? "lab_check node-check: выполнено: %s\n" : "lab_check node-check: ran: %s\n", d.command.c_str());
-  else
-    std::fprintf(stderr, ru ? "lab_check node-check: не удалось: %s — %s\n" : "lab_check node-check: failed: %s — %s\n",
-                 d.command.c_str(), d.error.c_str());
-  return d.ok;
+// --drain: what Slurm is told after the verdict (slurm_policy.h): drain, resume, or why neither.
+DrainResult DrainIfUnhealthy(const NodeVerdict& verdict, const Options& o, const std::string& node, bool whole_node, Lang lang,
+                             json& report) {
+  if (!o.drain) return {};
+  DrainSettings settings{node, o.scontrol, o.state_dir, whole_node, {o.drain_cap, o.resume_after}};
+  return ApplyDrainPolicy(verdict, settings, Env, lang, report);
 }
 
 // --out and --prometheus; false when one could not be written (said on stderr: exit 3, as the
@@ -211,15 +203,14 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
     std::fprintf(stderr, ru ? "lab_check node-check: симулированная машина (LABCHECK_SIM_MACHINE: %s), не настоящие видеокарты\n"
                             : "lab_check node-check: a simulated machine (LABCHECK_SIM_MACHINE: %s), not real GPUs\n",
                  report.value("simulated_machine", std::string("?")).c_str());
-  const bool drain_failed =
-      o.drain && verdict.state == NodeState::Unhealthy && !DrainIfUnhealthy(verdict, node, o.scontrol, lang, report);
-  const bool written = WriteFiles(o, node, report, verdict, payload, lang);
+  const DrainResult drained = DrainIfUnhealthy(verdict, o, node, !job, lang, report);
+  const bool written = WriteFiles(o, node, report, verdict, payload, lang) && drained.state_written;
   // --json: one line, so that `srun -N 64 lab_check node-check --json > fleet.jsonl` gives one
   // object per node that `lab_check compare fleet.jsonl` reads.
   SayFindings(verdict, lang);
   std::printf("%s\n", o.json ? report.dump().c_str() : VerdictLine(verdict, lang).c_str());
   std::fflush(stdout);
-  if (drain_failed) return kExitDrainFailed;
+  if (drained.failed) return kExitDrainFailed;
   return written ? ExitCode(verdict.state) : kExitNotWritten;
 }
 
@@ -267,6 +258,32 @@ void AddRuleFlags(CLI::App* cmd, const std::shared_ptr<Options>& o, const std::f
           "CODE"));
 }
 
+// --drain and its policy (slurm_policy.h): what it does with Slurm, where it remembers, its limits.
+void AddDrainOptions(CLI::App* cmd, const std::shared_ptr<Options>& o, Lang help_lang) {
+  auto h = [help_lang](const char* ru, const char* en) { return T(ru, en).In(help_lang); };
+  cmd->add_flag("--drain", o->drain, h("при FAIL вывести узел из работы в Slurm (scontrol update … state=drain) и сказать, что выполнено; "
+                                       "здоровый узел, выведенный lab_check, вернуть (state=resume); чужую причину не трогать",
+                                       "on FAIL drain the node in Slurm (scontrol update … state=drain) and say what was run; resume a healthy "
+                                       "node lab_check drained (state=resume); never touch a reason someone else set"));
+  cmd->add_option("--state-dir", o->state_dir, h("папка, где --drain помнит по узлу (файл JSON на узел), сколько раз подряд он был здоров и в какой загрузке выведен",
+                                                "the folder where --drain remembers per node (a JSON file each) its healthy runs in a row and the boot it was drained in"))
+      ->capture_default_str();
+  cmd->add_option("--resume-after", o->resume_after, h("--drain возвращает узел, который выводил сам, после стольких здоровых проверок подряд (как NHC: 1)",
+                                                      "--drain resumes a node it drained itself after this many healthy runs in a row (as NHC: 1)"))
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option_function<std::string>(
+         "--drain-cap", [o](const std::string& v) { o->drain_cap = *ParseDrainCap(v); },
+         h("--drain не выводит узел, если в его разделе уже выведено lab_check столько узлов: N или P% раздела (по умолчанию 10%, не меньше 1)",
+           "--drain does not drain a node when lab_check has drained this many of its partition: N nodes or P% of them (default 10%, at least 1)"))
+      ->check(CLI::Validator(
+          [h](std::string& v) -> std::string {
+            return ParseDrainCap(v) ? "" : h("нужно число узлов (3) или процент раздела (20%), больше 0 и не больше 100%: ",
+                                             "expected a number of nodes (3) or a percentage of the partition (20%), above 0 and at most 100%: ") + v;
+          },
+          "N|P%"));
+}
+
 }  // namespace
 
 bool InHealthCheckContext(const EnvLookup& env) {
@@ -280,9 +297,9 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
   CLI::App* cmd = app.add_subcommand(
       "node-check", h("проверка узла для планировщика (Slurm HealthCheckProgram, пролог): за секунды, одна строка OK или "
                       "FAIL: …, код 0 здоров / 1 вывести из работы / 2 ошибка в аргументах / 3 не понять (нет драйвера) / "
-                      "4 нездоров, а вывести не удалось (--drain)",
+                      "4 --drain не смог вывести (или вернуть) узел, или его удержал предел --drain-cap",
                       "a node gate for schedulers (Slurm HealthCheckProgram, a prolog): seconds, one line OK or FAIL: …, exit "
-                      "0 healthy / 1 drain it / 2 bad usage / 3 cannot tell (no driver) / 4 unhealthy and --drain could not drain it"));
+                      "0 healthy / 1 drain it / 2 bad usage / 3 cannot tell (no driver) / 4 --drain could not drain (or resume) it, or the drain cap held it"));
   cmd->add_option("--expect-gpus", o->expect.gpus, h("сколько GPU должно быть (по умолчанию: хотя бы одна; под задачей Slurm — сколько дано задаче)",
                                                   "how many GPUs there must be (default: at least one; under a Slurm job: the job's)"))
       ->check(CLI::Range(0, 1024));
@@ -315,8 +332,7 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
                                                      "at least N InfiniBand/RoCE ports, each ACTIVE/LinkUp at its siblings' rate with no link drops during the check (default: ports not judged)"))
       ->check(CLI::Range(0, 64));
   cmd->add_flag("--json", o->json, h("всё подробно одной строкой JSON", "the full detail as one line of JSON"));
-  cmd->add_flag("--drain", o->drain, h("при FAIL вывести узел из работы в Slurm (scontrol update … state=drain) и сказать, что выполнено",
-                                       "on FAIL drain the node in Slurm (scontrol update … state=drain) and say what was run"));
+  AddDrainOptions(cmd, o, help_lang);
   cmd->add_option("--node", o->node, h("имя узла в Slurm (по умолчанию SLURMD_NODENAME, иначе hostname -s)", "the node's name in Slurm (default SLURMD_NODENAME, else hostname -s)"));
   cmd->add_option("--scontrol", o->scontrol, h("путь к scontrol для --drain (по умолчанию: PATH, затем /usr/bin, /usr/local/bin, /opt/slurm/bin)",
                                                 "the scontrol --drain runs (default: PATH, then /usr/bin, /usr/local/bin, /opt/slurm/bin)"))

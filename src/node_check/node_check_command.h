@@ -15,15 +15,16 @@
 namespace labcheck::node_check {
 
 // 3 also when --out or --prometheus cannot be written, as the check command's report (README).
-// 4: unhealthy, and --drain could not drain it (no scontrol, scontrol failed): a health check
-// wrapper that turns 1 into 0 passes 4 on, so that slurmd logs a failed health check.
+// 4: unhealthy, and --drain could not drain it (no scontrol, scontrol failed) or the drain cap held
+// it back; or a resume that was due failed: a health check wrapper that turns 1 into 0 passes 4
+// on, so that slurmd logs a failed health check.
 inline constexpr int kExitHealthy = 0, kExitUnhealthy = 1, kExitUsage = 2, kExitCannotTell = 3, kExitNotWritten = 3,
                      kExitDrainFailed = 4;
 
 // slurmd kills HealthCheckProgram after 60 s (slurm.conf: HealthCheckProgram, "killed if it does
 // not terminate normally within 60 seconds"). After node-check's own deadline the runner needs up
 // to 2 s (SIGTERM, then SIGKILL) and 5 s more to give up on a child stuck in the driver
-// (ChildSpec::give_up_after_kill_s), and the drain up to 10 s (Drain's timeout): 30 + 2 + 5 + 10
+// (ChildSpec::give_up_after_kill_s), and --drain's Slurm calls up to 10 s together (kSlurmBudgetS): 30 + 2 + 5 + 10
 // leaves 13 s for start-up and the report, so a hung GPU is still judged and drained.
 inline constexpr double kHealthCheckTimeoutS = 30, kDefaultTimeoutS = 60;
 

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "node_check/slurm_nodes.h"
 #include "runner/child_process.h"
 
 namespace labcheck::node_check {
@@ -39,7 +40,7 @@ std::string SlurmNodeName(const EnvLookup& env) {
 }
 
 std::string DrainReason(const std::string& findings, size_t max_chars) {
-  std::string reason = "lab_check: " + findings;
+  std::string reason = std::string(kReasonPrefix) + " " + findings;
   for (char& c : reason)
     if (c == '\n' || c == '\r' || c == '"' || c == '\'') c = ' ';
   if (reason.size() > max_chars) {
@@ -65,9 +66,16 @@ std::string CommandLine(const std::vector<std::string>& argv) {
   return line;
 }
 
+std::vector<std::string> ResumeArgv(const std::string& node) { return {"scontrol", "update", "nodename=" + node, "state=resume"}; }
+
+std::vector<std::string> ShowNodesArgv() { return {"scontrol", "-o", "show", "nodes"}; }
+
 DrainOutcome Drain(const std::string& scontrol, const std::string& node, const std::string& reason, double timeout_s) {
+  return RunScontrol(scontrol, DrainArgv(node, reason), timeout_s);
+}
+
+DrainOutcome RunScontrol(const std::string& scontrol, std::vector<std::string> argv, double timeout_s) {
   DrainOutcome out;
-  std::vector<std::string> argv = DrainArgv(node, reason);
   out.slurm_present = !scontrol.empty();
   if (out.slurm_present) argv[0] = scontrol;  // the path that runs, shown as run
   out.command = CommandLine(argv);
@@ -80,6 +88,7 @@ DrainOutcome Drain(const std::string& scontrol, const std::string& node, const s
   spec.timeout_s = timeout_s;
   ChildOutcome ran = RunChild(spec, CancelToken::Never());
   out.ok = ran.exited_ok();
+  out.out = ran.out;
   if (!out.ok) out.error = ran.Describe() + (ran.Tail().empty() ? "" : ": " + ran.Tail());
   return out;
 }

@@ -40,10 +40,18 @@ struct DrainOutcome {
   bool ok = false;
   std::string command;         // what was run
   std::string error;           // scontrol's own words, or why it could not run
+  std::string out;             // its standard output
 };
 
-// Runs `scontrol` (a path from FindScontrol); empty: slurm_present false and nothing run. The
-// timeout is short: in a health check the drain must land before slurmd's 60 s kill.
+// Runs `scontrol` (a path from FindScontrol) with argv[1..]; empty: slurm_present false and nothing
+// run. The timeouts are short: in a health check the drain must land before slurmd's 60 s kill.
+DrainOutcome RunScontrol(const std::string& scontrol, std::vector<std::string> argv, double timeout_s);
 DrainOutcome Drain(const std::string& scontrol, const std::string& node, const std::string& reason, double timeout_s = 10);
+
+// `scontrol update nodename=NODE state=resume`: what an administrator runs, and what --drain runs
+// for a node it drained itself once it is healthy again (NHC's node-mark-online).
+std::vector<std::string> ResumeArgv(const std::string& node);
+// `scontrol -o show nodes`: every node on one line each (slurm_nodes.h reads it).
+std::vector<std::string> ShowNodesArgv();
 
 }  // namespace labcheck::node_check

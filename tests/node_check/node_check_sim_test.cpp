@@ -1,11 +1,13 @@
 // The real binary on the simulated machines: OK on a healthy one, FAIL naming card and reason on
 // each health-fault and slow-link profile, exit codes 0/1/2/3, per-part timings in --json. Wall
 // time is only reported, never asserted tightly (the CI machine is shared).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -240,6 +242,82 @@ TEST_F(NodeCheckSim, DrainThatFailsExitsFourAndOutWritesTheJson) {
   testing::Run missing = NodeCheck("health-faults.json", {"--drain", "--scontrol", "/nonexistent/scontrol"});
   EXPECT_EQ(missing.outcome.exit_code, 2);
   EXPECT_NE(missing.outcome.err.find("--scontrol"), std::string::npos) << missing.outcome.err;
+}
+
+// --drain's policy flags: a bad value is bad usage naming the flag.
+TEST_F(NodeCheckSim, BadDrainPolicyValuesExitTwoNamingTheFlag) {
+  for (const char* cap : {"0", "150%", "abc"}) {
+    testing::Run bad = NodeCheck("course-4x4080.json", {"--drain", "--drain-cap", cap});
+    EXPECT_EQ(bad.outcome.exit_code, 2) << cap;
+    EXPECT_NE(bad.outcome.err.find("--drain-cap"), std::string::npos) << bad.outcome.err;
+  }
+  testing::Run zero = NodeCheck("course-4x4080.json", {"--drain", "--resume-after", "0"});
+  EXPECT_EQ(zero.outcome.exit_code, 2);
+  EXPECT_NE(zero.outcome.err.find("--resume-after"), std::string::npos) << zero.outcome.err;
+}
+
+// A stand-in scontrol in `dir` that shows gpu07 drained by lab_check and accepts every update.
+std::string ScontrolShowingOurDrain(const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  const std::string scontrol = dir + "/scontrol";
+  std::ofstream(scontrol) << "#!/bin/sh\n[ \"$1\" = -o ] && echo 'NodeName=gpu07 State=IDLE+DRAIN Partitions=gpu "
+                             "Reason=lab_check: GPU0 x [root@2026-12-04T03:05:56]'\nexit 0\n";
+  chmod(scontrol.c_str(), 0755);
+  return scontrol;
+}
+
+// A state dir that cannot be written is exit 3, as --out's: the verdict is still printed and
+// Slurm still told. The first of two healthy runs (--resume-after 2) has a count to remember.
+TEST_F(NodeCheckSim, AStateDirThatCannotBeWrittenExitsThree) {
+  const std::string dir = ::testing::TempDir() + "node_check_state_dir";
+  const std::string scontrol = ScontrolShowingOurDrain(dir);
+  std::ofstream(dir + "/a-file") << "x";
+  testing::Run run = NodeCheck("course-4x4080.json", {"--drain", "--scontrol", scontrol, "--node", "gpu07", "--resume-after", "2",
+                                                      "--state-dir", dir + "/a-file"});
+  EXPECT_EQ(run.outcome.exit_code, 3) << run.outcome.err;
+  EXPECT_EQ(run.line, "OK");
+  EXPECT_NE(run.outcome.err.find("--state-dir: cannot write " + dir + "/a-file"), std::string::npos) << run.outcome.err;
+  EXPECT_NE(run.outcome.err.find("healthy 1 run(s) in a row of 2"), std::string::npos) << run.outcome.err;
+  // Writable: the count is kept and the exit is the verdict's.
+  testing::Run kept = NodeCheck("course-4x4080.json", {"--drain", "--scontrol", scontrol, "--node", "gpu07", "--resume-after", "2",
+                                                       "--state-dir", dir + "/state", "--json"});
+  EXPECT_EQ(kept.outcome.exit_code, 0) << kept.outcome.err;
+  EXPECT_EQ(kept.json["drain"]["action"], "waiting_for_healthy_runs");
+  EXPECT_TRUE(std::filesystem::exists(dir + "/state/gpu07.json"));
+  std::filesystem::remove_all(dir);
+}
+
+// A resume that fails (slurmctld away) exits 4 and keeps the record: a reboot-class drain must not
+// lose its boot id, or the next run could no longer tell the reboot happened.
+TEST_F(NodeCheckSim, AResumeThatFailsKeepsTheRecord) {
+  const std::string dir = ::testing::TempDir() + "node_check_resume_fails";
+  std::filesystem::create_directories(dir + "/state");
+  const std::string scontrol = dir + "/scontrol";
+  std::ofstream(scontrol) << "#!/bin/sh\n[ \"$1\" = -o ] && echo 'NodeName=gpu07 State=IDLE+DRAIN Partitions=gpu "
+                             "Reason=lab_check: GPU1 XID 79 (GPU has fallen off the bus): reboot [root@2026-12-04T03:05:56]' && exit 0\n"
+                             "echo 'slurm_update error: Unable to contact slurm controller' >&2; exit 1\n";
+  chmod(scontrol.c_str(), 0755);
+  std::ofstream(dir + "/state/gpu07.json") << R"({"healthy_runs": 0, "reboot_boot_id": "boot-before"})";
+  std::ofstream(dir + "/boot_id") << "boot-after\n";
+  testing::Run run = NodeCheck("course-4x4080.json", {"--drain", "--scontrol", scontrol, "--node", "gpu07", "--state-dir", dir + "/state"},
+                               {{"LABCHECK_BOOT_ID_FILE", dir + "/boot_id"}});
+  EXPECT_EQ(run.outcome.exit_code, 4) << run.outcome.err;
+  EXPECT_NE(run.outcome.err.find("failed: " + scontrol + " update nodename=gpu07 state=resume"), std::string::npos) << run.outcome.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/state/gpu07.json"));
+  std::filesystem::remove_all(dir);
+}
+
+// A prolog of a job given GPUs 0 and 1 judges those two only: healthy, it resumes nothing, since
+// lab_check may have drained the node over another card.
+TEST_F(NodeCheckSim, AJobsGpusAloneNeverResumeTheNode) {
+  const std::string dir = ::testing::TempDir() + "node_check_job_resume";
+  const std::string scontrol = ScontrolShowingOurDrain(dir);
+  testing::Run run = NodeCheck("course-4x4080.json", {"--drain", "--scontrol", scontrol, "--node", "gpu07", "--state-dir", dir, "--json"},
+                               {{"SLURM_JOB_ID", "42"}, {"SLURM_JOB_GPUS", "0,1"}});
+  EXPECT_EQ(run.outcome.exit_code, 0) << run.outcome.err;
+  EXPECT_EQ(run.json["drain"]["action"], "not_resumed_job_gpus_only");
+  EXPECT_NE(run.outcome.err.find("only the job's GPUs were judged"), std::string::npos) << run.outcome.err;
+  std::filesystem::remove_all(dir);
 }
 
 // As slurmd starts HealthCheckProgram: `env -i`, no PATH. The drain still finds /usr/bin/scontrol

@@ -1,14 +1,20 @@
-// A real one-node Slurm (Debian's slurm-wlm and munge): the test writes a configuration under a
-// temp folder, starts its own munged (own key and socket), slurmctld and slurmd on 127.0.0.1, and
-// stops them at the end, failed or not; each daemon also runs under `timeout`, so none outlives a
-// crashed test binary by long. Then, over the simulated NVIDIA libraries:
+// A real Slurm (Debian's slurm-wlm and munge): the test writes a configuration under a temp folder,
+// starts its own munged (own key and socket), slurmctld and slurmd on 127.0.0.1, and stops them at
+// the end, failed or not; each daemon also runs under `timeout`, so none outlives a crashed test
+// binary by long. slurm.conf defines ten nodes in one partition "gpu": labnode1 is this machine's
+// slurmd, labnode2..labnode10 never register (scontrol can still drain them with a reason, which is
+// all the drain cap counts). Then, over the simulated NVIDIA libraries:
 //   - `srun -n 2 lab_check allreduce`: the merged report names Slurm and the node Slurm gave;
 //   - `srun lab_check node-check --drain` on a node with health faults drains it with the reason
 //     line, which `sinfo -R` shows; on a healthy profile the node stays idle;
 //   - users' XIDs in the kernel log (--kernel-log) leave a resumed node idle; XID 48 drains it
 //     until the log shows the driver loaded again;
 //   - slurmd's own HealthCheckProgram (slurm.conf), started with slurmd's empty environment, runs
-//     node-check --drain on a sick simulated machine and the node is drained.
+//     node-check --drain on a sick simulated machine and the node is drained;
+//   - issue 44: a node lab_check drained is resumed by a healthy run (after --resume-after runs,
+//     and from another boot id when its findings clear only with a reboot); an administrator's
+//     drain is never touched; with 2 of 10 nodes drained by lab_check and --drain-cap 20%, a third
+//     sick node is not drained (exit 4).
 // Skipped, with the reason, without the binaries or without root (both daemons run as root here).
 #include <fcntl.h>
 #include <signal.h>
@@ -28,6 +34,7 @@
 #include "cluster_run_support.h"
 #include "daemon_support.h"
 #include "node_check/slurm_drain.h"
+#include "node_check/slurm_nodes.h"
 #include "node_check_run.h"
 #include "platform/files.h"
 
@@ -42,6 +49,7 @@ using testing::Which;
 // The Slurm node's name: not this host's name, so that the report shows it as Slurm gave it
 // (reports anonymise this host's own name). slurmd -N takes it; NodeHostname ties it to us.
 constexpr const char* kNode = "labnode1";
+constexpr int kNodes = 10;  // labnode1 registers; labnode2..labnode10 exist only in slurm.conf
 constexpr double kDaemonLifetimeS = 170;  // the `timeout` around each daemon: the test's ceiling
 constexpr int kHealthCheckIntervalS = 5;  // slurmctld asks slurmd to run HealthCheckProgram this often
 
@@ -108,7 +116,8 @@ class SlurmCluster : public ::testing::Test {
          << "\nHealthCheckNodeState=ANY\n"
          << "NodeName=" << kNode << " NodeHostname=" << host << " NodeAddr=127.0.0.1 CPUs="
          << std::max(1u, std::thread::hardware_concurrency()) << " State=UNKNOWN\n"
-         << "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES\n";
+         << "NodeName=labnode[2-" << kNodes << "] NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN\n"
+         << "PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES\n";
     conf.close();
     const std::vector<std::string> env = {"SLURM_CONF=" + conf_};
     slurmctld_ = Spawn({timeout, lifetime, Which("slurmctld"), "-D", "-i", "-f", conf_}, dir_ + "/log/slurmctld.out", env);
@@ -128,7 +137,8 @@ class SlurmCluster : public ::testing::Test {
                           << "read profile < " << dir_ << "/health-profile\n"
                           << "export SLURM_CONF=" << dir_ << "/slurm.conf LD_LIBRARY_PATH=" << testing::SimDir()
                           << " LABCHECK_SIM_MACHINE=$profile\n"
-                          << "exec " << LAB_CHECK_BINARY << " node-check --lang en --drain >" << dir_ << "/log/health.out 2>&1\n";
+                          << "exec " << LAB_CHECK_BINARY << " node-check --lang en --drain --state-dir " << dir_
+                          << "/lab_check-state >" << dir_ << "/log/health.out 2>&1\n";
     chmod(script.c_str(), 0755);
   }
 
@@ -146,6 +156,36 @@ class SlurmCluster : public ::testing::Test {
   void SetUp() override {
     if (!skip_.empty()) GTEST_SKIP() << skip_;
     ASSERT_TRUE(setup_error_.empty()) << setup_error_;
+    Restore();
+  }
+
+  // Every test starts from ten nodes in service and no --drain state: an earlier test of the same
+  // process (the binary run whole) may have failed halfway.
+  static void Restore() {
+    for (const SlurmNode& n : ParseScontrolNodes(Run({"scontrol", "-o", "show", "nodes"}, 10).out))
+      if (n.Draining() && !Run({"scontrol", "update", "nodename=" + n.name, "state=resume"}, 10).exited_ok())
+        Run({"scontrol", "update", "nodename=" + n.name, "state=undrain"}, 10);  // never registered: no RESUME from UNKNOWN
+    std::filesystem::remove_all(StateDir());
+    WaitFor("idle");
+  }
+  static std::string StateDir() { return dir_ + "/lab_check-state"; }
+  static void WaitFor(const std::string& state, const std::string& node = kNode) {
+    for (int i = 0; i < 50 && State(node) != state; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  // "" when scontrol succeeded, else what it said.
+  static std::string Scontrol(std::vector<std::string> args) {
+    args.insert(args.begin(), "scontrol");
+    ChildOutcome o = Run(args, 10);
+    return o.exited_ok() ? "" : o.Describe() + ": " + o.err;
+  }
+  // node-check --drain as labnode1, run here rather than under srun: Slurm starts no job on a
+  // drained node, while slurmd's health check runs there all the same (HealthCheckNodeState=ANY).
+  static testing::Run Check(const std::string& profile, std::vector<std::string> args = {},
+                            std::vector<std::pair<std::string, std::string>> env = {}) {
+    std::vector<std::string> all = {"--drain", "--node", kNode, "--state-dir", StateDir()};
+    all.insert(all.end(), args.begin(), args.end());
+    env.push_back({"SLURM_CONF", conf_});
+    return testing::NodeCheck(profile, all, env);
   }
 
   static ChildOutcome Run(std::vector<std::string> argv, double timeout_s = 90) {
@@ -156,13 +196,13 @@ class SlurmCluster : public ::testing::Test {
     return RunChild(spec, CancelToken::Never());
   }
   // The node's state as sinfo prints it ("idle", "drained", "draining", "mixed"…).
-  static std::string State() {
-    ChildOutcome o = Run({"sinfo", "-h", "-n", kNode, "-o", "%T"}, 10);
+  static std::string State(const std::string& node = kNode) {
+    ChildOutcome o = Run({"sinfo", "-h", "-n", node, "-o", "%T"}, 10);
     std::string s = o.out.substr(0, o.out.find('\n'));
     return s;
   }
-  static std::string Reason() {
-    ChildOutcome o = Run({"sinfo", "-R", "-h", "-n", kNode, "-o", "%300E"}, 10);
+  static std::string Reason(const std::string& node = kNode) {
+    ChildOutcome o = Run({"sinfo", "-R", "-h", "-n", node, "-o", "%300E"}, 10);
     std::string s = o.out.substr(0, o.out.find('\n'));
     while (!s.empty() && s.back() == ' ') s.pop_back();
     return s;
@@ -290,6 +330,112 @@ TEST_F(SlurmCluster, HealthCheckProgramUnderSlurmdDrainsASickNode) {
   EXPECT_NE(said.find(std::string("ran: /")), std::string::npos) << said;
   EXPECT_NE(said.find(std::string("scontrol update nodename=") + kNode + " state=drain"), std::string::npos) << said;
   EXPECT_TRUE(Run({"scontrol", "update", std::string("nodename=") + kNode, "state=resume"}).exited_ok());
+}
+
+// Issue 44: a node lab_check drained comes back by itself once a run finds it healthy (the
+// simulated machine swapped for a healthy one), and says what it ran. The sick machine's findings
+// (a lowered power limit, a slow card) clear without a reboot; health-faults.json's XID 79 would not.
+TEST_F(SlurmCluster, ANodeLabCheckDrainedIsResumedByAHealthyRun) {
+  testing::Run sick = Check("course-power-capped.json");
+  EXPECT_EQ(sick.outcome.exit_code, 1) << sick.outcome.err;
+  WaitFor("drained");
+  ASSERT_EQ(State(), "drained") << sick.outcome.err;
+  testing::Run healthy = Check("course-4x4080.json");
+  EXPECT_EQ(healthy.outcome.exit_code, 0) << healthy.outcome.err;
+  EXPECT_EQ(healthy.line, "OK");
+  EXPECT_NE(healthy.outcome.err.find(std::string("ran: ") + Which("scontrol") + " update nodename=" + kNode + " state=resume"),
+            std::string::npos)
+      << healthy.outcome.err;
+  WaitFor("idle");
+  EXPECT_EQ(State(), "idle");
+  EXPECT_EQ(Reason(), "");
+}
+
+// An administrator's reason is never lab_check's to clear or to overwrite, healthy run or not.
+TEST_F(SlurmCluster, AnAdministratorsDrainIsLeftAsItIs) {
+  const std::string reason = "fan replaced, ticket 4711";
+  ASSERT_EQ("", Scontrol({"update", std::string("nodename=") + kNode, "state=drain", "reason=" + reason}));
+  WaitFor("drained");
+  testing::Run healthy = Check("course-4x4080.json");
+  EXPECT_EQ(healthy.outcome.exit_code, 0) << healthy.outcome.err;
+  EXPECT_NE(healthy.outcome.err.find("already drained by someone else: " + reason + "; left as it is"), std::string::npos)
+      << healthy.outcome.err;
+  EXPECT_EQ(healthy.outcome.err.find("state=resume"), std::string::npos) << healthy.outcome.err;
+  EXPECT_EQ(State(), "drained");
+  EXPECT_EQ(Reason(), reason);
+  testing::Run sick = Check("health-faults.json");
+  EXPECT_EQ(sick.outcome.exit_code, 1) << sick.outcome.err;  // out of service, as a FAIL should leave it
+  EXPECT_NE(sick.outcome.err.find("already drained by someone else: " + reason), std::string::npos) << sick.outcome.err;
+  EXPECT_EQ(sick.outcome.err.find("state=drain"), std::string::npos) << sick.outcome.err;
+  EXPECT_EQ(State(), "drained");
+  EXPECT_EQ(Reason(), reason);
+}
+
+// The issue's case: 2 of the partition's 10 nodes already drained by lab_check and --drain-cap 20%:
+// a third sick node stays in service, the message says why, exit 4, and --out records the decision.
+TEST_F(SlurmCluster, TheDrainCapHoldsAThirdDrainOfTen) {
+  for (const char* other : {"labnode2", "labnode3"})
+    ASSERT_EQ("", Scontrol({"update", std::string("nodename=") + other, "state=drain",
+                          "reason=lab_check: LC203 GPU0 (0000:01:00.0) 2 uncorrected ECC errors since boot"}));
+  const std::string out = dir_ + "/capped.json";
+  testing::Run sick = Check("health-faults.json", {"--drain-cap", "20%", "--out", out});
+  EXPECT_EQ(sick.outcome.exit_code, 4) << sick.outcome.err;
+  EXPECT_EQ(sick.line.rfind("FAIL: LC203 GPU0 ", 0), 0u) << sick.line;  // the finding stays in the report
+  EXPECT_NE(sick.outcome.err.find("drain cap reached: 2 of 10 nodes of gpu drained by lab_check (cap 20%)"), std::string::npos)
+      << sick.outcome.err;
+  EXPECT_EQ(sick.outcome.err.find("state=drain"), std::string::npos) << sick.outcome.err;
+  EXPECT_EQ(State(), "idle");
+  const Result<std::string> text = ReadFile(out);
+  ASSERT_TRUE(text.ok());
+  const json report = json::parse(text.value());
+  EXPECT_EQ(report["drain"]["action"], "held_by_cap");
+  EXPECT_EQ(report["drain"]["cap"]["drained_by_lab_check"], 2);
+  EXPECT_EQ(report["drain"]["cap"]["nodes"], kNodes);
+  EXPECT_EQ(report["verdict"], "FAIL");
+  // A cap of 3 nodes has room for it.
+  testing::Run again = Check("health-faults.json", {"--drain-cap", "3"});
+  EXPECT_EQ(again.outcome.exit_code, 1) << again.outcome.err;
+  WaitFor("drained");
+  EXPECT_EQ(State(), "drained");
+}
+
+TEST_F(SlurmCluster, ResumeAfterTwoWaitsForTheSecondHealthyRun) {
+  EXPECT_EQ(Check("course-power-capped.json").outcome.exit_code, 1);
+  WaitFor("drained");
+  testing::Run first = Check("course-4x4080.json", {"--resume-after", "2"});
+  EXPECT_EQ(first.outcome.exit_code, 0) << first.outcome.err;
+  EXPECT_NE(first.outcome.err.find("healthy 1 run(s) in a row of 2 (--resume-after): not resumed yet"), std::string::npos)
+      << first.outcome.err;
+  EXPECT_EQ(State(), "drained");
+  testing::Run second = Check("course-4x4080.json", {"--resume-after", "2"});
+  EXPECT_NE(second.outcome.err.find("state=resume"), std::string::npos) << second.outcome.err;
+  WaitFor("idle");
+  EXPECT_EQ(State(), "idle");
+}
+
+// XID 79 in the kernel log clears only with a reboot: the drain records this boot's id, and a
+// healthy run (the log read afresh, as after a reboot) resumes it only once the id has changed.
+TEST_F(SlurmCluster, ARebootClassDrainIsResumedOnlyFromAnotherBoot) {
+  const std::string boot_id = dir_ + "/boot_id", log = dir_ + "/kern-79.log", clean = dir_ + "/kern-clean.log";
+  const std::string boot = "[    0.000000] Linux version 6.1.0-28-amd64\n[   12.3] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  580.95.05\n";
+  std::ofstream(log) << boot << "[ 9500.0] NVRM: Xid (PCI:0000:41:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n";
+  std::ofstream(clean) << boot;
+  std::ofstream(boot_id) << "11111111-1111-1111-1111-111111111111\n";
+  const std::vector<std::pair<std::string, std::string>> env = {{"LABCHECK_BOOT_ID_FILE", boot_id}};
+  testing::Run sick = Check("course-4x4080.json", {"--kernel-log", log}, env);
+  EXPECT_EQ(sick.outcome.exit_code, 1) << sick.outcome.err;
+  WaitFor("drained");
+  EXPECT_NE(Reason().find("XID 79 (GPU has fallen off the bus): reboot"), std::string::npos) << Reason();
+  testing::Run same_boot = Check("course-4x4080.json", {"--kernel-log", clean}, env);
+  EXPECT_EQ(same_boot.outcome.exit_code, 0) << same_boot.outcome.err;
+  EXPECT_NE(same_boot.outcome.err.find("has not rebooted since (same boot id): not resumed"), std::string::npos)
+      << same_boot.outcome.err;
+  EXPECT_EQ(State(), "drained");
+  std::ofstream(boot_id) << "22222222-2222-2222-2222-222222222222\n";
+  testing::Run rebooted = Check("course-4x4080.json", {"--kernel-log", clean}, env);
+  EXPECT_NE(rebooted.outcome.err.find("state=resume"), std::string::npos) << rebooted.outcome.err;
+  WaitFor("idle");
+  EXPECT_EQ(State(), "idle");
 }
 
 }  // namespace

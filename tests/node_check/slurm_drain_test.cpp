@@ -10,6 +10,7 @@
 #include "fake_env.h"
 #include "node_check/node_check_command.h"
 #include "node_check/slurm_drain.h"
+#include "node_check/slurm_policy.h"
 #include "runner/child_process.h"
 
 namespace labcheck::node_check {
@@ -63,8 +64,10 @@ TEST(HealthCheckContext, SlurmdsNodeNameWithoutAJob) {
   EXPECT_FALSE(InHealthCheckContext(testing::FakeEnv({{"SLURMD_NODENAME", "n1"}, {"SLURM_JOB_ID", "42"}})));  // a prolog
   EXPECT_FALSE(InHealthCheckContext(testing::FakeEnv({})));
   // The verdict and the drain must land before slurmd's kill at 60 s, the runner's give-up included.
-  // 2 s from SIGTERM to SIGKILL (child_process.cpp), then the give-up, then Drain's 10 s.
-  EXPECT_LE(kHealthCheckTimeoutS + 2 + ChildSpec().give_up_after_kill_s + 10, 50);
+  // 2 s from SIGTERM to SIGKILL (child_process.cpp), then the give-up, then --drain's Slurm calls
+  // (reading the nodes, then the update, within one budget).
+  EXPECT_LE(kHealthCheckTimeoutS + 2 + ChildSpec().give_up_after_kill_s + kSlurmBudgetS, 50);
+  EXPECT_LT(kShowNodesTimeoutS, kSlurmBudgetS);
 }
 
 }  // namespace
