@@ -229,6 +229,7 @@ TEST(TrainingMemoryTest, FsdpLeavesTheNf4QuantisationStateWholeOnEveryGpu) {
   s.gpus = 2;
   s.sharding = Sharding::Fsdp;
   const TrainingMemory two = EstimateTrainingMemory(model, s, k);
+  ASSERT_NE(two.Find("nf4_quant_state"), nullptr);
   EXPECT_DOUBLE_EQ(Bytes(two, "nf4_quant_state"), state);
   EXPECT_NEAR(2 * Bytes(two, "weights") + state, Bytes(one, "weights"), 1);
   EXPECT_DOUBLE_EQ(Bytes(two, "fsdp_loss_stage"), layer * 4 / 8);  // the prefetched layer: packed codes only
@@ -237,6 +238,7 @@ TEST(TrainingMemoryTest, FsdpLeavesTheNf4QuantisationStateWholeOnEveryGpu) {
   // Parameter offload moves the codes to CPU RAM; the state stays on the GPU and out of host RAM.
   s.offload.params = true;
   const TrainingMemory offloaded = EstimateTrainingMemory(model, s, k);
+  ASSERT_NE(offloaded.Find("nf4_quant_state"), nullptr);
   EXPECT_EQ(offloaded.Find("nf4_quant_state")->phase, MemoryPhase::Always);
   EXPECT_EQ(offloaded.Find("weights")->phase, MemoryPhase::Cpu);
   EXPECT_GE(offloaded.peak_allocated_bytes.value(), state);
