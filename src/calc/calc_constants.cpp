@@ -50,6 +50,7 @@ CalcConstants Load() {
   const double block = Number(root, "nf4", "block_size");
   c.nf4_bits = Number(root, "nf4", "bits_per_weight") + Number(root, "nf4", "absmax_bits_double_quant") / block +
                Number(root, "nf4", "second_level_absmax_bits") / (block * Number(root, "nf4", "second_level_block_size"));
+  c.nf4_data_bits = Number(root, "nf4", "bits_per_weight");
   c.int8 = ReadQuant(root, "int8");
   c.int4 = ReadQuant(root, "int4");
   c.adapter_weight_bytes = Number(root, "adapter_bytes_per_param", "weights");

@@ -18,6 +18,9 @@ struct QuantFormat {
 struct CalcConstants {
   // NF4 with double quantisation: 4 + 8/64 + 32/(64*256) bits.
   double nf4_bits = 0;
+  // Of those, the packed 4-bit codes alone: the part that is a parameter's data. The rest (absmax,
+  // nested absmax) is bitsandbytes' QuantState, which is no parameter (see ReplicatesNf4QuantState).
+  double nf4_data_bits = 0;
   QuantFormat int8;
   QuantFormat int4;
   double adapter_weight_bytes = 0;    // PEFT keeps LoRA weights in FP32

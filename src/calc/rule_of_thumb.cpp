@@ -65,7 +65,8 @@ RuleOfThumb LessonRuleOfThumb(const ModelInput& model, const TrainingSettings& s
   const Text adapter_text = adapter_known ? Text(Gb(adapter)) : T("(нужна архитектура)", "(needs the architecture)");
   rule.formula = T(fmt::format("{} × {} байта + адаптер {} + ~{:.0f} GB = {}", params, k.lesson_qlora_bytes_per_param, adapter_text.ru, k.lesson_qlora_overhead_gb, Gb(*rule.bytes)),
                    fmt::format("{} × {} bytes + adapter {} + ~{:.0f} GB = {}", params, k.lesson_qlora_bytes_per_param, adapter_text.en, k.lesson_qlora_overhead_gb, Gb(*rule.bytes)));
-  const double weights = Bytes(m, "weights");
+  // Under FSDP the NF4 quantisation state is its own component (whole on every GPU); it is weights.
+  const double weights = Bytes(m, "weights") + Bytes(m, "nf4_quant_state");
   const double rest = detailed ? *detailed - weights - adapter : 0;
   const Text differs = detailed ? Difference(*detailed, *rule.bytes) : Text("");
   rule.comparison = T(

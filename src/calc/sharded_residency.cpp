@@ -33,7 +33,8 @@ Units UnitsOf(const ModelInput& model, const ParamCounts& counts, const Training
   u.embedding = static_cast<double>(counts.embedding);
   u.head = counts.lm_head > 0 ? static_cast<double>(counts.lm_head) : u.embedding;
   u.root = s.shard_embeddings ? 0 : static_cast<double>(counts.embedding + counts.lm_head);
-  u.layer_bytes = s.method == Method::Qlora ? k.nf4_bits / 8 : kBf16;
+  // FSDP all-gathers only the packed NF4 data; the quantisation state is already on every GPU.
+  u.layer_bytes = s.method == Method::Qlora ? (s.ReplicatesNf4QuantState() ? k.nf4_data_bits : k.nf4_bits) / 8 : kBf16;
   u.full = s.method == Method::Full;
   return u;
 }

@@ -131,26 +131,45 @@ Text ExpertShardNote(double shards, double expert_shards) {
   return T(fmt::format("; маршрутизируемые эксперты / {:.0f} GPU", expert_shards), fmt::format("; routed experts / {:.0f} GPUs", expert_shards));
 }
 
-void AddWeights(TrainingMemory& m, const ModelInput& model, const TrainingSettings& s, const CalcConstants& k, const Placement& p) {
+// NF4 layers and the BF16 rest; under FSDP the quantisation state stays whole on every GPU
+// (TrainingSettings::ReplicatesNf4QuantState), so only the packed data is sharded or offloaded.
+void AddQloraWeights(TrainingMemory& m, const ModelInput& model, const TrainingSettings& s, const CalcConstants& k, const Placement& p) {
   const std::optional<ParamCounts> counts = model.counts();
+  const double n = static_cast<double>(model.total_params());
+  const double quantized = counts ? static_cast<double>(counts->quantizable()) : n;
+  const double kept = counts ? n - quantized : 0;
+  const bool whole_state = counts && s.ReplicatesNf4QuantState();
+  const double bits = whole_state ? k.nf4_data_bits : k.nf4_bits;
+  const Text expert_note = ExpertShardNote(p.weight_shards, p.expert_weight_shards);
+  const Text dq = whole_state ? T("только упакованные коды, состояние квантования ниже", "the packed codes alone, the quantisation state below")
+                              : T("двойное квантование", "double quantisation");
+  Add(m, "weights", T("Веса (NF4 + BF16)", "Weights (NF4 + BF16)"),
+      SplitWithExperts(quantized, RoutedExpertParams(model), p.weight_shards, p.expert_weight_shards) * bits / 8 + kept * kBf16 / p.weight_shards,
+      counts ? T(fmt::format("{} в NF4 по {:.3f} бита ({}) + {} в BF16 (эмбеддинги, lm_head, нормы){}{}",
+                             FormatParams(quantized), bits, dq.ru, FormatParams(kept), ShardNote(p.weight_shards).ru, expert_note.ru),
+                 fmt::format("{} in NF4 at {:.3f} bits ({}) + {} in BF16 (embeddings, lm_head, norms){}{}",
+                             FormatParams(quantized), bits, dq.en, FormatParams(kept), ShardNote(p.weight_shards).en, expert_note.en))
+             : T(fmt::format("все параметры в NF4 по {:.3f} бита; без архитектуры не отделить слои, что остаются в BF16", k.nf4_bits),
+                 fmt::format("all parameters in NF4 at {:.3f} bits; without the architecture the BF16 layers cannot be told apart", k.nf4_bits)),
+      p.weight_phase);
+  if (!whole_state) return;
+  Add(m, "nf4_quant_state", T("Состояние квантования NF4 (на каждой GPU)", "NF4 quantisation state (on every GPU)"),
+      quantized * (k.nf4_bits - k.nf4_data_bits) / 8,
+      T(fmt::format("absmax и вложенный absmax bitsandbytes ({:.3f} бита на вес у {}): не параметр, FSDP его не шардирует и не выгружает в RAM",
+                    k.nf4_bits - k.nf4_data_bits, FormatParams(quantized)),
+        fmt::format("bitsandbytes' absmax and nested absmax ({:.3f} bits per weight of {}): no parameter, so FSDP neither shards nor offloads it",
+                    k.nf4_bits - k.nf4_data_bits, FormatParams(quantized))),
+      MemoryPhase::Always);
+}
+
+void AddWeights(TrainingMemory& m, const ModelInput& model, const TrainingSettings& s, const CalcConstants& k, const Placement& p) {
+  if (s.method == Method::Qlora) {
+    AddQloraWeights(m, model, s, k, p);
+    return;
+  }
   const double n = static_cast<double>(model.total_params());
   const double experts = RoutedExpertParams(model);
   const Text expert_note = ExpertShardNote(p.weight_shards, p.expert_weight_shards);
-  if (s.method == Method::Qlora) {
-    const double quantized = counts ? static_cast<double>(counts->quantizable()) : n;
-    const double kept = counts ? n - quantized : 0;
-    const double nf4 = k.nf4_bits / 8;
-    Add(m, "weights", T("Веса (NF4 + BF16)", "Weights (NF4 + BF16)"),
-        SplitWithExperts(quantized, experts, p.weight_shards, p.expert_weight_shards) * nf4 + kept * kBf16 / p.weight_shards,
-        counts ? T(fmt::format("{} в NF4 по {:.3f} бита (двойное квантование) + {} в BF16 (эмбеддинги, lm_head, нормы){}{}",
-                               FormatParams(quantized), k.nf4_bits, FormatParams(kept), ShardNote(p.weight_shards).ru, expert_note.ru),
-                   fmt::format("{} in NF4 at {:.3f} bits (double quantisation) + {} in BF16 (embeddings, lm_head, norms){}{}",
-                               FormatParams(quantized), k.nf4_bits, FormatParams(kept), ShardNote(p.weight_shards).en, expert_note.en))
-               : T(fmt::format("все параметры в NF4 по {:.3f} бита; без архитектуры не отделить слои, что остаются в BF16", k.nf4_bits),
-                   fmt::format("all parameters in NF4 at {:.3f} bits; without the architecture the BF16 layers cannot be told apart", k.nf4_bits)),
-        p.weight_phase);
-    return;
-  }
   const double bytes = (s.method == Method::Full && s.precision == Precision::Mixed) ? kFp32 : kBf16;
   Add(m, "weights", T("Веса", "Weights"), SplitWithExperts(n, experts, p.weight_shards, p.expert_weight_shards) * bytes,
       T(fmt::format("{} параметров × {:.0f} байта{}{}", FormatParams(n), bytes, ShardNote(p.weight_shards).ru, expert_note.ru),

@@ -56,6 +56,11 @@ int TrainingSettings::ExpertStateShards() const { return std::max(expert_paralle
 
 bool TrainingSettings::GathersLayers() const { return WeightShards() > 1 || offload.params; }
 
+bool TrainingSettings::ReplicatesNf4QuantState() const {
+  const bool torch_fsdp = sharding == Sharding::Fsdp || sharding == Sharding::Hybrid || offload.params;
+  return method == Method::Qlora && torch_fsdp && GathersLayers();
+}
+
 int TrainingSettings::GradientShards() const {
   if (gpus <= 1) return 1;
   if (sharding == Sharding::Zero2) return gpus;

@@ -94,6 +94,16 @@ struct TrainingSettings {
   int ExpertStateShards() const;
   // Weights are sharded and gathered layer by layer (FSDP, ZeRO-3, hybrid, or parameter offload).
   bool GathersLayers() const;
+  // QLoRA sharded by PyTorch FSDP (fsdp, hybrid, parameter offload): every GPU keeps the whole
+  // model's NF4 quantisation state. bitsandbytes stores it as a plain attribute of the Params4bit
+  // and of its Linear4bit (bitsandbytes/nn/modules.py, Params4bit._quantize: "self.quant_state =
+  // quant_state; if self.module is not None: self.module.quant_state = quant_state"), created on
+  // the GPU that quantised the weight, and FSDP flattens, shards and offloads only parameters, so
+  // only the packed 4-bit data is split or moved to CPU RAM. fsdp_qlora quantises each weight on
+  // every rank's GPU for exactly this reason (train.py load_and_quantize at e877dda5: "FSDP only
+  // syncs parameters and buffers, so the quant_state isn't copied") and then moves only `.data`
+  // to the CPU or the meta device. Not claimed for ZeRO-3: its partitioning was not read.
+  bool ReplicatesNf4QuantState() const;
 };
 
 std::optional<Method> ParseMethod(const std::string& text);

@@ -213,6 +213,41 @@ TEST(TrainingMemoryTest, FsdpKeepsTheRootUnitAndGathersLayerByLayer) {
   EXPECT_DOUBLE_EQ(Bytes(kept, "fsdp_unsharded_layers"), 80 * 2 * layer);
 }
 
+// bitsandbytes keeps each NF4 weight's absmax and nested absmax (8/64 + 32/(64*256) bits per weight)
+// on the Linear4bit, not in the parameter FSDP flattens: the packed 4-bit codes are sharded or
+// offloaded, that state stays whole on every GPU. Llama 3.1 70B quantises its decoder layers'
+// linear weights, 80 x 855,638,016 = 68,451,041,280.
+TEST(TrainingMemoryTest, FsdpLeavesTheNf4QuantisationStateWholeOnEveryGpu) {
+  const ModelInput model = Catalog("llama-3.1-70b");
+  const CalcConstants& k = CalcConstants::Builtin();
+  const double layer = 855'638'016.0, quantized = 80 * layer;
+  const double state = quantized * (8.0 / 64 + 32.0 / (64 * 256)) / 8;
+  TrainingSettings s;
+  s.method = Method::Qlora;
+  const TrainingMemory one = EstimateTrainingMemory(model, s, k);
+  EXPECT_EQ(one.Find("nf4_quant_state"), nullptr);  // one GPU holds all of it anyway, in "weights"
+  s.gpus = 2;
+  s.sharding = Sharding::Fsdp;
+  const TrainingMemory two = EstimateTrainingMemory(model, s, k);
+  ASSERT_NE(two.Find("nf4_quant_state"), nullptr);
+  EXPECT_DOUBLE_EQ(Bytes(two, "nf4_quant_state"), state);
+  EXPECT_NEAR(2 * Bytes(two, "weights") + state, Bytes(one, "weights"), 1);
+  EXPECT_DOUBLE_EQ(Bytes(two, "fsdp_loss_stage"), layer * 4 / 8);  // the prefetched layer: packed codes only
+  s.gpus = 8;
+  EXPECT_DOUBLE_EQ(Bytes(EstimateTrainingMemory(model, s, k), "nf4_quant_state"), state);
+  // Parameter offload moves the codes to CPU RAM; the state stays on the GPU and out of host RAM.
+  s.offload.params = true;
+  const TrainingMemory offloaded = EstimateTrainingMemory(model, s, k);
+  ASSERT_NE(offloaded.Find("nf4_quant_state"), nullptr);
+  EXPECT_EQ(offloaded.Find("nf4_quant_state")->phase, MemoryPhase::Always);
+  EXPECT_EQ(offloaded.Find("weights")->phase, MemoryPhase::Cpu);
+  EXPECT_GE(offloaded.peak_allocated_bytes.value(), state);
+  // DeepSpeed ZeRO-3's partitioning of bitsandbytes weights was not read: no claim there.
+  s.offload.params = false;
+  s.sharding = Sharding::Zero3;
+  EXPECT_EQ(EstimateTrainingMemory(model, s, k).Find("nf4_quant_state"), nullptr);
+}
+
 TEST(TrainingMemoryTest, ZeroThreeFollowsDeepSpeedsBudgets) {
   const ModelInput model = Catalog("llama-3.1-70b");
   const CalcConstants& k = CalcConstants::Builtin();
