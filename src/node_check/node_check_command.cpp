@@ -219,8 +219,8 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
 void AddMonitorThresholds(CLI::App* cmd, const std::shared_ptr<Options>& o,
                           const std::function<std::string(const char*, const char*)>& h) {
   cmd->add_option("--ecc-corrected-warn", o->expect.ecc_corrected_warn,
-                  h("исправимых ошибок ECC с загрузки драйвера больше этого — предупреждение (узел остаётся в работе)",
-                    "more correctable ECC errors than this since the driver loaded is a warning (the node stays in service)"))
+                  h("исправимых ошибок ECC с загрузки драйвера больше этого — находка уровня monitor (узел остаётся в работе)",
+                    "more correctable ECC errors than this since the driver loaded is a monitor finding (the node stays in service)"))
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--sram-corrected-warn", o->expect.sram_corrected_warn,
@@ -229,8 +229,8 @@ void AddMonitorThresholds(CLI::App* cmd, const std::shared_ptr<Options>& o,
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--nvlink-errors-warn", o->expect.nvlink_errors_warn,
-                  h("ошибок NVLink (повторы, восстановления, CRC) на линк с загрузки драйвера больше этого — предупреждение",
-                    "more NVLink errors (replays, recoveries, CRC) on a link since the driver loaded than this is a warning"))
+                  h("ошибок NVLink (повторы, восстановления, CRC) на линк с загрузки драйвера больше этого — находка уровня monitor",
+                    "more NVLink errors (replays, recoveries, CRC) on a link since the driver loaded than this is a monitor finding"))
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
 }
