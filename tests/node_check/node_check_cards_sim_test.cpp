@@ -1,0 +1,49 @@
+// Issue 42, the cards people have, with the real binary on simulated machines: a deliberate power
+// cap on every card (the matmul band follows the cap), an MPS server as the only process on a card.
+#include <gtest/gtest.h>
+
+#include "node_check_run.h"
+
+namespace labcheck::node_check {
+namespace {
+
+using testing::NodeCheck;
+
+class NodeCheckCardsSim : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!testing::SimPresent()) GTEST_SKIP() << "no simulated NVIDIA libraries in " << testing::SimDir();
+  }
+};
+
+bool Mentions(const std::string& line, const std::string& what) { return line.find(what) != std::string::npos; }
+
+// machines/course-deliberate-cap.json: every RTX 4080 capped at 250 W of 320, ~49 TFLOPS BF16.
+// The full band's low edge is 97.5 × 0.7 = 68 TFLOPS, less 20 % = 54.6: without the flag both the
+// limit and the matmul are findings. With --expect-power-limit 250 the band is 68.25 × 250/320 =
+// 53.3 TFLOPS (less 20 %: 42.7), which the capped cards meet.
+TEST_F(NodeCheckCardsSim, DeliberateCapIsOkWithTheFlagAndTheBandFollowsIt) {
+  testing::Run plain = NodeCheck("course-deliberate-cap.json");
+  EXPECT_EQ(plain.outcome.exit_code, 1) << plain.outcome.err;
+  EXPECT_TRUE(Mentions(plain.line, "GPU0 (0000:01:00.0) power limit 250 W (default 320 W)")) << plain.line;
+  EXPECT_TRUE(Mentions(plain.line, "GPU3 (0000:c1:00.0) matmul ")) << plain.line;
+  EXPECT_TRUE(Mentions(plain.line, "TFLOPS (expected 68+)")) << plain.line;
+
+  testing::Run capped = NodeCheck("course-deliberate-cap.json", {"--expect-power-limit", "250", "--json"});
+  EXPECT_EQ(capped.outcome.exit_code, 0) << capped.line << capped.outcome.err;
+  ASSERT_TRUE(capped.json.is_object()) << capped.outcome.out;
+  EXPECT_EQ(capped.json["line"], "OK");
+  ASSERT_EQ(capped.json["gpus"].size(), 4u);
+  for (const auto& g : capped.json["gpus"]) {
+    ASSERT_TRUE(g["matmul_tflops_band_low"].is_number()) << g.dump();
+    EXPECT_NEAR(g["matmul_tflops_band_low"].get<double>(), 97.5 * 0.7 * 250 / 320, 0.01) << g.dump();
+  }
+
+  // A cap lower than the site's: the limit is named, not excused.
+  testing::Run lower = NodeCheck("course-deliberate-cap.json", {"--expect-power-limit", "300"});
+  EXPECT_EQ(lower.outcome.exit_code, 1);
+  EXPECT_TRUE(Mentions(lower.line, "GPU0 (0000:01:00.0) power limit 250 W (expected 300+)")) << lower.line;
+}
+
+}  // namespace
+}  // namespace labcheck::node_check
