@@ -1,5 +1,12 @@
 // Issue 42, the cards people have, with the real binary on simulated machines: a deliberate power
 // cap on every card (the matmul band follows the cap), an MPS server as the only process on a card.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "node_check_run.h"
@@ -43,6 +50,54 @@ TEST_F(NodeCheckCardsSim, DeliberateCapIsOkWithTheFlagAndTheBandFollowsIt) {
   testing::Run lower = NodeCheck("course-deliberate-cap.json", {"--expect-power-limit", "300"});
   EXPECT_EQ(lower.outcome.exit_code, 1);
   EXPECT_TRUE(Mentions(lower.line, "GPU0 (0000:01:00.0) power limit 250 W (expected 300+)")) << lower.line;
+}
+
+// A process that sleeps under `name` as the kernel keeps it (/proc/PID/comm: 15 characters at
+// most, cut silently, as a real nvidia-cuda-mps-server reads there), ended when the test ends.
+class NamedProcess {
+ public:
+  explicit NamedProcess(const char* name) : pid_(fork()) {
+    if (pid_ == 0) {
+      prctl(PR_SET_NAME, name, 0, 0, 0);
+      pause();
+      _exit(0);
+    }
+  }
+  ~NamedProcess() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_;
+};
+
+// machines/course-mps-server.json with NVML's process on every card being `process`: NVML gives a
+// host pid, and lab_check names it from /proc, so the pid must be a live process's.
+std::string MpsProfileWith(const NamedProcess& process) {
+  const std::string path = ::testing::TempDir() + "course-mps-server-" + std::to_string(process.pid()) + ".json";
+  std::ofstream(path) << nlohmann::json{{"base", testing::Profile("course-mps-server.json")},
+                                        {"gpu_defaults", {{"health", {{"processes", {{{"pid", process.pid()}, {"used_gib", 12}}}}}}}}}
+                             .dump();
+  return path;
+}
+
+// With MPS the one process NVML lists on each card is MPS's server, holding its clients' memory:
+// infrastructure, not a previous job's leftover. The same 12 GiB under another name is one.
+TEST_F(NodeCheckCardsSim, MpsServerIsNotAnotherProcess) {
+  const NamedProcess server("nvidia-cuda-mps-server");
+  ASSERT_GT(server.pid(), 0);
+  testing::Run mps = NodeCheck("course-mps-server.json", {}, {{"LABCHECK_SIM_MACHINE", MpsProfileWith(server)}});
+  EXPECT_EQ(mps.outcome.exit_code, 0) << mps.line << mps.outcome.err;
+  EXPECT_EQ(mps.line, "OK");
+
+  const NamedProcess notebook("python3");
+  ASSERT_GT(notebook.pid(), 0);
+  testing::Run held = NodeCheck("course-mps-server.json", {}, {{"LABCHECK_SIM_MACHINE", MpsProfileWith(notebook)}});
+  EXPECT_EQ(held.outcome.exit_code, 1) << held.outcome.err;
+  EXPECT_TRUE(Mentions(held.line, "GPU0 (0000:01:00.0) another process holds 12.0 GiB")) << held.line;
 }
 
 }  // namespace
