@@ -1,5 +1,6 @@
 // Issue 42, the cards people have, with the real binary on simulated machines: a deliberate power
-// cap on every card (the matmul band follows the cap), an MPS server as the only process on a card.
+// cap on every card (the matmul band follows the cap), an MPS server as the only process on a card,
+// cuInit 802 while the fabric manager is still registering an NVSwitch board's GPUs at boot.
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -98,6 +99,27 @@ TEST_F(NodeCheckCardsSim, MpsServerIsNotAnotherProcess) {
   testing::Run held = NodeCheck("course-mps-server.json", {}, {{"LABCHECK_SIM_MACHINE", MpsProfileWith(notebook)}});
   EXPECT_EQ(held.outcome.exit_code, 1) << held.outcome.err;
   EXPECT_TRUE(Mentions(held.line, "GPU0 (0000:01:00.0) another process holds 12.0 GiB")) << held.line;
+}
+
+// At boot the fabric manager registers the GPUs for a while and cuInit says 802 until it has:
+// node-check runs its child again (fabric_retry.h; the step scaled down here) and judges the node
+// once the fabric is ready. A fabric that stays in progress is "still starting", not "not running";
+// one whose registration never started may be either, and the line says both.
+TEST_F(NodeCheckCardsSim, FabricStillRegisteringAtBootIsWaitedFor) {
+  testing::Run ready = NodeCheck("driver-init-802-fabric-registering.json", {}, {{"LABCHECK_TEST_FABRIC_RETRY_MS", "500"}});
+  EXPECT_EQ(ready.outcome.exit_code, 0) << ready.line << ready.outcome.err;
+  EXPECT_EQ(ready.line, "OK");
+  EXPECT_TRUE(Mentions(ready.outcome.err, "cuInit 802 (NVSwitch fabric not ready), retried")) << ready.outcome.err;
+
+  testing::Run stuck = NodeCheck("driver-init-802-fabric-stuck.json", {}, {{"LABCHECK_TEST_FABRIC_RETRY_MS", "10"}});
+  EXPECT_EQ(stuck.outcome.exit_code, 1) << stuck.outcome.err;
+  EXPECT_TRUE(Mentions(stuck.line, "the NVSwitch fabric is still starting")) << stuck.line;
+  EXPECT_FALSE(Mentions(stuck.line, "not running")) << stuck.line;
+  EXPECT_TRUE(Mentions(stuck.outcome.err, "retried 5 times")) << stuck.outcome.err;
+
+  testing::Run stopped = NodeCheck("driver-init-802-fabric-manager.json", {}, {{"LABCHECK_TEST_FABRIC_RETRY_MS", "10"}});
+  EXPECT_EQ(stopped.outcome.exit_code, 1) << stopped.outcome.err;
+  EXPECT_TRUE(Mentions(stopped.line, "nvidia-fabricmanager is not running, or not yet started after boot")) << stopped.line;
 }
 
 }  // namespace
