@@ -1,6 +1,7 @@
 // Issue 42, the cards people have, with the real binary on simulated machines: a deliberate power
 // cap on every card (the matmul band follows the cap), an MPS server as the only process on a card,
-// cuInit 802 while the fabric manager is still registering an NVSwitch board's GPUs at boot.
+// cuInit 802 while the fabric manager is still registering an NVSwitch board's GPUs at boot, a MIG
+// slice judged by its share of the card.
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -120,6 +121,27 @@ TEST_F(NodeCheckCardsSim, FabricStillRegisteringAtBootIsWaitedFor) {
   testing::Run stopped = NodeCheck("driver-init-802-fabric-manager.json", {}, {{"LABCHECK_TEST_FABRIC_RETRY_MS", "10"}});
   EXPECT_EQ(stopped.outcome.exit_code, 1) << stopped.outcome.err;
   EXPECT_TRUE(Mentions(stopped.line, "nvidia-fabricmanager is not running, or not yet started after boot")) << stopped.line;
+}
+
+// machines/h100-mig-1g-slice.json: CUDA sees one 1g.10gb slice of an H100 (16 of 132 SMs, 9.75
+// GiB). Its band is the whole card's × 16/132 (matmul) and × 9.75/80 (copy), so its ~87 TFLOPS is
+// not "far below" the card's 989.5 × 0.7; --expect-mig on accepts the MIG node.
+TEST_F(NodeCheckCardsSim, MigSliceIsJudgedByItsShare) {
+  testing::Run run = NodeCheck("h100-mig-1g-slice.json", {"--expect-mig", "on", "--json"});
+  EXPECT_EQ(run.outcome.exit_code, 0) << run.line << run.outcome.err;
+  ASSERT_TRUE(run.json.is_object()) << run.outcome.out;
+  EXPECT_EQ(run.json["line"], "OK");
+  ASSERT_EQ(run.json["gpus"].size(), 1u);
+  const auto& g = run.json["gpus"][0];
+  ASSERT_TRUE(g["matmul_tflops_band_low"].is_number()) << g.dump();
+  EXPECT_NEAR(g["matmul_tflops_band_low"].get<double>(), 989.5 * 0.7 * 16 / 132, 0.01) << g.dump();
+  ASSERT_TRUE(g["copy_gbps_band_low"].is_number()) << g.dump();
+  EXPECT_NEAR(g["copy_gbps_band_low"].get<double>(), 3350 * 0.8 * 9.75 / 80, 0.01) << g.dump();
+
+  testing::Run off = NodeCheck("h100-mig-1g-slice.json");
+  EXPECT_EQ(off.outcome.exit_code, 1);
+  EXPECT_TRUE(Mentions(off.line, "GPU0 (0000:18:00.0) MIG on (expected off)")) << off.line;
+  EXPECT_FALSE(Mentions(off.line, "matmul")) << off.line;
 }
 
 }  // namespace
