@@ -112,10 +112,14 @@ void PowerLimit(Collector& c, const json& limit, const json& fallback, const Nod
 // active processes via nvidia-smi (or any NVML-based application) nvidia-cuda-mps-server will
 // appear as the active CUDA process rather than any of the client processes" (NVIDIA, Multi-Process
 // Service, https://docs.nvidia.com/deploy/topics/topic_5_1_2.html). It is the site's
-// infrastructure, not a job's leftover.
+// infrastructure, not a job's leftover. The name is /proc/PID/comm, which the kernel cuts to 15
+// characters ("Strings longer than TASK_COMM_LEN (16) characters (including the terminating null
+// byte) are silently truncated", proc(5), /proc/pid/comm): a real server reads "nvidia-cuda-mps".
 bool IsMpsServer(const json& process) {
   const json& name = process.value("name", json(nullptr));
-  return name.is_string() && name.get<std::string>() == "nvidia-cuda-mps-server";
+  if (!name.is_string()) return false;
+  const std::string& n = name.get_ref<const std::string&>();
+  return n == "nvidia-cuda-mps-server" || n == "nvidia-cuda-mps";
 }
 
 void Settings(Collector& c, const json& f, const NodeExpectations& e) {

@@ -1,11 +1,13 @@
 // Findings from the inventory: how many cards, which model, how much memory, which driver, and
 // whether each card's NVLinks are up as its model has them (nvmlDeviceGetNvLinkState per link).
 #include <algorithm>
+#include <deque>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "node_check/findings.h"
+#include "reference/mig_slice.h"
 
 namespace labcheck::node_check {
 
@@ -108,11 +110,27 @@ void NvLinks(const json& gpus, const std::vector<const reference::GpuSpec*>& spe
 
 }  // namespace
 
+namespace {
+
+// A MIG slice is judged against its share of the whole card (reference/mig_slice.h); the slice's
+// spec is made here and kept for the process, so the pointers stay valid for the verdict.
+const reference::GpuSpec* SliceSpec(const reference::GpuCatalog& catalog, const json& g) {
+  static std::deque<reference::GpuSpec> slices;
+  std::optional<reference::GpuSpec> slice =
+      reference::MigSliceSpec(catalog, Name(g), g.value("sm_count", 0), g.value("memory_total_gib", 0.0));
+  if (!slice) return nullptr;
+  slices.push_back(std::move(*slice));
+  return &slices.back();
+}
+
+}  // namespace
+
 std::vector<const reference::GpuSpec*> CatalogSpecs(const json& inventory) {
   std::vector<const reference::GpuSpec*> specs;
   const reference::GpuCatalog& catalog = reference::GpuCatalog::Builtin();
   for (const json& g : inventory.value("gpus", json::array()))
-    specs.push_back(catalog.Match(Name(g), g.value("memory_total_gib", 0.0)));
+    specs.push_back(reference::IsMigSlice(Name(g)) ? SliceSpec(catalog, g)
+                                                   : catalog.Match(Name(g), g.value("memory_total_gib", 0.0)));
   return specs;
 }
 

@@ -12,6 +12,7 @@
 #include "gpu/gpu_checks.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
+#include "node_check/fabric_retry.h"
 #include "node_check/job_gpus.h"
 #include "node_check/node_report.h"
 #include "node_check/node_verdict.h"
@@ -177,9 +178,18 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   const json ports_before = ReadNetworkPorts(gpu::SysRoot());
   const CancelToken cancel = InstallInterruptHandlers();
   const double timeout_s = o.timeout_s.value_or(InHealthCheckContext(Env) ? kHealthCheckTimeoutS : kDefaultTimeoutS);
-  ChildJobOutcome outcome =
-      RunChildJob(self_exe, gpu::kNodeCheckJob, ChildArgs(o), timeout_s, cancel, job ? job->child_env : decltype(job->child_env){});
+  int fabric_retries = 0;
+  ChildJobOutcome outcome = RunWhileFabricStarts(
+      [&] {
+        return RunChildJob(self_exe, gpu::kNodeCheckJob, ChildArgs(o), timeout_s, cancel,
+                           job ? job->child_env : decltype(job->child_env){});
+      },
+      cancel, Env, fabric_retries);
   if (cancel.cancelled()) return 130;
+  if (fabric_retries > 0)
+    std::fprintf(stderr, ru ? "lab_check node-check: cuInit 802 (фабрика NVSwitch не готова), повторов: %d\n"
+                            : "lab_check node-check: cuInit 802 (NVSwitch fabric not ready), retried %d times\n",
+                 fabric_retries);
   RelaySimulatorMessages(outcome);
 
   NodeVerdict verdict;

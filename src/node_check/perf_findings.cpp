@@ -80,6 +80,24 @@ void Judge(const Kind& kind, const std::vector<Figure>& figures, const std::vect
   }
 }
 
+// A card the site capped on purpose (--expect-power-limit) is judged against a matmul band lowered
+// in proportion to the limit it ran under: low edge × limit / default limit. No datasheet rates a
+// card's TFLOPS at a lower limit, so the scale is a bound, chosen lenient: a card's clock and
+// voltage fall together as its limit falls, and dynamic power goes with clock × voltage², so its
+// work per watt rises at a lower limit and throughput falls more slowly than the watts do. A
+// linear scale never asks a capped card for more than it can do; it can let a slightly slow capped
+// card pass. (CMU's Babel cluster wiki: an RTX 3090 cut from 366 W to 270-280 W loses about 5 %,
+// https://wiki.babel.cs.cmu.edu/index.php?oldid=157&title=Efficiency; no data-center card's
+// measured curve was found.) Without the flag a lowered limit is itself the finding (health_findings.cpp), and the
+// band stays the card's full one. The limits come with each matmul figure (node_check_job.cpp).
+double PowerCapScale(const json& figure, const NodeExpectations& e) {
+  if (!e.power_limit_w) return 1;
+  const json& limit = figure.value("power_limit_w", json(nullptr));
+  const json& fallback = figure.value("power_default_limit_w", json(nullptr));
+  if (!limit.is_number() || !fallback.is_number() || fallback.get<double>() <= 0) return 1;
+  return std::clamp(limit.get<double>() / fallback.get<double>(), 0.0, 1.0);
+}
+
 }  // namespace
 
 void AddPerformanceFindings(const json& matmul, const json& copy, const std::vector<const reference::GpuSpec*>& specs,
@@ -95,7 +113,7 @@ void AddPerformanceFindings(const json& matmul, const json& copy, const std::vec
     // The band of the precision measured: BF16, or FP16 on a card without it (node_check_job.cpp).
     const bool fp16 = k < matmul.size() && matmul[k].value("precision", std::string("bf16")) == "fp16";
     const std::optional<double> peak = fp16 ? spec->fp16_tflops : spec->bf16_tflops;
-    if (peak) matmul_low[k] = *peak * catalog.matmul_share().low;
+    if (peak) matmul_low[k] = *peak * catalog.matmul_share().low * (k < matmul.size() ? PowerCapScale(matmul[k], expect) : 1);
     if (spec->memory_bandwidth_gbps) copy_low[k] = *spec->memory_bandwidth_gbps * catalog.memory_copy_share().low;
   }
   Judge({"matmul", "матмул", "matmul", "TFLOPS", "matmul_tflops"}, tflops, matmul_low, expect, out, gpus);

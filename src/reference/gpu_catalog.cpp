@@ -50,6 +50,7 @@ GpuSpec ParseGpu(const json& g, const std::map<std::string, std::string>& source
   spec.cc_major = std::stoi(cc.substr(0, dot));
   spec.cc_minor = dot == std::string::npos ? 0 : std::stoi(cc.substr(dot + 1));
   spec.memory_gib = g.at("memory_gib").get<double>();
+  spec.sm_count = g.value("sm_count", 0);
   const json& tflops = g.at("tflops");
   spec.bf16_tflops = OptionalNumber(tflops, "bf16");
   spec.fp16_tflops = OptionalNumber(tflops, "fp16");

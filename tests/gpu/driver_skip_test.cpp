@@ -91,6 +91,25 @@ TEST(DriverInit, EachResultHasItsOwnCauseVerdictAndHint) {
   EXPECT_NE(ClassifyInitResult(12345, "CUresult 12345").reason.en.find("CUresult 12345"), std::string::npos);
 }
 
+// 802 said by NVML's fabric state: still registering is "still starting", never "not running";
+// without a state both causes are named (node-check's scenarios pin the first two end to end).
+TEST(DriverInit, SystemNotReadySaysWhatTheFabricStateTells) {
+  const DriverProblem starting = FabricNotReady(FabricRegistration::InProgress, "e");
+  EXPECT_NE(starting.reason.en.find("still starting"), std::string::npos) << starting.reason.en;
+  EXPECT_EQ(starting.reason.en.find("not running"), std::string::npos) << starting.reason.en;
+  EXPECT_NE(starting.hint.en.find("wait a minute"), std::string::npos) << starting.hint.en;
+  const DriverProblem unknown = FabricNotReady(FabricRegistration::Unknown, "e");
+  EXPECT_NE(unknown.reason.en.find("not running, or still registering"), std::string::npos) << unknown.reason.en;
+  EXPECT_NE(FabricNotReady(FabricRegistration::Failed, "e").reason.en.find("failed to register"), std::string::npos);
+  for (FabricRegistration r : {FabricRegistration::Unknown, FabricRegistration::NotStarted, FabricRegistration::InProgress,
+                               FabricRegistration::Failed}) {
+    const DriverProblem p = FabricNotReady(r, "e");
+    EXPECT_EQ(p.verdict, DriverVerdict::Fail);
+    EXPECT_EQ(p.init_result, cuda::kErrorSystemNotReady);
+    EXPECT_NE(p.reason.ru, p.reason.en);
+  }
+}
+
 TEST(DriverInit, OnlyResultsThatCondemnTheFileMoveTheSearchOn) {
   for (cuda::CUresult code : {cuda::kErrorStubLibrary, cuda::kErrorInsufficientDriver, cuda::kErrorSystemDriverMismatch,
                               cuda::kErrorCompatNotSupportedOnDevice})

@@ -78,6 +78,14 @@ TEST(Abi, NvmlHealthTypesAndConstants) {
   EXPECT_EQ(nvml::kRecoveryActionDrainP2p, static_cast<unsigned>(NVML_GPU_RECOVERY_ACTION_DRAIN_P2P));
   EXPECT_EQ(nvml::kRecoveryActionDrainAndReset, static_cast<unsigned>(NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET));
 #endif
+#ifdef NVML_GPU_FABRIC_STATE_IN_PROGRESS  // nvml.h of CUDA 12.x and later; the one install-deps.sh unpacks is older
+  static_assert(sizeof(nvml::nvmlGpuFabricInfo_t) == sizeof(::nvmlGpuFabricInfo_t));
+  static_assert(offsetof(nvml::nvmlGpuFabricInfo_t, status) == offsetof(::nvmlGpuFabricInfo_t, status));
+  static_assert(offsetof(nvml::nvmlGpuFabricInfo_t, state) == offsetof(::nvmlGpuFabricInfo_t, state));
+  EXPECT_EQ(nvml::kGpuFabricStateNotStarted, NVML_GPU_FABRIC_STATE_NOT_STARTED);
+  EXPECT_EQ(nvml::kGpuFabricStateInProgress, NVML_GPU_FABRIC_STATE_IN_PROGRESS);
+  EXPECT_EQ(nvml::kGpuFabricStateCompleted, NVML_GPU_FABRIC_STATE_COMPLETED);
+#endif
 }
 #else
 TEST(Abi, NvmlHealthTypesAndConstants) { GTEST_SKIP() << "nvml.h is not installed here (cuda-nvml-dev)"; }

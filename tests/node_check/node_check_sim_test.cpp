@@ -167,7 +167,7 @@ TEST_F(NodeCheckSim, CannotTellAndBadUsage) {
   testing::Run expected = NodeCheck("course-4x4080.json", {"--expect-gpus", "4"}, {{"LD_LIBRARY_PATH", testing::BuildDir() + "/sim-nvidia-stub"}});
   EXPECT_EQ(expected.outcome.exit_code, 1) << expected.line;
   // A driver that is there and fails (fabric manager stopped) is a node to drain.
-  testing::Run fabric = NodeCheck("driver-init-802-fabric-manager.json");
+  testing::Run fabric = NodeCheck("driver-init-802-fabric-manager.json", {}, {{"LABCHECK_TEST_FABRIC_RETRY_MS", "10"}});
   EXPECT_EQ(fabric.outcome.exit_code, 1) << fabric.line;
 
   testing::Run bad = NodeCheck("course-4x4080.json", {"--max-spread", "7"});

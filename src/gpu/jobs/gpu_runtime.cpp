@@ -1,5 +1,6 @@
 #include "gpu/jobs/gpu_runtime.h"
 
+#include "gpu/health/fabric_registration.h"
 #include "gpu/job_envelope.h"
 #include "gpu/nvidia/nvidia_search_paths.h"
 
@@ -53,12 +54,26 @@ void KeepUntilExit(std::shared_ptr<void> held) {
   kept->push_back(std::move(held));
 }
 
+namespace {
+
+// cuInit's 802 on an NVSwitch board: NVML still answers, and its fabric state says whether the
+// fabric manager is registering the GPUs (boot) or has not started (health/fabric_registration.h).
+DriverProblem SayWhyNotReady(const LibrarySearchPaths& paths, const DriverProblem& problem) {
+  Result<std::unique_ptr<Nvml>> nvml = Nvml::Load(paths);
+  const FabricRegistration registration =
+      nvml.ok() ? health::ReadFabricRegistration(**nvml) : FabricRegistration::Unknown;
+  return FabricNotReady(registration, problem.error);
+}
+
+}  // namespace
+
 std::unique_ptr<GpuRuntime> GpuRuntime::Open(const JobArgs& args, nlohmann::json* envelope) {
   std::unique_ptr<GpuRuntime> runtime(new GpuRuntime());
   runtime->keep_until_exit_ = true;
   runtime->paths_ = NvidiaSearchPaths(args.site_packages);
   DriverProblem problem;
   runtime->driver_ = CudaDriver::Load(runtime->paths_, &problem);
+  if (!runtime->driver_ && problem.init_result == cuda::kErrorSystemNotReady) problem = SayWhyNotReady(runtime->paths_, problem);
   if (!runtime->driver_) {
     *envelope = problem.verdict == DriverVerdict::Skip ? SkipEnvelope(problem.reason, problem.hint, problem.error)
                                                        : FailEnvelope(problem.reason, problem.hint, problem.error);

@@ -120,6 +120,19 @@ class NvLinkErrorWatch {
   std::vector<json> before_;
 };
 
+// The power limits in force while the matmul ran, as the health window read them moments before:
+// node-check judges a card capped on purpose against a matmul band lowered for its cap
+// (node_check/perf_findings.cpp), and the band is judged per matmul figure.
+void AttachPowerLimits(const json& health, json& matmul) {
+  for (const json& g : health.value("gpus", json::array())) {
+    const int index = g.value("index", -1);
+    if (index < 0 || index >= static_cast<int>(matmul.size())) continue;
+    const json facts = g.value("facts", json::object());
+    for (const char* key : {"power_limit_w", "power_default_limit_w"})
+      if (facts.contains(key) && facts[key].is_number()) matmul[index][key] = facts[key];
+  }
+}
+
 }  // namespace
 
 Result<json> NodeCheckJob(const std::vector<std::string>& raw_args) {
@@ -155,6 +168,7 @@ Result<json> NodeCheckJob(const std::vector<std::string>& raw_args) {
     copy_s.push_back(clock.Lap());
   }
   for (int i = 0; i < runtime->device_count(); ++i) out["inventory"]["gpus"][i]["nvlink_errors"] = nvlink_errors.Growth(i);
+  AttachPowerLimits(out["health"], matmul);
   out["matmul"] = matmul;
   out["copy"] = copy;
   timings["matmul_per_gpu_s"] = matmul_s;

@@ -26,7 +26,14 @@ struct DriverProblem {
   Text reason;
   Text hint;
   std::string error;  // "CUDA_ERROR_STUB_LIBRARY (34)" and the like
+  cuda::CUresult init_result = cuda::kSuccess;  // cuInit's result, where one was classified
 };
+
+// How far the fabric manager got registering the GPUs (NVML's fabric state, nvml_health_api.h),
+// for cuInit's 802: still registering at boot is not the same as not running.
+enum class FabricRegistration { Unknown, NotStarted, InProgress, Failed };
+// 802 said with what NVML's fabric state tells (cuda_init_result.cpp).
+DriverProblem FabricNotReady(FabricRegistration registration, const std::string& error);
 
 // Maps cuInit's result to a verdict with its own reason and hint (cuda_init_result.cpp): the stub
 // library and "no device" are SKIPs (nothing to measure, nothing broken); a driver that cannot

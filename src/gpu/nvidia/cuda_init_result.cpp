@@ -59,6 +59,29 @@ DriverProblem FabricManagerNotRunning(const std::string& error) {
                  error);
 }
 
+// Source for the states: nvml.h's nvmlGpuFabricInfo_t ("Current state of GPU registration
+// process"). NVIDIA's Fabric Manager user guide: the GPUs of an NVSwitch system cannot run CUDA
+// until the fabric manager has registered them, so at boot cuInit says 802 until it has.
+Text FabricReason(FabricRegistration registration) {
+  switch (registration) {
+    case FabricRegistration::InProgress:
+      return T("фабрика NVSwitch ещё запускается: nvidia-fabricmanager регистрирует карты (так бывает сразу после загрузки)",
+               "the NVSwitch fabric is still starting: nvidia-fabricmanager is registering the GPUs (as just after boot)");
+    case FabricRegistration::NotStarted:
+      return T("фабрика NVSwitch не начала регистрировать карты: nvidia-fabricmanager не запущен или ещё не стартовал после загрузки",
+               "the NVSwitch fabric has not started registering the GPUs: nvidia-fabricmanager is not running, or not yet "
+               "started after boot");
+    case FabricRegistration::Failed:
+      return T("nvidia-fabricmanager не смог зарегистрировать карты в фабрике NVSwitch",
+               "nvidia-fabricmanager failed to register the GPUs with the NVSwitch fabric");
+    case FabricRegistration::Unknown: break;
+  }
+  return T("система не готова к CUDA: на платах с NVSwitch (HGX, DGX) nvidia-fabricmanager не запущен или ещё "
+           "регистрирует карты после загрузки (NVML не говорит, что из двух)",
+           "the system is not ready for CUDA: on NVSwitch boards (HGX, DGX) nvidia-fabricmanager is not running, or "
+           "still registering the GPUs after boot (NVML does not say which)");
+}
+
 DriverProblem DriverAndModuleDiffer(const std::string& error) {
   return Problem(DriverVerdict::Fail,
                  T("libcuda и модуль ядра NVIDIA разных версий: драйвер обновили без перезагрузки, или "
@@ -184,7 +207,9 @@ Text RefusedLibraryReason(cuda::CUresult result, const std::string& error) {
   }
 }
 
-DriverProblem ClassifyInitResult(cuda::CUresult result, const std::string& error) {
+namespace {
+
+DriverProblem ClassifyInitCode(cuda::CUresult result, const std::string& error) {
   switch (result) {
     case cuda::kSuccess: return Problem(DriverVerdict::Ready, {}, {}, error);
     case cuda::kErrorStubLibrary: return OnlyTheToolkitStub(error);
@@ -198,6 +223,26 @@ DriverProblem ClassifyInitResult(cuda::CUresult result, const std::string& error
     case cuda::kErrorUnknown: return GpuUnreachable(error);
     default: return DriverFailedToStart(error);
   }
+}
+
+}  // namespace
+
+DriverProblem ClassifyInitResult(cuda::CUresult result, const std::string& error) {
+  DriverProblem problem = ClassifyInitCode(result, error);
+  problem.init_result = result;
+  return problem;
+}
+
+DriverProblem FabricNotReady(FabricRegistration registration, const std::string& error) {
+  DriverProblem problem = FabricManagerNotRunning(error);
+  problem.reason = FabricReason(registration);
+  if (registration == FabricRegistration::InProgress)
+    problem.hint = T("подождите минуту и повторите; если не проходит: systemctl status nvidia-fabricmanager, "
+                     "journalctl -u nvidia-fabricmanager",
+                     "wait a minute and run it again; if it stays: systemctl status nvidia-fabricmanager, "
+                     "journalctl -u nvidia-fabricmanager");
+  problem.init_result = cuda::kErrorSystemNotReady;
+  return problem;
 }
 
 DriverProblem NoDriverFound(const std::string& error) {

@@ -122,6 +122,24 @@ inline constexpr int kNvLinkErrorRecovery = 1;  // NVML_NVLINK_ERROR_DL_RECOVERY
 inline constexpr int kNvLinkErrorCrcFlit = 2;   // NVML_NVLINK_ERROR_DL_CRC_FLIT
 inline constexpr int kNvLinkErrorCrcData = 3;   // NVML_NVLINK_ERROR_DL_CRC_DATA
 
+// nvmlDeviceGetGpuFabricInfo (Hopper and later on NVSwitch systems): how far the fabric manager
+// got registering this GPU. Not in the nvml.h install-deps.sh unpacks (API 11); layout and values
+// from NVML's nvml.h of CUDA 12.x (nvmlGpuFabricInfo_t: clusterUuid[NVML_GPU_FABRIC_UUID_LEN = 16],
+// nvmlReturn_t status "must be checked only if state returns complete", unsigned cliqueId,
+// nvmlGpuFabricState_t state, an unsigned char: NVML_GPU_FABRIC_STATE_NOT_SUPPORTED 0,
+// NOT_STARTED 1, IN_PROGRESS 2, COMPLETED 3), as go-nvml's pkg/nvml/nvml.h carries it. The
+// versioned nvmlDeviceGetGpuFabricInfoV adds a version and a health mask we do not use.
+struct nvmlGpuFabricInfo_t {
+  unsigned char cluster_uuid[16];
+  nvmlReturn_t status;
+  unsigned clique_id;
+  unsigned char state;
+};
+inline constexpr unsigned char kGpuFabricStateNotSupported = 0;
+inline constexpr unsigned char kGpuFabricStateNotStarted = 1;
+inline constexpr unsigned char kGpuFabricStateInProgress = 2;
+inline constexpr unsigned char kGpuFabricStateCompleted = 3;
+
 struct NvmlHealthApi {
   nvmlReturn_t (*nvmlDeviceGetTotalEccErrors)(nvmlDevice_t device, int error_type, int counter_type,
                                               unsigned long long* count) = nullptr;
@@ -149,6 +167,7 @@ struct NvmlHealthApi {
   nvmlReturn_t (*nvmlDeviceGetFieldValues)(nvmlDevice_t device, int count, nvmlFieldValue_t* values) = nullptr;
   nvmlReturn_t (*nvmlDeviceGetNvLinkErrorCounter)(nvmlDevice_t device, unsigned link, int counter,
                                                   unsigned long long* value) = nullptr;
+  nvmlReturn_t (*nvmlDeviceGetGpuFabricInfo)(nvmlDevice_t device, nvmlGpuFabricInfo_t* info) = nullptr;
 };
 
 }  // namespace labcheck::gpu::nvml

@@ -30,6 +30,7 @@ Result<std::unique_ptr<NvmlHealth>> NvmlHealth::Bind(const Nvml& nvml) {
       Optional(a.nvmlDeviceGetFanSpeed, {"nvmlDeviceGetFanSpeed"}),
       Optional(a.nvmlDeviceGetFieldValues, {"nvmlDeviceGetFieldValues"}),
       Optional(a.nvmlDeviceGetNvLinkErrorCounter, {"nvmlDeviceGetNvLinkErrorCounter"}),
+      Optional(a.nvmlDeviceGetGpuFabricInfo, {"nvmlDeviceGetGpuFabricInfo"}),
   });
   if (!bound.ok()) return bound;
   return health;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/boot.h"
 #include "cuda/cuda_internal.h"
 
 namespace cusim {
@@ -120,7 +121,7 @@ NVSIM_EXPORT(CUresult, cuInit, (unsigned flags)) {
   if (m.broken()) return kUnknown;
   if (!m.loaded) return kNoDevice;
   const int error = static_cast<int>(m.Number("cuda/init_error"));
-  if (error != 0) return error;
+  if (error != 0 && nvsim::InitErrorHolds(m)) return error;
   if (IsRefusedCompatCopy(m)) return 804;  // CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE
   if (nvsim::VisibleDevices().empty()) return kNoDevice;  // the driver fails cuInit when it shows no GPU
   initialised = true;
