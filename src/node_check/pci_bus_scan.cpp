@@ -1,5 +1,7 @@
 #include "node_check/pci_bus_scan.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -60,6 +62,26 @@ std::optional<std::string> PartialScope(const EnvLookup& env) {
   return std::nullopt;
 }
 
+std::optional<std::string> ContainerScope(const std::string& fs_root, const EnvLookup& env) {
+  std::string marker;
+  for (const char* file : {"/.dockerenv", "/run/.containerenv"})
+    if (access((fs_root + file).c_str(), F_OK) == 0) marker = file;
+  if (marker.empty())
+    for (const char* name : {"container", "KUBERNETES_SERVICE_HOST"})
+      if (std::optional<std::string> v = env(name); v && !v->empty()) marker = std::string(name) + "=" + *v;
+  if (marker.empty()) return std::nullopt;
+  std::vector<std::string> nodes;
+  for (const std::string& name : env::ListDirectory(fs_root + "/dev"))
+    if (name.size() > 6 && name.rfind("nvidia", 0) == 0 &&
+        std::all_of(name.begin() + 6, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      nodes.push_back("/dev/" + name);
+  std::sort(nodes.begin(), nodes.end());
+  std::string list;
+  for (const std::string& n : nodes) list += (list.empty() ? "" : ",") + n;
+  // "=" before the list: ListedCards counts what follows it.
+  return "a container (" + marker + "), device nodes=" + list;
+}
+
 std::optional<std::string> GateSysRoot(const EnvLookup& env, bool simulated) {
   const std::optional<std::string> root = env("LABCHECK_SYS_ROOT");
   if (root && !root->empty()) return root;
@@ -73,7 +95,11 @@ json PciBusFacts(const EnvLookup& env, bool simulated) {
   json facts = ScanPciBus(*root);
   // A list naming as many cards as the bus holds is the whole node (a job given all eight, Slurm's
   // prolog of such a job): the bus is the expectation again, so a lost card is still named.
-  const std::optional<std::string> partial = PartialScope(env);
+  std::optional<std::string> partial = PartialScope(env);
+  // A fake /sys (LABCHECK_SYS_ROOT) is not this container's: the container is judged only with its
+  // own fake root (LABCHECK_FS_ROOT) or on the real /sys.
+  const std::optional<std::string> fs_root = env("LABCHECK_FS_ROOT");
+  if (!partial && (fs_root || !env("LABCHECK_SYS_ROOT"))) partial = ContainerScope(fs_root.value_or(""), env);
   if (partial && facts.contains("gpus") && ListedCards(*partial) < facts["gpus"].size()) facts["partial"] = *partial;
   return facts;
 }

@@ -42,6 +42,28 @@ TEST_F(PciBusScan, SomeCardsGivenIsPartial) {
   EXPECT_EQ(PartialScope(Environment({{"SLURM_JOB_GPUS", "3"}})), "SLURM_JOB_GPUS=3");
 }
 
+// Issue 45: a container given some cards by device node alone sees the host's whole /sys; its
+// /dev/nvidiaN nodes say which cards it was given. On a host (no container marker) nothing is read.
+TEST_F(PciBusScan, AContainerIsGivenTheCardsItsDeviceNodesName) {
+  const std::string root = dir_ + "/root", sys = dir_ + "/sys";
+  testing::AddHgxBoard(sys);
+  for (const char* node : {"nvidia3", "nvidia0", "nvidiactl", "nvidia-uvm", "nvidia-modeset"})
+    testing::WriteAttribute(root + "/dev/" + node, "");
+  EXPECT_FALSE(ContainerScope(root, Environment({}))) << "no marker: a host";
+  testing::WriteAttribute(root + "/.dockerenv", "");
+  EXPECT_EQ(ContainerScope(root, Environment({})), "a container (/.dockerenv), device nodes=/dev/nvidia0,/dev/nvidia3");
+  const json facts = PciBusFacts(Environment({{"LABCHECK_SYS_ROOT", sys}, {"LABCHECK_FS_ROOT", root}}), false);
+  EXPECT_EQ(facts["partial"], "a container (/.dockerenv), device nodes=/dev/nvidia0,/dev/nvidia3") << facts.dump();
+  // A fake /sys without a fake root of its own is never judged by the real container it runs in.
+  EXPECT_FALSE(PciBusFacts(Environment({{"LABCHECK_SYS_ROOT", sys}}), false).contains("partial"));
+  // Podman and systemd-nspawn say so in the environment; a container given every card is the whole node.
+  const std::string bare = dir_ + "/bare";
+  for (int i = 0; i < 8; ++i) testing::WriteAttribute(bare + "/dev/nvidia" + std::to_string(i), "");
+  EXPECT_EQ(ContainerScope(bare, Environment({{"container", "podman"}})).value_or("").rfind("a container (container=podman)", 0), 0u);
+  const json all = PciBusFacts(Environment({{"LABCHECK_SYS_ROOT", sys}, {"LABCHECK_FS_ROOT", bare}, {"container", "podman"}}), false);
+  EXPECT_FALSE(all.contains("partial")) << all.dump();
+}
+
 TEST_F(PciBusScan, ASimulatedMachineNeverReadsTheRealSys) {
   EXPECT_TRUE(PciBusFacts(Environment({}), true).contains("na"));
   testing::AddHgxBoard(dir_);
