@@ -51,6 +51,7 @@ GpuSpec ParseGpu(const json& g, const std::map<std::string, std::string>& source
   spec.cc_minor = dot == std::string::npos ? 0 : std::stoi(cc.substr(dot + 1));
   spec.memory_gib = g.at("memory_gib").get<double>();
   spec.sm_count = g.value("sm_count", 0);
+  spec.mig_compute_slices = g.value("mig_compute_slices", 0);
   const json& tflops = g.at("tflops");
   spec.bf16_tflops = OptionalNumber(tflops, "bf16");
   spec.fp16_tflops = OptionalNumber(tflops, "fp16");
@@ -249,6 +250,12 @@ bool IsMigSlice(const std::string& device_name) {
     unsigned slices = 0, gb = 0;
     char g = 0, dot = 0;
     if (std::sscanf(words[i + 1].c_str(), "%u%c%c%u", &slices, &g, &dot, &gb) == 4 && g == 'g' && dot == '.') return true;
+    // A compute instance smaller than its GPU instance: "1c.3g.20gb".
+    unsigned compute = 0;
+    char c = 0, dot2 = 0;
+    if (std::sscanf(words[i + 1].c_str(), "%u%c%c%u%c%c%u", &compute, &c, &dot, &slices, &g, &dot2, &gb) == 7 && c == 'c' &&
+        dot == '.' && g == 'g' && dot2 == '.')
+      return true;
   }
   return false;
 }

@@ -37,6 +37,7 @@ struct GpuSpec {
   int cc_major = 0, cc_minor = 0;  // compute capability
   double memory_gib = 0;           // as sold ("24 GB" cards carry 24 GiB)
   int sm_count = 0;                // streaming multiprocessors of the whole card; 0 where the file lacks it
+  int mig_compute_slices = 0;  // MIG: the card's compute slices (7 on A100/H100/H200); a profile "Ng" has N of them
   // Dense tensor-core figures without sparsity, TFLOPS (10^12 FLOP/s).
   std::optional<double> bf16_tflops;           // FP32 accumulate
   std::optional<double> fp16_tflops;           // FP32 accumulate

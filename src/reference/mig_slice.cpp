@@ -1,5 +1,9 @@
 #include "reference/mig_slice.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
 #include <fmt/format.h>
 
 namespace labcheck::reference {
@@ -9,12 +13,56 @@ std::string MigParentName(const std::string& device_name) {
   return at == std::string::npos ? device_name : device_name.substr(0, at);
 }
 
+namespace {
+
+// "1g" of "NVIDIA A100-SXM4-40GB MIG 1g.5gb" (also "1c.3g.20gb": the compute instance's share of
+// its GPU instance, the "Nc" before the "Ng"); 0 when the name has none.
+int ComputeSlicesOfProfile(const std::string& device_name) {
+  const size_t at = device_name.find(" MIG ");
+  if (at == std::string::npos) return 0;
+  const std::string profile = device_name.substr(at + 5);
+  int slices = 0;
+  char unit = 0;
+  if (std::sscanf(profile.c_str(), "%dc.", &slices) == 1 && profile.find("c.") != std::string::npos) return slices;
+  if (std::sscanf(profile.c_str(), "%d%c", &slices, &unit) == 2 && unit == 'g') return slices;
+  return 0;
+}
+
+// The largest "<N>GB" in a device name, GiB as the catalog matches it; 0 when there is none.
+double CardMemoryInName(const std::string& name) {
+  double best = 0;
+  for (size_t at = name.find("GB"); at != std::string::npos; at = name.find("GB", at + 2)) {
+    size_t start = at;
+    while (start > 0 && std::isdigit(static_cast<unsigned char>(name[start - 1]))) --start;
+    if (start < at) best = std::max(best, std::stod(name.substr(start, at - start)));
+  }
+  return best;
+}
+
+// The slice's share of the card's SMs: its own SMs over the card's where the catalog has the
+// card's count; else its compute slices over the card's (NVIDIA's MIG user guide, "Supported MIG
+// Profiles": a profile "Ng" has the fraction N/7 of the SMs on the cards with 7 slices, N/4 on the
+// A30); nullopt when neither is known.
+std::optional<double> SmShare(const GpuSpec& card, const std::string& device_name, int sm_count) {
+  if (card.sm_count > 0) return static_cast<double>(sm_count) / card.sm_count;
+  const int slices = ComputeSlicesOfProfile(device_name);
+  if (card.mig_compute_slices > 0 && slices > 0 && slices <= card.mig_compute_slices)
+    return static_cast<double>(slices) / card.mig_compute_slices;
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<GpuSpec> MigSliceSpec(const GpuCatalog& catalog, const std::string& device_name, int sm_count,
                                     double memory_gib) {
   if (!IsMigSlice(device_name) || sm_count <= 0 || memory_gib <= 0) return std::nullopt;
-  const GpuSpec* card = catalog.Match(MigParentName(device_name), 0);
-  if (card == nullptr || card->sm_count <= 0 || card->memory_gib <= 0) return std::nullopt;
-  const double sm_share = static_cast<double>(sm_count) / card->sm_count;
+  // The whole card's memory as its name gives it ("NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3"):
+  // the catalog tells the 40 GB card from the 80 GB one by it.
+  const GpuSpec* card = catalog.Match(MigParentName(device_name), CardMemoryInName(MigParentName(device_name)));
+  if (card == nullptr || card->memory_gib <= 0) return std::nullopt;
+  const std::optional<double> share = SmShare(*card, device_name, sm_count);
+  if (!share) return std::nullopt;
+  const double sm_share = *share;
   const double memory_share = memory_gib / card->memory_gib;
   GpuSpec slice = *card;
   slice.id = card->id + "-mig";
@@ -27,8 +75,12 @@ std::optional<GpuSpec> MigSliceSpec(const GpuCatalog& catalog, const std::string
   if (slice.memory_bandwidth_gbps) *slice.memory_bandwidth_gbps *= memory_share;
   slice.nvlink_gbps.reset();
   slice.nvlink.reset();
-  slice.note = fmt::format("MIG slice: {} of {} SMs, {:.2f} of {:.0f} GiB of the {}", sm_count, card->sm_count, memory_gib,
-                           card->memory_gib, card->name);
+  slice.note = card->sm_count > 0
+                   ? fmt::format("MIG slice: {} of {} SMs, {:.2f} of {:.0f} GiB of the {}", sm_count, card->sm_count, memory_gib,
+                                 card->memory_gib, card->name)
+                   : fmt::format("MIG slice: {} of {} compute slices ({} SMs), {:.2f} of {:.0f} GiB of the {}",
+                                 ComputeSlicesOfProfile(device_name), card->mig_compute_slices, sm_count, memory_gib,
+                                 card->memory_gib, card->name);
   return slice;
 }
 

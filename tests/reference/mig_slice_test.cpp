@@ -26,9 +26,29 @@ TEST(MigSlice, WithoutAShareToKnowThereIsNoSpec) {
   const GpuCatalog& catalog = GpuCatalog::Builtin();
   EXPECT_FALSE(MigSliceSpec(catalog, "NVIDIA H100 80GB HBM3", 132, 79.6).has_value());  // not a slice
   EXPECT_FALSE(MigSliceSpec(catalog, "NVIDIA H100 80GB HBM3 MIG 1g.10gb", 0, 9.75).has_value());  // SMs unknown
-  // The catalog gives no SM count for the A100 (yet): its slices stay "not comparable".
-  EXPECT_FALSE(MigSliceSpec(catalog, "NVIDIA A100-SXM4-80GB MIG 1g.10gb", 14, 9.75).has_value());
   EXPECT_FALSE(MigSliceSpec(catalog, "NVIDIA Unknown GPU MIG 1g.10gb", 16, 9.75).has_value());
+}
+
+// The A100's catalog entry has no SM count but its 7 compute slices (NVIDIA's MIG user guide): a
+// profile Ng gets N/7 of the tensor rate, a compute instance Nc of a larger GPU instance N/7 too.
+TEST(MigSlice, AnA100SliceGetsItsComputeSlicesShare) {
+  const GpuCatalog& catalog = GpuCatalog::Builtin();
+  const GpuSpec* card = catalog.FindById("a100-sxm-80gb");
+  ASSERT_NE(card, nullptr);
+  ASSERT_EQ(card->sm_count, 0);
+  ASSERT_EQ(card->mig_compute_slices, 7);
+  const std::optional<GpuSpec> one = MigSliceSpec(catalog, "NVIDIA A100-SXM4-80GB MIG 1g.10gb", 14, 9.75);
+  ASSERT_TRUE(one.has_value());
+  EXPECT_DOUBLE_EQ(*one->bf16_tflops, *card->bf16_tflops / 7);
+  EXPECT_DOUBLE_EQ(*one->memory_bandwidth_gbps, *card->memory_bandwidth_gbps * 9.75 / 80);
+  const std::optional<GpuSpec> three = MigSliceSpec(catalog, "NVIDIA A100-SXM4-80GB MIG 3g.40gb", 42, 39.5);
+  ASSERT_TRUE(three.has_value());
+  EXPECT_DOUBLE_EQ(*three->bf16_tflops, *card->bf16_tflops * 3 / 7);
+  const std::optional<GpuSpec> ci = MigSliceSpec(catalog, "NVIDIA A100-SXM4-80GB MIG 1c.3g.40gb", 14, 39.5);
+  ASSERT_TRUE(ci.has_value());
+  EXPECT_DOUBLE_EQ(*ci->bf16_tflops, *card->bf16_tflops / 7);
+  // A name without a profile this can read, or more slices than the card has: not comparable.
+  EXPECT_FALSE(MigSliceSpec(catalog, "NVIDIA A100-SXM4-80GB MIG 9g.90gb", 14, 9.75).has_value());
 }
 
 }  // namespace
