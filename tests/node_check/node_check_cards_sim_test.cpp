@@ -144,5 +144,19 @@ TEST_F(NodeCheckCardsSim, MigSliceIsJudgedByItsShare) {
   EXPECT_FALSE(Mentions(off.line, "matmul")) << off.line;
 }
 
+// machines/a100-mig-1g-slice.json: the A100's catalog entry has no SM count, so its 1g.10gb slice
+// is held to 1/7 of the card's band (MIG user guide: a 1g profile has 1/7 of the SMs); the 80 GB
+// card is the one its name gives, so the copy band is the 80 GB card's × 9.5/80.
+TEST_F(NodeCheckCardsSim, AnA100SliceIsJudgedByItsComputeSlices) {
+  testing::Run run = NodeCheck("a100-mig-1g-slice.json", {"--expect-mig", "on", "--json"});
+  EXPECT_EQ(run.outcome.exit_code, 0) << run.line << run.outcome.err;
+  ASSERT_TRUE(run.json.is_object()) << run.outcome.out;
+  const auto& g = run.json["gpus"][0];
+  ASSERT_TRUE(g["matmul_tflops_band_low"].is_number()) << g.dump();
+  EXPECT_NEAR(g["matmul_tflops_band_low"].get<double>(), 312 * 0.7 / 7, 0.01) << g.dump();
+  ASSERT_TRUE(g["copy_gbps_band_low"].is_number()) << g.dump();
+  EXPECT_NEAR(g["copy_gbps_band_low"].get<double>(), 1935 * 0.8 * 9.5 / 80, 0.01) << g.dump();
+}
+
 }  // namespace
 }  // namespace labcheck::node_check
