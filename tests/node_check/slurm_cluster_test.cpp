@@ -128,7 +128,7 @@ class SlurmCluster : public ::testing::Test {
   }
 
   // The HealthCheckProgram: does nothing until a test names a simulated machine in
-  // health-profile, then runs node-check --drain on it. It sets no PATH (dash would give itself a
+  // health-profile, then runs node-check --drain on it and moves its output into place whole. It sets no PATH (dash would give itself a
   // default one, so it is unset): lab_check must find scontrol as it would under slurmd. SLURM_CONF
   // only because this cluster's configuration is not in /etc/slurm.
   static void WriteHealthCheckProgram() {
@@ -137,8 +137,12 @@ class SlurmCluster : public ::testing::Test {
                           << "read profile < " << dir_ << "/health-profile\n"
                           << "export SLURM_CONF=" << dir_ << "/slurm.conf LD_LIBRARY_PATH=" << testing::SimDir()
                           << " LABCHECK_SIM_MACHINE=$profile\n"
-                          << "exec " << LAB_CHECK_BINARY << " node-check --lang en --drain --state-dir " << dir_
-                          << "/lab_check-state >" << dir_ << "/log/health.out 2>&1\n";
+                          << LAB_CHECK_BINARY << " node-check --lang en --drain --state-dir " << dir_
+                          << "/lab_check-state >" << dir_ << "/log/health.out.part 2>&1\n"
+                          // A whole file or none: the next run (every 5 s) must not leave the test
+                          // reading a half-written one.
+                          << "status=$?\n/bin/mv " << dir_ << "/log/health.out.part " << dir_ << "/log/health.out\n"
+                          << "exit $status\n";
     chmod(script.c_str(), 0755);
   }
 
