@@ -116,7 +116,7 @@ bool WriteFiles(const Options& o, const std::string& node, const json& report, c
   }
   if (!o.prometheus.empty()) {
     const double now_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    say("--prometheus", WritePrometheusFile(o.prometheus, PrometheusText(verdict, payload, now_s)));
+    say("--prometheus", WritePrometheusFile(o.prometheus, PrometheusText(verdict, payload, now_s, report.value("drain", json(nullptr)))));
   }
   return written;
 }

@@ -132,6 +132,20 @@ std::string FindingMetrics(const NodeVerdict& v) {
   return coded.Text() + by_severity.Text();
 }
 
+// What --drain did with Slurm this run (slurm_policy.h): one sample, the action as a label, so that
+// an alert can fire on a drain the cap held back ("held_by_cap") or a drain or resume that failed
+// (ok="false"): the node is sick and still in service then, which nobody else will notice.
+std::string DrainMetrics(const json& drain) {
+  if (!drain.is_object() || !drain.contains("action")) return "";
+  Family f("lab_check_node_drain", "What node-check --drain did with Slurm this run: 1 for the action taken (drained, resumed, held_by_cap, left_as_is, waiting_for_healthy_runs, ...); ok=\"false\" when Slurm refused or could not be reached.");
+  const std::string action = drain.value("action", std::string());
+  // Not ok: scontrol ran and failed, or there was none to run. A decision that ran nothing
+  // (held by the cap, waiting for a reboot) is ok; its action says what it was.
+  const bool ok = action != "no_slurm" && (drain.value("ok", false) || !drain.value("ran", false));
+  f.Add(fmt::format(R"(action="{}",ok="{}")", Escape(action), ok ? "true" : "false"), 1);
+  return f.Text();
+}
+
 }  // namespace
 
 // What sysfs said beside the driver: the GPUs on the PCI bus, and each InfiniBand/RoCE port.
@@ -150,7 +164,7 @@ std::string SysfsMetrics(const json& payload) {
   return on_bus.Text() + port_up.Text() + port_rate.Text();
 }
 
-std::string PrometheusText(const NodeVerdict& v, const json& payload, double checked_at_s) {
+std::string PrometheusText(const NodeVerdict& v, const json& payload, double checked_at_s, const json& drain) {
   Family healthy("lab_check_node_healthy", "1 when lab_check node-check found the node healthy, 0 when it found a fault or could not tell.");
   Family unknown("lab_check_node_unknown", "1 when lab_check node-check could not tell (no driver, no GPU).");
   Family findings("lab_check_node_findings", "Findings that keep the node out of service (above monitor, not held back by --report-only).");
@@ -175,7 +189,7 @@ std::string PrometheusText(const NodeVerdict& v, const json& payload, double che
                           &cards.pcie_width, &cards.nvlinks, &cards.ecc, &cards.retired, &cards.remapped, &cards.xids,
                           &cards.failing, &cards.recovery})
     out += f->Text();
-  return out + FindingMetrics(v) + SysfsMetrics(payload);
+  return out + FindingMetrics(v) + DrainMetrics(drain) + SysfsMetrics(payload);
 }
 
 Status WritePrometheusFile(const std::string& path, const std::string& text) {

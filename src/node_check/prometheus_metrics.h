@@ -13,8 +13,10 @@
 
 namespace labcheck::node_check {
 
-// The text of one run. `payload` is the child's (for the health facts); `checked_at_s` the Unix time.
-std::string PrometheusText(const NodeVerdict& verdict, const nlohmann::json& payload, double checked_at_s);
+// The text of one run. `payload` is the child's (for the health facts); `checked_at_s` the Unix time;
+// `drain` what --drain decided (the report's "drain": {action, ok, …}), null when it was not asked.
+std::string PrometheusText(const NodeVerdict& verdict, const nlohmann::json& payload, double checked_at_s,
+                           const nlohmann::json& drain = nullptr);
 
 // Written atomically (a temporary file beside it, then rename): the collector never reads half a
 // file. The name must end in ".prom", the only files the collector reads.

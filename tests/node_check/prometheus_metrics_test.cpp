@@ -75,6 +75,19 @@ TEST(PrometheusMetrics, FindingsByCodeAndSeverity) {
   EXPECT_EQ(Sample(text, "lab_check_node_findings"), 1) << "only the pending remap keeps the node out: " << text;
 }
 
+// What --drain did, one sample with the action: an alert can fire on a drain the cap held back or a
+// drain that failed; nothing when --drain was not asked.
+TEST(PrometheusMetrics, TheDrainDecision) {
+  NodeVerdict v;
+  EXPECT_FALSE(Has(PrometheusText(v, json::object(), 0), "lab_check_node_drain"));
+  const std::string held = PrometheusText(v, json::object(), 0, {{"action", "held_by_cap"}, {"ran", false}, {"ok", false}});
+  EXPECT_EQ(Sample(held, R"(lab_check_node_drain{action="held_by_cap",ok="true"})"), 1) << held;
+  const std::string failed = PrometheusText(v, json::object(), 0, {{"action", "drained"}, {"ran", true}, {"ok", false}});
+  EXPECT_EQ(Sample(failed, R"(lab_check_node_drain{action="drained",ok="false"})"), 1) << failed;
+  const std::string none = PrometheusText(v, json::object(), 0, {{"action", "no_slurm"}, {"ran", false}, {"ok", false}});
+  EXPECT_EQ(Sample(none, R"(lab_check_node_drain{action="no_slurm",ok="false"})"), 1) << none;
+}
+
 // Issue 45's figures: the driver's recovery action per card, the GPUs on the bus (not for a run
 // given some cards), each InfiniBand port's state and rate.
 TEST(PrometheusMetrics, RecoveryActionBusAndPorts) {
