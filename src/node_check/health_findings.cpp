@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "gpu/health/health_facts.h"
+#include "gpu/health/health_line_codes.h"
 #include "gpu/health/health_verdicts.h"
 #include "gpu/health/kernel_log.h"
 #include "node_check/findings.h"
@@ -145,21 +146,15 @@ void Settings(Collector& c, const json& f, const NodeExpectations& e) {
                                                   : T("MIG выключен (ожидался включённым)", "MIG off (expected on)"));
 }
 
-// The finding's key (data/finding_codes.json) of a gpu.health FAIL line: a FAIL of these items
-// is the worse of their two findings (a failed remap, 60+ retired pages); the others share keys.
-std::string KeyOfHealthFail(const std::string& item) {
-  if (item == "remapped_rows") return "row_remap_failed";
-  if (item == "retired_pages") return "retired_pages_limit";
-  return item;
-}
-
 // gpu.health's own FAIL lines not named above (PROHIBITED compute mode, 60+ retired pages): its
-// label and value, so a card gets one finding per key.
+// label and value, keyed as gpu.health's hint codes are (health_line_codes.h), so a card gets one
+// finding per key; a FAIL line without a key keeps its item (and reads LC900, unclassified).
 void HealthFails(Collector& c, int index, const json& f) {
   for (const gpu::health::HealthLine& line : gpu::health::JudgeGpu(index, f)) {
     // XIDs are judged by the catalog and the site's lists (xid_findings.cpp), not by gpu.health.
     if (line.na || line.status != Outcome::Fail || line.item.rfind("xid_", 0) == 0) continue;
-    c.Add(KeyOfHealthFail(line.item), T(line.label.ru + ": " + line.value.ru, line.label.en + ": " + line.value.en));
+    const std::string key = gpu::health::FindingKeyOfLine(line, f);
+    c.Add(key.empty() ? line.item : key, T(line.label.ru + ": " + line.value.ru, line.label.en + ": " + line.value.en));
   }
 }
 

@@ -9,9 +9,7 @@ using nlohmann::json;
 json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpectations& e, const std::string& node) {
   json findings = json::array();
   for (const Finding& f : v.findings) {
-    json card = json::object();
-    for (const json& g : v.gpus)
-      if (g.value("index", -1) == f.gpu) card = g;
+    const json card = CardOf(v.gpus, f.gpu);
     findings.push_back({{"gpu", f.gpu < 0 ? json(nullptr) : json(f.gpu)},
                         {"pci_bus_id", card.value("pci_bus_id", json(nullptr))},
                         {"uuid", card.value("uuid", json(nullptr))},

@@ -14,13 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-// The card `index` of NodeVerdict::gpus ({} when it is not there: a node-wide finding).
-json CardOf(const json& gpus, int index) {
-  for (const json& g : gpus)
-    if (g.value("index", -1) == index) return g;
-  return json::object();
-}
-
 // Each card's facts beside its figures, so that --json and the fleet table need no second look.
 json CardsFromInventory(const json& inventory, const json& health) {
   json cards = json::array();
@@ -94,6 +87,12 @@ NodeVerdict JudgeNode(const json& payload, const NodeExpectations& expect) {
   v.timings = payload.value("timings_s", json::object());
   Classify(v, expect.report_only);
   return v;
+}
+
+json CardOf(const json& gpus, int index) {
+  for (const json& g : gpus)
+    if (g.value("index", -1) == index) return g;
+  return json::object();
 }
 
 bool Fails(const Finding& f) { return f.severity != reference::Severity::Monitor && !f.held; }

@@ -31,6 +31,10 @@ struct Finding {
 // A finding keeps the node out of service: above `monitor` and not held back by --report-only.
 bool Fails(const Finding& finding);
 
+// The card `index` of NodeVerdict::gpus (its bus id, UUID, serial…); {} when it is not there (a
+// node-wide finding).
+nlohmann::json CardOf(const nlohmann::json& gpus, int index);
+
 enum class NodeState { Healthy, Unhealthy, CannotTell };
 
 struct NodeVerdict {

@@ -62,7 +62,15 @@ std::optional<std::string> PartialScope(const EnvLookup& env) {
   return std::nullopt;
 }
 
-std::optional<std::string> ContainerScope(const std::string& fs_root, const EnvLookup& env) {
+namespace {
+
+// What tells a container and the cards it holds (ContainerScope).
+struct ContainerCards {
+  std::string marker;               // "/.dockerenv", "container=podman"
+  std::vector<std::string> nodes;   // "/dev/nvidia0", sorted
+};
+
+std::optional<ContainerCards> ReadContainerCards(const std::string& fs_root, const EnvLookup& env) {
   std::string marker;
   for (const char* file : {"/.dockerenv", "/run/.containerenv"})
     if (access((fs_root + file).c_str(), F_OK) == 0) marker = file;
@@ -76,10 +84,20 @@ std::optional<std::string> ContainerScope(const std::string& fs_root, const EnvL
         std::all_of(name.begin() + 6, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
       nodes.push_back("/dev/" + name);
   std::sort(nodes.begin(), nodes.end());
+  return ContainerCards{marker, nodes};
+}
+
+std::string Describe(const ContainerCards& c) {
   std::string list;
-  for (const std::string& n : nodes) list += (list.empty() ? "" : ",") + n;
-  // "=" before the list: ListedCards counts what follows it.
-  return "a container (" + marker + "), device nodes=" + list;
+  for (const std::string& n : c.nodes) list += (list.empty() ? "" : ",") + n;
+  return "a container (" + c.marker + "), device nodes=" + list;
+}
+
+}  // namespace
+
+std::optional<std::string> ContainerScope(const std::string& fs_root, const EnvLookup& env) {
+  const std::optional<ContainerCards> cards = ReadContainerCards(fs_root, env);
+  return cards ? std::optional<std::string>(Describe(*cards)) : std::nullopt;
 }
 
 std::optional<std::string> GateSysRoot(const EnvLookup& env, bool simulated) {
@@ -95,12 +113,18 @@ json PciBusFacts(const EnvLookup& env, bool simulated) {
   json facts = ScanPciBus(*root);
   // A list naming as many cards as the bus holds is the whole node (a job given all eight, Slurm's
   // prolog of such a job): the bus is the expectation again, so a lost card is still named.
-  std::optional<std::string> partial = PartialScope(env);
+  if (!facts.contains("gpus")) return facts;
+  const size_t on_bus = facts["gpus"].size();
+  if (const std::optional<std::string> given = PartialScope(env)) {
+    if (ListedCards(*given) < on_bus) facts["partial"] = *given;
+    return facts;
+  }
   // A fake /sys (LABCHECK_SYS_ROOT) is not this container's: the container is judged only with its
   // own fake root (LABCHECK_FS_ROOT) or on the real /sys.
   const std::optional<std::string> fs_root = env("LABCHECK_FS_ROOT");
-  if (!partial && (fs_root || !env("LABCHECK_SYS_ROOT"))) partial = ContainerScope(fs_root.value_or(""), env);
-  if (partial && facts.contains("gpus") && ListedCards(*partial) < facts["gpus"].size()) facts["partial"] = *partial;
+  if (!fs_root && env("LABCHECK_SYS_ROOT")) return facts;
+  const std::optional<ContainerCards> container = ReadContainerCards(fs_root.value_or(""), env);
+  if (container && container->nodes.size() < on_bus) facts["partial"] = Describe(*container);
   return facts;
 }
 

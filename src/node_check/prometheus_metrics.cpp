@@ -118,9 +118,8 @@ std::string FindingMetrics(const NodeVerdict& v) {
   std::map<std::string, int> per_labels;
   std::map<std::string, int> per_severity;
   for (const Finding& f : v.findings) {
-    std::string uuid;
-    for (const json& g : v.gpus)
-      if (g.value("index", -1) == f.gpu && g.value("uuid", json(nullptr)).is_string()) uuid = g["uuid"].get<std::string>();
+    const json& id = CardOf(v.gpus, f.gpu).value("uuid", json(nullptr));
+    const std::string uuid = id.is_string() ? id.get<std::string>() : "";
     ++per_labels[fmt::format(R"(code="{}",severity="{}",gpu="{}",uuid="{}",held="{}")", f.code, reference::SeverityKey(f.severity),
                              f.gpu < 0 ? std::string() : std::to_string(f.gpu), Escape(uuid), f.held ? "true" : "false")];
     ++per_severity[reference::SeverityKey(f.severity)];

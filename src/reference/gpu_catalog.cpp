@@ -243,22 +243,25 @@ const GpuSpec* GpuCatalog::FindById(const std::string& id) const {
   return nullptr;
 }
 
-bool IsMigSlice(const std::string& device_name) {
+int MigComputeSlices(const std::string& device_name) {
   const std::vector<std::string> words = DeviceNameWords(device_name);
   for (size_t i = 0; i + 1 < words.size(); ++i) {
     if (words[i] != "mig") continue;
     unsigned slices = 0, gb = 0;
     char g = 0, dot = 0;
-    if (std::sscanf(words[i + 1].c_str(), "%u%c%c%u", &slices, &g, &dot, &gb) == 4 && g == 'g' && dot == '.') return true;
+    if (std::sscanf(words[i + 1].c_str(), "%u%c%c%u", &slices, &g, &dot, &gb) == 4 && g == 'g' && dot == '.')
+      return static_cast<int>(slices);
     // A compute instance smaller than its GPU instance: "1c.3g.20gb".
     unsigned compute = 0;
     char c = 0, dot2 = 0;
     if (std::sscanf(words[i + 1].c_str(), "%u%c%c%u%c%c%u", &compute, &c, &dot, &slices, &g, &dot2, &gb) == 7 && c == 'c' &&
         dot == '.' && g == 'g' && dot2 == '.')
-      return true;
+      return static_cast<int>(compute);
   }
-  return false;
+  return 0;
 }
+
+bool IsMigSlice(const std::string& device_name) { return MigComputeSlices(device_name) > 0; }
 
 const GpuSpec* GpuCatalog::Match(const std::string& device_name, double memory_gib) const {
   const std::vector<std::string> words = DeviceNameWords(device_name);

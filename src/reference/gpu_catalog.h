@@ -117,7 +117,11 @@ std::vector<std::string> DeviceNameWords(const std::string& device_name);
 
 // A MIG slice's device name: the card's name, "MIG" and the profile ("NVIDIA A100-SXM4-40GB MIG
 // 1g.5gb", "… MIG 1g.10gb+me"), as CUDA and NVML name a MIG device (NVIDIA's MIG user guide names
-// profiles <compute slices>g.<memory>gb).
+// profiles <compute slices>g.<memory>gb; a compute instance smaller than its GPU instance
+// "<compute slices>c.<slices>g.<memory>gb").
 bool IsMigSlice(const std::string& device_name);
+// The compute slices a MIG device's profile holds: N of "Ng.…", N of "Nc.Mg.…"; 0 when the name is
+// not a MIG slice's.
+int MigComputeSlices(const std::string& device_name);
 
 }  // namespace labcheck::reference

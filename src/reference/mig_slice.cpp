@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 
 #include <fmt/format.h>
 
@@ -14,19 +13,6 @@ std::string MigParentName(const std::string& device_name) {
 }
 
 namespace {
-
-// "1g" of "NVIDIA A100-SXM4-40GB MIG 1g.5gb" (also "1c.3g.20gb": the compute instance's share of
-// its GPU instance, the "Nc" before the "Ng"); 0 when the name has none.
-int ComputeSlicesOfProfile(const std::string& device_name) {
-  const size_t at = device_name.find(" MIG ");
-  if (at == std::string::npos) return 0;
-  const std::string profile = device_name.substr(at + 5);
-  int slices = 0;
-  char unit = 0;
-  if (std::sscanf(profile.c_str(), "%dc.", &slices) == 1 && profile.find("c.") != std::string::npos) return slices;
-  if (std::sscanf(profile.c_str(), "%d%c", &slices, &unit) == 2 && unit == 'g') return slices;
-  return 0;
-}
 
 // The largest "<N>GB" in a device name, GiB as the catalog matches it; 0 when there is none.
 double CardMemoryInName(const std::string& name) {
@@ -45,7 +31,7 @@ double CardMemoryInName(const std::string& name) {
 // A30); nullopt when neither is known.
 std::optional<double> SmShare(const GpuSpec& card, const std::string& device_name, int sm_count) {
   if (card.sm_count > 0) return static_cast<double>(sm_count) / card.sm_count;
-  const int slices = ComputeSlicesOfProfile(device_name);
+  const int slices = MigComputeSlices(device_name);
   if (card.mig_compute_slices > 0 && slices > 0 && slices <= card.mig_compute_slices)
     return static_cast<double>(slices) / card.mig_compute_slices;
   return std::nullopt;
@@ -79,7 +65,7 @@ std::optional<GpuSpec> MigSliceSpec(const GpuCatalog& catalog, const std::string
                    ? fmt::format("MIG slice: {} of {} SMs, {:.2f} of {:.0f} GiB of the {}", sm_count, card->sm_count, memory_gib,
                                  card->memory_gib, card->name)
                    : fmt::format("MIG slice: {} of {} compute slices ({} SMs), {:.2f} of {:.0f} GiB of the {}",
-                                 ComputeSlicesOfProfile(device_name), card->mig_compute_slices, sm_count, memory_gib,
+                                 MigComputeSlices(device_name), card->mig_compute_slices, sm_count, memory_gib,
                                  card->memory_gib, card->name);
   return slice;
 }

@@ -58,9 +58,13 @@ std::string KeyOf(const HealthLine& line, const json& facts) {
 
 }  // namespace
 
-std::string FindingCodeOfLine(const HealthLine& line, const json& facts) {
+std::string FindingKeyOfLine(const HealthLine& line, const json& facts) {
   if (line.na || line.status == Outcome::Pass) return "";
-  const std::string key = KeyOf(line, facts);
+  return KeyOf(line, facts);
+}
+
+std::string FindingCodeOfLine(const HealthLine& line, const json& facts) {
+  const std::string key = FindingKeyOfLine(line, facts);
   return key.empty() ? "" : reference::FindingCodeFor(key).code;
 }
 

@@ -11,7 +11,12 @@
 
 namespace labcheck::gpu::health {
 
-// `facts`: the card's facts the line was judged on (pending flags, the XIDs of its log).
+// node-check's finding key (data/finding_codes.json "key") for a line that is not PASS: a FAIL of
+// remapped_rows is "row_remap_failed", a WARN with a remap pending "remapped_rows_pending", and so
+// on; empty where node-check has no finding for it. `facts`: the card's facts the line was judged
+// on (pending flags, the XIDs of its log).
+std::string FindingKeyOfLine(const HealthLine& line, const nlohmann::json& facts);
+// The code of that key ("LC204"), or empty.
 std::string FindingCodeOfLine(const HealthLine& line, const nlohmann::json& facts);
 
 }  // namespace labcheck::gpu::health
