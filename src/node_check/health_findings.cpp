@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpu/health/health_facts.h"
 #include "gpu/health/health_line_codes.h"
@@ -123,23 +126,37 @@ bool IsMpsServer(const json& process) {
   return n == "nvidia-cuda-mps-server" || n == "nvidia-cuda-mps";
 }
 
+// Processes holding memory on the card that are not MPS's server. In a container's PID namespace
+// NVML's pids are the host's and have no name here (pid_namespace.h), so MPS's server cannot be
+// told from a leftover: the memory is held all the same, and the line says which pids to look up
+// on the host, where node-check runs as slurmd runs it.
+void OtherProcesses(Collector& c, const json& procs, const NodeExpectations& e) {
+  if (!procs.is_array() || procs.empty()) return;
+  double gib = 0;
+  bool unknown = false;
+  std::vector<std::string> host_pids;
+  for (const json& p : procs) {
+    if (IsMpsServer(p)) continue;
+    if (p.value("host_pid", false)) host_pids.push_back(std::to_string(p.value("pid", 0u)));
+    if (p.value("used_gib", json(nullptr)).is_number()) gib += p["used_gib"].get<double>();
+    else unknown = true;
+  }
+  if (gib < e.other_process_gib && !unknown) return;
+  const std::string pids = fmt::format("{}", fmt::join(host_pids, ", "));
+  c.Add("other_processes",
+        host_pids.empty()
+            ? T(fmt::format("чужой процесс держит {:.1f} GiB", gib), fmt::format("another process holds {:.1f} GiB", gib))
+            : T(fmt::format("чужой процесс держит {:.1f} GiB (PID хоста {}: из пространства PID контейнера не назвать)", gib, pids),
+                fmt::format("another process holds {:.1f} GiB (host PID {}: not nameable from the container's PID namespace)", gib,
+                            pids)));
+}
+
 void Settings(Collector& c, const json& f, const NodeExpectations& e) {
   const json& persistence = Get(f, "persistence_mode");
   if (e.persistence_required && persistence.is_boolean() && !persistence.get<bool>())
     c.Add("persistence_mode", T("persistence выключен", "persistence mode off"));
   PowerLimit(c, Get(f, "power_limit_w"), Get(f, "power_default_limit_w"), e);
-  const json& procs = Get(f, "other_processes");
-  if (procs.is_array() && !procs.empty()) {
-    double gib = 0;
-    bool unknown = false;
-    for (const json& p : procs) {
-      if (IsMpsServer(p)) continue;
-      if (p.value("used_gib", json(nullptr)).is_number()) gib += p["used_gib"].get<double>();
-      else unknown = true;
-    }
-    if (gib >= e.other_process_gib || unknown)
-      c.Add("other_processes", T(fmt::format("чужой процесс держит {:.1f} GiB", gib), fmt::format("another process holds {:.1f} GiB", gib)));
-  }
+  OtherProcesses(c, Get(f, "other_processes"), e);
   const json& mig = Get(f, "mig_mode");
   if (mig.is_object() && Known(mig) && mig.value("current", false) != e.mig)
     c.Add("mig_mode", mig.value("current", false) ? T("MIG включён (ожидался выключенным)", "MIG on (expected off)")

@@ -162,6 +162,25 @@ TEST(HealthFacts, AClockEventReasonReadOnceAtIdleIsTransient) {
   EXPECT_GE(reads, 2);
 }
 
+// Issue 42: in a container's PID namespace NVML's pids are the host's: none is named from this
+// /proc (pid 1 here is the container's init, not the host's process) nor taken for our own.
+TEST(HealthFacts, HostPidsAreNotNamedFromAContainer) {
+  const n::NvmlApi base = BaseApi();
+  const n::NvmlHealthApi health = HealthApi();
+  const PidNamespace container{"pid:[4026532513]", false};
+  const json f = ReadIdleFacts({&base, &health}, Device(), 1, container);
+  ASSERT_EQ(f["other_processes"].size(), 2u) << f["other_processes"];
+  for (const json& p : f["other_processes"]) {
+    EXPECT_EQ(p["name"], nullptr) << p;
+    EXPECT_EQ(p["host_pid"], true) << p;
+  }
+  EXPECT_EQ(f["pid_namespace"], json({{"link", "pid:[4026532513]"}, {"host", false}}));
+
+  const json on_host = ReadIdleFacts({&base, &health}, Device(), 1, PidNamespace{"pid:[4026531836]", true});
+  ASSERT_EQ(on_host["other_processes"].size(), 1u);  // pid 1 is ours there
+  EXPECT_FALSE(on_host["other_processes"][0].contains("host_pid"));
+}
+
 TEST(HealthFacts, ProcessNameComesFromProcComm) {
   EXPECT_FALSE(ProcessName(static_cast<unsigned>(getpid())).empty());
   EXPECT_EQ(ProcessName(1u << 30), "");  // no such process

@@ -123,6 +123,18 @@ TEST(HealthVerdicts, OtherProcessValueNamesPidNameAndAmount) {
   EXPECT_EQ(Line(JudgeGpu(0, facts), "other_processes").status, Outcome::Pass);
 }
 
+// Issue 42: a host pid seen from a container is not given a name, and the hint says how to get it.
+TEST(HealthVerdicts, AHostPidSeenFromAContainerSaysWhereToNameIt) {
+  json facts = Healthy();
+  facts["other_processes"] = {{{"pid", 4242}, {"used_gib", 20.0}, {"name", nullptr}, {"host_pid", true}}};
+  const std::vector<HealthLine> lines = JudgeGpu(0, facts);
+  const HealthLine& line = Line(lines, "other_processes");
+  EXPECT_EQ(line.status, Outcome::Warn);
+  EXPECT_NE(line.value.en.find("4242 (host PID) 20.0 GiB"), std::string::npos) << line.value.en;
+  EXPECT_NE(line.value.ru.find("4242 (PID хоста) 20.0 GiB"), std::string::npos) << line.value.ru;
+  EXPECT_NE(line.hint.en.find("--pid=host"), std::string::npos) << line.hint.en;
+}
+
 TEST(HealthVerdicts, UnsupportedFieldsAreNotAvailableNeverFailures) {
   json facts = Healthy();
   const json na = {{"na", "not supported by this GPU or driver (NVML_ERROR_NOT_SUPPORTED)"}};

@@ -8,9 +8,14 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <utility>
+#include <vector>
+#include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "gpu/health/pid_namespace.h"
 #include "node_check_run.h"
 
 namespace labcheck::node_check {
@@ -86,20 +91,40 @@ std::string MpsProfileWith(const NamedProcess& process) {
   return path;
 }
 
+// The simulated NVML gives pids of the namespace the test runs in, where a real driver gives the
+// host's (gpu/health/pid_namespace.h); this stands the test's namespace in for the host's, as a
+// node-check run by slurmd on the host sees it. `other` stands for a container's.
+std::vector<std::pair<std::string, std::string>> AsSeenFrom(const NamedProcess& process, bool host) {
+  const std::string own = gpu::health::ReadPidNamespace().link;
+  return {{"LABCHECK_SIM_MACHINE", MpsProfileWith(process)}, {"LABCHECK_TEST_HOST_PID_NS", host ? own : own + "-other"}};
+}
+
 // With MPS the one process NVML lists on each card is MPS's server, holding its clients' memory:
 // infrastructure, not a previous job's leftover. The same 12 GiB under another name is one.
 TEST_F(NodeCheckCardsSim, MpsServerIsNotAnotherProcess) {
   const NamedProcess server("nvidia-cuda-mps-server");
   ASSERT_GT(server.pid(), 0);
-  testing::Run mps = NodeCheck("course-mps-server.json", {}, {{"LABCHECK_SIM_MACHINE", MpsProfileWith(server)}});
+  testing::Run mps = NodeCheck("course-mps-server.json", {}, AsSeenFrom(server, true));
   EXPECT_EQ(mps.outcome.exit_code, 0) << mps.line << mps.outcome.err;
   EXPECT_EQ(mps.line, "OK");
 
   const NamedProcess notebook("python3");
   ASSERT_GT(notebook.pid(), 0);
-  testing::Run held = NodeCheck("course-mps-server.json", {}, {{"LABCHECK_SIM_MACHINE", MpsProfileWith(notebook)}});
+  testing::Run held = NodeCheck("course-mps-server.json", {}, AsSeenFrom(notebook, true));
   EXPECT_EQ(held.outcome.exit_code, 1) << held.outcome.err;
   EXPECT_TRUE(Mentions(held.line, "GPU0 (0000:01:00.0) another process holds 12.0 GiB")) << held.line;
+}
+
+// From a container's PID namespace the same pid is a host pid: it is not named from the
+// container's /proc (where it would be some other process), so the server is not excused there,
+// and the line gives the pid to look up on the host.
+TEST_F(NodeCheckCardsSim, FromAContainerNvmlsPidsAreNotNamed) {
+  const NamedProcess server("nvidia-cuda-mps-server");
+  ASSERT_GT(server.pid(), 0);
+  testing::Run run = NodeCheck("course-mps-server.json", {"--json"}, AsSeenFrom(server, false));
+  EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.err;
+  EXPECT_TRUE(Mentions(run.outcome.out, fmt::format("another process holds 12.0 GiB (host PID {}: not nameable", server.pid())))
+      << run.outcome.out;
 }
 
 // At boot the fabric manager registers the GPUs for a while and cuInit says 802 until it has:

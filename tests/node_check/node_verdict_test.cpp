@@ -242,6 +242,16 @@ TEST(NodeVerdict, TheMpsServerIsNotAnotherProcess) {
   EXPECT_EQ(Line(p), "FAIL: LC503 GPU0 (0000:10:00.0) another process holds 20.0 GiB");
 }
 
+// Issue 42: from a container's PID namespace NVML's pids are the host's and cannot be named, so
+// MPS's server cannot be told from a leftover there: the memory counts, and the line gives the pids.
+TEST(NodeVerdict, HostPidsSeenFromAContainerAreNamedAsSuch) {
+  json p = Payload(1);
+  p["health"]["gpus"][0]["facts"]["other_processes"] =
+      json::array({{{"pid", 91234}, {"used_gib", 12.0}, {"name", nullptr}, {"host_pid", true}}});
+  EXPECT_EQ(Line(p), "FAIL: LC503 GPU0 (0000:10:00.0) another process holds 12.0 GiB (host PID 91234: not nameable from the "
+                     "container's PID namespace)");
+}
+
 // Issue 42: a MIG slice is judged as what it is, not against the whole card's band; with
 // --expect-mig on the MIG node is healthy.
 TEST(NodeVerdict, AMigSliceIsNotFarBelowTheWholeCard) {

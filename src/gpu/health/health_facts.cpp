@@ -103,7 +103,10 @@ json UnsignedField(nvml::nvmlReturn_t (*fn)(nvml::nvmlDevice_t, unsigned*), cons
   });
 }
 
-json Processes(const nvml::NvmlHealthApi& h, nvml::nvmlDevice_t device, unsigned own_pid) {
+// In a container's PID namespace the pids are the host's (pid_namespace.h): none is compared with
+// our own pid, nor named from our /proc, where it is another process or none. Our own process
+// holds no context when these facts are read (the load window creates the contexts later).
+json Processes(const nvml::NvmlHealthApi& h, nvml::nvmlDevice_t device, unsigned own_pid, const PidNamespace& pids) {
   return Field(h.nvmlDeviceGetComputeRunningProcesses, "nvmlDeviceGetComputeRunningProcesses_v3", [&](json& out) {
     std::vector<nvml::nvmlProcessInfo_t> infos(64);
     unsigned count = static_cast<unsigned>(infos.size());
@@ -117,11 +120,13 @@ json Processes(const nvml::NvmlHealthApi& h, nvml::nvmlDevice_t device, unsigned
     if (r != nvml::kSuccess) return r;
     for (unsigned i = 0; i < count && i < infos.size(); ++i) {
       const nvml::nvmlProcessInfo_t& p = infos[i];
-      if (p.pid == own_pid) continue;
-      std::string name = ProcessName(p.pid);
-      out.push_back({{"pid", p.pid},
-                     {"used_gib", p.usedGpuMemory == nvml::kValueNotAvailable ? json(nullptr) : json(p.usedGpuMemory / kBytesPerGiB)},
-                     {"name", name.empty() ? json(nullptr) : json(name)}});
+      if (pids.host && p.pid == own_pid) continue;
+      std::string name = pids.host ? ProcessName(p.pid) : "";
+      json entry = {{"pid", p.pid},
+                    {"used_gib", p.usedGpuMemory == nvml::kValueNotAvailable ? json(nullptr) : json(p.usedGpuMemory / kBytesPerGiB)},
+                    {"name", name.empty() ? json(nullptr) : json(name)}};
+      if (!pids.host) entry["host_pid"] = true;
+      out.push_back(entry);
     }
     return r;
   });
@@ -177,7 +182,7 @@ std::vector<std::string> IdleReasonNames(unsigned long long reasons) {
   return names;
 }
 
-json ReadIdleFacts(const NvmlTables& nvml, nvml::nvmlDevice_t device, unsigned own_pid) {
+json ReadIdleFacts(const NvmlTables& nvml, nvml::nvmlDevice_t device, unsigned own_pid, const PidNamespace& pids) {
   static const nvml::NvmlHealthApi kNone{};
   const nvml::NvmlApi& b = *nvml.base;
   const nvml::NvmlHealthApi& h = nvml.health != nullptr ? *nvml.health : kNone;
@@ -235,7 +240,8 @@ json ReadIdleFacts(const NvmlTables& nvml, nvml::nvmlDevice_t device, unsigned o
     out = {{"current", current == nvml::kMigEnabled}, {"pending", pending == nvml::kMigEnabled}};
     return r;
   });
-  f["other_processes"] = Processes(h, device, own_pid);
+  f["other_processes"] = Processes(h, device, own_pid, pids);
+  f["pid_namespace"] = PidNamespaceJson(pids);
   IdleReasons(b, device, f);
   f["temperature_c"] = Field(b.nvmlDeviceGetTemperature, "nvmlDeviceGetTemperature", [&](json& out) {
     unsigned celsius = 0;

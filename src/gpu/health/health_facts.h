@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpu/nvidia/nvml_api.h"
+#include "gpu/health/pid_namespace.h"
 #include "gpu/nvidia/nvml_health_api.h"
 
 namespace labcheck::gpu::health {
@@ -24,9 +25,11 @@ nlohmann::json MissingFunction(const std::string& function);
 bool IsNotAvailable(const nlohmann::json& field);
 
 // The facts that do not need a load: ECC, retired pages, remapping, replay counter (start value),
-// persistence, power limits, compute and MIG mode, other processes (excluding `own_pid`), clock
+// persistence, power limits, compute and MIG mode, other processes (excluding `own_pid`; in a
+// container's PID namespace, `pids`, they are host pids, left unnamed and marked "host_pid"), clock
 // event reasons and temperature at idle, the slowdown threshold, the maximum PCIe link.
-nlohmann::json ReadIdleFacts(const NvmlTables& nvml, nvml::nvmlDevice_t device, unsigned own_pid);
+nlohmann::json ReadIdleFacts(const NvmlTables& nvml, nvml::nvmlDevice_t device, unsigned own_pid,
+                             const PidNamespace& pids = {});
 
 // The name of a process from /proc/PID/comm; empty when unreadable (another user's, hidepid).
 std::string ProcessName(unsigned pid, const std::string& proc_root = "/proc");

@@ -256,25 +256,36 @@ void Processes(Lines& l, const json& f) {
   const json& procs = Get(f, "other_processes");
   if (l.NotAvailable("other_processes", label, procs)) return;
   double total = 0;
-  std::string listed;
+  std::string listed_ru, listed_en;
+  bool host_pids = false;
   for (const json& p : procs) {
     const double gib = p["used_gib"].is_number() ? p["used_gib"].get<double>() : 0;
     total += gib;
-    std::string name = p["name"].is_string() ? p["name"].get<std::string>() : "?";
-    listed += (listed.empty() ? "" : ", ") +
-              fmt::format("{} {}{}", p.value("pid", 0u), name, p["used_gib"].is_number() ? fmt::format(" {:.1f} GiB", gib) : "");
+    const bool host_pid = p.value("host_pid", false);
+    host_pids = host_pids || host_pid;
+    const std::string held = p["used_gib"].is_number() ? fmt::format(" {:.1f} GiB", gib) : "";
+    const std::string name = p["name"].is_string() ? p["name"].get<std::string>() : "?";
+    listed_ru += (listed_ru.empty() ? "" : ", ") + fmt::format("{} {}{}", p.value("pid", 0u), host_pid ? "(PID хоста)" : name, held);
+    listed_en += (listed_en.empty() ? "" : ", ") + fmt::format("{} {}{}", p.value("pid", 0u), host_pid ? "(host PID)" : name, held);
   }
+  // The driver gives host pids, which a container's PID namespace cannot name (pid_namespace.h).
+  const Text where = host_pids ? T(". Процессы названы PID хоста: драйвер не знает пространств имён PID, и из контейнера их "
+                                   "имён не видно; назовите их nvidia-smi на хосте (или запустите контейнер с --pid=host)",
+                                   ". The processes are named by host PID: the driver does not know PID namespaces, and their "
+                                   "names are not visible from a container; name them with nvidia-smi on the host (or run the "
+                                   "container with --pid=host)")
+                               : T("", "");
   if (procs.empty()) {
     l.Add("other_processes", label, Outcome::Pass, T("нет", "none"));
   } else if (total >= kOtherProcessWarnGiB || std::any_of(procs.begin(), procs.end(), [](const json& p) { return !p["used_gib"].is_number(); })) {
     l.Add("other_processes", label, Outcome::Warn,
-          Text(fmt::format("{:.1f} GiB занято: {}", total, listed), fmt::format("{:.1f} GiB held: {}", total, listed)),
-          T("замеры делят карту с ними и будут ниже; память для обучения меньше. Список: nvidia-smi; остановите их или "
-            "выберите другую карту (CUDA_VISIBLE_DEVICES)",
-            "measurements share the card with them and come out lower, and training has less memory. List: nvidia-smi; stop "
-            "them or pick another card (CUDA_VISIBLE_DEVICES)"));
+          Text(fmt::format("{:.1f} GiB занято: {}", total, listed_ru), fmt::format("{:.1f} GiB held: {}", total, listed_en)),
+          Text("замеры делят карту с ними и будут ниже; память для обучения меньше. Список: nvidia-smi; остановите их или "
+                   "выберите другую карту (CUDA_VISIBLE_DEVICES)" + where.ru,
+               "measurements share the card with them and come out lower, and training has less memory. List: nvidia-smi; stop "
+               "them or pick another card (CUDA_VISIBLE_DEVICES)" + where.en));
   } else {
-    l.Add("other_processes", label, Outcome::Pass, Text(listed));
+    l.Add("other_processes", label, Outcome::Pass, Text(listed_ru, listed_en));
   }
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <optional>
 
 #include "gpu/bench/concurrent.h"
@@ -124,6 +125,9 @@ json HealthJobOn(GpuRuntime& open_runtime, const JobArgs& args) {
   const health::NvmlTables tables{&runtime->nvml()->api(), &api};
 
   const int count = runtime->device_count();
+  const char* host_pid_ns = std::getenv("LABCHECK_TEST_HOST_PID_NS");  // test seam, pid_namespace.h
+  const health::PidNamespace pids =
+      health::ReadPidNamespace("/proc", host_pid_ns != nullptr ? std::optional<std::string>(host_pid_ns) : std::nullopt);
   std::vector<nvml::nvmlDevice_t> devices;
   json gpus = json::array();
   for (int i = 0; i < count; ++i) {
@@ -134,7 +138,7 @@ json HealthJobOn(GpuRuntime& open_runtime, const JobArgs& args) {
         runtime->nvml()->api().nvmlDeviceGetName(devices.back(), name, sizeof name) == nvml::kSuccess)
       gpu["name"] = name;
     gpu["facts"] = devices.back() != nullptr
-                       ? health::ReadIdleFacts(tables, devices.back(), static_cast<unsigned>(getpid()))
+                       ? health::ReadIdleFacts(tables, devices.back(), static_cast<unsigned>(getpid()), pids)
                        : json::object();
     gpus.push_back(gpu);
   }
