@@ -20,7 +20,13 @@ TEST(JobGpus, AStepKeepsCudaVisibleDevicesAPrologGetsItFromSlurmJobGpus) {
   ASSERT_TRUE(step);
   EXPECT_EQ(step->count, 2);
   EXPECT_EQ(step->source, "CUDA_VISIBLE_DEVICES");
-  EXPECT_TRUE(step->child_env.empty());  // inherited as it is
+  // Inherited as it is, in the bus order Slurm's ids count in unless the job chose an order.
+  const std::vector<std::pair<std::string, std::string>> bus_order = {{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"}};
+  EXPECT_EQ(step->child_env, bus_order);
+  std::optional<JobGpus> ordered = JobGpusFromEnv(
+      testing::FakeEnv({{"SLURM_JOB_ID", "7"}, {"CUDA_VISIBLE_DEVICES", "0,1"}, {"CUDA_DEVICE_ORDER", "FASTEST_FIRST"}}));
+  ASSERT_TRUE(ordered);
+  EXPECT_TRUE(ordered->child_env.empty());
 
   std::optional<JobGpus> prolog = JobGpusFromEnv(testing::FakeEnv({{"SLURM_JOB_ID", "7"}, {"SLURM_JOB_GPUS", "1,3,6"}}));
   ASSERT_TRUE(prolog);

@@ -11,6 +11,7 @@
 //     until the log shows the driver loaded again;
 //   - slurmd's own HealthCheckProgram (slurm.conf), started with slurmd's empty environment, runs
 //     node-check --drain on a sick simulated machine and the node is drained;
+//   - a Prolog on a node with four GPUs in gres.conf judges only the one GPU a job was given;
 //   - issue 44: a node lab_check drained is resumed by a healthy run (after --resume-after runs,
 //     and from another boot id when its findings clear only with a reboot); an administrator's
 //     drain is never touched; with 2 of 10 nodes drained by lab_check and --drain-cap 20%, a third
@@ -52,6 +53,7 @@ constexpr const char* kNode = "labnode1";
 constexpr int kNodes = 10;  // labnode1 registers; labnode2..labnode10 exist only in slurm.conf
 constexpr double kDaemonLifetimeS = 170;  // the `timeout` around each daemon: the test's ceiling
 constexpr int kHealthCheckIntervalS = 5;  // slurmctld asks slurmd to run HealthCheckProgram this often
+constexpr int kGpus = 4;  // labnode1's GPUs in gres.conf, as many as the simulated machines have
 
 std::string ShortHostName() {
   char host[256] = {};
@@ -98,6 +100,7 @@ class SlurmCluster : public ::testing::Test {
     const int port = cluster::testing::FreePortPair();
     const std::string host = ShortHostName();
     WriteHealthCheckProgram();
+    WritePrologAndGres();
     conf_ = dir_ + "/slurm.conf";
     std::ofstream conf(conf_);
     conf << "ClusterName=labcheck\n"
@@ -114,8 +117,9 @@ class SlurmCluster : public ::testing::Test {
          << "SchedulerType=sched/builtin\nInactiveLimit=0\nKillWait=5\nMinJobAge=5\n"
          << "HealthCheckProgram=" << dir_ << "/health-check\nHealthCheckInterval=" << kHealthCheckIntervalS
          << "\nHealthCheckNodeState=ANY\n"
+         << "Prolog=" << dir_ << "/prolog\nGresTypes=gpu\n"
          << "NodeName=" << kNode << " NodeHostname=" << host << " NodeAddr=127.0.0.1 CPUs="
-         << std::max(1u, std::thread::hardware_concurrency()) << " State=UNKNOWN\n"
+         << std::max(1u, std::thread::hardware_concurrency()) << " Gres=gpu:" << kGpus << " State=UNKNOWN\n"
          << "NodeName=labnode[2-" << kNodes << "] NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN\n"
          << "PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES\n";
     conf.close();
@@ -142,6 +146,29 @@ class SlurmCluster : public ::testing::Test {
                           // A whole file or none: the next run (every 5 s) must not leave the test
                           // reading a half-written one.
                           << "status=$?\n/bin/mv " << dir_ << "/log/health.out.part " << dir_ << "/log/health.out\n"
+                          << "exit $status\n";
+    chmod(script.c_str(), 0755);
+  }
+
+  // labnode1 has kGpus GPUs in gres.conf (beside slurm.conf, where slurmd reads it), listed as
+  // /dev/nvidiaN in order as AutoDetect=nvml writes them; they are links to /dev/null (slurmd
+  // refuses a File= that is not a character or block device; the simulated machine is what
+  // node-check measures). The Prolog runs the recipe of
+  // docs/cluster-gate.md ("In a prolog", with --json for the test to read) once a test names a
+  // simulated machine in prolog-profile, under slurmd's environment with no PATH.
+  static void WritePrologAndGres() {
+    std::filesystem::create_directories(dir_ + "/dev");
+    for (int i = 0; i < kGpus; ++i) std::filesystem::create_symlink("/dev/null", dir_ + "/dev/nvidia" + std::to_string(i));
+    std::ofstream(dir_ + "/gres.conf") << "NodeName=" << kNode << " Name=gpu File=" << dir_ << "/dev/nvidia[0-" << kGpus - 1
+                                       << "]\n";
+    const std::string script = dir_ + "/prolog";
+    std::ofstream(script) << "#!/bin/sh\nunset PATH\n[ -f " << dir_ << "/prolog-profile ] || exit 0\n"
+                          << "read profile < " << dir_ << "/prolog-profile\n"
+                          << "export SLURM_CONF=" << dir_ << "/slurm.conf LD_LIBRARY_PATH=" << testing::SimDir()
+                          << " LABCHECK_SIM_MACHINE=$profile\n"
+                          << LAB_CHECK_BINARY << " node-check --lang en --expect-gpus " << kGpus << " --drain --json --state-dir "
+                          << dir_ << "/lab_check-state >" << dir_ << "/log/prolog.json.part 2>" << dir_ << "/log/prolog.err\n"
+                          << "status=$?\n/bin/mv " << dir_ << "/log/prolog.json.part " << dir_ << "/log/prolog.json\n"
                           << "exit $status\n";
     chmod(script.c_str(), 0755);
   }
@@ -440,6 +467,36 @@ TEST_F(SlurmCluster, ARebootClassDrainIsResumedOnlyFromAnotherBoot) {
   EXPECT_NE(rebooted.outcome.err.find("state=resume"), std::string::npos) << rebooted.outcome.err;
   WaitFor("idle");
   EXPECT_EQ(State(), "idle");
+}
+
+// Issue 42: a prolog on a shared node, under real Slurm. course-memory-held.json has another job's
+// process holding memory on the card on bus 41 (Slurm's GPU 1). A job given one GPU gets GPU 0:
+// its prolog, with --expect-gpus 4 as the recipe has it, judges that one card (the ids slurmd set),
+// leaves the held card alone and the node in service, and the job runs.
+TEST_F(SlurmCluster, APrologOnASharedNodeJudgesTheJobsGpusOnly) {
+  ASSERT_EQ(State(), "idle");
+  std::filesystem::remove(dir_ + "/log/prolog.json");
+  std::ofstream(dir_ + "/prolog-profile") << testing::Profile("course-memory-held.json") << "\n";
+  ChildOutcome job = Run({"srun", "-N", "1", "-n", "1", "-w", kNode, "--gres=gpu:1", "/bin/true"});
+  std::filesystem::remove(dir_ + "/prolog-profile");
+  const Result<std::string> said = ReadFile(dir_ + "/log/prolog.json");
+  ASSERT_TRUE(said.ok()) << "the prolog did not run node-check; " << job.Describe() << "\n" << job.err << "\nlogs in " << dir_ << "/log";
+  const json report = json::parse(said.value(), nullptr, false);
+  ASSERT_TRUE(report.is_object() && report.contains("job_gpus")) << said.value().substr(0, 600);
+  // slurmd 22.05 gives the prolog CUDA_VISIBLE_DEVICES as well as SLURM_JOB_GPUS: the same ids.
+  EXPECT_EQ(report["job_gpus"]["ids"], "0") << report["job_gpus"];
+  EXPECT_EQ(report["job_gpus"]["count"], 1) << report["job_gpus"];
+  ASSERT_EQ(report["gpus"].size(), 1u) << report["gpus"];
+  EXPECT_EQ(report["gpus"][0]["pci_bus_id"], "0000:01:00.0");
+  EXPECT_EQ(report["line"], "OK");
+  EXPECT_TRUE(job.exited_ok()) << job.Describe() << "\n" << job.err;
+  WaitFor("idle");  // "mixed" while the finished job is cleaned up
+  EXPECT_EQ(State(), "idle");
+
+  // The whole node, as the health check sees it, has the held card.
+  testing::Run whole = Check("course-memory-held.json", {"--expect-gpus", std::to_string(kGpus)});
+  EXPECT_EQ(whole.outcome.exit_code, 1) << whole.outcome.err;
+  EXPECT_EQ(whole.line.rfind("FAIL: LC503 GPU1 (0000:41:00.0) another process holds", 0), 0u) << whole.line;
 }
 
 }  // namespace
