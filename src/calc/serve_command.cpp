@@ -30,6 +30,7 @@ struct ServeOptions {
   int64_t max_num_seqs = 0;
   int64_t max_num_batched_tokens = 0;
   bool enforce_eager = false;
+  bool flashinfer_sampler = false;  // --flashinfer-sampler
   int data_parallel = 1;         // --data-parallel-size
   bool expert_parallel = false;  // --enable-expert-parallel
   std::string vllm_version;  // empty: the one installed in the chosen Python, else the stated default
@@ -131,11 +132,11 @@ WorkNote VllmProfileNote(const VllmProfileChoice& p, VersionSource source) {
               trust.en + "; before 0.8 the default engine is V0, whose profile step is not modelled: the figure follows the V1 rule");
   }
   return {"vllm_profile",
-          T(fmt::format("vLLM {} ({}), правило профиля {}: сэмплер {:g} байт на строку и токен словаря, вне PyTorch {:g} GiB ({:g} при TP > 1){}; {}",
-                        p.version.text, from.ru, r.id, r.sampler_bytes_per_vocab_entry, r.non_torch_gib, r.non_torch_tp_gib,
+          T(fmt::format("vLLM {} ({}), правило профиля {}: сэмплер{} {:g} байт на строку и токен словаря, вне PyTorch {:g} GiB ({:g} при TP > 1){}; {}",
+                        p.version.text, from.ru, r.id, p.flashinfer_sampler ? " FlashInfer" : "", r.sampler_bytes_per_vocab_entry, r.non_torch_gib, r.non_torch_tp_gib,
                         r.hybrid_kv_groups ? ", слои с окном — группами гибридного менеджера KV-кэша" : "", trust.ru),
-            fmt::format("vLLM {} ({}), profile rule {}: sampler {:g} bytes per row and vocabulary entry, {:g} GiB outside PyTorch ({:g} at TP > 1){}; {}",
-                        p.version.text, from.en, r.id, r.sampler_bytes_per_vocab_entry, r.non_torch_gib, r.non_torch_tp_gib,
+            fmt::format("vLLM {} ({}), profile rule {}: {}sampler {:g} bytes per row and vocabulary entry, {:g} GiB outside PyTorch ({:g} at TP > 1){}; {}",
+                        p.version.text, from.en, r.id, p.flashinfer_sampler ? "FlashInfer's " : "", r.sampler_bytes_per_vocab_entry, r.non_torch_gib, r.non_torch_tp_gib,
                         r.hybrid_kv_groups ? ", window layers in the hybrid KV cache manager's groups" : "", trust.en))};
 }
 
@@ -282,6 +283,7 @@ ServeEstimate EstimateServe(const ModelInput& model, const ServeOptions& o, cons
   s.data_parallel = o.data_parallel;
   s.expert_parallel = o.expert_parallel;
   s.profile = ChooseVllmProfile(version.version);
+  if (o.flashinfer_sampler) s.profile = WithFlashInferSampler(s.profile);
   e.plan = PlanServing(model, s, k);
   e.features = FeaturesOf(model);
   e.assumptions = ServeAssumptions(model, e.plan, s, version.source);
@@ -449,6 +451,9 @@ void AddServeCommand(CLI::App& app, const CommandContext& context) {
   sub->add_flag("--enable-expert-parallel", options->expert_parallel,
                 T("--enable-expert-parallel для vLLM: эксперты целиком по tp × dp GPU вместо деления каждого на tp",
                   "vLLM --enable-expert-parallel: whole experts over tp × dp GPUs instead of splitting each over tp").In(context.lang()));
+  sub->add_flag("--flashinfer-sampler", options->flashinfer_sampler,
+                T("vLLM сэмплирует top-k/top-p через FlashInfer (в логе: \"Using FlashInfer for top-p & top-k sampling\"): пик профилирования меньше",
+                  "vLLM samples top-k/top-p with FlashInfer (its log: \"Using FlashInfer for top-p & top-k sampling\"): a smaller profile peak").In(context.lang()));
   sub->add_flag("--enforce-eager", options->enforce_eager, T("--enforce-eager для vLLM: без CUDA-графов", "vLLM --enforce-eager: no CUDA graphs").In(context.lang()));
   sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });

@@ -29,7 +29,8 @@ double ProfileForwardBytes(const Architecture& arch, int tp, int64_t tokens) {
 
 // The sampler half: logits of max_num_seqs rows over the whole vocabulary (gathered on every
 // rank) and the sampler's temporaries: the version's bytes per row and entry (39 while top-k/top-p
-// sorted the whole vocabulary, 15.4 from 0.17; data/vllm_profiles.json).
+// sorted the whole vocabulary, 15.4 from 0.17; 14 with FlashInfer's sampler, --flashinfer-sampler;
+// data/vllm_profiles.json).
 double ProfileSamplerBytes(const Architecture& arch, int64_t seqs, const VllmProfileRule& rule) {
   return rule.sampler_bytes_per_vocab_entry * static_cast<double>(arch.vocab) * static_cast<double>(seqs);
 }
@@ -337,6 +338,7 @@ nlohmann::json ServePlanJson(const ServePlan& plan, const ServeSettings& s) {
   const nlohmann::json profile = {{"vllm_version", p.version.text},
                                   {"rule", p.rule.id},
                                   {"version_checked_against_logs", p.checked},
+                                  {"sampler", p.flashinfer_sampler ? "flashinfer" : "pytorch"},
                                   {"sampler_bytes_per_vocab_entry", p.rule.sampler_bytes_per_vocab_entry},
                                   {"non_torch_gib", p.rule.non_torch_gib},
                                   {"non_torch_tp_gib", p.rule.non_torch_tp_gib},
