@@ -83,6 +83,7 @@ Text ResolveGpus(const ServeOptions& o, const CommandContext& context, ServeSett
   if (const reference::GpuSpec* card = o.gpu.empty() ? nullptr : reference::GpuCatalog::Builtin().FindById(o.gpu)) {
     s.gpu_name = card->name;
     s.gpu_id = card->id;
+    s.gpu_cc_major = card->cc_major;
     if (o.gpu_mem_gib <= 0) {
       s.gpus = o.gpus > 0 ? o.gpus : 1;
       s.gpu_memory_gib = card->memory_gib;
@@ -99,7 +100,10 @@ Text ResolveGpus(const ServeOptions& o, const CommandContext& context, ServeSett
     s.gpus = o.gpus > 0 ? std::min<int>(o.gpus, static_cast<int>(live.size())) : static_cast<int>(live.size());
     s.gpu_memory_gib = SmallestMemoryGib(live);
     s.gpu_name = live.front().name;
-    if (const reference::GpuSpec* card = reference::GpuCatalog::Builtin().Match(s.gpu_name, s.gpu_memory_gib)) s.gpu_id = card->id;
+    if (const reference::GpuSpec* card = reference::GpuCatalog::Builtin().Match(s.gpu_name, s.gpu_memory_gib)) {
+      s.gpu_id = card->id;
+      s.gpu_cc_major = card->cc_major;
+    }
     return T(fmt::format("GPU этой машины: {} × {:.1f} GiB", s.gpus, s.gpu_memory_gib),
              fmt::format("this machine's GPUs: {} × {:.1f} GiB", s.gpus, s.gpu_memory_gib));
   }
@@ -207,6 +211,22 @@ Text HybridPoolNote(const ServePlan& plan) {
 }
 
 // What the plan assumes beyond the config and the flags.
+// MXFP4 experts on a card before Hopper take vLLM's Marlin kernel, which pads them (serving.h).
+std::optional<WorkNote> MarlinPaddingNote(const ModelInput& model, const ServePlan& plan, const ServeSettings& s) {
+  if (!model.arch || plan.options.empty()) return std::nullopt;
+  const int tp = plan.chosen_tp.value_or(plan.options.back().tp);
+  const double factor = MarlinMxfp4ExpertPadding(*model.arch, s, s.expert_parallel && s.data_parallel > 1 ? 1 : tp);
+  if (factor <= 1.0) return std::nullopt;
+  const double pct = (factor - 1) * 100;
+  return WorkNote{"mxfp4_marlin_padding",
+                  T(fmt::format("MXFP4-эксперты на карте до Hopper (compute capability {}.x): vLLM считает их ядром Marlin и дополняет размеры экспертов "
+                                "(промежуточный на ранг — до кратного 128, скрытый — до кратного 256; при tp {} веса экспертов на GPU больше на {:.1f} %)",
+                                s.gpu_cc_major, tp, pct),
+                    fmt::format("MXFP4 experts on a card before Hopper (compute capability {}.x): vLLM runs them with its Marlin kernel and pads the experts "
+                                "(intermediate size per rank to a multiple of 128, hidden size to a multiple of 256; at tp {} the experts take {:.1f} % more per GPU)",
+                                s.gpu_cc_major, tp, pct))};
+}
+
 std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan& plan, const ServeSettings& s, VersionSource source) {
   std::vector<WorkNote> notes;
   notes.push_back(VllmProfileNote(s.profile, source));
@@ -287,6 +307,7 @@ ServeEstimate EstimateServe(const ModelInput& model, const ServeOptions& o, cons
   e.plan = PlanServing(model, s, k);
   e.features = FeaturesOf(model);
   e.assumptions = ServeAssumptions(model, e.plan, s, version.source);
+  if (std::optional<WorkNote> marlin = MarlinPaddingNote(model, e.plan, s)) e.assumptions.push_back(*marlin);
   return e;
 }
 

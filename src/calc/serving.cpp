@@ -133,6 +133,17 @@ double ServingExpertWeightBytes(const ModelInput& model, ServeQuant quant, const
   return experts * kBf16;
 }
 
+double MarlinMxfp4ExpertPadding(const Architecture& arch, const ServeSettings& s, int64_t intermediate_split) {
+  const bool marlin = s.quant == ServeQuant::Checkpoint && arch.quant.name == "mxfp4" && arch.moe.enabled() &&
+                      s.gpu_cc_major > 0 && s.gpu_cc_major < 9;
+  if (!marlin || intermediate_split < 1) return 1.0;
+  const auto round_up = [](int64_t x, int64_t to) { return (x + to - 1) / to * to; };
+  const int64_t intermediate = (arch.moe.expert_intermediate + intermediate_split - 1) / intermediate_split;
+  // gate_up (2 x intermediate by hidden) and down (hidden by intermediate), weights and block scales alike.
+  return static_cast<double>(round_up(intermediate, 128) * round_up(arch.hidden, 256)) /
+         static_cast<double>(intermediate * arch.hidden);
+}
+
 Status CheckTensorParallel(const Architecture& arch, int tp, Lang lang) {
   if (arch.heads % tp != 0) {
     return Status::Error(T(fmt::format("tensor parallel {} не делит {} голов внимания: vLLM откажется запускаться "
@@ -199,7 +210,8 @@ TpOption PlanTp(const ModelInput& model, const ServeSettings& s, const ServePlan
   // With expert parallelism the routed experts are spread over the tp x dp GPUs of the EP group.
   const bool ep = s.expert_parallel && s.data_parallel > 1;
   const double expert_ranks = ep ? static_cast<double>(tp) * s.data_parallel : tp;
-  o.weights_per_gpu = (plan.weights_bytes - plan.expert_weights_bytes) / tp + plan.expert_weights_bytes / expert_ranks;
+  const double expert_padding = model.arch ? MarlinMxfp4ExpertPadding(*model.arch, s, ep ? 1 : tp) : 1.0;
+  o.weights_per_gpu = (plan.weights_bytes - plan.expert_weights_bytes) / tp + plan.expert_weights_bytes / expert_ranks * expert_padding;
   const VllmProfileRule& rule = s.profile.rule;
   // No log with data parallelism was checked: its all-to-all buffers are taken as TP > 1's figure.
   o.non_torch_per_gpu = (tp > 1 || ep ? rule.non_torch_tp_gib : rule.non_torch_gib) * kBytesPerGiB;
