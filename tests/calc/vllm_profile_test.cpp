@@ -94,6 +94,9 @@ TEST(VllmProfileTest, FlashInferSamplerChargesLessThanTheSortingPath) {
   EXPECT_EQ(a.at("vllm_profile").at("sampler"), "pytorch");
   EXPECT_EQ(b.at("vllm_profile").at("sampler"), "flashinfer");
   EXPECT_GT(b.at("options").at(0).at("kv_tokens").get<int64_t>(), a.at("options").at(0).at("kv_tokens").get<int64_t>());
+  // The printed command makes vLLM take the sampler the plan assumed.
+  EXPECT_EQ(b.at("vllm_command").get<std::string>().rfind("VLLM_USE_FLASHINFER_SAMPLER=1 vllm serve", 0), 0u) << b.at("vllm_command");
+  EXPECT_EQ(a.at("vllm_command").get<std::string>().find("FLASHINFER"), std::string::npos) << a.at("vllm_command");
   const testing::CliRun text = testing::RunCalc({"serve", "llama-3.1-8b", "--gpus", "1", "--gpu-mem", "24", "--flashinfer-sampler"}, Lang::En);
   EXPECT_NE(text.out.find("FlashInfer's sampler"), std::string::npos) << text.out;
 }
