@@ -248,7 +248,7 @@ std::string VllmCommand(const ModelInput& model, const ServeSettings& s, const S
   // attention (vllm/config/vllm.py disables it otherwise where the variable defaults to 0).
   const bool chunked = model.arch && model.arch->ChunkedLayerCount() > 0;
   // The plan charged FlashInfer's sampler: the variable makes vLLM take it where it is opt-in
-  // (0.11.1 to 0.19) and fail loudly where FlashInfer is missing (topk_topp_sampler.py).
+  // (0.11.1 to 0.19); the current topk_topp_sampler.py then refuses to start without FlashInfer.
   const std::string env = std::string(chunked ? "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 " : "") +
                           (s.profile.flashinfer_sampler ? "VLLM_USE_FLASHINFER_SAMPLER=1 " : "");
   std::string command = fmt::format("{}vllm serve {}", env, s.quant == ServeQuant::Int4 ? "<AWQ/GPTQ checkpoint of " + repo + ">" : repo);
