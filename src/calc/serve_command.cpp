@@ -30,6 +30,7 @@ struct ServeOptions {
   int64_t max_num_seqs = 0;
   int64_t max_num_batched_tokens = 0;
   bool enforce_eager = false;
+  bool flashinfer_sampler = false;  // --flashinfer-sampler
   int data_parallel = 1;         // --data-parallel-size
   bool expert_parallel = false;  // --enable-expert-parallel
   std::string vllm_version;  // empty: the one installed in the chosen Python, else the stated default
@@ -82,6 +83,7 @@ Text ResolveGpus(const ServeOptions& o, const CommandContext& context, ServeSett
   if (const reference::GpuSpec* card = o.gpu.empty() ? nullptr : reference::GpuCatalog::Builtin().FindById(o.gpu)) {
     s.gpu_name = card->name;
     s.gpu_id = card->id;
+    s.gpu_cc_major = card->cc_major;
     if (o.gpu_mem_gib <= 0) {
       s.gpus = o.gpus > 0 ? o.gpus : 1;
       s.gpu_memory_gib = card->memory_gib;
@@ -98,7 +100,10 @@ Text ResolveGpus(const ServeOptions& o, const CommandContext& context, ServeSett
     s.gpus = o.gpus > 0 ? std::min<int>(o.gpus, static_cast<int>(live.size())) : static_cast<int>(live.size());
     s.gpu_memory_gib = SmallestMemoryGib(live);
     s.gpu_name = live.front().name;
-    if (const reference::GpuSpec* card = reference::GpuCatalog::Builtin().Match(s.gpu_name, s.gpu_memory_gib)) s.gpu_id = card->id;
+    if (const reference::GpuSpec* card = reference::GpuCatalog::Builtin().Match(s.gpu_name, s.gpu_memory_gib)) {
+      s.gpu_id = card->id;
+      s.gpu_cc_major = card->cc_major;
+    }
     return T(fmt::format("GPU этой машины: {} × {:.1f} GiB", s.gpus, s.gpu_memory_gib),
              fmt::format("this machine's GPUs: {} × {:.1f} GiB", s.gpus, s.gpu_memory_gib));
   }
@@ -131,11 +136,11 @@ WorkNote VllmProfileNote(const VllmProfileChoice& p, VersionSource source) {
               trust.en + "; before 0.8 the default engine is V0, whose profile step is not modelled: the figure follows the V1 rule");
   }
   return {"vllm_profile",
-          T(fmt::format("vLLM {} ({}), правило профиля {}: сэмплер {:g} байт на строку и токен словаря, вне PyTorch {:g} GiB ({:g} при TP > 1){}; {}",
-                        p.version.text, from.ru, r.id, r.sampler_bytes_per_vocab_entry, r.non_torch_gib, r.non_torch_tp_gib,
+          T(fmt::format("vLLM {} ({}), правило профиля {}: сэмплер{} {:g} байт на строку и токен словаря, вне PyTorch {:g} GiB ({:g} при TP > 1){}; {}",
+                        p.version.text, from.ru, r.id, p.flashinfer_sampler ? " FlashInfer" : "", r.sampler_bytes_per_vocab_entry, r.non_torch_gib, r.non_torch_tp_gib,
                         r.hybrid_kv_groups ? ", слои с окном — группами гибридного менеджера KV-кэша" : "", trust.ru),
-            fmt::format("vLLM {} ({}), profile rule {}: sampler {:g} bytes per row and vocabulary entry, {:g} GiB outside PyTorch ({:g} at TP > 1){}; {}",
-                        p.version.text, from.en, r.id, r.sampler_bytes_per_vocab_entry, r.non_torch_gib, r.non_torch_tp_gib,
+            fmt::format("vLLM {} ({}), profile rule {}: {}sampler {:g} bytes per row and vocabulary entry, {:g} GiB outside PyTorch ({:g} at TP > 1){}; {}",
+                        p.version.text, from.en, r.id, p.flashinfer_sampler ? "FlashInfer's " : "", r.sampler_bytes_per_vocab_entry, r.non_torch_gib, r.non_torch_tp_gib,
                         r.hybrid_kv_groups ? ", window layers in the hybrid KV cache manager's groups" : "", trust.en))};
 }
 
@@ -206,6 +211,22 @@ Text HybridPoolNote(const ServePlan& plan) {
 }
 
 // What the plan assumes beyond the config and the flags.
+// MXFP4 experts on a card before Hopper take vLLM's Marlin kernel, which pads them (serving.h).
+std::optional<WorkNote> MarlinPaddingNote(const ModelInput& model, const ServePlan& plan, const ServeSettings& s) {
+  if (!model.arch || plan.options.empty()) return std::nullopt;
+  const int tp = plan.chosen_tp.value_or(plan.options.back().tp);
+  const double factor = MarlinMxfp4ExpertPadding(*model.arch, s, s.expert_parallel && s.data_parallel > 1 ? 1 : tp);
+  if (factor <= 1.0) return std::nullopt;
+  const double pct = (factor - 1) * 100;
+  return WorkNote{"mxfp4_marlin_padding",
+                  T(fmt::format("MXFP4-эксперты на карте до Hopper (compute capability {}.x): vLLM считает их ядром Marlin и дополняет размеры экспертов "
+                                "(промежуточный на ранг — до кратного 128, скрытый — до кратного 256; при tp {} веса экспертов на GPU больше на {:.1f} %)",
+                                s.gpu_cc_major, tp, pct),
+                    fmt::format("MXFP4 experts on a card before Hopper (compute capability {}.x): vLLM runs them with its Marlin kernel and pads the experts "
+                                "(intermediate size per rank to a multiple of 128, hidden size to a multiple of 256; at tp {} the experts take {:.1f} % more per GPU)",
+                                s.gpu_cc_major, tp, pct))};
+}
+
 std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan& plan, const ServeSettings& s, VersionSource source) {
   std::vector<WorkNote> notes;
   notes.push_back(VllmProfileNote(s.profile, source));
@@ -282,9 +303,11 @@ ServeEstimate EstimateServe(const ModelInput& model, const ServeOptions& o, cons
   s.data_parallel = o.data_parallel;
   s.expert_parallel = o.expert_parallel;
   s.profile = ChooseVllmProfile(version.version);
+  if (o.flashinfer_sampler) s.profile = WithFlashInferSampler(s.profile);
   e.plan = PlanServing(model, s, k);
   e.features = FeaturesOf(model);
   e.assumptions = ServeAssumptions(model, e.plan, s, version.source);
+  if (std::optional<WorkNote> marlin = MarlinPaddingNote(model, e.plan, s)) e.assumptions.push_back(*marlin);
   return e;
 }
 
@@ -449,6 +472,9 @@ void AddServeCommand(CLI::App& app, const CommandContext& context) {
   sub->add_flag("--enable-expert-parallel", options->expert_parallel,
                 T("--enable-expert-parallel для vLLM: эксперты целиком по tp × dp GPU вместо деления каждого на tp",
                   "vLLM --enable-expert-parallel: whole experts over tp × dp GPUs instead of splitting each over tp").In(context.lang()));
+  sub->add_flag("--flashinfer-sampler", options->flashinfer_sampler,
+                T("vLLM сэмплирует top-k/top-p через FlashInfer (в логе: \"Using FlashInfer for top-p & top-k sampling\"): пик профилирования меньше",
+                  "vLLM samples top-k/top-p with FlashInfer (its log: \"Using FlashInfer for top-p & top-k sampling\"): a smaller profile peak").In(context.lang()));
   sub->add_flag("--enforce-eager", options->enforce_eager, T("--enforce-eager для vLLM: без CUDA-графов", "vLLM --enforce-eager: no CUDA graphs").In(context.lang()));
   sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });

@@ -29,7 +29,8 @@ double ProfileForwardBytes(const Architecture& arch, int tp, int64_t tokens) {
 
 // The sampler half: logits of max_num_seqs rows over the whole vocabulary (gathered on every
 // rank) and the sampler's temporaries: the version's bytes per row and entry (39 while top-k/top-p
-// sorted the whole vocabulary, 15.4 from 0.17; data/vllm_profiles.json).
+// sorted the whole vocabulary, 15.4 from 0.17; 14 with FlashInfer's sampler, --flashinfer-sampler;
+// data/vllm_profiles.json).
 double ProfileSamplerBytes(const Architecture& arch, int64_t seqs, const VllmProfileRule& rule) {
   return rule.sampler_bytes_per_vocab_entry * static_cast<double>(arch.vocab) * static_cast<double>(seqs);
 }
@@ -132,6 +133,17 @@ double ServingExpertWeightBytes(const ModelInput& model, ServeQuant quant, const
   return experts * kBf16;
 }
 
+double MarlinMxfp4ExpertPadding(const Architecture& arch, const ServeSettings& s, int64_t intermediate_split) {
+  const bool marlin = s.quant == ServeQuant::Checkpoint && arch.quant.name == "mxfp4" && arch.moe.enabled() &&
+                      s.gpu_cc_major > 0 && s.gpu_cc_major < 9;
+  if (!marlin || intermediate_split < 1) return 1.0;
+  const auto round_up = [](int64_t x, int64_t to) { return (x + to - 1) / to * to; };
+  const int64_t intermediate = (arch.moe.expert_intermediate + intermediate_split - 1) / intermediate_split;
+  // gate_up (2 x intermediate by hidden) and down (hidden by intermediate), weights and block scales alike.
+  return static_cast<double>(round_up(intermediate, 128) * round_up(arch.hidden, 256)) /
+         static_cast<double>(intermediate * arch.hidden);
+}
+
 Status CheckTensorParallel(const Architecture& arch, int tp, Lang lang) {
   if (arch.heads % tp != 0) {
     return Status::Error(T(fmt::format("tensor parallel {} не делит {} голов внимания: vLLM откажется запускаться "
@@ -198,7 +210,8 @@ TpOption PlanTp(const ModelInput& model, const ServeSettings& s, const ServePlan
   // With expert parallelism the routed experts are spread over the tp x dp GPUs of the EP group.
   const bool ep = s.expert_parallel && s.data_parallel > 1;
   const double expert_ranks = ep ? static_cast<double>(tp) * s.data_parallel : tp;
-  o.weights_per_gpu = (plan.weights_bytes - plan.expert_weights_bytes) / tp + plan.expert_weights_bytes / expert_ranks;
+  const double expert_padding = model.arch ? MarlinMxfp4ExpertPadding(*model.arch, s, ep ? 1 : tp) : 1.0;
+  o.weights_per_gpu = (plan.weights_bytes - plan.expert_weights_bytes) / tp + plan.expert_weights_bytes / expert_ranks * expert_padding;
   const VllmProfileRule& rule = s.profile.rule;
   // No log with data parallelism was checked: its all-to-all buffers are taken as TP > 1's figure.
   o.non_torch_per_gpu = (tp > 1 || ep ? rule.non_torch_tp_gib : rule.non_torch_gib) * kBytesPerGiB;
@@ -234,8 +247,11 @@ std::string VllmCommand(const ModelInput& model, const ServeSettings& s, const S
   // The hybrid KV cache manager, which the chunked layers' figures assume, needs this with chunked
   // attention (vllm/config/vllm.py disables it otherwise where the variable defaults to 0).
   const bool chunked = model.arch && model.arch->ChunkedLayerCount() > 0;
-  std::string command = fmt::format("{}vllm serve {}", chunked ? "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 " : "",
-                                    s.quant == ServeQuant::Int4 ? "<AWQ/GPTQ checkpoint of " + repo + ">" : repo);
+  // The plan charged FlashInfer's sampler: the variable makes vLLM take it where it is opt-in
+  // (0.11.1 to 0.19); the current topk_topp_sampler.py then refuses to start without FlashInfer.
+  const std::string env = std::string(chunked ? "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 " : "") +
+                          (s.profile.flashinfer_sampler ? "VLLM_USE_FLASHINFER_SAMPLER=1 " : "");
+  std::string command = fmt::format("{}vllm serve {}", env, s.quant == ServeQuant::Int4 ? "<AWQ/GPTQ checkpoint of " + repo + ">" : repo);
   if (tp > 1) command += fmt::format(" --tensor-parallel-size {}", tp);
   if (s.data_parallel > 1) command += fmt::format(" --data-parallel-size {}", s.data_parallel);
   if (s.expert_parallel) command += " --enable-expert-parallel";
@@ -337,6 +353,7 @@ nlohmann::json ServePlanJson(const ServePlan& plan, const ServeSettings& s) {
   const nlohmann::json profile = {{"vllm_version", p.version.text},
                                   {"rule", p.rule.id},
                                   {"version_checked_against_logs", p.checked},
+                                  {"sampler", p.flashinfer_sampler ? "flashinfer" : "pytorch"},
                                   {"sampler_bytes_per_vocab_entry", p.rule.sampler_bytes_per_vocab_entry},
                                   {"non_torch_gib", p.rule.non_torch_gib},
                                   {"non_torch_tp_gib", p.rule.non_torch_tp_gib},

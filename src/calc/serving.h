@@ -33,6 +33,7 @@ struct ServeSettings {
   double gpu_memory_gib = 0;
   std::string gpu_name;  // picks vLLM's batch defaults (A100s get the small ones); may be empty
   std::string gpu_id;    // the card's id in data/gpus.json; empty when the card is not known
+  int gpu_cc_major = 0;  // the card's compute capability (major); 0 when not known. Picks vLLM's MXFP4 MoE kernel
   ServeQuant quant = ServeQuant::Bf16;
   double utilization = 0.9;
   int64_t max_model_len = 0;  // 0: the model's max_position_embeddings
@@ -96,6 +97,14 @@ struct ServePlan {
 double ServingWeightBytes(const ModelInput& model, ServeQuant quant, const CalcConstants& constants);
 // The routed experts' bytes at `quant` (0 without the architecture or experts).
 double ServingExpertWeightBytes(const ModelInput& model, ServeQuant quant, const CalcConstants& constants);
+// MXFP4 experts served as stored on a card before Hopper (compute capability below 9.0): vLLM runs
+// them with its Marlin MoE kernel, which needs n % 256 == 0 and k % 128 == 0, so it allocates each
+// expert with the intermediate size per rank rounded up to a multiple of 128 and the hidden size to
+// a multiple of 256 (vllm/model_executor/layers/quantization/mxfp4.py, Mxfp4MoEMethod.create_weights,
+// the MARLIN branch; Triton and FlashInfer on Hopper and later pad less). The factor by which one
+// GPU's expert weights (and their scales) grow; 1 where that kernel is not used. `intermediate_split`
+// is how many ranks share each expert's intermediate size (tp, or 1 under expert parallelism).
+double MarlinMxfp4ExpertPadding(const Architecture& arch, const ServeSettings& s, int64_t intermediate_split);
 // The tp vLLM accepts: it divides the attention heads, and it divides the KV heads or is a
 // multiple of them (then each KV head is replicated on tp / kv_heads GPUs). The error says why not.
 Status CheckTensorParallel(const Architecture& arch, int tp, Lang lang);

@@ -21,7 +21,7 @@ const json& ProfilesFile() {
   static const json root = [] {
     json parsed = json::parse(EmbeddedDataFile("vllm_profiles.json"), nullptr, false);
     // The file is compiled in and read by the tests: a broken one is a build defect.
-    if (!parsed.is_object() || !parsed.contains("rules") || !parsed.contains("default_version")) {
+    if (!parsed.is_object() || !parsed.contains("rules") || !parsed.contains("default_version") || !parsed.contains("flashinfer_sampler")) {
       fmt::print(stderr, "lab_check: vllm_profiles.json is missing or malformed\n");
       std::abort();
     }
@@ -96,6 +96,17 @@ std::optional<VllmVersion> ParseVllmVersion(const std::string& text) {
     return std::nullopt;
   }
   return VllmVersion{parts[0], parts[1], parts[2], text};
+}
+
+double FlashInferSamplerBytesPerVocabEntry() {
+  static const double bytes = ProfilesFile().at("flashinfer_sampler").at("bytes_per_vocab_entry").get<double>();
+  return bytes;
+}
+
+VllmProfileChoice WithFlashInferSampler(VllmProfileChoice choice) {
+  choice.rule.sampler_bytes_per_vocab_entry = FlashInferSamplerBytesPerVocabEntry();
+  choice.flashinfer_sampler = true;
+  return choice;
 }
 
 const std::vector<VllmProfileRule>& VllmProfileRules() {

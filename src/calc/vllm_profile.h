@@ -40,8 +40,17 @@ struct VllmProfileChoice {
   VllmProfileRule rule;
   VllmVersion version;
   bool checked = false;
+  bool flashinfer_sampler = false;  // the sampler pass is charged at FlashInfer's bytes, not the rule's
 };
 VllmProfileChoice ChooseVllmProfile(const VllmVersion& version);
+
+// FlashInfer's top-k/top-p sampler, which vLLM runs instead of its PyTorch path when FlashInfer is
+// installed and the version picks it (its log: "Using FlashInfer for top-p & top-k sampling"): the
+// bytes its profile pass needs per row and vocabulary entry (data/vllm_profiles.json,
+// flashinfer_sampler). It does not sort the vocabulary, so it needs less than the sorting path.
+double FlashInferSamplerBytesPerVocabEntry();
+// The same choice with the sampler pass charged as FlashInfer's.
+VllmProfileChoice WithFlashInferSampler(VllmProfileChoice choice);
 // The version assumed when none is given or installed (data/vllm_profiles.json, default_version).
 VllmVersion DefaultVllmVersion();
 const std::vector<VllmProfileRule>& VllmProfileRules();

@@ -94,6 +94,34 @@ TEST(ArchitectureFamiliesTest, ServeReservesAWindowPlusOneChunkPerRequest) {
   EXPECT_DOUBLE_EQ(plan.weights_bytes, ServingWeightBytes(PublishedModelInput("gpt-oss-20b"), ServeQuant::Checkpoint, CalcConstants::Builtin()));
 }
 
+TEST(ArchitectureFamiliesTest, MarlinPadsMxfp4ExpertsOnCardsBeforeHopper) {
+  // gpt-oss-120b at tp 4: each expert's intermediate size 2,880 / 4 = 720 per rank, rounded up to
+  // 768 for vLLM's Marlin MoE kernel, the hidden size 2,880 to 3,072 (mxfp4.py create_weights):
+  // 768 x 3,072 / (720 x 2,880) = 1.1378 on an A100 (compute capability 8.0); none on an H100.
+  const ModelInput model = PublishedModelInput("gpt-oss-120b");
+  ASSERT_TRUE(model.arch.has_value());
+  ServeSettings s;
+  s.quant = ServeQuant::Checkpoint;
+  s.gpu_cc_major = 8;
+  EXPECT_NEAR(MarlinMxfp4ExpertPadding(*model.arch, s, 4), 768.0 * 3072 / (720.0 * 2880), 1e-12);
+  // Expert parallelism keeps experts whole: 2,880 -> 2,944 and 2,880 -> 3,072.
+  EXPECT_NEAR(MarlinMxfp4ExpertPadding(*model.arch, s, 1), 2944.0 * 3072 / (2880.0 * 2880), 1e-12);
+  s.gpu_cc_major = 9;
+  EXPECT_EQ(MarlinMxfp4ExpertPadding(*model.arch, s, 4), 1.0);
+  s.gpu_cc_major = 0;  // card not known: no padding assumed
+  EXPECT_EQ(MarlinMxfp4ExpertPadding(*model.arch, s, 4), 1.0);
+  s.gpu_cc_major = 8;
+  s.quant = ServeQuant::Bf16;  // served in BF16: not the MXFP4 kernel
+  EXPECT_EQ(MarlinMxfp4ExpertPadding(*model.arch, s, 4), 1.0);
+  // Through the command: the padded experts take room on an A100 and the assumption says why.
+  const testing::CliRun a100 = testing::RunCalc({"serve", PublishedConfigDir() + "gpt-oss-120b/config.json", "--gpus", "4", "--gpu", "a100-sxm-80gb"}, Lang::En);
+  ASSERT_EQ(a100.exit_code, 0) << a100.err;
+  EXPECT_NE(a100.out.find("Marlin kernel"), std::string::npos) << a100.out;
+  const testing::CliRun h100 = testing::RunCalc({"serve", PublishedConfigDir() + "gpt-oss-120b/config.json", "--gpus", "4", "--gpu", "h100-sxm"}, Lang::En);
+  ASSERT_EQ(h100.exit_code, 0) << h100.err;
+  EXPECT_EQ(h100.out.find("Marlin kernel"), std::string::npos) << h100.out;
+}
+
 TEST(ArchitectureFamiliesTest, ServeReservesAChunkPlusOneBatchPerRequest) {
   // Llama 4 Scout at max_model_len 131,072 with 8,192 batched tokens, tp 4 (2 KV heads per GPU:
   // 1,024 bytes per layer and token): a full layer reserves 131,072 tokens, a chunked one

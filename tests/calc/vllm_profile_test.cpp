@@ -2,6 +2,7 @@
 #include "calc/vllm_profile.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "calc/model_catalog.h"
 #include "calc_cli.h"
@@ -68,6 +69,36 @@ TEST(VllmProfileTest, AV0VersionSaysItsProfileIsNotModelled) {
   EXPECT_EQ(v1.out.find("engine is V0"), std::string::npos) << v1.out;
   const testing::CliRun ru = testing::RunCalc({"serve", "llama-3.1-8b", "--gpus", "1", "--gpu-mem", "24", "--vllm-version", "0.7.3"}, Lang::Ru);
   EXPECT_NE(ru.out.find("движок V0"), std::string::npos) << ru.out;
+}
+
+// --flashinfer-sampler charges the profile's sampler pass at FlashInfer's bytes (no sorted copy of
+// the vocabulary), so the same card holds more KV tokens than under the sorting path, and the
+// report says which sampler it assumed.
+TEST(VllmProfileTest, FlashInferSamplerChargesLessThanTheSortingPath) {
+  const VllmProfileChoice sorting = ChooseVllmProfile(*ParseVllmVersion("0.10.1.1"));
+  const VllmProfileChoice flashinfer = WithFlashInferSampler(sorting);
+  EXPECT_TRUE(flashinfer.flashinfer_sampler);
+  EXPECT_FALSE(sorting.flashinfer_sampler);
+  EXPECT_EQ(flashinfer.rule.id, sorting.rule.id);
+  EXPECT_LT(flashinfer.rule.sampler_bytes_per_vocab_entry, sorting.rule.sampler_bytes_per_vocab_entry);
+  const std::vector<std::string> args = {"serve", "llama-3.1-8b", "--gpus", "1", "--gpu-mem", "23.58", "--vllm-version", "0.10.1.1",
+                                         "--max-num-seqs", "256", "--json"};
+  std::vector<std::string> with_flag = args;
+  with_flag.push_back("--flashinfer-sampler");
+  const testing::CliRun plain = testing::RunCalc(args, Lang::En);
+  const testing::CliRun fi = testing::RunCalc(with_flag, Lang::En);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(fi.exit_code, 0) << fi.err;
+  const nlohmann::json a = nlohmann::json::parse(plain.out).at("serve");
+  const nlohmann::json b = nlohmann::json::parse(fi.out).at("serve");
+  EXPECT_EQ(a.at("vllm_profile").at("sampler"), "pytorch");
+  EXPECT_EQ(b.at("vllm_profile").at("sampler"), "flashinfer");
+  EXPECT_GT(b.at("options").at(0).at("kv_tokens").get<int64_t>(), a.at("options").at(0).at("kv_tokens").get<int64_t>());
+  // The printed command makes vLLM take the sampler the plan assumed.
+  EXPECT_EQ(b.at("vllm_command").get<std::string>().rfind("VLLM_USE_FLASHINFER_SAMPLER=1 vllm serve", 0), 0u) << b.at("vllm_command");
+  EXPECT_EQ(a.at("vllm_command").get<std::string>().find("FLASHINFER"), std::string::npos) << a.at("vllm_command");
+  const testing::CliRun text = testing::RunCalc({"serve", "llama-3.1-8b", "--gpus", "1", "--gpu-mem", "24", "--flashinfer-sampler"}, Lang::En);
+  EXPECT_NE(text.out.find("FlashInfer's sampler"), std::string::npos) << text.out;
 }
 
 }  // namespace

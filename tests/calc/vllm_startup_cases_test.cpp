@@ -66,12 +66,13 @@ TEST(VllmStartupCasesTest, KvTokensMatchWhatVllmPrints) {
 
 // Logs serve still misses by more than the tolerance, each with the cause found so far
 // (open_cases_about): printed with their gap; reaching one means it belongs in `cases`, and coming
-// out above the log (more KV tokens than vLLM found) would be the unsafe direction.
+// out above the log (more KV tokens than vLLM found) would be the unsafe direction. The list may be
+// empty (every log found is within the tolerance), but not missing.
 TEST(VllmStartupCasesTest, OpenCasesAreRecordedWithTheirGap) {
   const nlohmann::json root = testing::LoadCases("vllm_startup_cases.json");
   const double tolerance = root.at("tolerance_percent").get<double>();
   const nlohmann::json& open = root.at("open_cases").at("cases");
-  ASSERT_GE(open.size(), 1u);
+  ASSERT_TRUE(open.is_array());
   for (const nlohmann::json& c : open) {
     const std::string id = c.at("id").get<std::string>();
     const testing::CliRun run = testing::RunCalc(testing::CaseArgs(c), Lang::En);
