@@ -113,8 +113,8 @@ std::vector<MemoryComponent> OffloadCopyCache(const Units& u, const TrainingSett
   if (u.root == 0) largest = std::max({largest, u.embedding * kBf16, u.head * kBf16});
   const int shards = std::max(1, s.WeightShards());
   return {Make("offload_copy_cache", T("Кэш копий шардов из RAM", "Cache of the shard copies from CPU RAM"), largest / shards,
-               T(fmt::format("шард копируется на GPU перед all-gather в своём потоке CUDA; аллокатор отдаёт его блок только этому потоку, и самый большой шард остаётся зарезервирован (блок / {} GPU)", shards),
-                 fmt::format("shards are copied to the GPU on a CUDA stream of their own before the all-gather; the allocator gives their block back to that stream only, so the largest shard stays reserved (a unit / {} GPUs)", shards)),
+               T(fmt::format("шарды идут из RAM в своём потоке CUDA; блок самого большого аллокатор держит для этого потока (блок / {} GPU)", shards),
+                 fmt::format("shards come from CPU RAM on a CUDA stream of their own; the allocator keeps the largest one's block for that stream (a unit / {} GPUs)", shards)),
                MemoryPhase::OutsideAllocator)};
 }
 
