@@ -230,7 +230,8 @@ double LogitsBytes(const Architecture& arch, const TrainingSettings& s) {
     case LossKind::Full:
       // BF16 logits kept in the output (2V), FP32 log-probabilities saved by cross-entropy (4V),
       // the FP32 gradients of the log-probs and of the upcast logits at the start of backward (8V).
-      per_token = (kBf16 + kFp32 + 2 * kFp32) * v;
+      // With keep_logits the output holds the FP32 upcast instead, counted by KeptLogitsBytes.
+      per_token = (s.keep_logits ? 0 : kBf16) * v + (kFp32 + 2 * kFp32) * v;
       break;
     case LossKind::Chunked:
       // Every chunk's BF16 logits and FP32 log-probs stay for backward (6V); one chunk at a time
@@ -250,6 +251,15 @@ double LogitsBytes(const Architecture& arch, const TrainingSettings& s) {
   if (s.compile && s.loss != LossKind::Fused) per_token -= kFp32 * v;
   if (s.compile && s.loss == LossKind::Chunked) per_token -= kFp32 * v / kLossChunks;
   return per_token * static_cast<double>(s.batch * s.seq);
+}
+
+double KeptLogitsBytes(const Architecture& arch, const TrainingSettings& s) {
+  // transformers' LlamaForCausalLM.forward before 4.46: `logits = logits.float()`, returned in
+  // CausalLMOutputWithPast; a loop that holds the output (fsdp_qlora train.py: `output = model(...)`,
+  // `loss.backward()`, then `output = None`) keeps these 4 bytes x vocabulary per token through every
+  // layer's backward, not only the loss's.
+  if (!s.keep_logits) return 0;
+  return kFp32 * static_cast<double>(arch.vocab) * static_cast<double>(s.batch * s.seq);
 }
 
 }  // namespace labcheck::calc

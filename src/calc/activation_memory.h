@@ -49,4 +49,8 @@ double LayerBackwardBytes(const Architecture& arch, const TrainingSettings& sett
 // kernel (see LossKind), with its gradient transient.
 double LogitsBytes(const Architecture& arch, const TrainingSettings& settings);
 
+// The FP32 logits a loop that holds the model output keeps from the loss to the end of backward
+// (TrainingSettings::keep_logits); 0 otherwise. Counted beside both stages, not in LogitsBytes.
+double KeptLogitsBytes(const Architecture& arch, const TrainingSettings& settings);
+
 }  // namespace labcheck::calc

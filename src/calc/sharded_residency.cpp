@@ -94,6 +94,30 @@ std::vector<MemoryComponent> Fsdp(const Units& u, const TrainingSettings& s) {
   return out;
 }
 
+// FSDP with parameter offload copies a unit's shard to the GPU before its all-gather on a stream of
+// its own: FSDP1 runs `pre_unshard` (FlatParamHandle.flat_param_to(device, non_blocking=True)) on
+// the "pre_unshard" stream, "allocations and writes for CPU offloading (H2D copy)"
+// (torch/distributed/fsdp/_runtime_utils.py, _init_streams and _unshard), and drops the copy once
+// the all-gather has its output (_use_unsharded_flat_param). PyTorch's caching allocator hands a
+// freed block only to a later request from the stream that allocated it
+// (c10/cuda/CUDACachingAllocator.cpp, get_free_block: "if ((*it)->stream != p.stream()) return
+// false"), and nothing releases it during training, so that stream's pool keeps the largest shard
+// copied (the root unit's, which is copied first) reserved while the layers compute: in
+// max_memory_reserved and in what the GPU shows in use, not in max_memory_allocated. FSDP2 makes
+// the same copy in FSDPParam.all_gather_inputs inside its all-gather (its copy-in stream); taken as
+// alike, not traced further.
+std::vector<MemoryComponent> OffloadCopyCache(const Units& u, const TrainingSettings& s) {
+  if (!s.offload.params) return {};
+  double largest = u.layer * u.layer_bytes;
+  if (u.root > 0) largest = std::max(largest, u.root * kBf16);
+  if (u.root == 0) largest = std::max({largest, u.embedding * kBf16, u.head * kBf16});
+  const int shards = std::max(1, s.WeightShards());
+  return {Make("offload_copy_cache", T("Кэш копий шардов из RAM", "Cache of the shard copies from CPU RAM"), largest / shards,
+               T(fmt::format("шарды идут из RAM в своём потоке CUDA; блок самого большого аллокатор держит для этого потока (блок / {} GPU)", shards),
+                 fmt::format("shards come from CPU RAM on a CUDA stream of their own; the allocator keeps the largest one's block for that stream (a unit / {} GPUs)", shards)),
+               MemoryPhase::OutsideAllocator)};
+}
+
 std::vector<MemoryComponent> Zero3(const Units& u, const CalcConstants& k) {
   std::vector<MemoryComponent> out;
   const double bucket = u.full ? k.zero3_reduce_bucket_elements * kBf16 : 0;
@@ -126,7 +150,9 @@ std::vector<MemoryComponent> ShardedResidency(const ModelInput& model, const Tra
   if (!s.GathersLayers() || !counts || !model.arch || model.arch->layers <= 0) return {};
   const Units units = UnitsOf(model, *counts, s, k);
   if (s.sharding == Sharding::Zero3) return Zero3(units, k);
-  return Fsdp(units, s);
+  std::vector<MemoryComponent> out = Fsdp(units, s);
+  for (MemoryComponent& c : OffloadCopyCache(units, s)) out.push_back(std::move(c));
+  return out;
 }
 
 }  // namespace labcheck::calc

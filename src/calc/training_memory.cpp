@@ -58,10 +58,13 @@ Text AttentionNote(const TrainingSettings& s) {
   return T("fused attention (SDPA/FlashAttention) без S²", "fused attention (SDPA/FlashAttention), no S² term");
 }
 
-Text LossNote(LossKind loss) {
-  switch (loss) {
-    case LossKind::Full: return T("14 байт × словарь на токен: BF16-логиты, FP32 log-softmax и его градиент",
-                                  "14 bytes × vocabulary per token: BF16 logits, FP32 log-softmax and its gradient");
+Text LossNote(const TrainingSettings& s) {
+  switch (s.loss) {
+    case LossKind::Full:
+      if (s.keep_logits) return T("12 байт × словарь на токен: FP32 log-softmax и его градиент (логиты — отдельной строкой)",
+                                  "12 bytes × vocabulary per token: FP32 log-softmax and its gradient (the logits on their own line)");
+      return T("14 байт × словарь на токен: BF16-логиты, FP32 log-softmax и его градиент",
+               "14 bytes × vocabulary per token: BF16 logits, FP32 log-softmax and its gradient");
     case LossKind::Chunked: return T("по частям: 6 байт × словарь на токен (BF16-логиты и FP32 log-softmax всех частей)",
                                      "chunked: 6 bytes × vocabulary per token (BF16 logits and FP32 log-softmax of every chunk)");
     case LossKind::Fused: return T("fused linear + cross-entropy: логиты не хранятся, 10 байт × hidden на токен",
@@ -288,12 +291,20 @@ void AddActivations(TrainingMemory& m, const ModelInput& model, const TrainingSe
         T("сохранённые активации всех слоёв, кроме двух в пути", "the saved activations of every layer but the two in flight"), MemoryPhase::Cpu);
   }
   Add(m, "layer_backward", T("Backward слоя", "A layer's backward"), layer_backward,
-      s.checkpointing ? T("один слой пересчитан + градиенты его активаций; логитов к этому времени уже нет",
-                          "one layer recomputed + its activation gradients; the logits are gone by then")
+      s.checkpointing ? (s.keep_logits ? T("один слой пересчитан + градиенты его активаций", "one layer recomputed + its activation gradients")
+                                       : T("один слой пересчитан + градиенты его активаций; логитов к этому времени уже нет",
+                                           "one layer recomputed + its activation gradients; the logits are gone by then"))
                       : T("градиенты активаций одного слоя; логитов к этому времени уже нет",
                           "one layer's activation gradients; the logits are gone by then"),
       MemoryPhase::LayerBackward);
-  Add(m, "logits", T("Логиты и loss", "Logits and loss"), logits, LossNote(s.loss), MemoryPhase::LossBackward);
+  Add(m, "logits", T("Логиты и loss", "Logits and loss"), logits, LossNote(s), MemoryPhase::LossBackward);
+  if (s.keep_logits) {
+    Add(m, "kept_logits", T("FP32-логиты в выходе модели", "FP32 logits held in the model output"),
+        model.arch ? std::optional<double>(KeptLogitsBytes(*model.arch, s)) : std::nullopt,
+        T("4 байта × словарь на токен: цикл держит выход модели до конца backward (--keep-logits)",
+          "4 bytes × vocabulary per token: the loop holds the model output until backward ends (--keep-logits)"),
+        MemoryPhase::ForwardBackward);
+  }
   if (model.arch && s.expert_parallel > 1) {
     Add(m, "ep_all_to_all", T("Буферы all-to-all (EP)", "All-to-all buffers (EP)"), ExpertAllToAllBytes(*model.arch, s),
         T("backward MoE-слоя: отправка и приём градиентов строк экспертов, токены × top_k × hidden в BF16 каждый",
@@ -316,7 +327,7 @@ void AddShardedResidency(TrainingMemory& m, const ModelInput& model, const Train
 
 // Peak: see the header.
 void AddPeak(TrainingMemory& m, const CalcConstants& k) {
-  double always = 0, forward = 0, loss_stage = 0, layer_stage = 0, step = 0;
+  double always = 0, forward = 0, loss_stage = 0, layer_stage = 0, step = 0, reserved_apart = 0;
   bool complete = true;
   for (const MemoryComponent& c : m.components) {
     if (!c.bytes) {
@@ -330,9 +341,10 @@ void AddPeak(TrainingMemory& m, const CalcConstants& k) {
     if (c.phase == MemoryPhase::OptimizerStep) step += *c.bytes;
     if (c.phase == MemoryPhase::Paged) m.paged_bytes += *c.bytes;
     if (c.phase == MemoryPhase::Cpu) m.cpu_bytes += *c.bytes;
+    if (c.phase == MemoryPhase::OutsideAllocator) reserved_apart += *c.bytes;  // reserved, never allocated at the peak
   }
   forward += std::max(loss_stage, layer_stage);  // the two stages of backward never overlap
-  m.known_bytes = always + std::max(forward, step);
+  m.known_bytes = always + std::max(forward, step) + reserved_apart;
   const double context = k.cuda_context_gib * kBytesPerGiB;
   if (complete) {
     const double peak = always + std::max(forward, step);
@@ -341,7 +353,7 @@ void AddPeak(TrainingMemory& m, const CalcConstants& k) {
         T(fmt::format("{:.0f}% пика: освобождённые блоки остаются зарезервированы", k.allocator_reserve_fraction * 100),
           fmt::format("{:.0f}% of the peak: freed blocks stay reserved", k.allocator_reserve_fraction * 100)),
         MemoryPhase::OutsideAllocator);
-    m.peak_total_bytes = peak * (1 + k.allocator_reserve_fraction) + context;
+    m.peak_total_bytes = peak * (1 + k.allocator_reserve_fraction) + reserved_apart + context;
   }
   Add(m, "cuda_context", T("Контекст CUDA", "CUDA context"), context,
       T("драйвер, cuBLAS и cuDNN; не входит в max_memory_allocated", "driver, cuBLAS and cuDNN; not in max_memory_allocated"),

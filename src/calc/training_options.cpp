@@ -57,6 +57,9 @@ void AddTrainingOptions(CLI::App* sub, TrainingOptions& o, bool with_batch_and_g
                                ->check(CLI::IsMember({"sdpa", "flash", "eager"})));
   Remember(o, "packing", sub->add_flag("--packing", o.packing, T("упаковка: несколько документов в строке (каждая строка заполнена)", "rows packed with several documents (every row full)").In(lang)));
   Remember(o, "compile", sub->add_flag("--compile", o.compile, T("torch.compile: поэлементные операции пересчитываются в обратном проходе, а не хранятся", "torch.compile: pointwise ops recomputed in backward, not saved").In(lang)));
+  Remember(o, "keep_logits", sub->add_flag("--keep-logits", o.keep_logits,
+                                            T("цикл держит выход модели (FP32-логиты transformers) до конца backward, как train.py fsdp_qlora",
+                                              "the loop holds the model output (transformers' FP32 logits) until backward ends, as fsdp_qlora's train.py does").In(lang)));
   Remember(o, "offload", sub->add_option("--offload", o.offload, T("none | список через запятую из params, optimizer, activations (выгрузка на CPU)", "none | comma list of params, optimizer, activations (CPU offload)").In(lang)));
   Remember(o, "sharding", sub->add_option("--sharding", o.sharding, T("ddp (копия на каждой GPU) | zero1 | zero2 | fsdp (PyTorch) | zero3 (DeepSpeed) | hybrid", "ddp (replicated) | zero1 | zero2 | fsdp (PyTorch) | zero3 (DeepSpeed) | hybrid").In(lang))
                               ->check(CLI::IsMember({"ddp", "zero1", "zero2", "fsdp", "zero3", "hybrid"})));
@@ -115,6 +118,11 @@ Result<TrainingSettings> ToTrainingSettings(const TrainingOptions& o, Lang lang)
   s.optimizer_in_backward = o.optimizer_in_backward;
   s.packing = o.packing;
   s.compile = o.compile;
+  s.keep_logits = o.keep_logits;
+  if (s.keep_logits && s.loss != LossKind::Full) {
+    return Status::Error(T("--keep-logits — это FP32-логиты, которые transformers возвращает в выходе модели; с --loss chunked или fused их нет: уберите --keep-logits",
+                           "--keep-logits is the FP32 logits transformers returns in the model output; with --loss chunked or fused there are none: drop --keep-logits").In(lang));
+  }
   auto offload = ParseOffload(o.offload);
   if (!offload.ok()) {
     return Status::Error(T(fmt::format("--offload «{}»: ожидается none или список из params, optimizer, activations через запятую", o.offload),
@@ -197,6 +205,7 @@ nlohmann::json TrainingSettingsJson(const TrainingSettings& s) {
           {"attention", AttentionName(s.attention)},
           {"packing", s.packing},
           {"compile", s.compile},
+          {"keep_logits", s.keep_logits},
           {"offload", offload},
           {"gpus", s.gpus},
           {"sharding", s.gpus > 1 ? nlohmann::json(ShardingName(s.sharding)) : nlohmann::json(nullptr)},
@@ -234,6 +243,7 @@ std::string SettingsLine(const TrainingSettings& s) {
   line += fmt::format(", seq {} × batch {}, loss {}, {}", s.seq, s.batch, LossName(s.loss), AttentionName(s.attention));
   if (s.checkpointing) line += ", gradient checkpointing";
   if (s.compile) line += ", torch.compile";
+  if (s.keep_logits) line += ", logits kept through backward";
   if (s.packing) line += ", packing";
   if (s.offload.any()) {
     line += ", offload";

@@ -40,6 +40,7 @@ struct TrainingOptions {
   bool optimizer_in_backward = false;
   bool packing = false;
   bool compile = false;
+  bool keep_logits = false;
   std::map<std::string, CLI::Option*> given;  // knob name -> its option, to tell defaults apart
 };
 

@@ -62,6 +62,11 @@ struct TrainingSettings {
   Attention attention = Attention::Sdpa;
   bool packing = false;   // rows packed with several documents (position_ids / block mask)
   bool compile = false;   // torch.compile of the model: pointwise ops fused, recomputed in backward
+  // The training loop holds the model's output until backward is done (`output = model(...);
+  // output.loss.backward()`, as fsdp_qlora's train.py does), so transformers' FP32 logits
+  // (LlamaForCausalLM.forward before 4.46: `logits = logits.float()`, returned in the output) live
+  // through the whole backward. HF Trainer's compute_loss returns the loss alone: they die before.
+  bool keep_logits = false;
   Offload offload;
   int gpus = 1;
   Sharding sharding = Sharding::Ddp;

@@ -185,6 +185,10 @@ Table MemoryTable(const TrainingMemory& memory, Lang lang) {
                           "логиты освобождаются раньше, чем backward доходит до слоёв, а градиенты появляются, пока он освобождает активации.",
                           "Peak = weights + optimizer states + max(activations + max(logits, a layer's backward), gradients + step buffer): "
                           "the logits are freed before backward reaches the layers, and gradients appear while it frees activations."));
+  if (memory.Find("kept_logits") != nullptr) {
+    table.notes.push_back(T("--keep-logits: FP32-логиты в выходе модели не освобождаются до конца backward и стоят рядом с обоими этапами.",
+                            "--keep-logits: the FP32 logits in the model output are not freed until backward ends and sit beside both stages."));
+  }
   return table;
 }
 

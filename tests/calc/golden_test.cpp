@@ -97,6 +97,15 @@ TEST(CalcCliTest, UnknownModelIsExitCode2WithClosestNames) {
   EXPECT_NE(run.err.find("qwen3-8b"), std::string::npos) << run.err;
 }
 
+TEST(CalcCliTest, KeepLogitsWithoutTransformersLossIsRefused) {
+  // --keep-logits counts transformers' FP32 logits held in the output; a chunked or fused loss has
+  // no such tensor, so the pair is a mistake to name, not a setting to guess at.
+  const testing::CliRun run = testing::RunCalc({"vram", "qwen3-8b", "--method", "lora", "--loss", "chunked", "--keep-logits"}, Lang::En);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_NE(run.err.find("drop --keep-logits"), std::string::npos) << run.err;
+}
+
 TEST(CalcCliTest, KvOfABareSizeExplainsThatItNeedsTheArchitecture) {
   const testing::CliRun run = testing::RunCalc({"kv", "7B", "--context", "4096"}, Lang::Ru);
   EXPECT_EQ(run.exit_code, 2);

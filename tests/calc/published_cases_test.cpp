@@ -19,6 +19,28 @@
 namespace labcheck::calc {
 namespace {
 
+// The size of component `id` in `vram --json`'s memory, in GiB (0 when absent).
+double ComponentGiB(const nlohmann::json& memory, const std::string& id) {
+  for (const nlohmann::json& c : memory.at("components")) {
+    if (c.at("id") == id && !c.at("size").is_null()) return c.at("size").at("bytes").get<double>() / (1 << 30);
+  }
+  return 0;
+}
+
+// What lab_check predicts for the figure a source measured (`figure`, max_memory_allocated when the
+// case does not name one): the allocator's reserved peak is the
+// allocated peak plus the allocator cache (and, with parameter offload, the shard copies' block
+// that their stream keeps); the memory a GPU shows in use adds the CUDA context.
+double PredictedFigureGiB(const nlohmann::json& memory, const std::string& figure) {
+  const double allocated = memory.at("peak_allocated").at("bytes").get<double>() / (1 << 30);
+  if (figure == "max_memory_allocated") return allocated;
+  if (figure == "max_memory_reserved") {
+    return allocated + ComponentGiB(memory, "allocator_reserve") + ComponentGiB(memory, "offload_copy_cache");
+  }
+  EXPECT_EQ(figure, "device_memory_used");
+  return memory.at("peak_total").at("bytes").get<double>() / (1 << 30);
+}
+
 TEST(PublishedCasesTest, PredictionsStayWithinTolerance) {
   const nlohmann::json root = testing::LoadCases("published_cases.json");
   const double tolerance = root.at("tolerance_percent").get<double>();
@@ -30,7 +52,7 @@ TEST(PublishedCasesTest, PredictionsStayWithinTolerance) {
     const testing::CliRun run = testing::RunCalc(testing::CaseArgs(c), Lang::En);
     ASSERT_EQ(run.exit_code, 0) << c.at("id") << ": " << run.err;
     const nlohmann::json out = nlohmann::json::parse(run.out);
-    const double predicted = out.at("memory").at("peak_allocated").at("bytes").get<double>() / (1 << 30);
+    const double predicted = PredictedFigureGiB(out.at("memory"), c.value("figure", "max_memory_allocated"));
     const double measured = c.at("measured_gib").get<double>();
     const double error = (predicted / measured - 1) * 100;
     errors.push_back(std::fabs(error));
@@ -66,30 +88,13 @@ TEST(PublishedCasesTest, ServeKvCacheMatchesVllmLogs) {
   }
 }
 
-// The size of component `id` in `vram --json`'s memory, in GiB (0 when absent).
-double ComponentGiB(const nlohmann::json& memory, const std::string& id) {
-  for (const nlohmann::json& c : memory.at("components")) {
-    if (c.at("id") == id && !c.at("size").is_null()) return c.at("size").at("bytes").get<double>() / (1 << 30);
-  }
-  return 0;
-}
-
-// What lab_check predicts for the figure a source measured: the allocator's reserved peak is the
-// allocated peak plus the allocator cache; the memory a GPU shows in use adds the CUDA context.
-double PredictedFigureGiB(const nlohmann::json& memory, const std::string& figure) {
-  const double allocated = memory.at("peak_allocated").at("bytes").get<double>() / (1 << 30);
-  if (figure == "max_memory_reserved") return allocated + ComponentGiB(memory, "allocator_reserve");
-  EXPECT_EQ(figure, "device_memory_used");
-  return memory.at("peak_total").at("bytes").get<double>() / (1 << 30);
-}
-
 // Issue 40: offloaded FSDP-QLoRA peaks the model does not reach yet. The test keeps them running and
 // printed with their gap, and fails once a prediction is no longer below the measurement, so the
 // case moves to `cases` with the tolerance every other case has.
 TEST(PublishedCasesTest, OpenOffloadCasesAreRecordedWithTheirGap) {
   const nlohmann::json root = testing::LoadCases("published_cases.json");
   const nlohmann::json& open = root.at("open_offload_cases").at("cases");
-  ASSERT_GE(open.size(), 3u);
+  ASSERT_GE(open.size(), 1u);
   for (const nlohmann::json& c : open) {
     const testing::CliRun run = testing::RunCalc(testing::CaseArgs(c), Lang::En);
     ASSERT_EQ(run.exit_code, 0) << c.at("id") << ": " << run.err;
@@ -101,6 +106,32 @@ TEST(PublishedCasesTest, OpenOffloadCasesAreRecordedWithTheirGap) {
     EXPECT_LT(predicted, measured) << c.at("id") << " is reached now: move it to `cases`";
     EXPECT_GT(memory.at("host_ram").at("offloaded").at("bytes").get<double>(), 0) << c.at("id") << ": offload prints the host RAM it needs";
   }
+}
+
+bool OffloadsParams(const nlohmann::json& c) {
+  const auto args = c.at("args").get<std::vector<std::string>>();
+  const auto flag = std::find(args.begin(), args.end(), "--offload");
+  return flag != args.end() && flag + 1 != args.end() && (flag + 1)->find("params") != std::string::npos;
+}
+
+// Issue 40's bar for runs with the parameters offloaded: within the tolerance, and never under 0.90
+// of the measurement (an estimate below what a run took ends in an OOM). The issue asks for four
+// such cases; three are published with every setting pinned (docs/calculators.md says where else
+// it was looked), so this holds the three and fails if one of them slips.
+TEST(PublishedCasesTest, OffloadedCasesAreNotBelowNinetyPercentOfTheMeasurement) {
+  const nlohmann::json root = testing::LoadCases("published_cases.json");
+  int offloaded = 0;
+  for (const nlohmann::json& c : root.at("cases")) {
+    if (!OffloadsParams(c)) continue;
+    const testing::CliRun run = testing::RunCalc(testing::CaseArgs(c), Lang::En);
+    ASSERT_EQ(run.exit_code, 0) << c.at("id") << ": " << run.err;
+    const nlohmann::json memory = nlohmann::json::parse(run.out).at("memory");
+    const double ratio = PredictedFigureGiB(memory, c.value("figure", "max_memory_allocated")) / c.at("measured_gib").get<double>();
+    EXPECT_GE(ratio, 0.90) << c.at("id");
+    EXPECT_GT(memory.at("host_ram").at("offloaded").at("bytes").get<double>(), 0) << c.at("id") << ": offload prints the host RAM it needs";
+    ++offloaded;
+  }
+  EXPECT_GE(offloaded, 3);
 }
 
 // torchtune's LoRA rows were measured with the recipe configs of the table's commit; the configs

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "calc/activation_memory.h"
+#include "calc/byte_units.h"
 #include "calc/model_catalog.h"
 #include "calc/training_memory.h"
 
@@ -211,6 +212,53 @@ TEST(TrainingMemoryTest, FsdpKeepsTheRootUnitAndGathersLayerByLayer) {
   s.reshard_after_forward = false;
   const TrainingMemory kept = EstimateTrainingMemory(model, s, CalcConstants::Builtin());
   EXPECT_DOUBLE_EQ(Bytes(kept, "fsdp_unsharded_layers"), 80 * 2 * layer);
+}
+
+// FSDP1 copies each offloaded shard to the GPU on its pre_unshard stream, and the caching allocator
+// reuses that block for that stream only: the largest shard stays reserved. Here the root unit
+// (embeddings + lm_head, 2 x 1,050,673,152 BF16 parameters) over 8 GPUs; with them as units of
+// their own the largest is lm_head's shard (the embedding has the same size). Reserved, so in the
+// total per GPU and not in the allocator's peak; nothing without offload or under ZeRO-3.
+TEST(TrainingMemoryTest, OffloadKeepsTheLargestShardCopyReserved) {
+  const ModelInput model = Catalog("llama-3.1-70b");
+  const double head = 1'050'673'152.0;
+  TrainingSettings s;
+  s.gpus = 8;
+  s.sharding = Sharding::Fsdp;
+  s.offload.params = true;
+  const CalcConstants k = CalcConstants::Builtin();
+  const TrainingMemory m = EstimateTrainingMemory(model, s, k);
+  EXPECT_DOUBLE_EQ(Bytes(m, "offload_copy_cache"), 2 * (2 * head) / 8);
+  const double peak = *m.peak_allocated_bytes;
+  EXPECT_DOUBLE_EQ(*m.peak_total_bytes, peak * (1 + k.allocator_reserve_fraction) + 2 * (2 * head) / 8 + k.cuda_context_gib * kBytesPerGiB);
+  s.shard_embeddings = true;
+  EXPECT_DOUBLE_EQ(Bytes(EstimateTrainingMemory(model, s, k), "offload_copy_cache"), 2 * head / 8);
+  s.offload.params = false;
+  EXPECT_EQ(EstimateTrainingMemory(model, s, k).Find("offload_copy_cache"), nullptr);
+  s.offload.params = true;
+  s.sharding = Sharding::Zero3;
+  EXPECT_EQ(EstimateTrainingMemory(model, s, k).Find("offload_copy_cache"), nullptr);
+}
+
+// A loop that holds the model output through backward keeps transformers' FP32 logits (4V per
+// token) beside every layer's backward, and the loss stage then holds them instead of BF16 ones:
+// 4V + 12V = 16V there, against 14V when the output dies before backward.
+TEST(TrainingMemoryTest, KeptLogitsStayThroughTheLayersBackward) {
+  const ModelInput model = Catalog("llama-3.1-8b");
+  TrainingSettings s = Tokens(2048, true, Method::Lora);
+  const double v = 128256.0 * 2048;
+  const TrainingMemory dropped = EstimateTrainingMemory(model, s, CalcConstants{});
+  s.keep_logits = true;
+  const TrainingMemory kept = EstimateTrainingMemory(model, s, CalcConstants{});
+  EXPECT_DOUBLE_EQ(Bytes(dropped, "logits"), 14 * v);
+  EXPECT_EQ(dropped.Find("kept_logits"), nullptr);
+  EXPECT_DOUBLE_EQ(Bytes(kept, "logits"), 12 * v);
+  EXPECT_DOUBLE_EQ(Bytes(kept, "kept_logits"), 4 * v);
+  // The kept logits sit beside both stages: max(14V, L) becomes 4V + max(12V, L).
+  const double layer = Bytes(dropped, "layer_backward");
+  const double grew = *kept.peak_allocated_bytes - *dropped.peak_allocated_bytes;
+  EXPECT_DOUBLE_EQ(grew, 4 * v + std::max(12 * v, layer) - std::max(14 * v, layer));
+  EXPECT_GT(grew, 0);
 }
 
 // bitsandbytes keeps each NF4 weight's absmax and nested absmax (8/64 + 32/(64*256) bits per weight)
