@@ -353,6 +353,10 @@ TEST_F(SlurmCluster, HealthCheckProgramUnderSlurmdDrainsASickNode) {
   std::ofstream(dir_ + "/health-profile") << testing::Profile("health-faults.json") << "\n";
   for (int i = 0; i < 120 && State() != "drained"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(500));
   std::filesystem::remove(dir_ + "/health-profile");
+  // node-check drains before it exits, and the program moves its output into place after: a
+  // loaded machine can show the drain first.
+  for (int i = 0; i < 100 && !std::filesystem::exists(dir_ + "/log/health.out"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const Result<std::string> out = ReadFile(dir_ + "/log/health.out");
   const std::string said = out.ok() ? out.value() : "(no output: the health check program did not run node-check)";
   ASSERT_EQ(State(), "drained") << "node-check said: " << said << "\nlogs in " << dir_ << "/log";
