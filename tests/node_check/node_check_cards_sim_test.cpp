@@ -1,7 +1,7 @@
 // Issue 42, the cards people have, with the real binary on simulated machines: a deliberate power
 // cap on every card (the matmul band follows the cap), an MPS server as the only process on a card,
 // cuInit 802 while the fabric manager is still registering an NVSwitch board's GPUs at boot, a MIG
-// slice judged by its share of the card.
+// slice judged by its share of the card (H100, A100, A30).
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -156,6 +156,28 @@ TEST_F(NodeCheckCardsSim, AnA100SliceIsJudgedByItsComputeSlices) {
   EXPECT_NEAR(g["matmul_tflops_band_low"].get<double>(), 312 * 0.7 / 7, 0.01) << g.dump();
   ASSERT_TRUE(g["copy_gbps_band_low"].is_number()) << g.dump();
   EXPECT_NEAR(g["copy_gbps_band_low"].get<double>(), 1935 * 0.8 * 9.5 / 80, 0.01) << g.dump();
+}
+
+// machines/a30-mig-1g-slice.json: the A30 has four compute slices (MIG user guide) and no SM
+// count in the catalog, so its 1g.6gb slice is held to 1/4 of the card's band, not to the whole
+// card's 165 × 0.7 (where its ~31 TFLOPS would read "far below"); the copy band is its share of the
+// card's 24 GB. Without --expect-mig on the MIG mode is the finding, never the matmul.
+TEST_F(NodeCheckCardsSim, AnA30SliceIsHeldToAQuarterOfTheCard) {
+  testing::Run run = NodeCheck("a30-mig-1g-slice.json", {"--expect-mig", "on", "--json"});
+  EXPECT_EQ(run.outcome.exit_code, 0) << run.line << run.outcome.err;
+  ASSERT_TRUE(run.json.is_object()) << run.outcome.out;
+  EXPECT_EQ(run.json["line"], "OK");
+  ASSERT_EQ(run.json["gpus"].size(), 1u);
+  const auto& g = run.json["gpus"][0];
+  ASSERT_TRUE(g["matmul_tflops_band_low"].is_number()) << g.dump();
+  EXPECT_NEAR(g["matmul_tflops_band_low"].get<double>(), 165 * 0.7 / 4, 0.01) << g.dump();
+  ASSERT_TRUE(g["copy_gbps_band_low"].is_number()) << g.dump();
+  EXPECT_NEAR(g["copy_gbps_band_low"].get<double>(), 933 * 0.8 * 5.75 / 24, 0.01) << g.dump();
+
+  testing::Run off = NodeCheck("a30-mig-1g-slice.json");
+  EXPECT_EQ(off.outcome.exit_code, 1);
+  EXPECT_TRUE(Mentions(off.line, "MIG on (expected off)")) << off.line;
+  EXPECT_FALSE(Mentions(off.line, "matmul")) << off.line;
 }
 
 }  // namespace
