@@ -86,7 +86,7 @@ void SetComputeReference(ExpectationRow& row, std::optional<double> figure, Band
   if (!figure) {
     row.reference = row.derived ? T("карты нет в справочнике, а по данным драйвера оценить нельзя",
                                     "the card is not in the catalog and the driver's figures are not enough to estimate")
-                                : T("нет в паспорте этой архитектуры", "not in this architecture's datasheet");
+                                : T("в паспорте этой карты такой цифры нет", "no such figure in this card's datasheet");
     return;
   }
   row.band = Band{*figure * share.low, *figure * share.high};

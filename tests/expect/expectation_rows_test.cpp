@@ -316,6 +316,25 @@ TEST(UnknownGpu, WithoutClocksStillGetsARowThatSaysSo) {
   EXPECT_NE(bf16.reference.ru.find("нет в справочнике"), std::string::npos);
 }
 
+// Issue 42: a catalogued card whose sources give no tensor figure (the A10G: NVIDIA publishes no
+// datasheet, third-party tables disagree) gets no band and no estimate passed off as one: the row
+// says the datasheet has no such figure, while its memory row keeps the catalog's bandwidth.
+TEST(CatalogGaps, AFigureNoSourceGivesIsSaidToBeMissing) {
+  Report r = testing::CourseMachineReport();
+  for (auto& g : testing::Inventory(r)["gpus"]) {
+    g["name"] = "NVIDIA A10G";
+    g["memory_total_gib"] = 22.49;
+  }
+  const auto rows = Rows(r);
+  const auto& bf16 = Row(rows, "matmul_bf16");
+  EXPECT_EQ(bf16.gpu_model, "a10g");
+  EXPECT_FALSE(bf16.derived);
+  EXPECT_FALSE(bf16.band.has_value());
+  EXPECT_EQ(bf16.reference.en, "no such figure in this card's datasheet");
+  ASSERT_TRUE(Row(rows, "memory_copy").band.has_value());
+  EXPECT_NEAR(Row(rows, "memory_copy").band->low, 600 * 0.8, 0.01);
+}
+
 TEST(MixedMachine, EachModelGetsItsOwnRow) {
   Report r = testing::CourseMachineReport();
   auto& gpus = testing::Inventory(r)["gpus"];

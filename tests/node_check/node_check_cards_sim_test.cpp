@@ -1,7 +1,7 @@
 // Issue 42, the cards people have, with the real binary on simulated machines: a deliberate power
 // cap on every card (the matmul band follows the cap), an MPS server as the only process on a card,
 // cuInit 802 while the fabric manager is still registering an NVSwitch board's GPUs at boot, a MIG
-// slice judged by its share of the card.
+// slice judged by its share of the card (H100, A100, A30).
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -148,39 +148,51 @@ TEST_F(NodeCheckCardsSim, FabricStillRegisteringAtBootIsWaitedFor) {
   EXPECT_TRUE(Mentions(stopped.line, "nvidia-fabricmanager is not running, or not yet started after boot")) << stopped.line;
 }
 
-// machines/h100-mig-1g-slice.json: CUDA sees one 1g.10gb slice of an H100 (16 of 132 SMs, 9.75
-// GiB). Its band is the whole card's × 16/132 (matmul) and × 9.75/80 (copy), so its ~87 TFLOPS is
-// not "far below" the card's 989.5 × 0.7; --expect-mig on accepts the MIG node.
-TEST_F(NodeCheckCardsSim, MigSliceIsJudgedByItsShare) {
-  testing::Run run = NodeCheck("h100-mig-1g-slice.json", {"--expect-mig", "on", "--json"});
+// With --expect-mig on, a MIG node whose one slice performs as its share of the card is OK, and
+// the slice's bands are the whole card's × its share (gpus[].matmul_tflops_band_low, copy_…).
+void ExpectSliceHeldToItsShare(const std::string& machine, double matmul_band_low, double copy_band_low) {
+  testing::Run run = NodeCheck(machine, {"--expect-mig", "on", "--json"});
   EXPECT_EQ(run.outcome.exit_code, 0) << run.line << run.outcome.err;
   ASSERT_TRUE(run.json.is_object()) << run.outcome.out;
   EXPECT_EQ(run.json["line"], "OK");
   ASSERT_EQ(run.json["gpus"].size(), 1u);
   const auto& g = run.json["gpus"][0];
   ASSERT_TRUE(g["matmul_tflops_band_low"].is_number()) << g.dump();
-  EXPECT_NEAR(g["matmul_tflops_band_low"].get<double>(), 989.5 * 0.7 * 16 / 132, 0.01) << g.dump();
+  EXPECT_NEAR(g["matmul_tflops_band_low"].get<double>(), matmul_band_low, 0.01) << g.dump();
   ASSERT_TRUE(g["copy_gbps_band_low"].is_number()) << g.dump();
-  EXPECT_NEAR(g["copy_gbps_band_low"].get<double>(), 3350 * 0.8 * 9.75 / 80, 0.01) << g.dump();
+  EXPECT_NEAR(g["copy_gbps_band_low"].get<double>(), copy_band_low, 0.01) << g.dump();
+}
 
-  testing::Run off = NodeCheck("h100-mig-1g-slice.json");
+// Without --expect-mig on, the MIG mode is the finding, never the slice's matmul.
+void ExpectOnlyTheMigModeFound(const std::string& machine, const std::string& card) {
+  testing::Run off = NodeCheck(machine);
   EXPECT_EQ(off.outcome.exit_code, 1);
-  EXPECT_TRUE(Mentions(off.line, "GPU0 (0000:18:00.0) MIG on (expected off)")) << off.line;
+  EXPECT_TRUE(Mentions(off.line, card + " MIG on (expected off)")) << off.line;
   EXPECT_FALSE(Mentions(off.line, "matmul")) << off.line;
+}
+
+// machines/h100-mig-1g-slice.json: CUDA sees one 1g.10gb slice of an H100 (16 of 132 SMs, 9.75
+// GiB). Its band is the whole card's × 16/132 (matmul) and × 9.75/80 (copy), so its ~87 TFLOPS is
+// not "far below" the card's 989.5 × 0.7; --expect-mig on accepts the MIG node.
+TEST_F(NodeCheckCardsSim, MigSliceIsJudgedByItsShare) {
+  ExpectSliceHeldToItsShare("h100-mig-1g-slice.json", 989.5 * 0.7 * 16 / 132, 3350 * 0.8 * 9.75 / 80);
+  ExpectOnlyTheMigModeFound("h100-mig-1g-slice.json", "GPU0 (0000:18:00.0)");
 }
 
 // machines/a100-mig-1g-slice.json: the A100's catalog entry has no SM count, so its 1g.10gb slice
 // is held to 1/7 of the card's band (MIG user guide: a 1g profile has 1/7 of the SMs); the 80 GB
 // card is the one its name gives, so the copy band is the 80 GB card's × 9.5/80.
 TEST_F(NodeCheckCardsSim, AnA100SliceIsJudgedByItsComputeSlices) {
-  testing::Run run = NodeCheck("a100-mig-1g-slice.json", {"--expect-mig", "on", "--json"});
-  EXPECT_EQ(run.outcome.exit_code, 0) << run.line << run.outcome.err;
-  ASSERT_TRUE(run.json.is_object()) << run.outcome.out;
-  const auto& g = run.json["gpus"][0];
-  ASSERT_TRUE(g["matmul_tflops_band_low"].is_number()) << g.dump();
-  EXPECT_NEAR(g["matmul_tflops_band_low"].get<double>(), 312 * 0.7 / 7, 0.01) << g.dump();
-  ASSERT_TRUE(g["copy_gbps_band_low"].is_number()) << g.dump();
-  EXPECT_NEAR(g["copy_gbps_band_low"].get<double>(), 1935 * 0.8 * 9.5 / 80, 0.01) << g.dump();
+  ExpectSliceHeldToItsShare("a100-mig-1g-slice.json", 312 * 0.7 / 7, 1935 * 0.8 * 9.5 / 80);
+}
+
+// machines/a30-mig-1g-slice.json: the A30 has four compute slices (MIG user guide) and no SM
+// count in the catalog, so its 1g.6gb slice is held to 1/4 of the card's band, not to the whole
+// card's 165 × 0.7 (where its ~31 TFLOPS would read "far below"); the copy band is its share of the
+// card's 24 GB.
+TEST_F(NodeCheckCardsSim, AnA30SliceIsHeldToAQuarterOfTheCard) {
+  ExpectSliceHeldToItsShare("a30-mig-1g-slice.json", 165 * 0.7 / 4, 933 * 0.8 * 5.75 / 24);
+  ExpectOnlyTheMigModeFound("a30-mig-1g-slice.json", "GPU0 (0000:18:00.0)");
 }
 
 }  // namespace

@@ -187,14 +187,22 @@ TEST_F(NodeCheckSim, OneSxmCardAloneIsOkOnLinks) {
 }
 
 // Issue 42: four A40s without bridges (machines/unbridged-4xa40.json). NVML says every NVLink
-// port is down because nothing is attached; that is no bridge fitted, not links lost.
+// port is down because nothing is attached; that is no bridge fitted, not links lost. The A40 is
+// catalogued (bridge_links 4, as the RTX 3090 and A6000): all links down is still no bridge, and
+// each card is held to the A40 datasheet's bands (BF16 149.7 TFLOPS, 696 GB/s).
 TEST_F(NodeCheckSim, UnbridgedA40sAreOkOnLinks) {
   testing::Run run = NodeCheck("unbridged-4xa40.json", {"--json"});
   ASSERT_TRUE(run.json.is_object()) << run.outcome.out << run.outcome.err;
   EXPECT_EQ(run.json["line"], "OK") << run.outcome.err;
   ASSERT_EQ(run.json["gpus"].size(), 4u);
-  EXPECT_EQ(run.json["gpus"][0]["nvlink"]["down"], 4) << run.json["gpus"][0].dump();
-  EXPECT_EQ(run.json["gpus"][0]["nvlink"]["active"], 0);
+  for (const auto& g : run.json["gpus"]) {
+    EXPECT_EQ(g["nvlink"]["down"], 4) << g.dump();
+    EXPECT_EQ(g["nvlink"]["active"], 0) << g.dump();
+    ASSERT_TRUE(g["matmul_tflops_band_low"].is_number()) << g.dump();
+    EXPECT_NEAR(g["matmul_tflops_band_low"].get<double>(), 149.7 * 0.7, 0.01) << g.dump();
+    ASSERT_TRUE(g["copy_gbps_band_low"].is_number()) << g.dump();
+    EXPECT_NEAR(g["copy_gbps_band_low"].get<double>(), 696 * 0.8, 0.01) << g.dump();
+  }
 }
 
 // Issue 42: a prolog on a shared node. The job was given GPUs 0 and 2 of 4; the card another job

@@ -207,21 +207,24 @@ TEST(NodeVerdict, NvLinksAgainstTheModel) {
   EXPECT_EQ(Line(a100), "FAIL: LC403 GPU1 (0000:11:00.0) NVLink 4/12 links up");
 }
 
-// Issue 42: NVML calls a link with nothing attached down. A card the catalog does not know (an
-// A40 pair without its bridge) with every link down has no bridge; one SXM card alone on the node
-// (a cloud VM given one GPU of a board) has no peer at the other end; an SXM card with peers and
-// its links all down is still a finding.
+// Issue 42: NVML calls a link with nothing attached down. A bridged PCIe card (the A40:
+// bridge_links 4 in data/gpus.json) or a card the catalog does not know, with every link down, has
+// no bridge; some up and some down is a bridge badly seated. One SXM card alone on the node (a
+// cloud VM given one GPU of a board) has no peer at the other end; an SXM card with peers and its
+// links all down is still a finding.
 TEST(NodeVerdict, LinksWithNothingAttachedAreNotDown) {
-  json a40 = Payload(2);
-  for (json& g : a40["inventory"]["gpus"]) {
-    g["name"] = "NVIDIA A40";  // not in data/gpus.json yet
-    g["nvlink"] = {{"active", 0}, {"down", 4}};
+  for (const char* name : {"NVIDIA A40", "NVIDIA Unknown GPU"}) {
+    json pair = Payload(2);
+    for (json& g : pair["inventory"]["gpus"]) {
+      g["name"] = name;
+      g["nvlink"] = {{"active", 0}, {"down", 4}};
+    }
+    pair["matmul"] = json::array();
+    pair["copy"] = json::array();
+    EXPECT_EQ(Line(pair), "OK") << name;
+    pair["inventory"]["gpus"][1]["nvlink"] = {{"active", 2}, {"down", 2}};
+    EXPECT_EQ(Line(pair), "FAIL: LC403 GPU1 (0000:11:00.0) NVLink 2/4 links up") << name;
   }
-  a40["matmul"] = json::array();
-  a40["copy"] = json::array();
-  EXPECT_EQ(Line(a40), "OK");
-  a40["inventory"]["gpus"][1]["nvlink"] = {{"active", 2}, {"down", 2}};
-  EXPECT_EQ(Line(a40), "FAIL: LC403 GPU1 (0000:11:00.0) NVLink 2/4 links up");
 
   json vm = Payload(1);
   vm["inventory"]["gpus"][0]["nvlink"] = {{"active", 0}, {"down", 18}};

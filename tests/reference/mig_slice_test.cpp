@@ -51,5 +51,26 @@ TEST(MigSlice, AnA100SliceGetsItsComputeSlicesShare) {
   EXPECT_FALSE(MigSliceSpec(catalog, "NVIDIA A100-SXM4-80GB MIG 9g.90gb", 14, 9.75).has_value());
 }
 
+// The A30: four compute slices (MIG user guide: up to 4 instances, profiles 1g.6gb, 2g.12gb,
+// 4g.24gb) and no SM count in the file, so a profile Ng gets N/4 of the card. Its device name
+// carries no memory size ("NVIDIA A30 MIG 1g.6gb"), and there is one A30 entry to find.
+TEST(MigSlice, AnA30SliceGetsAQuarterPerComputeSlice) {
+  const GpuCatalog& catalog = GpuCatalog::Builtin();
+  const GpuSpec* card = catalog.FindById("a30");
+  ASSERT_NE(card, nullptr);
+  ASSERT_EQ(card->sm_count, 0);
+  ASSERT_EQ(card->mig_compute_slices, 4);
+  const std::optional<GpuSpec> one = MigSliceSpec(catalog, "NVIDIA A30 MIG 1g.6gb", 14, 5.75);
+  ASSERT_TRUE(one.has_value());
+  EXPECT_DOUBLE_EQ(*one->bf16_tflops, *card->bf16_tflops / 4);
+  EXPECT_DOUBLE_EQ(*one->memory_bandwidth_gbps, *card->memory_bandwidth_gbps * 5.75 / 24);
+  EXPECT_FALSE(one->nvlink.has_value());
+  const std::optional<GpuSpec> two = MigSliceSpec(catalog, "NVIDIA A30 MIG 2g.12gb", 28, 11.75);
+  ASSERT_TRUE(two.has_value());
+  EXPECT_DOUBLE_EQ(*two->bf16_tflops, *card->bf16_tflops * 2 / 4);
+  // The A30 has four slices, not seven: a 7g profile is no A30's.
+  EXPECT_FALSE(MigSliceSpec(catalog, "NVIDIA A30 MIG 7g.24gb", 56, 23.5).has_value());
+}
+
 }  // namespace
 }  // namespace labcheck::reference
