@@ -1,5 +1,5 @@
 # lab_build_commit(<target>): adds to <target> a generated source that defines labcheck::BuildCommit()
-# (src/app/build_commit.h), the commit `lab_check --version` names. It is written at build time,
+# (src/core/build_commit.h), the commit `lab_check --version` names. It is written at build time,
 # not configure time, so a commit made after configuring is named without reconfiguring; the
 # script rewrites the file only when the commit changes, so an unchanged tree recompiles nothing.
 # -DLAB_CHECK_COMMIT=<text> names it where there is no git checkout (a source tarball).

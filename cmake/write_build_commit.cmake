@@ -22,7 +22,7 @@ endif()
 # file(CONFIGURE) leaves the file untouched when the text is the same: nothing recompiles.
 file(CONFIGURE OUTPUT "${OUT}" CONTENT [[
 // Generated at build time by cmake/write_build_commit.cmake; not part of the source tree.
-#include "app/build_commit.h"
+#include "core/build_commit.h"
 
 namespace labcheck {
 std::string_view BuildCommit() { return "@commit@"; }

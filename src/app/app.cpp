@@ -12,7 +12,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "app/build_commit.h"
+#include "core/build_commit.h"
 #include "app/burn_command.h"
 #include "app/check_command.h"
 #include "app/cli_language.h"

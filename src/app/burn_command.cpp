@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "app/check_command.h"
+#include "core/build_commit.h"
 #include "core/regex_instances.h"  // <regex>, its code generated once
 #include "gpu/burn/burn_verdicts.h"
 #include "gpu/gpu_checks.h"
@@ -117,6 +118,7 @@ int Run(const BurnOptions& o, Lang lang, const std::string& self_exe) {
   Report report;
   report.lang = lang;
   report.meta.tool_version = LAB_CHECK_VERSION;
+  report.meta.tool_commit = std::string(BuildCommit());
   report.meta.started_at = UtcTimestamp();
   report.meta.quick = o.quick;
   report.meta.python = python.ok() ? *python : "";

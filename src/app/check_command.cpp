@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/all_checks.h"
+#include "core/build_commit.h"
 #include "platform/files.h"
 #include "probes/interpreter.h"
 #include "report/publish.h"
@@ -51,6 +52,7 @@ int RunCheckCommand(const CheckCommandOptions& options, const std::string& self_
   Report report;
   report.lang = options.lang;
   report.meta.tool_version = LAB_CHECK_VERSION;
+  report.meta.tool_commit = std::string(BuildCommit());
   report.meta.started_at = UtcTimestamp();
   report.meta.quick = options.quick;
   report.meta.skip_dist = options.skip_dist;

@@ -13,6 +13,7 @@
 #include "cluster/cluster_merge.h"
 #include "cluster/host_list.h"
 #include "cluster/rank_run.h"
+#include "core/build_commit.h"
 #include "platform/files.h"
 #include "report/anonymize.h"
 #include "report/json_writer.h"
@@ -108,6 +109,7 @@ int RunClusterAllReduce(const ClusterOptions& options, Lang lang, const std::str
   Report report;
   report.lang = lang;
   report.meta.tool_version = LAB_CHECK_VERSION;
+  report.meta.tool_commit = std::string(BuildCommit());
   report.meta.started_at = UtcTimestamp();
   report.meta.quick = options.quick;
   const CancelToken cancel = InstallInterruptHandlers();

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "core/build_commit.h"
 #include "platform/files.h"
 #include "probes/interpreter.h"
 #include "report/anonymize.h"
@@ -53,6 +54,7 @@ int RunDistSmoke(const DistSmokeOptions& options, Lang lang) {
   Report report;
   report.lang = lang;
   report.meta.tool_version = LAB_CHECK_VERSION;
+  report.meta.tool_commit = std::string(BuildCommit());
   report.meta.started_at = UtcTimestamp();
   // This command's own run of the interpreter: started once, and a hang is its FAIL, with the
   // reason and hint every part of lab_check gives for it.

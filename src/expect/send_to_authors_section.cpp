@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "expect/sections.h"
+#include "report/report_layout.h"
 
 namespace labcheck::expect {
 namespace {
@@ -70,7 +71,7 @@ ReportSection SendToAuthorsSection(const Report& report, const Analysis& a) {
   const std::string torch = CheckString(report, "env.python", {"packages", "torch"});
   lines.push_back({T("Драйвер, PyTorch", "Driver, PyTorch"),
                    Text(fmt::format("{}, torch {}", driver.empty() ? "—" : driver, torch.empty() ? "—" : torch))});
-  lines.push_back({Text("lab_check"), Text(report.meta.tool_version.empty() ? "—" : report.meta.tool_version)});
+  lines.push_back({Text("lab_check"), Text(report.meta.tool_version.empty() ? "—" : ToolVersionLine(report.meta))});
   if (flagged.empty()) {
     lines.push_back({T("Расхождения > 2×", "Off by > 2×"), T("нет", "none")});
   } else {

@@ -1,5 +1,6 @@
 #include "node_check/node_report.h"
 
+#include "core/build_commit.h"
 #include "platform/files.h"
 
 namespace labcheck::node_check {
@@ -50,6 +51,7 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
   json out = {{"kind", kNodeReportKind},
               {"version", 1},
               {"tool_version", LAB_CHECK_VERSION},
+              {"tool_commit", std::string(BuildCommit())},
               {"node", node},
               {"checked_at", UtcTimestamp()},
               {"verdict", StateName(v.state)},

@@ -13,7 +13,7 @@ namespace labcheck::node_check {
 
 inline constexpr const char* kNodeReportKind = "lab_check.node_check";
 
-// {kind, version, tool_version, node, verdict, line, line_ru, exit_code, findings, gpus,
+// {kind, version, tool_version, tool_commit, node, verdict, line, line_ru, exit_code, findings, gpus,
 //  timings_s, expectations, driver_version, simulated, checked_at, error}
 nlohmann::json NodeReportJson(const NodeVerdict& verdict, const nlohmann::json& payload, const NodeExpectations& expect,
                               const std::string& node);

@@ -70,7 +70,7 @@ std::string ReportHtmlBody(const Report& report, const std::vector<ReportChart>&
   std::string out;
   out += "<ul class=\"meta\">\n";
   out += fmt::format("<li>{}: {}</li>\n", ru ? "Дата" : "Date", HtmlEscape(report.meta.started_at));
-  out += fmt::format("<li>lab_check {}</li>\n", HtmlEscape(report.meta.tool_version));
+  out += fmt::format("<li>lab_check {}</li>\n", HtmlEscape(ToolVersionLine(report.meta)));
   out += fmt::format("<li>{}: {}</li>\n", ru ? "Режим" : "Mode", HtmlEscape(ModeLine(report)));
   out += fmt::format("<li>{}: {:.0f} s</li>\n", ru ? "Длительность" : "Duration", report.meta.duration_s);
   out += fmt::format("<li>Python: {}</li>\n", HtmlEscape(report.meta.python.empty() ? "—" : report.meta.python));

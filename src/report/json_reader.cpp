@@ -115,7 +115,10 @@ Report ReportFromJson(const json& j) {
   if (!j.is_object()) return r;
   if (j.contains("schema_version") && j["schema_version"].is_number_integer()) r.schema_version = j["schema_version"].get<int>();
   r.lang = Str(j, "lang") == "en" ? Lang::En : Lang::Ru;
-  if (j.contains("tool") && j["tool"].is_object()) r.meta.tool_version = Str(j["tool"], "version");
+  if (j.contains("tool") && j["tool"].is_object()) {
+    r.meta.tool_version = Str(j["tool"], "version");
+    r.meta.tool_commit = Str(j["tool"], "commit");
+  }
   if (j.contains("meta") && j["meta"].is_object()) {
     const json& m = j["meta"];
     r.meta.started_at = Str(m, "started_at");

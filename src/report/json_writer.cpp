@@ -60,6 +60,7 @@ nlohmann::json ReportToJson(const Report& report) {
   nlohmann::json j;
   j["schema_version"] = report.schema_version;
   j["tool"] = {{"name", "lab_check"}, {"version", report.meta.tool_version}};
+  if (!report.meta.tool_commit.empty()) j["tool"]["commit"] = report.meta.tool_commit;
   j["lang"] = lang == Lang::Ru ? "ru" : "en";
   j["meta"] = {{"started_at", report.meta.started_at}, {"finished_at", report.meta.finished_at},
                {"duration_s", report.meta.duration_s}, {"quick", report.meta.quick},

@@ -76,7 +76,7 @@ std::string ReportToMarkdown(const Report& report, const std::vector<ChartLink>&
   const bool ru = lang == Lang::Ru;
   std::string md = ru ? "# Отчёт lab_check\n\n" : "# lab_check report\n\n";
   md += fmt::format("- {}: {}\n", ru ? "Дата" : "Date", report.meta.started_at);
-  md += fmt::format("- lab_check {}\n", report.meta.tool_version);
+  md += fmt::format("- lab_check {}\n", ToolVersionLine(report.meta));
   md += fmt::format("- {}: {}\n", ru ? "Режим" : "Mode", ModeLine(report));
   md += fmt::format("- {}: {:.0f} s\n", ru ? "Длительность" : "Duration", report.meta.duration_s);
   md += fmt::format("- Python: {}\n", report.meta.python.empty() ? "—" : report.meta.python);

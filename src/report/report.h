@@ -31,6 +31,7 @@ struct ReportSection {
 
 struct RunMeta {
   std::string tool_version;
+  std::string tool_commit;  // the build's commit (core/build_commit.h); empty in hand-made reports
   std::string started_at;   // ISO 8601 UTC
   std::string finished_at;  // ISO 8601 UTC
   double duration_s = 0;

@@ -66,6 +66,11 @@ Table MeasurementTable(const CheckResult& check) {
   return t;
 }
 
+std::string ToolVersionLine(const RunMeta& meta) {
+  if (meta.tool_commit.empty()) return meta.tool_version;
+  return meta.tool_version + " (commit " + meta.tool_commit + ")";
+}
+
 std::string ModeLine(const Report& report) {
   const bool ru = report.lang == Lang::Ru;
   std::string line = report.meta.quick ? "--quick" : (ru ? "полная проверка" : "full check");

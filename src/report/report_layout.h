@@ -23,5 +23,8 @@ Table MeasurementTable(const CheckResult& check);
 std::string CountsLine(const Report& report);
 // "полная проверка, --skip-dist" / "--quick, --only gpu.health": the run's mode, as given.
 std::string ModeLine(const Report& report);
+// "0.1.0 (commit 1a2b3c4d5e6f)": the version and, where the report carries it, the build's commit,
+// so that a report sent on names the build that measured it.
+std::string ToolVersionLine(const RunMeta& meta);
 
 }  // namespace labcheck

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "report/json_reader.h"
 #include "report/json_writer.h"
 #include "report/markdown_writer.h"
 #include "report/report.h"
@@ -94,6 +95,20 @@ TEST(MarkdownWriter, AYesNoFactReadsAsAWord) {
   r.lang = Lang::Ru;
   r.checks[0].measurements.back().value = 0;
   EXPECT_NE(ReportToMarkdown(r).find("| all-reduce: the sum is right | нет |"), std::string::npos);
+}
+
+// A report sent on names the build that measured it; one without a commit (made by hand, or read
+// from an older file) prints the version alone.
+TEST(ReportWriters, TheBuildsCommitFollowsTheVersion) {
+  Report r = SampleReport(Lang::En);
+  r.meta.tool_commit = "1a2b3c4d5e6f-dirty";
+  EXPECT_NE(ReportToMarkdown(r).find("- lab_check 9.9 (commit 1a2b3c4d5e6f-dirty)\n"), std::string::npos);
+  const nlohmann::json j = ReportToJson(r);
+  EXPECT_EQ(j["tool"]["commit"], "1a2b3c4d5e6f-dirty");
+  EXPECT_EQ(ReportFromJson(j).meta.tool_commit, "1a2b3c4d5e6f-dirty");
+  r.meta.tool_commit.clear();
+  EXPECT_NE(ReportToMarkdown(r).find("- lab_check 9.9\n"), std::string::npos);
+  EXPECT_FALSE(ReportToJson(r)["tool"].contains("commit"));
 }
 
 TEST(MarkdownWriter, EnglishReport) {
