@@ -431,7 +431,8 @@ CheckResult MergeClusterRun(const MergeInput& input) {
         AdviseOnNetwork(nodes.list, Field(blocks.front(), "nccl_env"), sweep.busbw, expected, alone), result);
   result.summary = Text(Summary(world, nodes.count(), sweep, expected, alone.slowest));
   result.Add({"cluster.allreduce_ok", T("all-reduce между узлами: сумма верна, все ранги дошли", "all-reduce across nodes: right sum, every rank finished"),
-              result.outcome == Outcome::Fail ? 0.0 : 1.0, "0/1", Text("bit-exact comparison on every rank")});
+              result.outcome == Outcome::Fail ? 0.0 : 1.0, "0/1",
+              T("побитовое сравнение на каждом ранге", "bit-exact comparison on every rank")});
   return result;
 }
 

@@ -90,7 +90,8 @@ std::optional<double> AddComparison(const AllReduceRun& run, CheckResult& result
   if (!with || !without || *with <= 0) return std::nullopt;
   result.Add({"nccl.allreduce_busbw_p2p_disabled_gbps",
               T("all-reduce с NCCL_P2P_DISABLE=1, bus bandwidth", "all-reduce with NCCL_P2P_DISABLE=1, bus bandwidth"), *without,
-              "GB/s", Text(fmt::format("{} MiB, the same sweep with NCCL_P2P_DISABLE=1 ({})", bytes >> 20, TransportSummary(c.log)))});
+              "GB/s", T(fmt::format("{} МиБ, тот же проход с NCCL_P2P_DISABLE=1 ({})", bytes >> 20, TransportSummary(c.log)),
+                        fmt::format("{} MiB, the same sweep with NCCL_P2P_DISABLE=1 ({})", bytes >> 20, TransportSummary(c.log)))});
   const double ratio = *without / *with;
   table.notes.push_back(T(fmt::format("Для сравнения с NCCL_P2P_DISABLE=1 ({}): busbw {} GB/s на {} МиБ, {:.2f}× от первой попытки",
                                       TransportSummary(c.log), Figure(*without), bytes >> 20, ratio),
@@ -134,19 +135,25 @@ void AddBusbw(const nlohmann::json& sizes, int ranks, CheckResult& result) {
   const nlohmann::json& last = sizes.back();
   result.Add({"nccl.allreduce_busbw_gbps", T("all-reduce, bus bandwidth", "all-reduce, bus bandwidth"),
               last.value("busbw_gbps", 0.0), "GB/s",
-              Text(fmt::format("{} GPUs, {} MiB, busbw = bytes/time × 2(n−1)/n (nccl-tests), CUDA events, slowest rank",
-                               ranks, last.value("bytes", 0ull) >> 20))});
+              T(fmt::format("{} GPU, {} МиБ, busbw = байты/время × 2(n−1)/n (nccl-tests), события CUDA, самый медленный ранг",
+                            ranks, last.value("bytes", 0ull) >> 20),
+                fmt::format("{} GPUs, {} MiB, busbw = bytes/time × 2(n−1)/n (nccl-tests), CUDA events, slowest rank",
+                            ranks, last.value("bytes", 0ull) >> 20))});
   if (const nlohmann::json& host = last.value("busbw_gbps_nccl_tests", nlohmann::json()); host.is_number())
     result.Add({"nccl.allreduce_busbw_nccl_tests_gbps",
                 T("all-reduce, bus bandwidth как в nccl-tests", "all-reduce, bus bandwidth as nccl-tests"),
                 host.get<double>(), "GB/s",
-                Text(fmt::format("{} GPUs, {} MiB, host clock around the loop of iterations up to the stream "
-                                 "synchronise, as all_reduce_perf counts it",
-                                 ranks, last.value("bytes", 0ull) >> 20))});
+                T(fmt::format("{} GPU, {} МиБ, часы хоста вокруг цикла итераций до синхронизации потока, как считает "
+                              "all_reduce_perf",
+                              ranks, last.value("bytes", 0ull) >> 20),
+                  fmt::format("{} GPUs, {} MiB, host clock around the loop of iterations up to the stream "
+                              "synchronise, as all_reduce_perf counts it",
+                              ranks, last.value("bytes", 0ull) >> 20))});
   for (const nlohmann::json& s : sizes)
     if (s.value("bytes", 0ull) == 256ull << 20)
       result.Add({"nccl.allreduce_busbw_256mib_gbps", T("all-reduce 256 МиБ, bus bandwidth", "all-reduce 256 MiB, bus bandwidth"),
-                  s.value("busbw_gbps", 0.0), "GB/s", Text("as ddp_check.py: 256 MiB, busbw = bytes/time × 2(n−1)/n")});
+                  s.value("busbw_gbps", 0.0), "GB/s",
+                  T("как в ddp_check.py: 256 МиБ, busbw = байты/время × 2(n−1)/n", "as ddp_check.py: 256 MiB, busbw = bytes/time × 2(n−1)/n")});
 }
 
 // The table of sizes from the attempt that worked (none: the table has only its notes).
@@ -170,8 +177,8 @@ Table SweepTable(const AllReduceAttempt* good, int ranks, CheckResult& result) {
                           "busbw: CUDA-event time on each card's stream, the slowest card; 'as nccl-tests': the "
                           "process's host clock from the first launch until every stream is done, as all_reduce_perf "
                           "counts it (launch and wait overheads included)"));
-  table.notes.push_back(Text(good->payload.value("method", std::string())));
-  table.notes.push_back(Text("NCCL transport: " + TransportSummary(good->log)));
+  table.notes.push_back(PayloadMethod(good->payload));
+  table.notes.push_back(T("Транспорт NCCL: " + TransportSummary(good->log), "NCCL transport: " + TransportSummary(good->log)));
   return table;
 }
 
@@ -343,7 +350,7 @@ CheckResult RunAllReduceCheck(CheckContext& context) {
   AddPreflightNotes(preflight, table);
   result.tables.push_back(table);
   result.Add({"nccl.allreduce_ok", T("all-reduce: сумма верна", "all-reduce: the sum is right"), good != nullptr ? 1.0 : 0.0, "0/1",
-              Text("bit-exact comparison with an order-independent exact sum")});
+              T("побитовое сравнение с точной суммой, не зависящей от порядка", "bit-exact comparison with an order-independent exact sum")});
   if (good == &run.first)
     PassVerdict(context, *good, preflight, faster_without_p2p, result);
   else

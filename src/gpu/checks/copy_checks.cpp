@@ -43,7 +43,7 @@ const std::vector<Variant>& Variants() {
 }
 
 Table CopyTable(const nlohmann::json& payload) {
-  Table table{T("Копирование CPU↔GPU, ГБ/с", "CPU↔GPU copies, GB/s"), {"GPU"}, {}, {Text(payload.value("method", std::string()))}};
+  Table table{T("Копирование CPU↔GPU, ГБ/с", "CPU↔GPU copies, GB/s"), {"GPU"}, {}, {PayloadMethod(payload)}};
   for (const Variant& v : Variants()) table.columns.push_back(v.label);
   table.columns.push_back(T("Предел PCIe", "PCIe limit"));
   table.columns.push_back(T("Узел NUMA (CPU)", "NUMA node (CPUs)"));
@@ -87,7 +87,9 @@ Text VariantCell(const CheckContext& context, int i, const Variant& v, const nlo
   if (figure.is_null() || figure.contains("error")) return Text(figure.is_null() ? "—" : "error");
   const double gbps = figure.value("gbps", 0.0);
   Measurement& m = result.Add({fmt::format("gpu{}.{}_gbps", i, v.key), T(fmt::format("GPU{}: ", i) + v.label.ru, fmt::format("GPU{}: ", i) + v.label.en),
-                               gbps, "GB/s", Text(fmt::format("{} MiB per copy, bytes copied, CUDA events, median", figure.value("bytes", 0ull) >> 20))});
+                               gbps, "GB/s",
+                               T(fmt::format("{} МиБ за копию, скопированные байты, события CUDA, медиана", figure.value("bytes", 0ull) >> 20),
+                                 fmt::format("{} MiB per copy, bytes copied, CUDA events, median", figure.value("bytes", 0ull) >> 20))});
   m.spread = TimingSpread(gbps, figure);
   if (std::string(v.key) == "h2d_pinned") JudgePinnedUpload(context, i, gbps, figure, m, result, tally);
   return Text(Figure(gbps));

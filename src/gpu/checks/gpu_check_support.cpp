@@ -75,4 +75,9 @@ std::string Figure(double value) {
   return fmt::format("{:.2f}", value);
 }
 
+Text PayloadMethod(const nlohmann::json& payload) {
+  const std::string en = payload.value("method", std::string());
+  return Text(payload.value("method_ru", en), en);
+}
+
 }  // namespace labcheck::gpu

@@ -50,4 +50,8 @@ std::optional<Spread> TimingSpread(double rate, const nlohmann::json& figure);
 // "12.3" with the precision a figure deserves in a table.
 std::string Figure(double value);
 
+// How a child job measured, in the report's two languages: its "method" (English, also what the
+// JSON of older runs holds) and "method_ru" (the English one where a job has none).
+Text PayloadMethod(const nlohmann::json& payload);
+
 }  // namespace labcheck::gpu

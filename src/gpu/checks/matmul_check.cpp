@@ -50,7 +50,7 @@ Table MatmulTable(const nlohmann::json& payload) {
   Table table{T("Умножение матриц (cuBLASLt), TFLOPS", "Matrix multiply (cuBLASLt), TFLOPS"),
               {"GPU"},
               {},
-              {Text(payload.value("method", std::string()))}};
+              {PayloadMethod(payload)}};
   for (const Precision& p : Precisions()) table.columns.push_back(p.column);
   table.columns.push_back(T("Проверка", "Check"));
   table.columns.push_back(T("Снижение частот", "Clock events"));
@@ -72,11 +72,16 @@ Text PrecisionCell(int i, const Precision& p, const nlohmann::json& figure, Chec
   const bool fast_accumulation = figure.value("fast_accumulation", false);
   result.Add({fmt::format("gpu{}.matmul_{}_tflops", i, p.key),
               T(fmt::format("GPU{}: матмул {}", i, p.name), fmt::format("GPU{}: matmul {}", i, p.name)), tflops, "TFLOPS",
-              Text(fmt::format("cuBLASLt {0}×{0}×{0} TN, FP32 accumulate{2}, 2·M·N·K per call, after a {3:.0f} ms "
-                               "warm-up, median of {1}",
-                               figure.value("size", 0), figure.value("repeats", 0),
-                               fast_accumulation ? " (fast accumulation)" : "",
-                               figure.contains("warmup") ? figure["warmup"].value("device_ms", 0.0) : 0.0))});
+              T(fmt::format("cuBLASLt {0}×{0}×{0} TN, накопление в FP32{2}, 2·M·N·K на вызов, после прогрева {3:.0f} мс, "
+                            "медиана из {1}",
+                            figure.value("size", 0), figure.value("repeats", 0),
+                            fast_accumulation ? " (быстрое накопление)" : "",
+                            figure.contains("warmup") ? figure["warmup"].value("device_ms", 0.0) : 0.0),
+                fmt::format("cuBLASLt {0}×{0}×{0} TN, FP32 accumulate{2}, 2·M·N·K per call, after a {3:.0f} ms "
+                            "warm-up, median of {1}",
+                            figure.value("size", 0), figure.value("repeats", 0),
+                            fast_accumulation ? " (fast accumulation)" : "",
+                            figure.contains("warmup") ? figure["warmup"].value("device_ms", 0.0) : 0.0))});
   result.measurements.back().spread = TimingSpread(tflops, figure);
   if (!figure["check"].value("ok", false)) {
     checked = false;
@@ -171,7 +176,8 @@ CheckResult RunMatmulCheck(CheckContext& context) {
   if (!together.empty()) {
     double sum = 0;
     for (double t : together) sum += t;
-    table.notes.push_back(Text(fmt::format("BF16, all GPUs at once: {} TFLOPS in total", Figure(sum))));
+    table.notes.push_back(T(fmt::format("BF16, все GPU сразу: {} TFLOPS в сумме", Figure(sum)),
+                            fmt::format("BF16, all GPUs at once: {} TFLOPS in total", Figure(sum))));
   }
   result.tables.push_back(table);
   result.summary = Summary(tally);

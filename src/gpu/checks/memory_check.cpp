@@ -94,7 +94,7 @@ Table MemoryTable(const nlohmann::json& payload) {
                   "BabelStream count (nvbandwidth counts bytes once: its figures are half of these). The card is "
                   "judged by the SM copy (our PTX kernel on every SM) against datasheet × 80–90 %; the driver's "
                   "copy (cuMemcpyDtoDAsync, what PyTorch's copy_ calls) is shown beside it."),
-                Text(payload.value("method", std::string()))}};
+                PayloadMethod(payload)}};
 }
 
 // One GPU's three figures as the child reported them, and what they are judged against.
@@ -144,18 +144,24 @@ void AddMeasurements(const GpuMemory& m, CheckResult& result) {
     result.Add({fmt::format("gpu{}.memory_copy_gbps", i),
                 T(fmt::format("GPU{}: память, копирование драйвера", i), fmt::format("GPU{}: memory, driver's copy", i)),
                 *m.driver, "GB/s",
-                Text(fmt::format("cuMemcpyDtoDAsync of {} MiB (the copy engine), bytes read + bytes written, median of {}",
-                                 m.mib, m.driver_copy.value("repeats", 0)))});
+                T(fmt::format("cuMemcpyDtoDAsync {} МиБ (copy engine), прочитанные + записанные байты, медиана из {}", m.mib,
+                              m.driver_copy.value("repeats", 0)),
+                  fmt::format("cuMemcpyDtoDAsync of {} MiB (the copy engine), bytes read + bytes written, median of {}", m.mib,
+                              m.driver_copy.value("repeats", 0)))});
     result.measurements.back().spread = TimingSpread(*m.driver, m.driver_copy);
   }
   if (m.kernel) {
     Measurement& kernel = result.Add({fmt::format("gpu{}.memory_kernel_copy_gbps", i),
                                       T(fmt::format("GPU{}: память, SM-копирование", i), fmt::format("GPU{}: memory, SM copy", i)),
                                       *m.kernel, "GB/s",
-                                      Text(fmt::format("PTX copy kernel, 16-byte loads and stores, {} blocks × {} threads, "
-                                                       "{} MiB, bytes read + bytes written, median of {}",
-                                                       m.sm_copy.value("blocks", 0), m.sm_copy.value("threads_per_block", 0),
-                                                       m.mib, m.sm_copy.value("repeats", 0)))});
+                                      T(fmt::format("PTX-ядро копирования, 16-байтовые чтения и записи, {} блоков × {} потоков, "
+                                                    "{} МиБ, прочитанные + записанные байты, медиана из {}",
+                                                    m.sm_copy.value("blocks", 0), m.sm_copy.value("threads_per_block", 0),
+                                                    m.mib, m.sm_copy.value("repeats", 0)),
+                                        fmt::format("PTX copy kernel, 16-byte loads and stores, {} blocks × {} threads, "
+                                                    "{} MiB, bytes read + bytes written, median of {}",
+                                                    m.sm_copy.value("blocks", 0), m.sm_copy.value("threads_per_block", 0),
+                                                    m.mib, m.sm_copy.value("repeats", 0)))});
     kernel.spread = TimingSpread(*m.kernel, m.sm_copy);
     if (m.reference) {
       kernel.reference = m.reference->datasheet_gbps;

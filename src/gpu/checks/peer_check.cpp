@@ -163,8 +163,11 @@ void AddPair(const nlohmann::json& pair, const reference::PeerExpectation& expec
   if (reported) {
     tally.best = std::max(tally.best, *reported);
     result.Add({fmt::format("p2p.{}-{}.copy_gbps", src, dst), T(fmt::format("GPU{}→GPU{}", src, dst), fmt::format("GPU{}→GPU{}", src, dst)),
-                *reported, "GB/s", Text(with ? "cuMemcpyPeerAsync, peer access on, bytes copied, median"
-                                             : "cuMemcpyPeerAsync, no peer access (staged via host), bytes copied, median")});
+                *reported, "GB/s",
+                with ? T("cuMemcpyPeerAsync, peer access включён, скопированные байты, медиана",
+                         "cuMemcpyPeerAsync, peer access on, bytes copied, median")
+                     : T("cuMemcpyPeerAsync, без peer access (через память хоста), скопированные байты, медиана",
+                         "cuMemcpyPeerAsync, no peer access (staged via host), bytes copied, median")});
     result.measurements.back().spread = TimingSpread(*reported, pair[with ? "with_peer" : "without_peer"]);
   }
   copies.AddRow({Text(fmt::format("{} → {}", src, dst)), expected.link, Text(with ? Figure(*with) : "—"),
@@ -184,7 +187,7 @@ Table CopyTable(const nlohmann::json& payload, const PeerAccess& access, const s
                {T("Откуда → куда", "From → to"), T("Связь", "Link"), T("С P2P", "With P2P"),
                 T("Без P2P (через CPU)", "Without P2P (via CPU)"), T("Ожидается", "Expected")},
                {},
-               {Text(payload.value("method", std::string()))}};
+               {PayloadMethod(payload)}};
   result.data["links"] = nlohmann::json::array();
   for (const nlohmann::json& pair : payload["pairs"]) {
     const int src = pair.value("src", 0), dst = pair.value("dst", 0);

@@ -112,6 +112,11 @@ nlohmann::json AllReduceJobOn(GpuRuntime& runtime, const Nccl& nccl, const JobAr
                   "iterations; time_us_nccl_tests: the host clock from the first enqueue until every stream is "
                   "seen done / iterations (nccl-tests' all_reduce_perf, one process); algbw = bytes/time; "
                   "busbw = algbw*2(n-1)/n; result compared bit-exactly with an order-independent exact sum";
+  out["method_ru"] = "ncclAllReduce, сумма float32, вне места, ncclCommInitAll по всем GPU узла из одного процесса; "
+                     "time_ms: события CUDA в потоке каждого ранга вокруг итераций подряд, самый медленный ранг / "
+                     "итерации; time_us_nccl_tests: часы хоста от первой постановки в очередь, пока все потоки не "
+                     "закончат / итерации (all_reduce_perf из nccl-tests, один процесс); algbw = байты/время; "
+                     "busbw = algbw*2(n-1)/n; результат сравнивается побитово с точной суммой, не зависящей от порядка";
   if (count < 2) out["busbw_note"] = "one GPU: nothing crosses a link, so bus bandwidth has no meaning";
   out["libraries"] = runtime.LibrariesJson();
   return out;

@@ -156,6 +156,10 @@ nlohmann::json MemoryJobOn(GpuRuntime& runtime, const JobArgs& args) {
                   "lab_check's PTX copy kernel (16-byte loads and stores, one full wave on every SM); sm_triad: "
                   "a = b + s*c on floats; bytes read + bytes written (copy 2x, triad 3x the buffer), CUDA events "
                   "per launch, median";
+  out["method_ru"] = "буферы до 1 ГиБ (512 МиБ с --quick, не больше четверти свободной памяти); driver_copy: "
+                     "cuMemcpyDtoDAsync; sm_copy: PTX-ядро копирования lab_check (16-байтовые чтения и записи, одна полная "
+                     "волна на всех SM); sm_triad: a = b + s*c над float; прочитанные + записанные байты (копия 2×, triad "
+                     "3× буфера), события CUDA на запуск, медиана";
   out["libraries"] = runtime.LibrariesJson();
   return out;
 }
@@ -205,6 +209,10 @@ nlohmann::json HostCopyJobOn(GpuRuntime& runtime, const JobArgs& args) {
                   " MiB per copy, counted as bytes copied; cuMemcpy*Async on one stream from pinned (cuMemHostAlloc) "
                   "or pageable (malloc) memory on the GPU's NUMA node (the thread pinned to the GPU's CPUs while it "
                   "allocates and copies), CUDA events around each copy; median";
+  out["method_ru"] = std::to_string(plan.bytes / kMiB) +
+                     " МиБ за копию, считаются скопированные байты; cuMemcpy*Async в одном потоке из закреплённой "
+                     "(cuMemHostAlloc) или обычной (malloc) памяти на NUMA-узле GPU (поток привязан к CPU этого GPU, пока "
+                     "выделяет и копирует), события CUDA вокруг каждой копии; медиана";
   out["libraries"] = runtime.LibrariesJson();
   return out;
 }
@@ -263,6 +271,8 @@ nlohmann::json PeerJobOn(GpuRuntime& runtime, const JobArgs& args) {
   out["pairs"] = pairs;
   out["method"] = "cuMemcpyPeerAsync, counted as bytes copied, CUDA events per copy, median; with_peer: "
                   "cuCtxEnablePeerAccess both ways first; without_peer: the driver stages through host memory";
+  out["method_ru"] = "cuMemcpyPeerAsync, считаются скопированные байты, события CUDA на копию, медиана; with_peer: "
+                     "сначала cuCtxEnablePeerAccess в обе стороны; without_peer: драйвер копирует через память хоста";
   out["libraries"] = runtime.LibrariesJson();
   return out;
 }

@@ -65,6 +65,12 @@ nlohmann::json MatmulJobOn(GpuRuntime& runtime, const CublasLt& lt, const JobArg
       "the calls stop getting faster, then the heuristic's top {} algorithms timed, then CUDA events around each "
       "call of a back-to-back series, median",
       plan.warmup_min_ms, plan.algo_candidates);
+  out["method_ru"] = fmt::format(
+      "cuBLASLt D = A^T*B (TN), M=N=K=size, накопление в FP32 (TF32 для входов fp32; fp8 с "
+      "CUBLASLT_MATMUL_DESC_FAST_ACCUM), 2*M*N*K FLOP на вызов; прогрев не меньше {:.0f} мс времени устройства, пока "
+      "вызовы не перестанут ускоряться, затем замер {} лучших алгоритмов эвристики, затем события CUDA вокруг каждого "
+      "вызова серии подряд, медиана",
+      plan.warmup_min_ms, plan.algo_candidates);
   const int count = runtime.device_count();
   std::vector<nlohmann::json> gpus(count);
   std::vector<std::vector<std::string>> reasons(count);
