@@ -23,6 +23,8 @@ std::string FormatMeasurement(const Measurement& m) {
 Text FormatValueWithTrust(const Measurement& m) {
   // A yes/no fact (unit "0/1": P2P access, a bit-exact sum) reads as a word, not "1 0/1".
   if (m.unit == "0/1") return m.value != 0 ? T("да", "yes") : T("нет", "no");
+  // A count (GPUs seen) reads as the number: "4", not "4 count", in either language.
+  if (m.unit == "count") return Text(FormatNumber(m.value));
   const std::string value = FormatMeasurement(m);
   if (!m.spread) return Text(value);
   const Text word = TrustWord(TrustOf(*m.spread));

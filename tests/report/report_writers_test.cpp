@@ -97,6 +97,19 @@ TEST(MarkdownWriter, AYesNoFactReadsAsAWord) {
   EXPECT_NE(ReportToMarkdown(r).find("| all-reduce: the sum is right | нет |"), std::string::npos);
 }
 
+TEST(MarkdownWriter, ACountReadsAsTheNumber) {
+  Report r = SampleReport(Lang::Ru);
+  Measurement gpus;
+  gpus.key = "gpu.count";
+  gpus.label = T("Число GPU", "GPU count");
+  gpus.value = 4;
+  gpus.unit = "count";
+  r.checks[0].Add(gpus);
+  const std::string md = ReportToMarkdown(r);
+  EXPECT_NE(md.find("| Число GPU | 4 |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("4 count"), std::string::npos);
+}
+
 // A report sent on names the build that measured it; one without a commit (made by hand, or read
 // from an older file) prints the version alone.
 TEST(ReportWriters, TheBuildsCommitFollowsTheVersion) {
