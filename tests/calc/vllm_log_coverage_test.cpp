@@ -13,19 +13,24 @@ namespace {
 
 const VllmVersion k019 = *ParseVllmVersion("0.19.1");
 
-// The logs checked are from an H100 80GB HBM3 and, at vLLM 0.10, A100 80GB and 40GB cards: an RTX 4090 has
-// none, the H100 has all 0.19 logs, the A100 all 0.10 logs, and a release without logs has none.
+// The logs checked are from an H100 80GB HBM3, A100 80GB and 40GB cards (vLLM 0.10, and one 0.19 log
+// of an A100 80GB) and a Tesla T4 (0.18): an RTX 4090 has none, the 0.19 logs are the H100's and one
+// A100's, the A100s have all 0.10 logs, and a release without logs has none.
 TEST(VllmLogCoverageTest, CountsTheLogsOfTheCardAndTheRelease) {
   const VllmLogCoverage h100 = CountCheckedVllmLogs("h100-sxm", k019);
   EXPECT_GT(h100.this_card_this_version, 0);
-  EXPECT_EQ(h100.this_card_this_version, h100.this_version);
+  const VllmLogCoverage a100_019 = CountCheckedVllmLogs("a100-sxm-80gb", k019);
+  EXPECT_EQ(a100_019.this_card_this_version, 1);
+  EXPECT_EQ(h100.this_card_this_version + a100_019.this_card_this_version, h100.this_version);
   const VllmLogCoverage a100 = CountCheckedVllmLogs("a100-sxm-80gb", *ParseVllmVersion("0.10.1"));
   EXPECT_GT(a100.this_card_this_version, 0);
   const VllmLogCoverage a100_40 = CountCheckedVllmLogs("a100-sxm-40gb", *ParseVllmVersion("0.10.1"));
   EXPECT_GT(a100_40.this_card_this_version, 0);
   EXPECT_EQ(a100.this_card_this_version + a100_40.this_card_this_version, a100.this_version);
-  EXPECT_EQ(CountCheckedVllmLogs("a100-sxm-80gb", k019).this_card_this_version, 0);
-  EXPECT_EQ(h100.this_card + a100.this_card + a100_40.this_card, h100.total);
+  EXPECT_EQ(a100.this_card, a100.this_card_this_version + a100_019.this_card_this_version);
+  const VllmLogCoverage t4 = CountCheckedVllmLogs("t4", *ParseVllmVersion("0.18.0"));
+  EXPECT_EQ(t4.this_card_this_version, 1);
+  EXPECT_EQ(h100.this_card + a100.this_card + a100_40.this_card + t4.this_card, h100.total);
   const VllmLogCoverage rtx = CountCheckedVllmLogs("rtx-4090", k019);
   EXPECT_EQ(rtx.this_card, 0);
   EXPECT_EQ(rtx.this_card_this_version, 0);
@@ -36,7 +41,7 @@ TEST(VllmLogCoverageTest, CountsTheLogsOfTheCardAndTheRelease) {
   const VllmLogCoverage no_logs = CountCheckedVllmLogs("h100-sxm", *ParseVllmVersion("0.12.0"));
   EXPECT_EQ(no_logs.this_card_this_version, 0);
   EXPECT_EQ(no_logs.this_card, h100.this_card);
-  EXPECT_EQ(h100.cards, (std::vector<std::string>{"h100-sxm", "a100-sxm-80gb", "a100-sxm-40gb"}));
+  EXPECT_EQ(h100.cards, (std::vector<std::string>{"h100-sxm", "a100-sxm-80gb", "a100-sxm-40gb", "t4"}));
 }
 
 nlohmann::json ServeJson(const std::vector<std::string>& args, std::vector<LiveGpu> gpus = {}) {

@@ -1,6 +1,7 @@
 // Published vLLM start-up logs (tests/calc/vllm_startup_cases.json, each with its source and
-// settings) against `lab_check serve`: the KV-cache tokens vLLM prints ("GPU KV cache size") must
-// come out within the file's tolerance. Beside each case it prints the log's parts (weights, torch
+// settings) against `lab_check serve`: the KV-cache tokens vLLM prints ("GPU KV cache size"), or
+// where a log gives only that, its "Available KV cache memory" in GiB, must come out within the
+// file's tolerance. Beside each case it prints the log's parts (weights, torch
 // peak, non-torch, KV memory) and ours, so a drift shows which part moved; docs/calculators.md
 // quotes the table.
 #include <gtest/gtest.h>
@@ -29,6 +30,23 @@ std::string LogPart(const nlohmann::json& parts, const char* key) {
   return parts.contains(key) ? fmt::format("{:.2f}", parts.at(key).get<double>()) : "n/a";
 }
 
+// What a log gives of the KV cache and what serve predicts for it. Most logs print "GPU KV cache
+// size: N tokens" (printed_tokens); some give only "Available KV cache memory: X GiB"
+// (printed_kv_gib), which fixes the tokens as exactly for a known config (bytes per token, block
+// size), so it is compared with serve's KV room per GPU in GiB.
+struct LoggedKv {
+  bool in_gib = false;
+  double printed = 0;
+  double ours = 0;
+  std::string Printed() const { return in_gib ? fmt::format("{:.2f} GiB", printed) : fmt::format("{:.0f}", printed); }
+  std::string Ours() const { return in_gib ? fmt::format("{:.2f} GiB", ours) : fmt::format("{:.0f}", ours); }
+};
+
+LoggedKv CompareLoggedKv(const nlohmann::json& c, const nlohmann::json& option) {
+  if (c.contains("printed_tokens")) return {false, c.at("printed_tokens").get<double>(), option.at("kv_tokens").get<double>()};
+  return {true, c.at("printed_kv_gib").get<double>(), GiB(option.at("kv_room_per_gpu"))};
+}
+
 TEST(VllmStartupCasesTest, KvTokensMatchWhatVllmPrints) {
   const nlohmann::json root = testing::LoadCases("vllm_startup_cases.json");
   const double tolerance = root.at("tolerance_percent").get<double>();
@@ -44,16 +62,15 @@ TEST(VllmStartupCasesTest, KvTokensMatchWhatVllmPrints) {
     EXPECT_EQ(serve.at("vllm_profile").at("vllm_version").get<std::string>(), c.at("vllm_version").get<std::string>()) << id;
     const int tp = c.at("tp").get<int>();
     const nlohmann::json& option = serve.at("options").at(tp - 1);
-    const double ours = option.at("kv_tokens").get<double>();
-    const double printed = c.at("printed_tokens").get<double>();
-    const double error = (ours / printed - 1) * 100;
+    const LoggedKv kv = CompareLoggedKv(c, option);
+    const double error = (kv.ours / kv.printed - 1) * 100;
     const nlohmann::json& log = c.at("log_parts_gib");
-    table += fmt::format("| {} | {:.0f} | {:.0f} | {:+.1f}% | {} / {:.2f} | {} / {:.2f} | {} / {:.2f} | {} / {:.2f} |\n", id, printed, ours, error,
+    table += fmt::format("| {} | {} | {} | {:+.1f}% | {} / {:.2f} | {} / {:.2f} | {} / {:.2f} | {} / {:.2f} |\n", id, kv.Printed(), kv.Ours(), error,
                          LogPart(log, "weights"), GiB(option.at("weights_per_gpu")), LogPart(log, "torch_peak_increase"),
                          GiB(option.at("activation_peak_per_gpu")), LogPart(log, "non_torch_increase"), GiB(option.at("non_torch_per_gpu")),
                          LogPart(log, "kv_cache"), GiB(option.at("kv_room_per_gpu")));
     EXPECT_LE(std::fabs(error), c.value("tolerance_percent", tolerance))
-        << id << ": vLLM printed " << printed << " tokens, serve predicts " << ours << " (" << c.at("source") << ")";
+        << id << ": vLLM printed " << kv.Printed() << ", serve predicts " << kv.Ours() << " (" << c.at("source") << ")";
     // vLLM started with these settings, so the plan must say it fits at this tp.
     EXPECT_TRUE(option.at("fits").get<bool>()) << id;
     // The case names its card, and serve counts it among that card's logs.
@@ -79,11 +96,10 @@ TEST(VllmStartupCasesTest, OpenCasesAreRecordedWithTheirGap) {
     ASSERT_EQ(run.exit_code, 0) << id << ": " << run.err;
     const nlohmann::json out = nlohmann::json::parse(run.out);
     const nlohmann::json& option = out.at("serve").at("options").at(c.at("tp").get<int>() - 1);
-    const double ours = option.at("kv_tokens").get<double>();
-    const double printed = c.at("printed_tokens").get<double>();
-    const double error = (ours / printed - 1) * 100;
-    std::cout << fmt::format("| {} (open) | {:.0f} | {:.0f} | {:+.1f}% |\n", id, printed, ours, error);
-    EXPECT_LT(ours, printed) << id << ": serve now promises more KV tokens than vLLM found";
+    const LoggedKv kv = CompareLoggedKv(c, option);
+    const double error = (kv.ours / kv.printed - 1) * 100;
+    std::cout << fmt::format("| {} (open) | {} | {} | {:+.1f}% |\n", id, kv.Printed(), kv.Ours(), error);
+    EXPECT_LT(kv.ours, kv.printed) << id << ": serve now promises more KV cache than vLLM found";
     EXPECT_GT(std::fabs(error), tolerance) << id << " is reached now: move it to `cases`";
   }
 }
@@ -121,6 +137,7 @@ TEST(VllmStartupCasesTest, CasesCoverVersionsAndFamilies) {
     families += c.at("architecture").get<std::string>() + "; ";
     EXPECT_EQ(c.at("source").get<std::string>().rfind("https://", 0), 0u) << c.at("id");
     EXPECT_FALSE(c.at("printed").get<std::string>().empty()) << c.at("id");
+    EXPECT_NE(c.contains("printed_tokens"), c.contains("printed_kv_gib")) << c.at("id") << ": give the tokens or the GiB the log printed, one of them";
   }
   EXPECT_GE(versions.size(), 2u);
   for (const char* family : {"dense", "GQA", "MHA", "MoE", "MLA", "sliding window"}) {
