@@ -99,12 +99,22 @@ void NoteLibraryProblems(const CheckContext& context, const nlohmann::json& payl
                                 "Python's site-packages were not searched: " + site.unknown->en));
 }
 
+// Where a library was found, as the table says it: the child job's origin names (OriginName) are
+// data, compared by the checks; the reader gets them in the report's language.
+Text OriginCell(const nlohmann::json& origin) {
+  const std::string name = origin.is_string() ? origin.get<std::string>() : "";
+  if (name == OriginName(LibraryOrigin::LoaderCache)) return T("кэш загрузчика (ldconfig)", "loader cache (ldconfig)");
+  if (name == OriginName(LibraryOrigin::ToolkitRoot)) return T("CUDA Toolkit", "CUDA toolkit");
+  if (name == OriginName(LibraryOrigin::DriverFolder)) return T("папка драйвера", "driver folder");
+  return Cell(origin);
+}
+
 Table LibraryTable(const CheckContext& context, const nlohmann::json& payload) {
   Table libraries{T("Библиотеки NVIDIA", "NVIDIA libraries"),
                   {T("Библиотека", "Library"), T("Версия", "Version"), T("Файл", "File"), T("Где найдена", "Found via"),
                    T("Состояние", "Status")}};
   for (const nlohmann::json& lib : payload.value("libraries", nlohmann::json::array()))
-    libraries.AddRow({Cell(lib["name"]), Cell(lib["version"]), Cell(lib["path"]), Cell(lib["origin"]), LibraryStatus(lib)});
+    libraries.AddRow({Cell(lib["name"]), Cell(lib["version"]), Cell(lib["path"]), OriginCell(lib["origin"]), LibraryStatus(lib)});
   NoteLibraryProblems(context, payload, libraries);
   return libraries;
 }
