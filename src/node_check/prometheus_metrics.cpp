@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/build_commit.h"
 #include "gpu/health/xid_catalog.h"
 #include "platform/files.h"
 
@@ -172,6 +173,10 @@ std::string PrometheusText(const NodeVerdict& v, const json& payload, double che
   // Test equipment: a simulated machine's figures must never pass for a real card's on a dashboard.
   Family simulated("lab_check_node_simulated", "1 when the figures come from lab_check's simulated NVIDIA machine (tests/sim), not real GPUs.");
   simulated.Add("", payload.value("inventory", json::object()).value("simulated", false) ? 1 : 0);
+  // Which build wrote the file, as exporters name theirs (node_exporter_build_info): a fleet on
+  // "one binary for every node" can see a node left on an older one.
+  Family build("lab_check_build_info", "The lab_check build that wrote this file: its version and commit; always 1.");
+  build.Add(fmt::format(R"(version="{}",commit="{}")", Escape(LAB_CHECK_VERSION), Escape(std::string(BuildCommit()))), 1);
   healthy.Add("", v.state == NodeState::Healthy ? 1 : 0);
   unknown.Add("", v.state == NodeState::CannotTell ? 1 : 0);
   findings.Add("", static_cast<double>(std::count_if(v.findings.begin(), v.findings.end(), Fails)));
@@ -184,7 +189,7 @@ std::string PrometheusText(const NodeVerdict& v, const json& payload, double che
     AddCard(cards, v.gpus[k], k < inventory_gpus.size() ? inventory_gpus[k] : json::object(), Facts(payload, k), v.xids);
 
   std::string out;
-  for (const Family* f : {&healthy, &unknown, &simulated, &findings, &duration, &when, &cards.matmul, &cards.copy, &cards.pcie_gen,
+  for (const Family* f : {&build, &healthy, &unknown, &simulated, &findings, &duration, &when, &cards.matmul, &cards.copy, &cards.pcie_gen,
                           &cards.pcie_width, &cards.nvlinks, &cards.ecc, &cards.retired, &cards.remapped, &cards.xids,
                           &cards.failing, &cards.recovery})
     out += f->Text();

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster_run_support.h"
+#include "core/build_commit.h"
 #include "daemon_support.h"
 #include "node_check/prometheus_metrics.h"
 #include "node_check_run.h"
@@ -45,6 +46,9 @@ TEST(PrometheusMetrics, EscapesLabelsAndGivesEveryXidClassASample) {
   const std::string text = PrometheusText(v, payload, 1765000000);
   EXPECT_TRUE(Has(text, "# TYPE lab_check_node_healthy gauge\nlab_check_node_healthy 0\n")) << text;
   EXPECT_TRUE(Has(text, "lab_check_node_simulated 0\n")) << text;
+  EXPECT_TRUE(Has(text, std::string("lab_check_build_info{version=\"") + LAB_CHECK_VERSION + "\",commit=\"" +
+                            std::string(BuildCommit()) + "\"} 1\n"))
+      << text;
   EXPECT_EQ(Sample(text, "lab_check_node_check_duration_seconds"), 4.5) << text;
   const std::string labels = R"(gpu="0",uuid="GPU-1234",model="Card \"X\" \\ 1")";
   EXPECT_EQ(Sample(text, "lab_check_gpu_matmul_flops_per_second{" + labels + "}"), 700.5e12) << text;
