@@ -1,5 +1,5 @@
 // The parser of `scontrol -o show nodes` on text captured from Slurm 22.05.8 (Debian 12's
-// slurm-wlm, the cluster tests/node_check/slurm_cluster_test.cpp starts: labnode1 registered,
+// slurm-wlm, the cluster tests/node_check/slurm_cluster.h starts: labnode1 registered,
 // labnode2..4 never do), and on states that cluster cannot produce in seconds, written by hand in
 // the same shape: MIXED+DRAIN (draining with a job running), DOWN*+DRAIN (not responding).
 #include <gtest/gtest.h>
