@@ -12,13 +12,13 @@
 
 #include <CLI/CLI.hpp>
 
-#include "core/build_commit.h"
 #include "app/burn_command.h"
 #include "app/check_command.h"
 #include "app/cli_language.h"
 #include "calc/calc_commands.h"
 #include "cluster/cluster_command.h"
 #include "cluster/dist_smoke_command.h"
+#include "core/build_commit.h"
 #include "saved_reports/report_commands.h"
 #include "gpu/live_gpus.h"
 #include "gpu/gpu_checks.h"
@@ -27,6 +27,7 @@
 #include "probes/installed_version.h"
 #include "probes/interpreter.h"
 #include "probes/python_probe.h"
+#include "report/report_layout.h"
 #include "runner/child_job.h"
 
 namespace labcheck {
@@ -138,7 +139,7 @@ int RunApp(int argc, char** argv) {
   app.fallthrough();
   // The commit too: a binary copied to many nodes says exactly which source it came from.
   app.set_version_flag("--version",
-                       std::string("lab_check ") + LAB_CHECK_VERSION + " (commit " + std::string(BuildCommit()) + ")",
+                       "lab_check " + ToolVersionLine(LAB_CHECK_VERSION, std::string(BuildCommit())),
                        ru ? "показать версию и коммит и выйти" : "print the version and commit and exit");
 
   CheckCommandOptions options;

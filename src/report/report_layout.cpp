@@ -66,10 +66,11 @@ Table MeasurementTable(const CheckResult& check) {
   return t;
 }
 
-std::string ToolVersionLine(const RunMeta& meta) {
-  if (meta.tool_commit.empty()) return meta.tool_version;
-  return meta.tool_version + " (commit " + meta.tool_commit + ")";
+std::string ToolVersionLine(const std::string& version, const std::string& commit) {
+  return commit.empty() ? version : version + " (commit " + commit + ")";
 }
+
+std::string ToolVersionLine(const RunMeta& meta) { return ToolVersionLine(meta.tool_version, meta.tool_commit); }
 
 std::string ModeLine(const Report& report) {
   const bool ru = report.lang == Lang::Ru;

@@ -26,5 +26,6 @@ std::string ModeLine(const Report& report);
 // "0.1.0 (commit 1a2b3c4d5e6f)": the version and, where the report carries it, the build's commit,
 // so that a report sent on names the build that measured it.
 std::string ToolVersionLine(const RunMeta& meta);
+std::string ToolVersionLine(const std::string& version, const std::string& commit);
 
 }  // namespace labcheck

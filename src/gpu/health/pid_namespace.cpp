@@ -1,18 +1,16 @@
 #include "gpu/health/pid_namespace.h"
 
-#include <unistd.h>
-
-#include <array>
+#include <filesystem>
+#include <system_error>
 
 namespace labcheck::gpu::health {
 
 PidNamespace ReadPidNamespace(const std::string& proc_root, const std::optional<std::string>& host_link) {
   PidNamespace ns;
-  std::array<char, 64> target{};
-  const std::string path = proc_root + "/self/ns/pid";
-  const ssize_t n = readlink(path.c_str(), target.data(), target.size() - 1);
-  if (n <= 0) return ns;
-  ns.link.assign(target.data(), static_cast<size_t>(n));
+  std::error_code error;
+  const std::filesystem::path target = std::filesystem::read_symlink(proc_root + "/self/ns/pid", error);
+  if (error || target.empty()) return ns;
+  ns.link = target.string();
   ns.host = ns.link == host_link.value_or(kHostPidNamespaceLink);
   return ns;
 }
