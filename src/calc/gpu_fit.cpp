@@ -31,4 +31,15 @@ std::vector<GpuFit> FitOnGpus(const std::vector<reference::GpuSpec>& gpus,
   return fits;
 }
 
+std::vector<GpuFitGroup> GroupByMemorySize(const std::vector<GpuFit>& fits) {
+  std::vector<GpuFitGroup> groups;
+  for (const GpuFit& fit : fits) {
+    const bool same_as_last = !groups.empty() && groups.back().memory_gib == fit.memory_gib &&
+                              groups.back().count == fit.count && groups.back().per_gpu_bytes == fit.per_gpu_bytes;
+    if (!same_as_last) groups.push_back(GpuFitGroup{fit.memory_gib, fit.count, fit.per_gpu_bytes, {}});
+    groups.back().gpu_names.push_back(fit.gpu_name);
+  }
+  return groups;
+}
+
 }  // namespace labcheck::calc

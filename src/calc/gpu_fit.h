@@ -22,4 +22,16 @@ struct GpuFit {
 std::vector<GpuFit> FitOnGpus(const std::vector<reference::GpuSpec>& gpus,
                               const std::function<double(int)>& need_per_gpu);
 
+// Cards of one memory size answer "which card to rent" alike: the same count, the same need per
+// card. The catalog has 29 cards in 9 sizes; one row per size keeps the answer on a screen.
+struct GpuFitGroup {
+  double memory_gib = 0;
+  std::optional<int> count;
+  double per_gpu_bytes = 0;
+  std::vector<std::string> gpu_names;  // in the catalog's order
+};
+
+// `fits` as FitOnGpus sorts them (fewest cards, then smallest card), so equal sizes are adjacent.
+std::vector<GpuFitGroup> GroupByMemorySize(const std::vector<GpuFit>& fits);
+
 }  // namespace labcheck::calc

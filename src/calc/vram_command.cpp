@@ -2,9 +2,11 @@
 // rule of thumb beside it, and the reference GPUs the job fits on.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 #include <numeric>
+#include <optional>
 
 #include "calc/bare_size_range.h"
 #include "calc/expert_parallel.h"
@@ -18,6 +20,7 @@
 #include "calc/training_memory.h"
 #include "calc/training_options.h"
 #include "reference/gpu_catalog.h"
+#include "report/display_width.h"
 
 namespace labcheck::calc {
 namespace {
@@ -246,14 +249,44 @@ void PrintOutsidePeak(const TrainingMemory& memory, const MachineReport* report,
   if (const auto verdict = HostRamVerdict(memory, report)) PrintLine(verdict->In(context.lang()), context);
 }
 
+// Every catalog name starts with the vendor; the rent table lists several per row and drops it,
+// and a name never breaks across lines when the list wraps.
+std::string ShortUnbrokenName(const std::string& name) {
+  static const std::string kVendor = "NVIDIA ";
+  std::string shortened = name.rfind(kVendor, 0) == 0 ? name.substr(kVendor.size()) : name;
+  std::string unbroken;
+  for (char c : shortened) {
+    if (c == ' ') {
+      unbroken.append(kNoBreakSpace);
+    } else {
+      unbroken.push_back(c);
+    }
+  }
+  return unbroken;
+}
+
+// One row per memory size that does the job on at most 8 cards; the sizes that do not are the
+// smallest ones (a larger card never needs more cards), so one note names them by the largest.
 Table RentTable(const VramEstimate& e, const TrainingOptions& training) {
   Table rent;
   rent.title = T("Какую карту арендовать", "Which card to rent");
-  rent.columns = {T("GPU", "GPU"), T("Память", "Memory"), T("Карт", "Cards"), T("Нужно на карту", "Needed per card")};
-  for (const GpuFit& f : e.fits) {
-    rent.AddRow({f.gpu_name, fmt::format("{:g} GiB", f.memory_gib),
-                 f.count ? Text(std::to_string(*f.count)) : T("не влезает в 8", "not within 8"),
-                 FormatGiBAndGB(f.per_gpu_bytes)});
+  rent.columns = {T("Память", "Memory"), T("Карт", "Cards"), T("Нужно на карту", "Needed per card"), T("GPU", "GPU")};
+  std::optional<GpuFitGroup> largest_too_small;
+  for (const GpuFitGroup& group : GroupByMemorySize(e.fits)) {
+    if (!group.count) {
+      if (!largest_too_small || group.memory_gib > largest_too_small->memory_gib) largest_too_small = group;
+      continue;
+    }
+    std::vector<std::string> names;
+    for (const std::string& name : group.gpu_names) names.push_back(ShortUnbrokenName(name));
+    rent.AddRow({fmt::format("{:g} GiB", group.memory_gib), std::to_string(*group.count),
+                 FormatGiBAndGB(group.per_gpu_bytes), fmt::format("{}", fmt::join(names, ", "))});
+  }
+  if (largest_too_small) {
+    const std::string need = FormatGiBAndGB(largest_too_small->per_gpu_bytes);
+    rent.notes.push_back(T(fmt::format("Карты до {:g} GiB не годятся и по восемь: на каждую нужно {}.", largest_too_small->memory_gib, need),
+                           fmt::format("Cards of up to {:g} GiB do not do it even eight at a time: each would need {}.",
+                                       largest_too_small->memory_gib, need)));
   }
   if (e.settings.sharding == Sharding::Ddp && !ShardingGiven(training)) {
     rent.notes.push_back(T("На нескольких картах считаем FSDP (веса, градиенты и состояния поделены).",
@@ -264,6 +297,16 @@ Table RentTable(const VramEstimate& e, const TrainingOptions& training) {
                            fmt::format("Expert parallelism on n cards: the largest common divisor of {} and n.", e.settings.expert_parallel)));
   }
   return rent;
+}
+
+// A table whose rows are all gone (no card does it on 8) prints its title and notes alone.
+void PrintRentTable(const Table& rent, const CommandContext& context) {
+  if (!rent.rows.empty()) {
+    PrintTable(rent, context);
+    return;
+  }
+  PrintLine(rent.title.In(context.lang()), context);
+  for (const Text& note : rent.notes) PrintLine("  " + note.In(context.lang()), context);
 }
 
 void PrintVramText(const ModelInput& model, const VramOptions& o, const VramEstimate& e, const MachineReport* report, const CommandContext& context) {
@@ -281,7 +324,7 @@ void PrintVramText(const ModelInput& model, const VramOptions& o, const VramEsti
   PrintLine(T("Правило урока: ", "The lesson's rule of thumb: ").In(lang) + e.rule.formula.In(lang), context);
   PrintLine(e.rule.comparison.In(lang), context);
   PrintLine("", context);
-  PrintTable(RentTable(e, o.training), context);
+  PrintRentTable(RentTable(e, o.training), context);
 }
 
 void Run(const VramOptions& o, const CommandContext& context) {

@@ -161,6 +161,11 @@ std::vector<std::string> WrapToWidth(std::string_view utf8, size_t width) {
     if (end == std::string_view::npos) break;
     start = end + 1;
   }
+  for (std::string& line : lines) {
+    for (size_t at = line.find(kNoBreakSpace); at != std::string::npos; at = line.find(kNoBreakSpace, at + 1)) {
+      line.replace(at, kNoBreakSpace.size(), " ");
+    }
+  }
   return lines;
 }
 

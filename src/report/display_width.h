@@ -15,7 +15,10 @@ std::string PadLeft(std::string_view utf8, size_t width);
 std::string TruncateToWidth(std::string_view utf8, size_t width);
 // Breaks text into lines of at most `width` columns: at spaces where it can, inside a word only
 // when the word alone is wider (a long path). Newlines in the text start a new line; an empty
-// text gives one empty line. `width` 0 means no limit.
+// text gives one empty line. `width` 0 means no limit. A no-break space (U+00A0, kNoBreakSpace)
+// keeps the words on each side on one line ("RTX A5000" in a list of cards) and comes out as a
+// plain space, so what a user copies or greps is ordinary text.
 std::vector<std::string> WrapToWidth(std::string_view utf8, size_t width);
+inline constexpr std::string_view kNoBreakSpace = "\xC2\xA0";
 
 }  // namespace labcheck

@@ -129,6 +129,12 @@ TEST(WrapToWidth, BreaksAtSpacesAndCountsColumns) {
   EXPECT_EQ(WrapToWidth("日本語 テキスト", 6), (std::vector<std::string>{"日本語", "テキス", "ト"}));
   EXPECT_EQ(WrapToWidth("/a/very/long/path", 6), (std::vector<std::string>{"/a/ver", "y/long", "/path"}));
   EXPECT_EQ(WrapToWidth("one\ntwo", 0), (std::vector<std::string>{"one", "two"}));
+}
+
+TEST(WrapToWidth, NoBreakSpaceHoldsWordsTogetherAndPrintsAsASpace) {
+  const std::string cards = "RTX\xC2\xA0" "A5000, A10, RTX\xC2\xA0" "A6000";
+  EXPECT_EQ(WrapToWidth(cards, 14), (std::vector<std::string>{"RTX A5000,", "A10, RTX A6000"}));
+  EXPECT_EQ(WrapToWidth(cards, 0), (std::vector<std::string>{"RTX A5000, A10, RTX A6000"}));
   EXPECT_EQ(WrapToWidth("", 10), (std::vector<std::string>{""}));
   EXPECT_EQ(WrapToWidth("\x1b[31mFAIL\x1b[0m x", 6), (std::vector<std::string>{"\x1b[31mFAIL\x1b[0m x"}));
 }
