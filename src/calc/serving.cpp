@@ -300,7 +300,9 @@ ServePlan PlanServing(const ModelInput& model, const ServeSettings& s, const Cal
   const BatchDefaults defaults = VllmBatchDefaults(s.gpu_memory_gib, s.gpu_name, k);
   plan.max_num_seqs = s.max_num_seqs > 0 ? s.max_num_seqs : defaults.max_num_seqs;
   plan.max_num_batched_tokens = s.max_num_batched_tokens > 0 ? s.max_num_batched_tokens : defaults.max_num_batched_tokens;
-  plan.batch_defaults_taken = s.max_num_seqs <= 0 || s.max_num_batched_tokens <= 0;
+  plan.max_num_seqs_defaulted = s.max_num_seqs <= 0;
+  plan.max_num_batched_tokens_defaulted = s.max_num_batched_tokens <= 0;
+  plan.batch_defaults_taken = plan.max_num_seqs_defaulted || plan.max_num_batched_tokens_defaulted;
   plan.cuda_graph_bytes = s.enforce_eager ? 0 : k.vllm_cuda_graph_gib * kBytesPerGiB;
   if (model.arch) {
     plan.max_model_len = s.max_model_len > 0 ? s.max_model_len : model.arch->max_context;

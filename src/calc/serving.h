@@ -81,7 +81,10 @@ struct ServePlan {
   int64_t max_model_len = 0; // 0 when unknown (bare size)
   int64_t max_num_seqs = 0;
   int64_t max_num_batched_tokens = 0;
-  bool batch_defaults_taken = false;
+  // Which of the two vLLM chose for the card (the user gave the other): the note names only those.
+  bool max_num_seqs_defaulted = false;
+  bool max_num_batched_tokens_defaulted = false;
+  bool batch_defaults_taken = false;  // either of them
   double cuda_graph_bytes = 0;    // per GPU, captured after the KV cache outside the budget
   KvLayerSlots kv_slots;          // attention layers as the block pool holds them (padding included)
   std::vector<TpOption> options;  // tp = 1 .. gpus

@@ -101,5 +101,19 @@ TEST(VllmProfileTest, FlashInferSamplerChargesLessThanTheSortingPath) {
   EXPECT_NE(text.out.find("FlashInfer's sampler"), std::string::npos) << text.out;
 }
 
+// The batch note names only what vLLM chose: a user who gave --max-num-seqs is not told it is
+// vLLM's default.
+TEST(VllmProfileTest, BatchDefaultsNoteNamesOnlyTheFlagsLeftToVllm) {
+  const std::string both = "--max-num-seqs and --max-num-batched-tokens are vLLM's defaults";
+  const testing::CliRun neither = testing::RunCalc({"serve", "llama-3.1-8b", "--gpus", "1", "--gpu-mem", "24"}, Lang::En);
+  EXPECT_NE(neither.out.find(both), std::string::npos) << neither.out;
+  const testing::CliRun seqs = testing::RunCalc({"serve", "llama-3.1-8b", "--gpus", "1", "--gpu-mem", "24", "--max-num-seqs", "128"}, Lang::En);
+  EXPECT_EQ(seqs.out.find(both), std::string::npos) << seqs.out;
+  EXPECT_NE(seqs.out.find("--max-num-batched-tokens is vLLM's default for this card"), std::string::npos) << seqs.out;
+  const testing::CliRun given = testing::RunCalc(
+      {"serve", "llama-3.1-8b", "--gpus", "1", "--gpu-mem", "24", "--max-num-seqs", "128", "--max-num-batched-tokens", "4096"}, Lang::En);
+  EXPECT_EQ(given.out.find("for this card"), std::string::npos) << given.out;
+}
+
 }  // namespace
 }  // namespace labcheck::calc
