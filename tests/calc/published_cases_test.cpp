@@ -68,7 +68,7 @@ TEST(PublishedCasesTest, PredictionsStayWithinTolerance) {
   EXPECT_LE(median, median_tolerance) << table;
 }
 
-// Issue 40: offloaded FSDP-QLoRA peaks the model does not reach yet. The test keeps them running and
+// Issue 40: offloaded FSDP peaks (70B QLoRA, gpt-oss-20b full) the model does not reach yet. The test keeps them running and
 // printed with their gap, and fails once a prediction is no longer below the measurement, so the
 // case moves to `cases` with the tolerance every other case has.
 TEST(PublishedCasesTest, OpenOffloadCasesAreRecordedWithTheirGap) {
@@ -96,8 +96,9 @@ bool OffloadsParams(const nlohmann::json& c) {
 
 // Issue 40's bar for runs with the parameters offloaded: within the tolerance, and never under 0.90
 // of the measurement (an estimate below what a run took ends in an OOM). The issue asks for four
-// such cases; three are published with every setting pinned (docs/calculators.md says where else
-// it was looked), so this holds the three and fails if one of them slips.
+// such cases; four are published with every setting pinned, but the fourth (axolotl's gpt-oss-20b)
+// is still an open case at 0.63 (docs/calculators.md says why, and where else it was looked), so
+// this holds the three and fails if one of them slips.
 TEST(PublishedCasesTest, OffloadedCasesAreNotBelowNinetyPercentOfTheMeasurement) {
   const nlohmann::json root = testing::LoadCases("published_cases.json");
   int offloaded = 0;
