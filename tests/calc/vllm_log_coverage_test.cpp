@@ -14,8 +14,9 @@ namespace {
 const VllmVersion k019 = *ParseVllmVersion("0.19.1");
 
 // The logs checked are from an H100 80GB HBM3, A100 80GB and 40GB cards (vLLM 0.10, and one 0.19 log
-// of an A100 80GB) and a Tesla T4 (0.18): an RTX 4090 has none, the 0.19 logs are the H100's and one
-// A100's, the A100s have all 0.10 logs, and a release without logs has none.
+// of an A100 80GB), a Tesla T4 (0.18) and an L4 (0.11): an RTX 4090 has none, the 0.19 logs are the
+// H100's and one A100's, the A100s have all 0.10 logs, the 0.11 logs are the H100's and the L4's, and
+// a release without logs has none.
 TEST(VllmLogCoverageTest, CountsTheLogsOfTheCardAndTheRelease) {
   const VllmLogCoverage h100 = CountCheckedVllmLogs("h100-sxm", k019);
   EXPECT_GT(h100.this_card_this_version, 0);
@@ -30,7 +31,11 @@ TEST(VllmLogCoverageTest, CountsTheLogsOfTheCardAndTheRelease) {
   EXPECT_EQ(a100.this_card, a100.this_card_this_version + a100_019.this_card_this_version);
   const VllmLogCoverage t4 = CountCheckedVllmLogs("t4", *ParseVllmVersion("0.18.0"));
   EXPECT_EQ(t4.this_card_this_version, 1);
-  EXPECT_EQ(h100.this_card + a100.this_card + a100_40.this_card + t4.this_card, h100.total);
+  const VllmLogCoverage l4 = CountCheckedVllmLogs("l4", *ParseVllmVersion("0.11.0"));
+  EXPECT_EQ(l4.this_card_this_version, 1);
+  EXPECT_EQ(l4.this_card, 1);
+  EXPECT_EQ(CountCheckedVllmLogs("h100-sxm", *ParseVllmVersion("0.11.0")).this_card_this_version + 1, l4.this_version);
+  EXPECT_EQ(h100.this_card + a100.this_card + a100_40.this_card + t4.this_card + l4.this_card, h100.total);
   const VllmLogCoverage rtx = CountCheckedVllmLogs("rtx-4090", k019);
   EXPECT_EQ(rtx.this_card, 0);
   EXPECT_EQ(rtx.this_card_this_version, 0);
@@ -41,7 +46,7 @@ TEST(VllmLogCoverageTest, CountsTheLogsOfTheCardAndTheRelease) {
   const VllmLogCoverage no_logs = CountCheckedVllmLogs("h100-sxm", *ParseVllmVersion("0.12.0"));
   EXPECT_EQ(no_logs.this_card_this_version, 0);
   EXPECT_EQ(no_logs.this_card, h100.this_card);
-  EXPECT_EQ(h100.cards, (std::vector<std::string>{"h100-sxm", "a100-sxm-80gb", "a100-sxm-40gb", "t4"}));
+  EXPECT_EQ(h100.cards, (std::vector<std::string>{"h100-sxm", "a100-sxm-80gb", "a100-sxm-40gb", "t4", "l4"}));
 }
 
 nlohmann::json ServeJson(const std::vector<std::string>& args, std::vector<LiveGpu> gpus = {}) {
