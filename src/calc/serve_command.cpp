@@ -361,6 +361,25 @@ Text KvRoomNote(const ServeEstimate& e, const CalcConstants& k) {
                        plan.max_model_len > 0 ? fmt::format(" of {} tokens", plan.max_model_len) : ""));
 }
 
+// Where the CUDA graphs' memory comes from: the budget (vLLM 0.21 and later profile them before the KV
+// cache) or the card's remaining share (before).
+Text CudaGraphNote(const ServeEstimate& e, const CalcConstants& k) {
+  if (e.plan.cuda_graph_bytes <= 0) return {};
+  if (e.settings.profile.rule.cuda_graphs_in_budget) {
+    return T(fmt::format("CUDA-графы (до ~{:g} GiB): vLLM {} записывает их при профилировании и вычитает из бюджета до KV-кэша "
+                         "(так с 0.21); --enforce-eager обходится без них.",
+                         k.vllm_cuda_graph_gib, e.settings.profile.version.text),
+             fmt::format("CUDA graphs (up to ~{:g} GiB): vLLM {} captures them while profiling and takes them from the budget "
+                         "before the KV cache (so since 0.21); --enforce-eager does without them.",
+                         k.vllm_cuda_graph_gib, e.settings.profile.version.text));
+  }
+  const double left_percent = (1 - e.settings.utilization) * 100;
+  return T(fmt::format("CUDA-графы (до ~{:g} GiB) записываются после KV-кэша из оставшихся {:.0f}% памяти; --enforce-eager обходится без них.",
+                       k.vllm_cuda_graph_gib, left_percent),
+           fmt::format("CUDA graphs (up to ~{:g} GiB) are captured after the KV cache, from the remaining {:.0f}% of memory; --enforce-eager does without them.",
+                       k.vllm_cuda_graph_gib, left_percent));
+}
+
 Table TpTable(const ServeEstimate& e, const CalcConstants& k, Lang lang) {
   Table table;
   table.columns = {T("TP", "TP"), T("Веса на GPU", "Weights per GPU"), T("Активации профиля", "Profile activations"),
@@ -374,13 +393,7 @@ Table TpTable(const ServeEstimate& e, const CalcConstants& k, Lang lang) {
   }
   table.notes.push_back(KvRoomNote(e, k));
   if (const Text hybrid = HybridPoolNote(e.plan); !hybrid.empty()) table.notes.push_back(hybrid);
-  if (e.plan.cuda_graph_bytes > 0) {
-    const double left_percent = (1 - e.settings.utilization) * 100;
-    table.notes.push_back(T(fmt::format("CUDA-графы (до ~{:g} GiB) записываются после KV-кэша из оставшихся {:.0f}% памяти; --enforce-eager обходится без них.",
-                                        k.vllm_cuda_graph_gib, left_percent),
-                            fmt::format("CUDA graphs (up to ~{:g} GiB) are captured after the KV cache, from the remaining {:.0f}% of memory; --enforce-eager does without them.",
-                                        k.vllm_cuda_graph_gib, left_percent)));
-  }
+  if (const Text graphs = CudaGraphNote(e, k); !graphs.empty()) table.notes.push_back(graphs);
   return table;
 }
 
