@@ -33,8 +33,8 @@ TEST(VllmLogCoverageTest, CountsTheLogsOfTheCardAndTheRelease) {
   EXPECT_EQ(t4.this_card_this_version, 1);
   const VllmLogCoverage l4 = CountCheckedVllmLogs("l4", *ParseVllmVersion("0.11.0"));
   EXPECT_EQ(l4.this_card_this_version, 1);
-  EXPECT_EQ(l4.this_card, 2);  // and one of 0.29
-  EXPECT_EQ(CountCheckedVllmLogs("l4", *ParseVllmVersion("0.29.0")).this_card_this_version, 1);
+  EXPECT_EQ(l4.this_card, 6);  // and five of 0.29
+  EXPECT_EQ(CountCheckedVllmLogs("l4", *ParseVllmVersion("0.29.0")).this_card_this_version, 5);
   EXPECT_EQ(CountCheckedVllmLogs("h100-sxm", *ParseVllmVersion("0.11.0")).this_card_this_version + 1, l4.this_version);
   EXPECT_EQ(h100.this_card + a100.this_card + a100_40.this_card + t4.this_card + l4.this_card, h100.total);
   const VllmLogCoverage rtx = CountCheckedVllmLogs("rtx-4090", k019);
