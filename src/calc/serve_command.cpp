@@ -345,17 +345,18 @@ Text KvRoomNote(const ServeEstimate& e, const CalcConstants& k) {
   const ServePlan& plan = e.plan;
   const VllmProfileRule& r = s.profile.rule;
   const bool hybrid = plan.kv_slots.state_groups > 0;
-  return T(fmt::format("vLLM: {:g} × {:g} GiB на карту минус веса, пик профиля (forward или сэмплер) и {:g} GiB вне PyTorch "
-                       "({:g} GiB при TP > 1); остаток — {}. Влезает, если в него помещается одна "
+  const bool graphs = r.cuda_graphs_in_budget && plan.cuda_graph_bytes > 0;  // vLLM 0.21 on: see CudaGraphNote
+  return T(fmt::format("vLLM: {:g} × {:g} GiB на карту минус веса, пик профиля (forward или сэмплер){} {:g} GiB вне PyTorch "
+                       "({:g} GiB при TP > 1){}; остаток — {}. Влезает, если в него помещается одна "
                        "последовательность{}.",
-                       s.utilization, s.gpu_memory_gib, r.non_torch_gib, r.non_torch_tp_gib,
+                       s.utilization, s.gpu_memory_gib, graphs ? "," : " и", r.non_torch_gib, r.non_torch_tp_gib, graphs ? " и CUDA-графы (ниже)" : "",
                        hybrid ? "KV-кэш и состояния слоёв, страницами одного размера (блок внимания поднят, см. ниже)"
                               : fmt::format("KV-кэш блоками по {} токенов", k.vllm_block_size),
                        plan.max_model_len > 0 ? fmt::format(" из {} токенов", plan.max_model_len) : ""),
-           fmt::format("vLLM: {:g} × {:g} GiB per card minus weights, the profile run's peak (forward or sampler) and {:g} GiB "
-                       "outside PyTorch ({:g} GiB at TP > 1); the rest is {}. Fits when it holds "
+           fmt::format("vLLM: {:g} × {:g} GiB per card minus weights, the profile run's peak (forward or sampler){} {:g} GiB "
+                       "outside PyTorch ({:g} GiB at TP > 1){}; the rest is {}. Fits when it holds "
                        "one sequence{}.",
-                       s.utilization, s.gpu_memory_gib, r.non_torch_gib, r.non_torch_tp_gib,
+                       s.utilization, s.gpu_memory_gib, graphs ? "," : " and", r.non_torch_gib, r.non_torch_tp_gib, graphs ? " and the CUDA graphs (below)" : "",
                        hybrid ? "the KV cache and the layers' states, in pages of one size (the attention block raised, see below)"
                               : fmt::format("KV cache in blocks of {} tokens", k.vllm_block_size),
                        plan.max_model_len > 0 ? fmt::format(" of {} tokens", plan.max_model_len) : ""));
