@@ -348,20 +348,40 @@ Text KvRoomNote(const ServeEstimate& e, const CalcConstants& k) {
   const ServePlan& plan = e.plan;
   const VllmProfileRule& r = s.profile.rule;
   const bool hybrid = plan.kv_slots.state_groups > 0;
-  return T(fmt::format("vLLM: {:g} × {:g} GiB на карту минус веса, пик профиля (forward или сэмплер) и {:g} GiB вне PyTorch "
-                       "({:g} GiB при TP > 1); остаток — {}. Влезает, если в него помещается одна "
+  const bool graphs = r.cuda_graphs_in_budget && plan.cuda_graph_bytes > 0;  // vLLM 0.21 on: see CudaGraphNote
+  return T(fmt::format("vLLM: {:g} × {:g} GiB на карту минус веса, пик профиля (forward или сэмплер){} {:g} GiB вне PyTorch "
+                       "({:g} GiB при TP > 1){}; остаток — {}. Влезает, если в него помещается одна "
                        "последовательность{}.",
-                       s.utilization, s.gpu_memory_gib, r.non_torch_gib, r.non_torch_tp_gib,
+                       s.utilization, s.gpu_memory_gib, graphs ? "," : " и", r.non_torch_gib, r.non_torch_tp_gib, graphs ? " и CUDA-графы (ниже)" : "",
                        hybrid ? "KV-кэш и состояния слоёв, страницами одного размера (блок внимания поднят, см. ниже)"
                               : fmt::format("KV-кэш блоками по {} токенов", k.vllm_block_size),
                        plan.max_model_len > 0 ? fmt::format(" из {} токенов", plan.max_model_len) : ""),
-           fmt::format("vLLM: {:g} × {:g} GiB per card minus weights, the profile run's peak (forward or sampler) and {:g} GiB "
-                       "outside PyTorch ({:g} GiB at TP > 1); the rest is {}. Fits when it holds "
+           fmt::format("vLLM: {:g} × {:g} GiB per card minus weights, the profile run's peak (forward or sampler){} {:g} GiB "
+                       "outside PyTorch ({:g} GiB at TP > 1){}; the rest is {}. Fits when it holds "
                        "one sequence{}.",
-                       s.utilization, s.gpu_memory_gib, r.non_torch_gib, r.non_torch_tp_gib,
+                       s.utilization, s.gpu_memory_gib, graphs ? "," : " and", r.non_torch_gib, r.non_torch_tp_gib, graphs ? " and the CUDA graphs (below)" : "",
                        hybrid ? "the KV cache and the layers' states, in pages of one size (the attention block raised, see below)"
                               : fmt::format("KV cache in blocks of {} tokens", k.vllm_block_size),
                        plan.max_model_len > 0 ? fmt::format(" of {} tokens", plan.max_model_len) : ""));
+}
+
+// Where the CUDA graphs' memory comes from: the budget (vLLM 0.21 and later profile them before the KV
+// cache) or the card's remaining share (before).
+Text CudaGraphNote(const ServeEstimate& e, const CalcConstants& k) {
+  if (e.plan.cuda_graph_bytes <= 0) return {};
+  if (e.settings.profile.rule.cuda_graphs_in_budget) {
+    return T(fmt::format("CUDA-графы (до ~{:g} GiB): vLLM {} записывает их при профилировании и вычитает из бюджета до KV-кэша "
+                         "(так с 0.21); --enforce-eager обходится без них.",
+                         k.vllm_cuda_graph_gib, e.settings.profile.version.text),
+             fmt::format("CUDA graphs (up to ~{:g} GiB): vLLM {} captures them while profiling and takes them from the budget "
+                         "before the KV cache (so since 0.21); --enforce-eager does without them.",
+                         k.vllm_cuda_graph_gib, e.settings.profile.version.text));
+  }
+  const double left_percent = (1 - e.settings.utilization) * 100;
+  return T(fmt::format("CUDA-графы (до ~{:g} GiB) записываются после KV-кэша из оставшихся {:.0f}% памяти; --enforce-eager обходится без них.",
+                       k.vllm_cuda_graph_gib, left_percent),
+           fmt::format("CUDA graphs (up to ~{:g} GiB) are captured after the KV cache, from the remaining {:.0f}% of memory; --enforce-eager does without them.",
+                       k.vllm_cuda_graph_gib, left_percent));
 }
 
 Table TpTable(const ServeEstimate& e, const CalcConstants& k, Lang lang) {
@@ -377,13 +397,7 @@ Table TpTable(const ServeEstimate& e, const CalcConstants& k, Lang lang) {
   }
   table.notes.push_back(KvRoomNote(e, k));
   if (const Text hybrid = HybridPoolNote(e.plan); !hybrid.empty()) table.notes.push_back(hybrid);
-  if (e.plan.cuda_graph_bytes > 0) {
-    const double left_percent = (1 - e.settings.utilization) * 100;
-    table.notes.push_back(T(fmt::format("CUDA-графы (до ~{:g} GiB) записываются после KV-кэша из оставшихся {:.0f}% памяти; --enforce-eager обходится без них.",
-                                        k.vllm_cuda_graph_gib, left_percent),
-                            fmt::format("CUDA graphs (up to ~{:g} GiB) are captured after the KV cache, from the remaining {:.0f}% of memory; --enforce-eager does without them.",
-                                        k.vllm_cuda_graph_gib, left_percent)));
-  }
+  if (const Text graphs = CudaGraphNote(e, k); !graphs.empty()) table.notes.push_back(graphs);
   return table;
 }
 

@@ -222,6 +222,8 @@ TpOption PlanTp(const ModelInput& model, const ServeSettings& s, const ServePlan
                                          ProfileSamplerBytes(*model.arch, plan.max_num_seqs, rule));
   }
   o.kv_room_per_gpu = o.budget_per_gpu - o.weights_per_gpu - o.activation_peak_per_gpu.value_or(0) - o.non_torch_per_gpu;
+  // Where the version profiles the CUDA graphs first, they come out of the budget too.
+  if (rule.cuda_graphs_in_budget) o.kv_room_per_gpu -= plan.cuda_graph_bytes;
   if (model.arch) {
     FitKvCache(o, *model.arch, s, plan, k.vllm_block_size);
   } else {
@@ -359,7 +361,8 @@ nlohmann::json ServePlanJson(const ServePlan& plan, const ServeSettings& s) {
                                   {"sampler_bytes_per_vocab_entry", p.rule.sampler_bytes_per_vocab_entry},
                                   {"non_torch_gib", p.rule.non_torch_gib},
                                   {"non_torch_tp_gib", p.rule.non_torch_tp_gib},
-                                  {"hybrid_kv_groups", p.rule.hybrid_kv_groups}};
+                                  {"hybrid_kv_groups", p.rule.hybrid_kv_groups},
+                                  {"cuda_graphs_in_budget", p.rule.cuda_graphs_in_budget}};
   return {{"quant", ServeQuantName(s.quant)},
           {"vllm_profile", profile},
           {"kv_layer_slots", {{"attention_layers", plan.kv_slots.attention_layers},

@@ -30,6 +30,11 @@ struct VllmProfileRule {
   double non_torch_gib = 0;                  // TP = 1
   double non_torch_tp_gib = 0;               // TP > 1
   bool hybrid_kv_groups = false;             // sliding-window layers grouped (and padded) in one pool
+  // From vLLM 0.21 the memory profile captures the CUDA graphs and counts their memory inside the
+  // gpu_memory_utilization budget, before the KV cache is sized; before, they were captured after
+  // it, from the rest of the card (the 0.29.0 log: "CUDA graph memory profiling is enabled (default
+  // since v0.21.0)").
+  bool cuda_graphs_in_budget = false;
   std::string source;                        // where the constants come from, in one line
 };
 

@@ -14,8 +14,9 @@ namespace {
 const VllmVersion k019 = *ParseVllmVersion("0.19.1");
 
 // The logs checked are from an H100 80GB HBM3, A100 80GB and 40GB cards (vLLM 0.10, and one 0.19 log
-// of an A100 80GB), a Tesla T4 (0.18) and an NVIDIA L4 (0.11): an RTX 4090 has none, the 0.19 logs
-// are the H100's and one A100's, the A100s have all 0.10 logs, and a release without logs has none.
+// of an A100 80GB), a Tesla T4 (0.18) and an L4 (0.11 and 0.29): an RTX 4090 has none, the 0.19 logs are the
+// H100's and one A100's, the A100s have all 0.10 logs, the 0.11 logs are the H100's and the L4's, and
+// a release without logs has none.
 TEST(VllmLogCoverageTest, CountsTheLogsOfTheCardAndTheRelease) {
   const VllmLogCoverage h100 = CountCheckedVllmLogs("h100-sxm", k019);
   EXPECT_GT(h100.this_card_this_version, 0);
@@ -32,6 +33,9 @@ TEST(VllmLogCoverageTest, CountsTheLogsOfTheCardAndTheRelease) {
   EXPECT_EQ(t4.this_card_this_version, 1);
   const VllmLogCoverage l4 = CountCheckedVllmLogs("l4", *ParseVllmVersion("0.11.0"));
   EXPECT_EQ(l4.this_card_this_version, 1);
+  EXPECT_EQ(l4.this_card, 6);  // and five of 0.29
+  EXPECT_EQ(CountCheckedVllmLogs("l4", *ParseVllmVersion("0.29.0")).this_card_this_version, 5);
+  EXPECT_EQ(CountCheckedVllmLogs("h100-sxm", *ParseVllmVersion("0.11.0")).this_card_this_version + 1, l4.this_version);
   EXPECT_EQ(h100.this_card + a100.this_card + a100_40.this_card + t4.this_card + l4.this_card, h100.total);
   const VllmLogCoverage rtx = CountCheckedVllmLogs("rtx-4090", k019);
   EXPECT_EQ(rtx.this_card, 0);

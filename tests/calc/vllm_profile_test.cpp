@@ -115,5 +115,35 @@ TEST(VllmProfileTest, BatchDefaultsNoteNamesOnlyTheFlagsLeftToVllm) {
   EXPECT_EQ(given.out.find("for this card"), std::string::npos) << given.out;
 }
 
+// From vLLM 0.21 the memory profile captures the CUDA graphs and takes their memory from the budget
+// before the KV cache is sized ("CUDA graph memory profiling is enabled (default since v0.21.0)");
+// before, they came from the card's remaining share. 0.19 and 0.21 have the same sampler and
+// non-torch figures, so the KV room differs by exactly the graphs, and not at all without graphs.
+TEST(VllmProfileTest, From021TheCudaGraphsComeOutOfTheBudget) {
+  EXPECT_FALSE(ChooseVllmProfile(*ParseVllmVersion("0.19.0")).rule.cuda_graphs_in_budget);
+  EXPECT_FALSE(ChooseVllmProfile(*ParseVllmVersion("0.20.2")).rule.cuda_graphs_in_budget);
+  EXPECT_TRUE(ChooseVllmProfile(*ParseVllmVersion("0.21.0")).rule.cuda_graphs_in_budget);
+  EXPECT_TRUE(ChooseVllmProfile(*ParseVllmVersion("0.29.0")).checked);
+  const auto room = [](const std::string& version, bool eager) {
+    std::vector<std::string> args = {"serve", "qwen3-4b", "--gpus", "1", "--gpu-mem", "22.03", "--vllm-version", version, "--json"};
+    if (eager) args.push_back("--enforce-eager");
+    const testing::CliRun run = testing::RunCalc(args, Lang::En);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    const nlohmann::json serve = nlohmann::json::parse(run.out).at("serve");
+    return std::make_pair(serve.at("options").at(0).at("kv_room_per_gpu").at("bytes").get<double>(),
+                          serve.at("cuda_graphs_per_gpu").at("bytes").get<double>());
+  };
+  const auto [before, graphs] = room("0.19.0", false);
+  const auto [after, graphs_after] = room("0.21.0", false);
+  EXPECT_GT(graphs, 0);
+  EXPECT_DOUBLE_EQ(graphs_after, graphs);
+  EXPECT_DOUBLE_EQ(before - after, graphs);
+  EXPECT_DOUBLE_EQ(room("0.19.0", true).first, room("0.21.0", true).first);
+  const testing::CliRun text = testing::RunCalc({"serve", "qwen3-4b", "--gpus", "1", "--gpu-mem", "22.03", "--vllm-version", "0.29.0"}, Lang::En);
+  EXPECT_NE(text.out.find("captures them while profiling"), std::string::npos) << text.out;
+  const testing::CliRun ru = testing::RunCalc({"serve", "qwen3-4b", "--gpus", "1", "--gpu-mem", "22.03", "--vllm-version", "0.19.0"}, Lang::Ru);
+  EXPECT_NE(ru.out.find("записываются после KV-кэша"), std::string::npos) << ru.out;
+}
+
 }  // namespace
 }  // namespace labcheck::calc
