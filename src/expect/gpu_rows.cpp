@@ -173,7 +173,7 @@ void AddGpuRows(const Report& report, const ReportFacts& facts, const CourseRefe
         const Band share = kind.row_id == "memory_copy" ? catalog.memory_copy_share() : catalog.matmul_share();
         SetComputeReference(row, spec.*(kind.figure), share, course_row, course_gpu);
       }
-      if (row.derived) row.note = Text(spec.source);
+      if (row.derived) row.note = spec.source;
       if (fell_back) {
         row.note.ru += (row.note.ru.empty() ? "" : "; ") + kind.fallback_note.ru;
         row.note.en += (row.note.en.empty() ? "" : "; ") + kind.fallback_note.en;
