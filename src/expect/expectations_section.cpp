@@ -119,8 +119,8 @@ ReportSection ExpectationsSection(const Analysis& a, const CourseReference& cour
       table.notes.push_back(T("(оценка) " + g.driver.name + ": карты нет в справочнике; " + g.spec().source.ru,
                               "(estimate) " + g.driver.name + ": not in the catalog; " + g.spec().source.en));
     } else if (!g.derived() && sources.insert(g.spec().id).second) {
-      table.notes.push_back(T("Источник для " + g.spec().name + ": " + g.spec().source.ru,
-                              "Source for " + g.spec().name + ": " + g.spec().source.en));
+      table.notes.push_back(T("Источник для " + g.spec().DisplayName().ru + ": " + g.spec().source.ru,
+                              "Source for " + g.spec().DisplayName().en + ": " + g.spec().source.en));
     }
   }
   table.notes.push_back(T("Доли паспорта: " + catalog.matmul_share_source().ru + "; " + catalog.memory_copy_share_source().ru,
@@ -156,19 +156,22 @@ ReportSection ExpectationsSection(const Analysis& a, const CourseReference& cour
 
 Text GpuSummary(const ReportFacts& facts) {
   if (facts.gpus.empty()) return T("нет GPU", "no GPU");
-  std::vector<std::pair<std::string, int>> counts;
+  std::vector<std::pair<Text, int>> counts;  // in the order the cards come, counted by the English name
   for (const GpuFacts& g : facts.gpus) {
-    const std::string name = g.derived() ? g.driver.name : g.spec().name;
-    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == name; });
+    const Text name = g.derived() ? Text(g.driver.name) : g.spec().DisplayName();
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first.en == name.en; });
     if (it == counts.end()) {
       counts.emplace_back(name, 1);
     } else {
       ++it->second;
     }
   }
-  std::string out;
-  for (const auto& [name, n] : counts) out += (out.empty() ? "" : " + ") + fmt::format("{}× {}", n, name);
-  return Text(out);
+  Text out("", "");
+  for (const auto& [name, n] : counts) {
+    const std::string plus = out.en.empty() ? "" : " + ";
+    out = T(out.ru + plus + fmt::format("{}× {}", n, name.ru), out.en + plus + fmt::format("{}× {}", n, name.en));
+  }
+  return out;
 }
 
 }  // namespace labcheck::expect

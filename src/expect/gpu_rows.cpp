@@ -148,7 +148,8 @@ void AddGpuRows(const Report& report, const ReportFacts& facts, const CourseRefe
       ExpectationRow row;
       row.id = kind.row_id;
       row.gpu_model = spec.id;
-      row.gpu_name = Text(fmt::format("{}× {}", group.gpus.size(), spec.name));
+      row.gpu_name = T(fmt::format("{}× {}", group.gpus.size(), spec.DisplayName().ru),
+                       fmt::format("{}× {}", group.gpus.size(), spec.DisplayName().en));
       row.derived = group.gpus.front()->derived();
       // The course's warning is about memory clock and power limit: compute and memory rows only.
       row.modified_card = course.IsModifiedCard(spec.id) && kind.figure != nullptr;

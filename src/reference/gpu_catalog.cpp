@@ -59,6 +59,7 @@ GpuSpec ParseGpu(const json& g, const Sources& sources) {
   GpuSpec spec;
   spec.id = g.at("id").get<std::string>();
   spec.name = g.at("name").get<std::string>();
+  spec.name_ru = g.value("name_ru", "");
   spec.match = g.at("match").get<std::vector<std::string>>();
   spec.exclude = g.value("exclude", std::vector<std::string>{});
   spec.architecture = g.value("architecture", "");

@@ -30,7 +30,8 @@ struct NvLinkSpec {
 
 struct GpuSpec {
   std::string id;                  // "rtx-4080-32gb", "h100-sxm"
-  std::string name;                // "NVIDIA GeForce RTX 4080 32 GB (modified)"
+  std::string name;                // "NVIDIA GeForce RTX 4080 32 GB (modified)"; JSON reports carry it
+  std::string name_ru;             // Russian where the name has words of ours ("(модифицированная)"); else empty
   // Each entry is a set of lower-case words that must all appear in the driver's device name,
   // split at spaces, '-' and '_' ("a100 pcie" matches "NVIDIA A100-PCIE-40GB" and "NVIDIA A100
   // 80GB PCIe"). Whole words, so "l4" does not match "L40S".
@@ -56,6 +57,9 @@ struct GpuSpec {
   std::optional<double> power_w;
   Text source;         // where the figures come from: datasheet / whitepaper titles with URLs, our remarks
   std::string note;    // caveats about the figures, English (no report shows it); e.g. modified 32 GB cards
+
+  // The name as a report in either language shows it.
+  Text DisplayName() const { return Text(name_ru.empty() ? name : name_ru, name); }
 };
 
 struct PcieLink {

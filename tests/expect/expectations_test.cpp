@@ -142,7 +142,8 @@ TEST(Sections, SourceNotesSpeakTheReportsLanguage) {
   const std::string ru = ReportToMarkdown(r);
   const std::string ada = "NVIDIA Ada GPU Architecture whitepaper v2.1";
   const std::string url = "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf";
-  EXPECT_NE(ru.find("_Источник для NVIDIA GeForce RTX 4080 32 GB (modified): " + ada + ", приложение A (RTX 4090, RTX 4080 16 ГБ, "
+  EXPECT_NE(ru.find("GPU: 4× NVIDIA GeForce RTX 4080 32 GB (модифицированная)"), std::string::npos);
+  EXPECT_NE(ru.find("_Источник для NVIDIA GeForce RTX 4080 32 GB (модифицированная): " + ada + ", приложение A (RTX 4090, RTX 4080 16 ГБ, "
                     "RTX 6000 Ada): " + url + " (цифры штатной RTX 4080); страница курса по LLM «Ваша лаборатория (4×GPU)», "
                     "таблица в разделе «Как читать отчёт» (машина курса: 4× RTX 4080 32 ГБ)_"),
             std::string::npos) << ru;
@@ -150,11 +151,12 @@ TEST(Sections, SourceNotesSpeakTheReportsLanguage) {
                     "'реально 68–83 (70–85% паспорта)' для матмула BF16/FP16 8192×8192; "),
             std::string::npos);
   for (const char* ours : {"of the LLM course", "table in section", "stock RTX 4080 figures", "for BF16/FP16 matmul",
-                           "device-to-device copy", "the course machine:"})
+                           "device-to-device copy", "the course machine:", "(modified)"})
     EXPECT_EQ(ru.find(ours), std::string::npos) << ours;
 
   r.lang = Lang::En;
   const std::string en = ReportToMarkdown(r);
+  EXPECT_NE(en.find("GPU: 4× NVIDIA GeForce RTX 4080 32 GB (modified)"), std::string::npos);
   EXPECT_NE(en.find("_Source for NVIDIA GeForce RTX 4080 32 GB (modified): " + ada + ", appendix A (RTX 4090, RTX 4080 16 GB, "
                     "RTX 6000 Ada): " + url + " (stock RTX 4080 figures); Course lab page «Ваша лаборатория (4×GPU)» of the "
                     "LLM course, table in section «Как читать отчёт» (the course machine: 4× RTX 4080 32 GB)_"),
