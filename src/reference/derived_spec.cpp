@@ -54,7 +54,7 @@ GpuSpec DeriveSpec(const DriverFacts& facts, const GpuCatalog& catalog) {
                     fmt::format("memory GB/s = 2 × {:.0f} MHz × {} bit / 8", *facts.max_memory_clock_mhz,
                                 *facts.memory_bus_width_bits)));
   }
-  spec.source = how.empty() ? T("оценка: драйвер сообщил слишком мало, чтобы оценить хоть одну цифру",
+  spec.source = how.empty() ? T("драйвер сообщил слишком мало, чтобы оценить хоть одну цифру",
                                 "derived: the driver reported too little to estimate any figure")
                             : Join({T("оценка по данным драйвера: ", "derived from the driver's figures: "), Join(how, "; ")}, "");
   spec.note = "Not in the reference catalog: estimated figures, not a datasheet.";
