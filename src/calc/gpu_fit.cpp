@@ -13,7 +13,7 @@ std::vector<GpuFit> FitOnGpus(const std::vector<reference::GpuSpec>& gpus,
   for (int count : kCounts) need.push_back(need_per_gpu(count));
   std::vector<GpuFit> fits;
   for (const reference::GpuSpec& gpu : gpus) {
-    GpuFit fit{gpu.id, gpu.name, gpu.memory_gib, std::nullopt, need.back()};
+    GpuFit fit{gpu.id, gpu.DisplayName(), gpu.memory_gib, std::nullopt, need.back()};
     for (size_t i = 0; i < need.size(); ++i) {
       if (need[i] <= gpu.memory_gib * kBytesPerGiB) {
         fit.count = kCounts[i];

@@ -5,13 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "core/text.h"
 #include "reference/gpu_catalog.h"
 
 namespace labcheck::calc {
 
 struct GpuFit {
   std::string gpu_id;
-  std::string gpu_name;
+  Text gpu_name;  // as each report language shows it (GpuSpec::DisplayName)
   double memory_gib = 0;
   std::optional<int> count;       // fewest cards it fits on; nullopt: not within max_count
   double per_gpu_bytes = 0;       // need per card at that count (or on max_count cards)
@@ -28,7 +29,7 @@ struct GpuFitGroup {
   double memory_gib = 0;
   std::optional<int> count;
   double per_gpu_bytes = 0;
-  std::vector<std::string> gpu_names;  // in the catalog's order
+  std::vector<Text> gpu_names;  // in the catalog's order
 };
 
 // `fits` as FitOnGpus sorts them (fewest cards, then smallest card), so equal sizes are adjacent.

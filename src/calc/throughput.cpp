@@ -18,9 +18,9 @@ Throughput ResolveThroughput(std::optional<double> tflops_flag, const MachineRep
     const double d = *gpu->bf16_tflops;
     return {d * low_share, d * high_share,
             T(fmt::format("справочник: {} — {:g} TFLOPS BF16 по паспорту × доля, которую курс закладывает для RTX 4080 ({:g}–{:g} из {:g})",
-                          gpu->name, d, k.course_train_tflops_low, k.course_train_tflops_high, k.course_datasheet_bf16_tflops),
+                          gpu->DisplayName().ru, d, k.course_train_tflops_low, k.course_train_tflops_high, k.course_datasheet_bf16_tflops),
               fmt::format("reference: {} — {:g} datasheet BF16 TFLOPS × the share the course assumes for the RTX 4080 ({:g}–{:g} of {:g})",
-                          gpu->name, d, k.course_train_tflops_low, k.course_train_tflops_high, k.course_datasheet_bf16_tflops))};
+                          gpu->DisplayName().en, d, k.course_train_tflops_low, k.course_train_tflops_high, k.course_datasheet_bf16_tflops))};
   }
   return {k.course_train_tflops_low, k.course_train_tflops_high,
           T(fmt::format("оценка курса: {:g}–{:g} TFLOPS на карту (RTX 4080)", k.course_train_tflops_low, k.course_train_tflops_high),

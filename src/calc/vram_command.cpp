@@ -149,7 +149,7 @@ VramEstimate EstimateVram(const ModelInput& model, const VramOptions& o, const T
 nlohmann::json RentJson(const std::vector<GpuFit>& fits) {
   nlohmann::json gpus = nlohmann::json::array();
   for (const GpuFit& f : fits) {
-    gpus.push_back({{"id", f.gpu_id}, {"name", f.gpu_name}, {"memory_gib", f.memory_gib},
+    gpus.push_back({{"id", f.gpu_id}, {"name", f.gpu_name.en}, {"memory_gib", f.memory_gib},
                     {"count", f.count ? nlohmann::json(*f.count) : nlohmann::json(nullptr)},
                     {"per_gpu", BytesJson(f.per_gpu_bytes)}});
   }
@@ -277,10 +277,13 @@ Table RentTable(const VramEstimate& e, const TrainingOptions& training) {
       if (!largest_too_small || group.memory_gib > largest_too_small->memory_gib) largest_too_small = group;
       continue;
     }
-    std::vector<std::string> names;
-    for (const std::string& name : group.gpu_names) names.push_back(ShortUnbrokenName(name));
-    rent.AddRow({fmt::format("{:g} GiB", group.memory_gib), std::to_string(*group.count),
-                 FormatGiBAndGB(group.per_gpu_bytes), fmt::format("{}", fmt::join(names, ", "))});
+    std::vector<std::string> names_ru, names_en;
+    for (const Text& name : group.gpu_names) {
+      names_ru.push_back(ShortUnbrokenName(name.ru));
+      names_en.push_back(ShortUnbrokenName(name.en));
+    }
+    rent.AddRow({fmt::format("{:g} GiB", group.memory_gib), std::to_string(*group.count), FormatGiBAndGB(group.per_gpu_bytes),
+                 T(fmt::format("{}", fmt::join(names_ru, ", ")), fmt::format("{}", fmt::join(names_en, ", ")))});
   }
   if (largest_too_small) {
     const std::string need = FormatGiBAndGB(largest_too_small->per_gpu_bytes);

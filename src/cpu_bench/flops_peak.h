@@ -45,7 +45,7 @@ struct FlopsPeak {
   double mhz = 0;
   ClockSource clock = ClockSource::Current;
   bool max_clock = false;    // clock is CpufreqMax or RatedBoost
-  std::string clock_source;  // for RatedBoost: the vendor page the figure is from
+  Text clock_source;         // for RatedBoost: the vendor page the figure is from
   VectorIsa isa;
   Text label;  // "2 cores × 2.10 GHz (current …) × 64 FLOP/cycle (AVX-512 FMA, 2 pipes)"
 

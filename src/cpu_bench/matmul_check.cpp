@@ -95,8 +95,8 @@ void AddTheoryNotes(Table& table, const MatmulInputs& in, double median, bool ab
                           "lower, and some CPUs have one FMA unit, not two."));
   if (!in.peak->isa.datapath_note.empty()) table.notes.push_back(in.peak->isa.datapath_note);
   if (in.peak->clock == ClockSource::RatedBoost) {
-    table.notes.push_back(T("Частота — паспортная максимальная для этой модели (cpufreq не виден): " + in.peak->clock_source + ".",
-                            "The clock is the model's rated boost (cpufreq is not visible): " + in.peak->clock_source + "."));
+    table.notes.push_back(T("Частота — паспортная максимальная для этой модели (cpufreq не виден): " + in.peak->clock_source.ru + ".",
+                            "The clock is the model's rated boost (cpufreq is not visible): " + in.peak->clock_source.en + "."));
   }
   if (above_theory) {
     const Text why = in.peak->LowerBoundWhy();

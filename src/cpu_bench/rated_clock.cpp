@@ -30,6 +30,14 @@ bool ContainsWord(std::string_view haystack, std::string_view needle) {
   return false;
 }
 
+// The text a source table (`table_name`: "sources" or "sources_ru") gives `key`, else `fallback`.
+std::string SourceIn(const nlohmann::json& table, const char* table_name, const std::string& key, const std::string& fallback) {
+  const auto sources = table.find(table_name);
+  if (sources == table.end() || !sources->is_object()) return fallback;
+  const auto text = sources->find(key);
+  return text != sources->end() && text->is_string() ? text->get<std::string>() : fallback;
+}
+
 }  // namespace
 
 std::optional<RatedClock> RatedBoostClockIn(std::string_view table_json, std::string_view model_name) {
@@ -42,9 +50,8 @@ std::optional<RatedClock> RatedBoostClockIn(std::string_view table_json, std::st
     if (match.empty() || mhz <= 0 || !ContainsWord(model_name, match)) continue;
     if (best && best->model.size() >= match.size()) continue;
     const std::string key = cpu.value("source", "");
-    std::string source = key;
-    if (table.contains("sources") && table["sources"].contains(key)) source = table["sources"][key].get<std::string>();
-    best = RatedClock{mhz, match, source};
+    const std::string en = SourceIn(table, "sources", key, key);
+    best = RatedClock{mhz, match, Text(SourceIn(table, "sources_ru", key, en), en)};
   }
   return best;
 }

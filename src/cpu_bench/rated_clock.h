@@ -6,12 +6,14 @@
 #include <string>
 #include <string_view>
 
+#include "core/text.h"
+
 namespace labcheck::cpu_bench {
 
 struct RatedClock {
   double mhz = 0;
   std::string model;   // the table's "match" that was found in the model name
-  std::string source;  // the vendor page, with its URL
+  Text source;         // the vendor page, with its URL ("sources_ru" for Russian, else the English)
 };
 
 // The rated boost of the model named in `model_name` (/proc/cpuinfo "model name"); the longest

@@ -116,23 +116,23 @@ ReportSection ExpectationsSection(const Analysis& a, const CourseReference& cour
   if (any_modified) table.notes.push_back(T("* " + course.modified_card_note.ru, "* " + course.modified_card_note.en));
   for (const GpuFacts& g : a.facts.gpus) {
     if (g.derived() && sources.insert("derived:" + g.driver.name).second) {
-      table.notes.push_back(T("(оценка) " + g.driver.name + ": карты нет в справочнике; " + g.spec().source,
-                              "(estimate) " + g.driver.name + ": not in the catalog; " + g.spec().source));
+      table.notes.push_back(T("(оценка) " + g.driver.name + ": карты нет в справочнике; " + g.spec().source.ru,
+                              "(estimate) " + g.driver.name + ": not in the catalog; " + g.spec().source.en));
     } else if (!g.derived() && sources.insert(g.spec().id).second) {
-      table.notes.push_back(T("Источник для " + g.spec().name + ": " + g.spec().source,
-                              "Source for " + g.spec().name + ": " + g.spec().source));
+      table.notes.push_back(T("Источник для " + g.spec().DisplayName().ru + ": " + g.spec().source.ru,
+                              "Source for " + g.spec().DisplayName().en + ": " + g.spec().source.en));
     }
   }
-  table.notes.push_back(T("Доли паспорта: " + catalog.matmul_share_source() + "; " + catalog.memory_copy_share_source(),
-                          "Shares of the datasheet: " + catalog.matmul_share_source() + "; " +
-                              catalog.memory_copy_share_source()));
+  table.notes.push_back(T("Доли паспорта: " + catalog.matmul_share_source().ru + "; " + catalog.memory_copy_share_source().ru,
+                          "Shares of the datasheet: " + catalog.matmul_share_source().en + "; " +
+                              catalog.memory_copy_share_source().en));
   // Pairs joined by NVLink are judged against links × the per-link rate: say where both come from.
   for (const PairFacts& p : a.facts.pairs) {
     if (p.expected.path != reference::PeerPath::NvLink) continue;
     const reference::GpuSpec& spec = a.facts.gpus.front().spec();
-    const std::string rate = spec.nvlink ? spec.nvlink->source : "";
-    table.notes.push_back(T("NVLink: скорость линка — " + rate + "; доля — " + catalog.nvlink_copy_share_source(),
-                            "NVLink: link rate from " + rate + "; share from " + catalog.nvlink_copy_share_source()));
+    const Text rate = spec.nvlink ? spec.nvlink->source : Text();
+    table.notes.push_back(T("NVLink: скорость линка — " + rate.ru + "; доля — " + catalog.nvlink_copy_share_source().ru,
+                            "NVLink: link rate from " + rate.en + "; share from " + catalog.nvlink_copy_share_source().en));
     break;
   }
   s.tables.push_back(std::move(table));
@@ -156,19 +156,22 @@ ReportSection ExpectationsSection(const Analysis& a, const CourseReference& cour
 
 Text GpuSummary(const ReportFacts& facts) {
   if (facts.gpus.empty()) return T("нет GPU", "no GPU");
-  std::vector<std::pair<std::string, int>> counts;
+  std::vector<std::pair<Text, int>> counts;  // in the order the cards come, counted by the English name
   for (const GpuFacts& g : facts.gpus) {
-    const std::string name = g.derived() ? g.driver.name : g.spec().name;
-    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == name; });
+    const Text name = g.derived() ? Text(g.driver.name) : g.spec().DisplayName();
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first.en == name.en; });
     if (it == counts.end()) {
       counts.emplace_back(name, 1);
     } else {
       ++it->second;
     }
   }
-  std::string out;
-  for (const auto& [name, n] : counts) out += (out.empty() ? "" : " + ") + fmt::format("{}× {}", n, name);
-  return Text(out);
+  Text out("", "");
+  for (const auto& [name, n] : counts) {
+    const std::string plus = out.en.empty() ? "" : " + ";
+    out = T(out.ru + plus + fmt::format("{}× {}", n, name.ru), out.en + plus + fmt::format("{}× {}", n, name.en));
+  }
+  return out;
 }
 
 }  // namespace labcheck::expect

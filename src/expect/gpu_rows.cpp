@@ -148,7 +148,8 @@ void AddGpuRows(const Report& report, const ReportFacts& facts, const CourseRefe
       ExpectationRow row;
       row.id = kind.row_id;
       row.gpu_model = spec.id;
-      row.gpu_name = Text(fmt::format("{}× {}", group.gpus.size(), spec.name));
+      row.gpu_name = T(fmt::format("{}× {}", group.gpus.size(), spec.DisplayName().ru),
+                       fmt::format("{}× {}", group.gpus.size(), spec.DisplayName().en));
       row.derived = group.gpus.front()->derived();
       // The course's warning is about memory clock and power limit: compute and memory rows only.
       row.modified_card = course.IsModifiedCard(spec.id) && kind.figure != nullptr;
@@ -173,7 +174,7 @@ void AddGpuRows(const Report& report, const ReportFacts& facts, const CourseRefe
         const Band share = kind.row_id == "memory_copy" ? catalog.memory_copy_share() : catalog.matmul_share();
         SetComputeReference(row, spec.*(kind.figure), share, course_row, course_gpu);
       }
-      if (row.derived) row.note = Text(spec.source);
+      if (row.derived) row.note = spec.source;
       if (fell_back) {
         row.note.ru += (row.note.ru.empty() ? "" : "; ") + kind.fallback_note.ru;
         row.note.en += (row.note.en.empty() ? "" : "; ") + kind.fallback_note.en;

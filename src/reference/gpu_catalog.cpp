@@ -23,9 +23,19 @@ std::optional<double> OptionalNumber(const json& object, const char* key) {
   return it->get<double>();
 }
 
+// Key → full title and URL with our description of the source, in one language.
+using SourceTexts = std::map<std::string, std::string>;
+
+// Every source key in both report languages: "sources" in English, "sources_ru" overlaid on it in
+// Russian (a key without a Russian form stays English).
+struct Sources {
+  SourceTexts en;
+  SourceTexts ru;
+};
+
 // "ada_whitepaper (dense = sparse / 2)" → the full title and URL of ada_whitepaper, remark kept.
 // Data entries name their sources by key so one datasheet's URL is written once.
-std::string ExpandSource(std::string text, const std::map<std::string, std::string>& sources) {
+std::string ExpandSource(std::string text, const SourceTexts& sources) {
   for (const auto& [key, full] : sources) {
     for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + full.size())) {
       text.replace(at, key.size(), full);
@@ -34,14 +44,22 @@ std::string ExpandSource(std::string text, const std::map<std::string, std::stri
   return text;
 }
 
+// An entry's "source" in both languages: the Russian one is its "source_ru" (our remarks in Russian,
+// the same keys) where it has one, else the same words; each with its keys in that language.
+Text SourceText(const json& entry, const Sources& sources) {
+  const std::string en = entry.value("source", "");
+  return Text(ExpandSource(entry.value("source_ru", en), sources.ru), ExpandSource(en, sources.en));
+}
+
 Band ParseShare(const json& share) {
   return Band{share.at("low").get<double>(), share.at("high").get<double>()};
 }
 
-GpuSpec ParseGpu(const json& g, const std::map<std::string, std::string>& sources) {
+GpuSpec ParseGpu(const json& g, const Sources& sources) {
   GpuSpec spec;
   spec.id = g.at("id").get<std::string>();
   spec.name = g.at("name").get<std::string>();
+  spec.name_ru = g.value("name_ru", "");
   spec.match = g.at("match").get<std::vector<std::string>>();
   spec.exclude = g.value("exclude", std::vector<std::string>{});
   spec.architecture = g.value("architecture", "");
@@ -64,7 +82,7 @@ GpuSpec ParseGpu(const json& g, const std::map<std::string, std::string>& source
   spec.nvlink_gbps = OptionalNumber(g, "nvlink_gbps");
   spec.geforce = g.value("geforce", false);
   spec.power_w = OptionalNumber(g, "power_w");
-  spec.source = ExpandSource(g.value("source", ""), sources);
+  spec.source = SourceText(g, sources);
   spec.note = g.value("note", "");
   return spec;
 }
@@ -82,12 +100,19 @@ size_t PatternScore(const std::string& pattern, const std::vector<std::string>& 
   return wanted.size();
 }
 
-using Sources = std::map<std::string, std::string>;             // key → full title and URL
-using LinkRates = std::map<std::string, std::pair<double, std::string>>;  // generation → rate, source
+using LinkRates = std::map<std::string, std::pair<double, Text>>;  // generation → rate, source
 
-Sources ParseSources(const json& root) {
+Result<Sources> ParseSources(const json& root) {
   Sources sources;
-  for (const auto& [key, value] : root.at("sources").items()) sources[key] = value.get<std::string>();
+  for (const auto& [key, value] : root.at("sources").items()) sources.en[key] = value.get<std::string>();
+  sources.ru = sources.en;
+  const json russian = root.value("sources_ru", json::object());  // kept: items() refers to it
+  for (const auto& [key, value] : russian.items()) {
+    // A Russian form of a source the English file does not name: a typo, or a source dropped from
+    // one language only.
+    if (sources.en.count(key) == 0) return Status::Error("gpus.json: sources_ru: " + key + " is not in sources");
+    sources.ru[key] = value.get<std::string>();
+  }
   return sources;
 }
 
@@ -104,7 +129,7 @@ Result<std::vector<PcieLink>> ParsePcieLinks(const json& pcie, const Sources& so
                                        l.gen, l.width, l.limit_gbps, PcieLimitGbps(l.gen, l.width)));
     l.practice_gbps = Band{link.at("practice_gbps").at(0).get<double>(),
                            link.at("practice_gbps").at(1).get<double>()};
-    l.source = ExpandSource(link.value("source", ""), sources);
+    l.source = ExpandSource(link.value("source", ""), sources.en);
     links.push_back(l);
   }
   return links;
@@ -113,14 +138,14 @@ Result<std::vector<PcieLink>> ParsePcieLinks(const json& pcie, const Sources& so
 DerivedRules ParseDerived(const json& derived, const Sources& sources) {
   DerivedRules rules;
   rules.geforce_fp32_accumulate_factor = derived.at("geforce_fp32_accumulate_factor").get<double>();
-  rules.source = ExpandSource(derived.value("about", "") + " " + derived.value("geforce_source", ""), sources);
+  rules.source = ExpandSource(derived.value("about", "") + " " + derived.value("geforce_source", ""), sources.en);
   for (const json& rate : derived.at("tensor_fp16_flop_per_clock_per_sm")) {
     TensorRate r;
     const std::string cc = rate.at("cc").get<std::string>();
     r.cc_major = std::stoi(cc.substr(0, cc.find('.')));
     r.cc_minor = std::stoi(cc.substr(cc.find('.') + 1));
     r.fp16_flop_per_clock_per_sm = rate.at("value").get<double>();
-    r.source = ExpandSource(rate.value("source", ""), sources);
+    r.source = SourceText(rate, sources);
     rules.tensor_rates.push_back(r);
   }
   return rules;
@@ -129,8 +154,7 @@ DerivedRules ParseDerived(const json& derived, const Sources& sources) {
 LinkRates ParseLinkRates(const json& nvlink, const Sources& sources) {
   LinkRates rates;
   for (const json& generation : nvlink.at("generations"))
-    rates[generation.at("id").get<std::string>()] = {generation.at("link_gbps").get<double>(),
-                                                     ExpandSource(generation.value("source", ""), sources)};
+    rates[generation.at("id").get<std::string>()] = {generation.at("link_gbps").get<double>(), SourceText(generation, sources)};
   return rates;
 }
 
@@ -159,7 +183,7 @@ Result<GpuSpec> ParseCheckedGpu(const json& g, const LinkRates& rates, const Sou
     spec.nvlink = std::move(nv).value();
   }
   // A figure without a source cannot be trusted or fixed; refuse the whole file.
-  if (spec.source.empty()) return Status::Error("gpus.json: " + where + " has no source");
+  if (spec.source.en.empty()) return Status::Error("gpus.json: " + where + " has no source");
   if (spec.match.empty()) return Status::Error("gpus.json: " + where + " has no match words");
   return spec;
 }
@@ -186,14 +210,17 @@ Result<GpuCatalog> GpuCatalog::Parse(const std::string& json_text) {
   std::string where = "the top level";
   try {
     const json root = json::parse(json_text);
-    const Sources sources = ParseSources(root);
+    where = "sources";
+    Result<Sources> parsed_sources = ParseSources(root);
+    if (!parsed_sources.ok()) return parsed_sources.status();
+    const Sources sources = std::move(parsed_sources).value();
 
     where = "realistic_share";
     const json& share = root.at("realistic_share");
     catalog.matmul_share_ = ParseShare(share.at("matmul"));
     catalog.memory_copy_share_ = ParseShare(share.at("memory_copy"));
-    catalog.matmul_share_source_ = ExpandSource(share.at("matmul").value("source", ""), sources);
-    catalog.memory_copy_share_source_ = ExpandSource(share.at("memory_copy").value("source", ""), sources);
+    catalog.matmul_share_source_ = SourceText(share.at("matmul"), sources);
+    catalog.memory_copy_share_source_ = SourceText(share.at("memory_copy"), sources);
 
     where = "pcie";
     Result<std::vector<PcieLink>> links = ParsePcieLinks(root.at("pcie"), sources);
@@ -211,7 +238,7 @@ Result<GpuCatalog> GpuCatalog::Parse(const std::string& json_text) {
       const json& nvlink = root.at("nvlink");
       link_gbps = ParseLinkRates(nvlink, sources);
       catalog.nvlink_copy_share_ = ParseShare(nvlink.at("copy_share"));
-      catalog.nvlink_copy_share_source_ = ExpandSource(nvlink.at("copy_share").value("source", ""), sources);
+      catalog.nvlink_copy_share_source_ = SourceText(nvlink.at("copy_share"), sources);
     }
 
     for (const json& g : root.at("gpus")) {

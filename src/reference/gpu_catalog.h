@@ -1,12 +1,15 @@
 // Datasheet figures of the GPUs people train on, and the realistic share of them that a good
 // benchmark reaches. The data lives in data/gpus.json (every figure with its source) and is
-// compiled into the binary; this is the only way code reads it.
+// compiled into the binary; this is the only way code reads it. Source texts come in both report
+// languages ("sources_ru", "source_ru" beside the English): our remarks translated, the published
+// titles, quotations and URLs as they are.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
+#include "core/text.h"
 
 namespace labcheck::reference {
 
@@ -22,12 +25,13 @@ struct NvLinkSpec {
   double link_gbps = 0;    // one link, one direction, GB/s
   int links = 0;           // links the GPU has
   int bridge_links = 0;    // PCIe cards: links a full set of bridges gives a pair; 0 on boards (SXM)
-  std::string source;      // where the per-link rate comes from
+  Text source;             // where the per-link rate comes from
 };
 
 struct GpuSpec {
   std::string id;                  // "rtx-4080-32gb", "h100-sxm"
-  std::string name;                // "NVIDIA GeForce RTX 4080 32 GB (modified)"
+  std::string name;                // "NVIDIA GeForce RTX 4080 32 GB (modified)"; JSON reports carry it
+  std::string name_ru;             // Russian where the name has words of ours ("(модифицированная)"); else empty
   // Each entry is a set of lower-case words that must all appear in the driver's device name,
   // split at spaces, '-' and '_' ("a100 pcie" matches "NVIDIA A100-PCIE-40GB" and "NVIDIA A100
   // 80GB PCIe"). Whole words, so "l4" does not match "L40S".
@@ -51,8 +55,11 @@ struct GpuSpec {
   std::optional<NvLinkSpec> nvlink;   // per-link rate and link counts; absent = no NVLink
   bool geforce = false;               // P2P is usually disabled by the driver on GeForce cards
   std::optional<double> power_w;
-  std::string source;  // where the figures come from: datasheet / whitepaper titles with URLs
-  std::string note;    // caveats shown next to the figures, English; e.g. modified 32 GB cards
+  Text source;         // where the figures come from: datasheet / whitepaper titles with URLs, our remarks
+  std::string note;    // caveats about the figures, English (no report shows it); e.g. modified 32 GB cards
+
+  // The name as a report in either language shows it.
+  Text DisplayName() const { return Text(name_ru.empty() ? name : name_ru, name); }
 };
 
 struct PcieLink {
@@ -60,19 +67,19 @@ struct PcieLink {
   int width = 0;
   double limit_gbps = 0;  // one direction, after encoding, before protocol overhead
   Band practice_gbps;     // what pinned copies reach in practice
-  std::string source;
+  std::string source;     // English: no report shows it
 };
 
 // How to estimate the figures of a GPU the catalog lacks (see derived_spec.h).
 struct TensorRate {
   int cc_major = 0, cc_minor = 0;
   double fp16_flop_per_clock_per_sm = 0;  // dense, FP32 accumulation
-  std::string source;
+  Text source;  // the datasheet and the division it comes from
 };
 struct DerivedRules {
   std::vector<TensorRate> tensor_rates;
   double geforce_fp32_accumulate_factor = 0.5;
-  std::string source;  // the rules' explanation and the datasheets they were computed from
+  std::string source;  // the rules' explanation and the datasheets they were computed from; English
 };
 
 class GpuCatalog {
@@ -91,11 +98,11 @@ class GpuCatalog {
 
   Band matmul_share() const { return matmul_share_; }        // of the datasheet, e.g. 0.70–0.85
   Band memory_copy_share() const { return memory_copy_share_; }  // e.g. 0.80–0.90
-  const std::string& matmul_share_source() const { return matmul_share_source_; }
-  const std::string& memory_copy_share_source() const { return memory_copy_share_source_; }
+  const Text& matmul_share_source() const { return matmul_share_source_; }
+  const Text& memory_copy_share_source() const { return memory_copy_share_source_; }
   // What a GPU→GPU copy over N NVLinks reaches of N × link_gbps (0.80–0.90).
   Band nvlink_copy_share() const { return nvlink_copy_share_; }
-  const std::string& nvlink_copy_share_source() const { return nvlink_copy_share_source_; }
+  const Text& nvlink_copy_share_source() const { return nvlink_copy_share_source_; }
   std::optional<PcieLink> Pcie(int gen, int width) const;
   const std::vector<PcieLink>& pcie_links() const { return pcie_; }
   const DerivedRules& derived_rules() const { return derived_; }
@@ -104,10 +111,10 @@ class GpuCatalog {
   std::vector<GpuSpec> gpus_;
   Band matmul_share_;
   Band memory_copy_share_;
-  std::string matmul_share_source_;
-  std::string memory_copy_share_source_;
+  Text matmul_share_source_;
+  Text memory_copy_share_source_;
   Band nvlink_copy_share_{0.80, 0.90};
-  std::string nvlink_copy_share_source_;
+  Text nvlink_copy_share_source_;
   std::vector<PcieLink> pcie_;
   DerivedRules derived_;
 };

@@ -53,6 +53,7 @@ std::optional<GpuSpec> MigSliceSpec(const GpuCatalog& catalog, const std::string
   GpuSpec slice = *card;
   slice.id = card->id + "-mig";
   slice.name = device_name;
+  slice.name_ru.clear();  // the driver's name, no words of ours
   slice.memory_gib = memory_gib;
   slice.sm_count = sm_count;
   for (std::optional<double>* tflops : {&slice.bf16_tflops, &slice.fp16_tflops, &slice.fp16_fp16acc_tflops,

@@ -37,16 +37,34 @@ TEST(GpuFitTest, FewestCardsFirstThenTheSmallestCard) {
   EXPECT_DOUBLE_EQ(fits[3].per_gpu_bytes, SixtyGiBSplit(8));  // the need on 8 cards, for the note
 }
 
+std::vector<std::string> English(const std::vector<Text>& names) {
+  std::vector<std::string> english;
+  for (const Text& name : names) english.push_back(name.en);
+  return english;
+}
+
 TEST(GpuFitTest, CardsOfOneSizeShareARowInTheCatalogsOrder) {
   const auto fits = FitOnGpus({Card("a", 24), Card("b", 80), Card("c", 24), Card("d", 80), Card("e", 16)}, SixtyGiBSplit);
   const auto groups = GroupByMemorySize(fits);
   ASSERT_EQ(groups.size(), 3u);
   EXPECT_EQ(groups[0].memory_gib, 80);
-  EXPECT_EQ(groups[0].gpu_names, (std::vector<std::string>{"NVIDIA b", "NVIDIA d"}));
-  EXPECT_EQ(groups[1].gpu_names, (std::vector<std::string>{"NVIDIA e"}));
+  EXPECT_EQ(English(groups[0].gpu_names), (std::vector<std::string>{"NVIDIA b", "NVIDIA d"}));
+  EXPECT_EQ(English(groups[1].gpu_names), (std::vector<std::string>{"NVIDIA e"}));
   EXPECT_EQ(groups[2].memory_gib, 24);
   EXPECT_EQ(groups[2].count, 4);
-  EXPECT_EQ(groups[2].gpu_names, (std::vector<std::string>{"NVIDIA a", "NVIDIA c"}));
+  EXPECT_EQ(English(groups[2].gpu_names), (std::vector<std::string>{"NVIDIA a", "NVIDIA c"}));
+}
+
+// A name with words of ours ("(modified)") is shown in the report's language; JSON keeps English.
+TEST(GpuFitTest, ANameWithWordsOfOursHasItsRussianForm) {
+  reference::GpuSpec card = Card("x", 32);
+  card.name_ru = "NVIDIA x (модифицированная)";
+  const auto groups = GroupByMemorySize(FitOnGpus({card, Card("y", 32)}, SixtyGiBSplit));
+  ASSERT_EQ(groups.size(), 1u);
+  ASSERT_EQ(groups[0].gpu_names.size(), 2u);
+  EXPECT_EQ(groups[0].gpu_names[0].ru, "NVIDIA x (модифицированная)");
+  EXPECT_EQ(groups[0].gpu_names[0].en, "NVIDIA x");
+  EXPECT_EQ(groups[0].gpu_names[1].ru, "NVIDIA y");
 }
 
 TEST(GpuFitTest, EverySizeOfTheCatalogIsOneRow) {

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "cpu_bench/flops_peak.h"
 #include "cpu_bench/matmul_check.h"
@@ -61,7 +64,8 @@ TEST(PeakClock, RatedBoostWhereTheVmHidesCpufreq) {
   ASSERT_TRUE(peak.ok());
   EXPECT_EQ(peak->clock, ClockSource::RatedBoost);
   EXPECT_DOUBLE_EQ(peak->mhz, 4000);
-  EXPECT_NE(peak->clock_source.find("https://ark.intel.com"), std::string::npos);
+  EXPECT_EQ(peak->clock_source.en, "Intel ARK product specifications, 'Max Turbo Frequency': https://ark.intel.com/");
+  EXPECT_EQ(peak->clock_source.ru, "характеристики продуктов в Intel ARK, поле 'Max Turbo Frequency': https://ark.intel.com/");
   EXPECT_NE(peak->label.en.find("4.00 GHz (rated boost)"), std::string::npos) << peak->label.en;
   EXPECT_NE(peak->label.ru.find("4.00 ГГц (паспортная максимальная (турбо))"), std::string::npos) << peak->label.ru;
 }
@@ -98,11 +102,25 @@ TEST(RatedBoostClock, WholeWordsAndTheLongestMatch) {
   EXPECT_EQ(RatedBoostClock("AMD Ryzen 9 7950X3D 16-Core Processor")->model, "Ryzen 9 7950X3D");
   EXPECT_FALSE(RatedBoostClock("AMD EPYC 77630"));
   EXPECT_FALSE(RatedBoostClock("AMD EPYC"));
-  const char* table = R"({"sources": {"s": "Vendor page: https://example.org"},
-                          "cpus": [{"match": "X 1", "boost_mhz": 1000, "source": "s"}]})";
+  const char* table = R"({"sources": {"s": "Vendor page: https://example.org", "t": "Other page: https://example.com"},
+                          "sources_ru": {"s": "страница вендора: https://example.org"},
+                          "cpus": [{"match": "X 1", "boost_mhz": 1000, "source": "s"}, {"match": "Y 2", "boost_mhz": 900, "source": "t"}]})";
   auto rated = RatedBoostClockIn(table, "Maker X 1 CPU");
   ASSERT_TRUE(rated);
-  EXPECT_EQ(rated->source, "Vendor page: https://example.org");
+  EXPECT_EQ(rated->source.en, "Vendor page: https://example.org");
+  EXPECT_EQ(rated->source.ru, "страница вендора: https://example.org");
+  // A source without a Russian form is shown in English in both.
+  auto other = RatedBoostClockIn(table, "Maker Y 2 CPU");
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->source.ru, "Other page: https://example.com");
+}
+
+// Every vendor page has its Russian form, and no Russian form names a page "sources" lacks.
+TEST(RatedBoostClock, EverySourceHasItsRussianFormAndNoOrphan) {
+  std::ifstream in(std::string(LAB_CHECK_SOURCE_DIR) + "/data/cpu_clocks.json");
+  const nlohmann::json table = nlohmann::json::parse(in);
+  for (const auto& [key, text] : table.at("sources_ru").items()) EXPECT_TRUE(table.at("sources").contains(key)) << key;
+  for (const auto& [key, text] : table.at("sources").items()) EXPECT_TRUE(table.at("sources_ru").contains(key)) << key;
 }
 
 // One SGEMM call of N = 1000 (2 GFLOP) at `gflops` with OpenBLAS's `corename` kernels on the
@@ -117,6 +135,25 @@ MatmulInputs Zen5Sgemm(const std::string& corename, double gflops) {
   auto cpu = env::ParseCpuInfo(testing::SourceFile("tests/env/data/cpuinfo_epyc_zen5_vm_2vcpu.txt"));
   if (cpu.ok()) in.peak = *TheoreticalFp32Peak(*cpu);
   return in;
+}
+
+// The rated clock's note names the vendor page in the report's language; the column quoted as published.
+TEST(AssessMatmulRatedClock, TheNoteNamesTheVendorPageInTheReportsLanguage) {
+  MatmulInputs in = Zen5Sgemm("SkylakeX", 200);
+  ASSERT_TRUE(in.peak.has_value());
+  in.peak->clock = ClockSource::RatedBoost;
+  in.peak->clock_source = RatedBoostClock("AMD EPYC 7763 64-Core Processor")->source;
+  const CheckResult result = AssessMatmul(in);
+  ASSERT_FALSE(result.tables.empty());
+  bool ru = false, en = false;
+  for (const auto& note : result.tables[0].notes) {
+    ru |= note.ru.find("(cpufreq не виден): характеристики процессоров AMD, столбец 'Max. Boost Clock': https://www.amd.com/") !=
+          std::string::npos;
+    en |= note.en.find("(cpufreq is not visible): AMD processor specifications, 'Max. Boost Clock': https://www.amd.com/") !=
+          std::string::npos;
+  }
+  EXPECT_TRUE(ru);
+  EXPECT_TRUE(en);
 }
 
 TEST(AssessMatmulAboveTheory, NeverAShareAbove100WithoutSayingTheTheoryIsALowerBound) {

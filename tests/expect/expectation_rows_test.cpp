@@ -301,7 +301,8 @@ TEST(UnknownGpu, GetsARowWithDerivedFiguresMarkedAsEstimates) {
   // 1024 FLOP/clk/SM × 60 SM × 2.61 GHz × 0.5 (GeForce) = 80.2 TFLOPS; 70–85 % of it.
   EXPECT_NEAR(bf16.band->low, 80.18 * 0.70, 0.1);
   EXPECT_NE(bf16.reference.ru.find("оценка"), std::string::npos);
-  EXPECT_NE(bf16.note.ru.find("derived"), std::string::npos);
+  EXPECT_NE(bf16.note.en.find("derived from the driver's figures"), std::string::npos);
+  EXPECT_NE(bf16.note.ru.find("оценка по данным драйвера"), std::string::npos) << bf16.note.ru;
   EXPECT_NEAR(Row(rows, "memory_copy").band->high, 504 * 0.9, 0.5);
 }
 

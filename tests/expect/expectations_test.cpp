@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "report/markdown_writer.h"
 #include "report_fixtures.h"
 
 namespace labcheck::expect {
@@ -129,6 +130,46 @@ TEST(Sections, GarbageCheckDataIsTolerated) {
   testing::AddCheck(r, "interconnect.allreduce", Outcome::Pass).data = {{"hung", "yes"}, {"wrong_sum", 1}};
   EXPECT_NO_THROW(AddExpectationSections(r));
   EXPECT_EQ(r.sections.size(), 3u);
+}
+
+// The notes under the table speak the report's language: in Russian our descriptions of the sources
+// are Russian, while the whitepaper keeps its published English title, its URL stays and the
+// course's phrases are quoted as they are; the English report reads as it always did.
+TEST(Sections, SourceNotesSpeakTheReportsLanguage) {
+  const std::string ada = "NVIDIA Ada GPU Architecture whitepaper v2.1";
+  const std::string url = "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf";
+  const std::string course_en = "Course lab page «Ваша лаборатория (4×GPU)» of the LLM course, table in section «Как читать отчёт»";
+  struct Expected {
+    Lang lang;
+    std::vector<std::string> lines;  // whole note lines as the Markdown prints them
+  };
+  const Expected expected[] = {
+      {Lang::Ru,
+       {"GPU: 4× NVIDIA GeForce RTX 4080 32 GB (модифицированная)",
+        "_Источник для NVIDIA GeForce RTX 4080 32 GB (модифицированная): " + ada + ", приложение A (RTX 4090, RTX 4080 16 ГБ, RTX "
+        "6000 Ada): " + url + " (цифры штатной RTX 4080); страница курса по LLM «Ваша лаборатория (4×GPU)», таблица в разделе «Как "
+        "читать отчёт» (машина курса: 4× RTX 4080 32 ГБ)_",
+        "_Доли паспорта: страница курса по LLM «Ваша лаборатория (4×GPU)», таблица в разделе «Как читать отчёт»: 'реально 68–83 "
+        "(70–85% паспорта)' для матмула BF16/FP16 8192×8192; "}},
+      {Lang::En,
+       {"GPU: 4× NVIDIA GeForce RTX 4080 32 GB (modified)",
+        "_Source for NVIDIA GeForce RTX 4080 32 GB (modified): " + ada + ", appendix A (RTX 4090, RTX 4080 16 GB, RTX 6000 Ada): " +
+            url + " (stock RTX 4080 figures); " + course_en + " (the course machine: 4× RTX 4080 32 GB)_",
+        "_Shares of the datasheet: " + course_en + ": 'реально 68–83 (70–85% паспорта)' for BF16/FP16 matmul 8192×8192; " +
+            course_en + ": 'реально 570–650 (80–90%)' for a large device-to-device copy_"}},
+  };
+  Report r = testing::CourseMachineReport();
+  AddExpectationSections(r);
+  for (const Expected& e : expected) {
+    r.lang = e.lang;
+    const std::string md = ReportToMarkdown(r);
+    for (const std::string& line : e.lines) EXPECT_NE(md.find(line), std::string::npos) << line << "\n---\n" << md;
+  }
+  r.lang = Lang::Ru;
+  const std::string ru = ReportToMarkdown(r);
+  for (const char* ours : {"of the LLM course", "table in section", "stock RTX 4080 figures", "for BF16/FP16 matmul",
+                           "device-to-device copy", "the course machine:", "(modified)"})
+    EXPECT_EQ(ru.find(ours), std::string::npos) << ours;
 }
 
 }  // namespace

@@ -17,7 +17,12 @@ TEST(DeriveSpec, ReproducesTheRtx4090DatasheetFromItsDriverFacts) {
   EXPECT_NEAR(*spec.bf16_tflops, 165.2, 0.5);
   ASSERT_TRUE(spec.memory_bandwidth_gbps.has_value());
   EXPECT_NEAR(*spec.memory_bandwidth_gbps, 1008, 1);
-  EXPECT_NE(spec.source.find("derived"), std::string::npos);
+  EXPECT_NE(spec.source.en.find("derived"), std::string::npos);
+  EXPECT_NE(spec.source.ru.find("оценка по данным драйвера: тензорные TFLOPS = 1024 FLOP/такт/SM × 128 SM × 2520 МГц × 0.5"), std::string::npos)
+      << spec.source.ru;
+  // The per-SM rate's source (cc 8.9: the RTX 6000 Ada datasheet) in the report's language too.
+  EXPECT_NE(spec.source.ru.find("NVIDIA RTX 6000 Ada Generation datasheet (1457 TFLOPS FP8 с разреженностью"), std::string::npos);
+  EXPECT_NE(spec.source.en.find("NVIDIA RTX 6000 Ada Generation datasheet (1457 FP8 TFLOPS with sparsity"), std::string::npos);
   EXPECT_EQ(spec.pcie_gen, 4);
 }
 
@@ -43,7 +48,8 @@ TEST(DeriveSpec, UnknownArchitectureOrMissingClocksGiveNoTflops) {
   DriverFacts no_clock{"NVIDIA Something", 16, 8, 9, 60, std::nullopt, std::nullopt, std::nullopt, {}, {}};
   const GpuSpec spec = DeriveSpec(no_clock, GpuCatalog::Builtin());
   EXPECT_FALSE(spec.fp16_tflops.has_value());
-  EXPECT_NE(spec.source.find("too little"), std::string::npos);
+  EXPECT_NE(spec.source.en.find("too little"), std::string::npos);
+  EXPECT_NE(spec.source.ru.find("слишком мало"), std::string::npos);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include "reference/gpu_catalog.h"
 #include "reference/pcie_link.h"
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -46,7 +48,8 @@ TEST(GpuCatalog, BuiltinIsTheDataFile) {
 
 TEST(GpuCatalog, EveryGpuHasASourceWithAUrlAndFigures) {
   for (const GpuSpec& g : GpuCatalog::Builtin().gpus()) {
-    EXPECT_NE(g.source.find("https://"), std::string::npos) << g.id << ": " << g.source;
+    EXPECT_NE(g.source.en.find("https://"), std::string::npos) << g.id << ": " << g.source.en;
+    EXPECT_NE(g.source.ru.find("https://"), std::string::npos) << g.id << ": " << g.source.ru;
     // A figure no source gives is left out, and the note says so (the A10G: NVIDIA publishes none).
     EXPECT_TRUE(g.fp16_tflops.has_value() || g.note.find("TFLOPS left out") != std::string::npos) << g.id;
     EXPECT_TRUE(g.memory_bandwidth_gbps.has_value()) << g.id;
@@ -260,6 +263,120 @@ TEST(GpuCatalog, ParseReportsCorruptJsonAsAnError) {
   Result<GpuCatalog> parsed = GpuCatalog::Parse("{\"sources\": ");
   ASSERT_FALSE(parsed.ok());
   EXPECT_NE(parsed.status().message().find("gpus.json"), std::string::npos);
+}
+
+// The sources' Russian forms (data/gpus.json "sources_ru") are the same documents: a key there that
+// "sources" lacks would be a source no English report names, so the file is refused for it.
+TEST(GpuCatalog, EveryRussianSourceFormNamesAKeyOfSources) {
+  const nlohmann::json root = nlohmann::json::parse(ReadSourceFile("data/gpus.json"));
+  const nlohmann::json& sources = root.at("sources");
+  ASSERT_TRUE(root.contains("sources_ru"));
+  for (const auto& [key, text] : root.at("sources_ru").items()) EXPECT_TRUE(sources.contains(key)) << key;
+  // Each source's text carries our description of it (what it gives, where it is quoted from), so
+  // each has a Russian form; a source that is only a title and a URL is copied as it is.
+  for (const auto& [key, text] : sources.items()) EXPECT_TRUE(root.at("sources_ru").contains(key)) << key;
+
+  const std::string orphan = R"({"sources": {"a": "A datasheet: https://a"}, "sources_ru": {"b": "паспорт B"},
+    "realistic_share": {"matmul": {"low": 0.7, "high": 0.85}, "memory_copy": {"low": 0.8, "high": 0.9}},
+    "pcie": {"links": []}, "gpus": []})";
+  Result<GpuCatalog> parsed = GpuCatalog::Parse(orphan);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_NE(parsed.status().message().find("sources_ru: b is not in sources"), std::string::npos) << parsed.status().message();
+}
+
+// The keys a source text names, in order ("a40_datasheet (dense figures); ga102_whitepaper (four
+// links)" → a40_datasheet, ga102_whitepaper).
+std::vector<std::string> KeysNamed(const std::string& text, const nlohmann::json& sources) {
+  std::vector<std::pair<size_t, std::string>> found;
+  for (const auto& [key, full] : sources.items()) {
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) found.emplace_back(at, key);
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> keys;
+  for (const auto& [at, key] : found) keys.push_back(key);
+  return keys;
+}
+
+// Our own words in a source text: what is left once the keys and the 'quotations' are taken out, if
+// it holds a Latin word in lower case ("dense = sparse / 2"); names ("NVLink", "PCIe 4.0"), units
+// ("125 TFLOPS / (80 SM × 1.53 GHz)") and a Russian quotation are not words to translate.
+bool HasOurEnglishWords(std::string text, const nlohmann::json& sources) {
+  for (const auto& [key, full] : sources.items()) {
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key)) text.erase(at, key.size());
+  }
+  for (size_t open = text.find('\''); open != std::string::npos; open = text.find('\'')) {
+    const size_t close = text.find('\'', open + 1);
+    text.erase(open, close == std::string::npos ? std::string::npos : close - open + 1);
+  }
+  std::string word;  // the Latin letters since the last other character
+  for (const char c : text + ' ') {
+    if (std::isalpha(static_cast<unsigned char>(c))) {
+      word.push_back(c);
+      continue;
+    }
+    if (word.size() >= 2 && std::all_of(word.begin(), word.end(), [](char w) { return std::islower(static_cast<unsigned char>(w)); }))
+      return true;
+    word.clear();
+  }
+  return false;
+}
+
+// Every source text a report shows (a GPU's, the shares', NVLink's): where it adds words of ours to
+// the keys, a Russian report needs them in Russian ("source_ru"), naming the same sources in the
+// same order so that neither language cites a document the other does not.
+TEST(GpuCatalog, EverySourceWithOurWordsHasARussianFormNamingTheSameKeys) {
+  const nlohmann::json root = nlohmann::json::parse(ReadSourceFile("data/gpus.json"));
+  const nlohmann::json& sources = root.at("sources");
+  std::vector<std::pair<std::string, nlohmann::json>> entries;
+  for (const auto& g : root.at("gpus")) entries.emplace_back("gpu " + g.at("id").get<std::string>(), g);
+  for (const char* share : {"matmul", "memory_copy"}) entries.emplace_back(share, root.at("realistic_share").at(share));
+  entries.emplace_back("nvlink copy_share", root.at("nvlink").at("copy_share"));
+  for (const auto& generation : root.at("nvlink").at("generations")) entries.emplace_back(generation.at("id"), generation);
+  for (const auto& [where, entry] : entries) {
+    const std::string en = entry.at("source").get<std::string>();
+    if (!entry.contains("source_ru")) {
+      EXPECT_FALSE(HasOurEnglishWords(en, sources)) << where << ": '" << en << "' needs a source_ru";
+      continue;
+    }
+    const std::string ru = entry.at("source_ru").get<std::string>();
+    EXPECT_EQ(KeysNamed(ru, sources), KeysNamed(en, sources)) << where;
+    EXPECT_FALSE(HasOurEnglishWords(ru, sources)) << where << ": '" << ru << "'";
+  }
+}
+
+// The course machine's card: the Russian form carries our remarks in Russian around the published
+// title and URL; the English form is what it always was.
+TEST(GpuCatalog, TheCourseCardsSourceSpeaksBothLanguages) {
+  const GpuSpec* g = GpuCatalog::Builtin().FindById("rtx-4080-32gb");
+  ASSERT_NE(g, nullptr);
+  const std::string title = "NVIDIA Ada GPU Architecture whitepaper v2.1";
+  const std::string url = "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf";
+  EXPECT_EQ(g->source.en,
+            title + ", appendix A (RTX 4090, RTX 4080 16 GB, RTX 6000 Ada): " + url +
+                " (stock RTX 4080 figures); Course lab page «Ваша лаборатория (4×GPU)» of the LLM course, table in "
+                "section «Как читать отчёт» (the course machine: 4× RTX 4080 32 GB)");
+  EXPECT_EQ(g->source.ru,
+            title + ", приложение A (RTX 4090, RTX 4080 16 ГБ, RTX 6000 Ada): " + url +
+                " (цифры штатной RTX 4080); страница курса по LLM «Ваша лаборатория (4×GPU)», таблица в разделе "
+                "«Как читать отчёт» (машина курса: 4× RTX 4080 32 ГБ)");
+  const GpuCatalog& c = GpuCatalog::Builtin();
+  EXPECT_NE(c.matmul_share_source().ru.find("'реально 68–83 (70–85% паспорта)' для матмула BF16/FP16"), std::string::npos);
+  EXPECT_NE(c.matmul_share_source().en.find("'реально 68–83 (70–85% паспорта)' for BF16/FP16 matmul"), std::string::npos);
+}
+
+// A key without a Russian form, and an entry without "source_ru", are shown in English in both.
+TEST(GpuCatalog, ASourceWithoutARussianFormIsShownInEnglish) {
+  const std::string text = R"json({"sources": {"a": "A datasheet: https://a", "b": "B notes (ours): https://b"},
+    "sources_ru": {"b": "заметки B (наши): https://b"},
+    "realistic_share": {"matmul": {"low": 0.7, "high": 0.85, "source": "a; b"},
+                        "memory_copy": {"low": 0.8, "high": 0.9, "source": "a (our words)", "source_ru": "a (наши слова)"}},
+    "pcie": {"links": []}, "gpus": []})json";
+  Result<GpuCatalog> parsed = GpuCatalog::Parse(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->matmul_share_source().en, "A datasheet: https://a; B notes (ours): https://b");
+  EXPECT_EQ(parsed->matmul_share_source().ru, "A datasheet: https://a; заметки B (наши): https://b");
+  EXPECT_EQ(parsed->memory_copy_share_source().en, "A datasheet: https://a (our words)");
+  EXPECT_EQ(parsed->memory_copy_share_source().ru, "A datasheet: https://a (наши слова)");
 }
 
 }  // namespace
