@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 #include <nlohmann/json.hpp>
 
@@ -40,7 +41,22 @@ TEST(VllmProfileTest, EachVersionGetsTheRuleOfItsLogs) {
   EXPECT_FALSE(ChooseVllmProfile(*ParseVllmVersion("0.8.5")).checked);
   EXPECT_EQ(ChooseVllmProfile(*ParseVllmVersion("0.8.5")).rule.id, "v1-sorting-sampler");
   EXPECT_FALSE(ChooseVllmProfile(*ParseVllmVersion("0.25.0")).checked);
-  EXPECT_EQ(DefaultVllmVersion().text, "0.19.0");
+}
+
+// Without --vllm-version and an installed vLLM, serve takes the newest version whose logs were
+// checked (someone who has not installed vLLM will install the newest release), and that version's
+// rule counts as checked.
+TEST(VllmProfileTest, TheDefaultVersionIsTheNewestChecked) {
+  VllmVersion newest = CheckedVllmLogs().front().version;
+  for (const CheckedVllmLog& log : CheckedVllmLogs()) newest = std::max(newest, log.version);
+  EXPECT_EQ(DefaultVllmVersion().text, newest.text);
+  EXPECT_EQ(DefaultVllmVersion().text, "0.29.0");
+  EXPECT_TRUE(ChooseVllmProfile(DefaultVllmVersion()).checked);
+  const testing::CliRun run = testing::RunCalc({"serve", "qwen3-4b", "--gpus", "1", "--gpu-mem", "22.03", "--json"}, Lang::En);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json profile = nlohmann::json::parse(run.out).at("serve").at("vllm_profile");
+  EXPECT_EQ(profile.at("vllm_version"), "0.29.0");
+  EXPECT_EQ(profile.at("version_source"), "default");
 }
 
 TEST(VllmProfileTest, HybridManagerPadsTheWindowGroups) {
