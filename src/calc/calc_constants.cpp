@@ -67,7 +67,6 @@ CalcConstants Load() {
   c.course_allreduce_busbw_gbps = Number(root, "course_allreduce_busbw_gbps", "value");
   c.course_lab_gpus = static_cast<int>(Number(root, "course_lab_machine", "gpus"));
   c.course_lab_memory_gib = Number(root, "course_lab_machine", "memory_gib");
-  c.vllm_gpu_memory_utilization = Number(root, "vllm", "gpu_memory_utilization");
   c.vllm_max_num_batched_tokens = static_cast<int>(Number(root, "vllm", "max_num_batched_tokens"));
   c.vllm_max_num_seqs = static_cast<int>(Number(root, "vllm", "max_num_seqs"));
   c.vllm_large_gpu_min_gib = Number(root, "vllm", "large_gpu_min_gib");

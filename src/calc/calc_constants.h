@@ -37,7 +37,7 @@ struct CalcConstants {
   double course_allreduce_busbw_gbps = 0;
   int course_lab_gpus = 0;
   double course_lab_memory_gib = 0;
-  double vllm_gpu_memory_utilization = 0;
+  // vLLM's default gpu_memory_utilization depends on the version: VllmProfileRule::default_utilization.
   int vllm_max_num_batched_tokens = 0;      // `vllm serve` defaults on smaller cards and A100s
   int vllm_max_num_seqs = 0;
   double vllm_large_gpu_min_gib = 0;        // from here up (not A100): the large defaults

@@ -1,4 +1,4 @@
-// lab_check serve MODEL [--gpus N --gpu ID --gpu-mem GiB --quant bf16|int8|int4 --utilization 0.9 --vllm-version V
+// lab_check serve MODEL [--gpus N --gpu ID --gpu-mem GiB --quant bf16|int8|int4 --utilization U --vllm-version V
 //                        --data-parallel-size D --enable-expert-parallel]:
 // does it fit under vLLM, at which tensor-parallel degree, with how much KV cache.
 #include <CLI/CLI.hpp>
@@ -227,6 +227,39 @@ std::optional<WorkNote> MarlinPaddingNote(const ModelInput& model, const ServePl
                                 s.gpu_cc_major, tp, pct))};
 }
 
+// vLLM's default --gpu-memory-utilization by version, as the rules give it: "0.9 before 0.21, 0.92
+// from 0.21" (consecutive rules with the same default are one span).
+Text DefaultUtilizationSpans() {
+  std::vector<std::pair<const VllmProfileRule*, double>> spans;  // first rule of each span, its default
+  for (const VllmProfileRule& r : VllmProfileRules()) {
+    if (spans.empty() || spans.back().second != r.default_utilization) spans.emplace_back(&r, r.default_utilization);
+  }
+  std::vector<std::string> ru, en;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const std::string value = fmt::format("{:g}", spans[i].second);
+    const std::string from = fmt::format("{}.{}", spans[i].first->from.major, spans[i].first->from.minor);
+    if (i + 1 < spans.size()) {
+      const std::string next = fmt::format("{}.{}", spans[i + 1].first->from.major, spans[i + 1].first->from.minor);
+      ru.push_back(fmt::format("{} до {}", value, next));
+      en.push_back(fmt::format("{} before {}", value, next));
+    } else {
+      ru.push_back(i == 0 ? value : fmt::format("{} с {}", value, from));
+      en.push_back(i == 0 ? value : fmt::format("{} from {}", value, from));
+    }
+  }
+  return T(fmt::format("{}", fmt::join(ru, ", ")), fmt::format("{}", fmt::join(en, ", ")));
+}
+
+// No --utilization: the plan takes what this vLLM version takes by itself, and says so.
+WorkNote DefaultUtilizationNote(const VllmProfileChoice& p) {
+  const Text spans = DefaultUtilizationSpans();
+  return {"default_utilization",
+          T(fmt::format("--utilization не задан: {:g}, умолчание --gpu-memory-utilization в vLLM {} (правило {}: {}), как при запуске vLLM без этого флага",
+                        p.rule.default_utilization, p.version.text, p.rule.id, spans.ru),
+            fmt::format("no --utilization: {:g}, vLLM {}'s default --gpu-memory-utilization (rule {}: {}), as when vLLM is started without the flag",
+                        p.rule.default_utilization, p.version.text, p.rule.id, spans.en))};
+}
+
 std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan& plan, const ServeSettings& s, VersionSource source) {
   std::vector<WorkNote> notes;
   notes.push_back(VllmProfileNote(s.profile, source));
@@ -283,6 +316,7 @@ struct ServeEstimate {
   Text gpu_source;
   std::string quant_label;  // what the weights are stored in: the flag, the checkpoint's scheme, or bf16
   VersionSource version_source = VersionSource::Default;
+  bool utilization_defaulted = false;  // no --utilization: the version's default
   ServePlan plan;
   std::vector<WorkNote> features;
   std::vector<WorkNote> assumptions;
@@ -297,7 +331,6 @@ ServeEstimate EstimateServe(const ModelInput& model, const ServeOptions& o, cons
   const bool quantized_checkpoint = model.arch && model.arch->quant.enabled();
   s.quant = !o.quant.empty() ? *ParseServeQuant(o.quant) : quantized_checkpoint ? ServeQuant::Checkpoint : ServeQuant::Bf16;
   e.quant_label = !o.quant.empty() ? o.quant : quantized_checkpoint ? model.arch->quant.name : "bf16";
-  s.utilization = o.utilization > 0 ? o.utilization : k.vllm_gpu_memory_utilization;
   s.max_model_len = o.max_model_len;
   s.kv_dtype_bytes = o.kv_dtype == "fp8" ? 1 : 2;
   s.max_num_seqs = o.max_num_seqs;
@@ -307,9 +340,13 @@ ServeEstimate EstimateServe(const ModelInput& model, const ServeOptions& o, cons
   s.expert_parallel = o.expert_parallel;
   s.profile = ChooseVllmProfile(version.version);
   if (o.flashinfer_sampler) s.profile = WithFlashInferSampler(s.profile);
+  // Without --utilization, what that vLLM version takes by itself (0.9 before 0.21, 0.92 from 0.21).
+  e.utilization_defaulted = o.utilization <= 0;
+  s.utilization = e.utilization_defaulted ? s.profile.rule.default_utilization : o.utilization;
   e.plan = PlanServing(model, s, k);
   e.features = FeaturesOf(model);
   e.assumptions = ServeAssumptions(model, e.plan, s, version.source);
+  if (e.utilization_defaulted) e.assumptions.insert(e.assumptions.begin() + 1, DefaultUtilizationNote(s.profile));
   if (std::optional<WorkNote> marlin = MarlinPaddingNote(model, e.plan, s)) e.assumptions.push_back(*marlin);
   return e;
 }
@@ -318,6 +355,7 @@ void PrintServeJson(const ModelInput& model, const ServeEstimate& e, const Comma
   nlohmann::json j = {{"command", "serve"}, {"model", ModelJson(model)}, {"gpu_source", e.gpu_source.In(Lang::En)}};
   j["serve"] = ServePlanJson(e.plan, e.settings);
   j["serve"]["vllm_profile"]["version_source"] = VersionSourceName(e.version_source);
+  j["serve"]["utilization_source"] = e.utilization_defaulted ? "vllm_default" : "flag";
   j["serve"]["vllm_profile"]["checked_logs"] = CheckedLogsJson(e.settings.gpu_id, e.settings.profile.version);
   j["features"] = WorkNotesJson(e.features);
   j["assumptions"] = WorkNotesJson(e.assumptions);
@@ -471,7 +509,11 @@ void AddServeCommand(CLI::App& app, const CommandContext& context) {
                     "the card, an id of data/gpus.json (rtx-4090, a100-sxm-80gb, ...): vLLM's defaults for it and how many logs from it were checked").In(context.lang()));
   sub->add_option("--gpu-mem", options->gpu_mem_gib, T("память одной GPU, ГиБ", "memory per GPU, GiB").In(context.lang()))->check(CLI::Range(0.1, 100000.0));
   sub->add_option("--quant", options->quant, T("bf16 | int8 | int4 (по умолчанию — как в чекпойнте, иначе bf16)", "bf16 | int8 | int4 (default: as the checkpoint stores it, else bf16)").In(context.lang()))->check(CLI::IsMember({"bf16", "int8", "int4"}));
-  sub->add_option("--utilization", options->utilization, T("--gpu-memory-utilization для vLLM (по умолчанию 0.9)", "vLLM --gpu-memory-utilization (default 0.9)").In(context.lang()))->check(CLI::Range(0.05, 1.0));
+  const Text default_utilization = DefaultUtilizationSpans();
+  sub->add_option("--utilization", options->utilization,
+                  T("--gpu-memory-utilization для vLLM (по умолчанию — как у выбранной версии vLLM: " + default_utilization.ru + ")",
+                    "vLLM --gpu-memory-utilization (default: the chosen vLLM version's, " + default_utilization.en + ")").In(context.lang()))
+      ->check(CLI::Range(0.05, 1.0));
   sub->add_option("--max-model-len", options->max_model_len, T("самая длинная последовательность (по умолчанию: максимум модели)", "longest sequence (default: the model's maximum)").In(context.lang()))
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   sub->add_option("--kv-dtype", options->kv_dtype, "bf16 | fp8")->check(CLI::IsMember({"bf16", "fp8"}));

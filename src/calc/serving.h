@@ -35,7 +35,7 @@ struct ServeSettings {
   std::string gpu_id;    // the card's id in data/gpus.json; empty when the card is not known
   int gpu_cc_major = 0;  // the card's compute capability (major); 0 when not known. Picks vLLM's MXFP4 MoE kernel
   ServeQuant quant = ServeQuant::Bf16;
-  double utilization = 0.9;
+  double utilization = 0.9;  // serve sets the flag's, else the version's default (VllmProfileRule::default_utilization)
   int64_t max_model_len = 0;  // 0: the model's max_position_embeddings
   double kv_dtype_bytes = 2;
   int64_t max_num_seqs = 0;            // 0: vLLM's default for this GPU

@@ -49,6 +49,8 @@ VllmProfileRule ReadRule(const json& r) {
   rule.non_torch_tp_gib = r.at("non_torch_tp_gib").get<double>();
   rule.hybrid_kv_groups = r.at("hybrid_kv_groups").get<bool>();
   rule.cuda_graphs_in_budget = r.value("cuda_graphs_in_budget", false);
+  rule.default_utilization = r.at("default_gpu_memory_utilization").get<double>();
+  rule.default_utilization_source = r.at("default_gpu_memory_utilization_source").get<std::string>();
   rule.source = r.at("sampler_source").get<std::string>() + "; non-torch: " + r.at("non_torch_source").get<std::string>();
   return rule;
 }

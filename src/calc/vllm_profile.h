@@ -35,6 +35,10 @@ struct VllmProfileRule {
   // it, from the rest of the card (the 0.29.0 log: "CUDA graph memory profiling is enabled (default
   // since v0.21.0)").
   bool cuda_graphs_in_budget = false;
+  // The --gpu-memory-utilization vLLM takes when none is given: 0.9 before 0.21, 0.92 from 0.21
+  // (PR #38284 raised it when it moved the graphs into the budget); the source says what is proven.
+  double default_utilization = 0;
+  std::string default_utilization_source;
   std::string source;                        // where the constants come from, in one line
 };
 

@@ -245,9 +245,11 @@ TEST(ArchitectureFamiliesTest, ServeQuotesTheHybridPoolAsVllmWritesIt) {
   const std::string out = std::regex_replace(run.out, std::regex("\\s+"), " ");  // notes wrap on a terminal
   EXPECT_NE(out.find("pages of one size (the attention block raised"), std::string::npos) << out;
   EXPECT_NE(out.find("Maximum concurrency for 131,072 tokens per request: "), std::string::npos) << out;
-  const size_t at = out.find("\"GPU KV cache size: ");
+  const std::string quote = "\"GPU KV cache size: ";
+  const size_t at = out.find(quote);
   ASSERT_NE(at, std::string::npos) << out;
-  const std::string count = out.substr(at + 21, out.find(" tokens", at) - at - 21);
+  const size_t from = at + quote.size();  // the count's first digit too (a fixed 21 skipped it)
+  const std::string count = out.substr(from, out.find(" tokens", from) - from);
   EXPECT_TRUE(std::regex_match(count, std::regex("[1-9][0-9]{0,2}(,[0-9]{3})+"))) << count;
 }
 

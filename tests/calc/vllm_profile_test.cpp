@@ -2,6 +2,9 @@
 #include "calc/vllm_profile.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
 #include <nlohmann/json.hpp>
 
 #include "calc/model_catalog.h"
@@ -38,7 +41,22 @@ TEST(VllmProfileTest, EachVersionGetsTheRuleOfItsLogs) {
   EXPECT_FALSE(ChooseVllmProfile(*ParseVllmVersion("0.8.5")).checked);
   EXPECT_EQ(ChooseVllmProfile(*ParseVllmVersion("0.8.5")).rule.id, "v1-sorting-sampler");
   EXPECT_FALSE(ChooseVllmProfile(*ParseVllmVersion("0.25.0")).checked);
-  EXPECT_EQ(DefaultVllmVersion().text, "0.19.0");
+}
+
+// Without --vllm-version and an installed vLLM, serve takes the newest version whose logs were
+// checked (someone who has not installed vLLM will install the newest release), and that version's
+// rule counts as checked.
+TEST(VllmProfileTest, TheDefaultVersionIsTheNewestChecked) {
+  VllmVersion newest = CheckedVllmLogs().front().version;
+  for (const CheckedVllmLog& log : CheckedVllmLogs()) newest = std::max(newest, log.version);
+  EXPECT_EQ(DefaultVllmVersion().text, newest.text);
+  EXPECT_EQ(DefaultVllmVersion().text, "0.29.0");
+  EXPECT_TRUE(ChooseVllmProfile(DefaultVllmVersion()).checked);
+  const testing::CliRun run = testing::RunCalc({"serve", "qwen3-4b", "--gpus", "1", "--gpu-mem", "22.03", "--json"}, Lang::En);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json profile = nlohmann::json::parse(run.out).at("serve").at("vllm_profile");
+  EXPECT_EQ(profile.at("vllm_version"), "0.29.0");
+  EXPECT_EQ(profile.at("version_source"), "default");
 }
 
 TEST(VllmProfileTest, HybridManagerPadsTheWindowGroups) {
@@ -125,7 +143,8 @@ TEST(VllmProfileTest, From021TheCudaGraphsComeOutOfTheBudget) {
   EXPECT_TRUE(ChooseVllmProfile(*ParseVllmVersion("0.21.0")).rule.cuda_graphs_in_budget);
   EXPECT_TRUE(ChooseVllmProfile(*ParseVllmVersion("0.29.0")).checked);
   const auto room = [](const std::string& version, bool eager) {
-    std::vector<std::string> args = {"serve", "qwen3-4b", "--gpus", "1", "--gpu-mem", "22.03", "--vllm-version", version, "--json"};
+    // One utilization for both versions (their defaults differ: 0.9 and 0.92), so only the graphs move.
+    std::vector<std::string> args = {"serve", "qwen3-4b", "--gpus", "1", "--gpu-mem", "22.03", "--utilization", "0.9", "--vllm-version", version, "--json"};
     if (eager) args.push_back("--enforce-eager");
     const testing::CliRun run = testing::RunCalc(args, Lang::En);
     EXPECT_EQ(run.exit_code, 0) << run.err;
@@ -143,6 +162,57 @@ TEST(VllmProfileTest, From021TheCudaGraphsComeOutOfTheBudget) {
   EXPECT_NE(text.out.find("captures them while profiling"), std::string::npos) << text.out;
   const testing::CliRun ru = testing::RunCalc({"serve", "qwen3-4b", "--gpus", "1", "--gpu-mem", "22.03", "--vllm-version", "0.19.0"}, Lang::Ru);
   EXPECT_NE(ru.out.find("записываются после KV-кэша"), std::string::npos) << ru.out;
+}
+
+// vLLM's own --gpu-memory-utilization: 0.9 until 0.20, 0.92 from 0.21 (PR #38284, with the CUDA
+// graphs in the budget). Without --utilization serve plans with the version's, says which it took,
+// and the vllm serve line repeats it; a given --utilization wins.
+TEST(VllmProfileTest, TheDefaultUtilizationFollowsTheVersion) {
+  EXPECT_DOUBLE_EQ(ChooseVllmProfile(*ParseVllmVersion("0.10.1.1")).rule.default_utilization, 0.9);
+  EXPECT_DOUBLE_EQ(ChooseVllmProfile(*ParseVllmVersion("0.20.2")).rule.default_utilization, 0.9);
+  EXPECT_DOUBLE_EQ(ChooseVllmProfile(*ParseVllmVersion("0.21.0")).rule.default_utilization, 0.92);
+  EXPECT_DOUBLE_EQ(ChooseVllmProfile(*ParseVllmVersion("0.29.0")).rule.default_utilization, 0.92);
+  for (const VllmProfileRule& rule : VllmProfileRules()) {
+    EXPECT_GT(rule.default_utilization, 0) << rule.id;
+    EXPECT_LE(rule.default_utilization, 1) << rule.id;
+    EXPECT_FALSE(rule.default_utilization_source.empty()) << rule.id;
+  }
+  const auto plan = [](const std::string& version, const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"serve", "qwen3-4b", "--gpus", "1", "--gpu-mem", "22.03", "--vllm-version", version, "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const testing::CliRun run = testing::RunCalc(args, Lang::En);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    return nlohmann::json::parse(run.out);
+  };
+  const nlohmann::json v20 = plan("0.20.0", {});
+  EXPECT_DOUBLE_EQ(v20.at("serve").at("utilization").get<double>(), 0.9);
+  EXPECT_EQ(v20.at("serve").at("utilization_source"), "vllm_default");
+  const nlohmann::json v21 = plan("0.21.0", {});
+  EXPECT_DOUBLE_EQ(v21.at("serve").at("utilization").get<double>(), 0.92);
+  EXPECT_NE(v21.at("serve").at("vllm_command").get<std::string>().find("--gpu-memory-utilization 0.92"), std::string::npos) << v21.dump();
+  const nlohmann::json given = plan("0.29.0", {"--utilization", "0.8"});
+  EXPECT_DOUBLE_EQ(given.at("serve").at("utilization").get<double>(), 0.8);
+  EXPECT_EQ(given.at("serve").at("utilization_source"), "flag");
+  EXPECT_EQ(given.dump().find("default_utilization"), std::string::npos) << "a given --utilization needs no note";
+  // The same card and version hold more KV at vLLM's 0.92 than at a given 0.9.
+  const nlohmann::json at_09 = plan("0.29.0", {"--utilization", "0.9"});
+  const nlohmann::json at_default = plan("0.29.0", {});
+  EXPECT_GT(at_default.at("serve").at("options").at(0).at("kv_tokens").get<int64_t>(), at_09.at("serve").at("options").at(0).at("kv_tokens").get<int64_t>());
+}
+
+TEST(VllmProfileTest, TheNoteNamesTheDefaultUtilizationItTook) {
+  const testing::CliRun en = testing::RunCalc({"serve", "qwen3-4b", "--gpus", "1", "--gpu-mem", "22.03", "--vllm-version", "0.29.0"}, Lang::En);
+  ASSERT_EQ(en.exit_code, 0) << en.err;
+  const std::string en_out = std::regex_replace(en.out, std::regex("\\s+"), " ");  // notes wrap on a terminal
+  EXPECT_NE(en_out.find("no --utilization: 0.92, vLLM 0.29.0's default --gpu-memory-utilization (rule v1-0.21: 0.9 before 0.21, 0.92 from 0.21)"),
+            std::string::npos) << en.out;
+  const testing::CliRun ru = testing::RunCalc({"serve", "qwen3-4b", "--gpus", "1", "--gpu-mem", "22.03", "--vllm-version", "0.19.0"}, Lang::Ru);
+  ASSERT_EQ(ru.exit_code, 0) << ru.err;
+  const std::string ru_out = std::regex_replace(ru.out, std::regex("\\s+"), " ");
+  EXPECT_NE(ru_out.find("--utilization не задан: 0.9, умолчание --gpu-memory-utilization в vLLM 0.19.0 (правило v1-0.18: 0.9 до 0.21, 0.92 с 0.21)"),
+            std::string::npos) << ru.out;
+  const testing::CliRun given = testing::RunCalc({"serve", "qwen3-4b", "--gpus", "1", "--gpu-mem", "22.03", "--utilization", "0.85"}, Lang::En);
+  EXPECT_EQ(given.out.find("no --utilization"), std::string::npos) << given.out;
 }
 
 }  // namespace

@@ -126,6 +126,36 @@ TEST(VllmStartupCasesTest, TheProfilesFileListsEveryCaseWithItsCardAndVersion) {
   for (const auto& [id, log] : listed) ADD_FAILURE() << id << " is in checked_logs but not a case of vllm_startup_cases.json";
 }
 
+// What a case passes as --utilization is the gpu_memory_utilization it records; where the log set
+// none (gpu_memory_utilization_is_vllm_default), that value is the version's own default, so
+// data/vllm_profiles.json must give the same, and serve without --utilization the same tokens.
+TEST(VllmStartupCasesTest, ALogThatLeftTheUtilizationUnsetRanTheVersionsDefault) {
+  const nlohmann::json root = testing::LoadCases("vllm_startup_cases.json");
+  int defaulted = 0;
+  for (const nlohmann::json& c : root.at("cases")) {
+    const std::string id = c.at("id").get<std::string>();
+    std::vector<std::string> args = testing::CaseArgs(c);
+    const auto flag = std::find(args.begin(), args.end(), "--utilization");
+    ASSERT_NE(flag, args.end()) << id << ": give the log's utilization with --utilization";
+    const double utilization = c.at("gpu_memory_utilization").get<double>();
+    EXPECT_DOUBLE_EQ(std::stod(*(flag + 1)), utilization) << id;
+    if (!c.value("gpu_memory_utilization_is_vllm_default", false)) continue;
+    ++defaulted;
+    const VllmProfileChoice profile = ChooseVllmProfile(*ParseVllmVersion(c.at("vllm_version").get<std::string>()));
+    EXPECT_DOUBLE_EQ(profile.rule.default_utilization, utilization) << id << ": rule " << profile.rule.id;
+    const testing::CliRun with_flag = testing::RunCalc(args, Lang::En);
+    args.erase(flag, flag + 2);
+    const testing::CliRun without = testing::RunCalc(args, Lang::En);
+    ASSERT_EQ(without.exit_code, 0) << id << ": " << without.err;
+    const nlohmann::json serve = nlohmann::json::parse(without.out).at("serve");
+    EXPECT_EQ(serve.at("utilization_source"), "vllm_default") << id;
+    EXPECT_DOUBLE_EQ(serve.at("utilization").get<double>(), utilization) << id;
+    const int tp = c.at("tp").get<int>();
+    EXPECT_EQ(serve.at("options").at(tp - 1).at("kv_tokens"), nlohmann::json::parse(with_flag.out).at("serve").at("options").at(tp - 1).at("kv_tokens")) << id;
+  }
+  EXPECT_GE(defaulted, 1);
+}
+
 // The coverage: at least 12 logs, two vLLM versions, and every architecture family.
 TEST(VllmStartupCasesTest, CasesCoverVersionsAndFamilies) {
   const nlohmann::json root = testing::LoadCases("vllm_startup_cases.json");
