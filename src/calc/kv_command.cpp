@@ -195,7 +195,8 @@ Table KvTable(const Architecture& arch, const KvEstimate& e, Lang lang) {
 void PrintKvText(const KvOptions& o, const ModelInput& model, const KvEstimate& e, const CommandContext& context) {
   const KvSettings& s = e.settings;
   PrintLine(ModelLine(model, context.lang()), context);
-  PrintLine(fmt::format("context {} × batch {}, KV {}, tp {}", s.context, s.batch, o.dtype, s.tp), context);
+  PrintLine(T(fmt::format("контекст {} × батч {}, KV {}, tp {}", s.context, s.batch, o.dtype, s.tp),
+              fmt::format("context {} × batch {}, KV {}, tp {}", s.context, s.batch, o.dtype, s.tp)).In(context.lang()), context);
   PrintWorkNotes(e.features, e.assumptions, context);
   PrintLine("", context);
   PrintTable(KvTable(*model.arch, e, context.lang()), context);

@@ -119,7 +119,7 @@ Text LayoutLine(const TrainingPlan& plan) {
                          *plan.shard_gpus, plan.replicas, plan.expert_parallel, plan.expert_parallel));
   }
   return *plan.shard_gpus == 1
-             ? T(fmt::format("Модель помещается на одну карту: {} копий, data parallel.", plan.replicas),
+             ? T(fmt::format("Модель помещается на одну карту; копий (data parallel): {}.", plan.replicas),
                  fmt::format("The model fits on one card: {} data-parallel copies.", plan.replicas))
              : T(fmt::format("Одна копия делится на {} карт (FSDP), копий: {}.", *plan.shard_gpus, plan.replicas),
                  fmt::format("One copy is sharded over {} cards (FSDP), copies: {}.", *plan.shard_gpus, plan.replicas));

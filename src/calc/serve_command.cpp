@@ -87,7 +87,8 @@ Text ResolveGpus(const ServeOptions& o, const CommandContext& context, ServeSett
     if (o.gpu_mem_gib <= 0) {
       s.gpus = o.gpus > 0 ? o.gpus : 1;
       s.gpu_memory_gib = card->memory_gib;
-      return T(fmt::format("{} × {}, {:g} GiB — объём по паспорту; PyTorch видит чуть меньше: точнее с --gpu-mem", s.gpus, card->name, card->memory_gib),
+      return T(fmt::format("{} × {}, {:g} GiB — объём по паспорту; PyTorch видит чуть меньше: точнее с --gpu-mem", s.gpus, card->DisplayName().ru,
+                           card->memory_gib),
                fmt::format("{} × {}, {:g} GiB as sold; PyTorch sees a little less: give --gpu-mem for exact figures", s.gpus, card->name, card->memory_gib));
     }
   }

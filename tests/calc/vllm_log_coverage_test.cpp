@@ -106,5 +106,14 @@ TEST(VllmLogCoverageTest, AnUnknownCardIsRefusedWithTheKnownIds) {
   EXPECT_NE(run.err.find("rtx-4090"), std::string::npos) << run.err;
 }
 
+// The note names the card in the report's language: the course's modified card is «модифицированная»
+// in Russian, as the catalog's name_ru has it.
+TEST(VllmLogCoverageTest, TheNoteNamesTheCardInTheReportsLanguage) {
+  const WorkNote note = CheckedLogsNote("rtx-4080-32gb", k019);
+  EXPECT_NE(note.text.ru.find("RTX 4080 32 GB (модифицированная)"), std::string::npos) << note.text.ru;
+  EXPECT_EQ(note.text.ru.find("(modified)"), std::string::npos) << note.text.ru;
+  EXPECT_NE(note.text.en.find("RTX 4080 32 GB (modified)"), std::string::npos) << note.text.en;
+}
+
 }  // namespace
 }  // namespace labcheck::calc
