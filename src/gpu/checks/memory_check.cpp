@@ -172,8 +172,10 @@ void AddMeasurements(const GpuMemory& m, CheckResult& result) {
     result.Add({fmt::format("gpu{}.memory_kernel_triad_gbps", i),
                 T(fmt::format("GPU{}: память, SM triad", i), fmt::format("GPU{}: memory, SM triad", i)), *m.triad,
                 "GB/s",
-                Text(fmt::format("PTX triad a = b + s·c on float4, {} MiB per array, 2 reads + 1 write, median of {}",
-                                 m.mib, m.sm_triad.value("repeats", 0)))});
+                T(fmt::format("PTX-ядро triad a = b + s·c над float4, {} МиБ на массив, 2 чтения + 1 запись, медиана {} замеров",
+                              m.mib, m.sm_triad.value("repeats", 0)),
+                  fmt::format("PTX triad a = b + s·c on float4, {} MiB per array, 2 reads + 1 write, median of {}",
+                              m.mib, m.sm_triad.value("repeats", 0)))});
     result.measurements.back().spread = TimingSpread(*m.triad, m.sm_triad);
   }
 }
