@@ -21,6 +21,7 @@ struct TrainingOptions {
   std::string precision = "bf16";
   std::string loss = "full";
   std::string attention = "sdpa";
+  std::string moe_kernel = "transformers";
   std::string sharding = "ddp";
   std::string lora_targets = "all-linear";
   std::string lora_experts = "yes";
