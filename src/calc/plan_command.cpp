@@ -63,7 +63,7 @@ PlanEstimate EstimatePlan(const ModelInput& model, const PlanOptions& o, const T
   const CalcConstants& k = CalcConstants::Builtin();
   PlanEstimate e;
   e.settings = s;
-  e.defaults = DefaultsTaken(o.training, s);
+  e.defaults = DefaultsTaken(o.training, s, model.arch && model.arch->moe.enabled());
   e.machine = std::move(machine);
   e.throughput = ResolveThroughput(std::nullopt, report, e.machine.reference_gpu, k);
   e.bandwidth = ResolveAllreduceBandwidth(report, k);

@@ -160,7 +160,7 @@ Result<TrainingSettings> ToTrainingSettings(const TrainingOptions& o, Lang lang)
   return s;
 }
 
-std::vector<DefaultTaken> DefaultsTaken(const TrainingOptions& o, const TrainingSettings& s) {
+std::vector<DefaultTaken> DefaultsTaken(const TrainingOptions& o, const TrainingSettings& s, bool routed_experts) {
   std::vector<DefaultTaken> out;
   // The report prints knob and value only; whose default each is goes to --json and the docs.
   auto take = [&](const std::string& knob, const std::string& value, const std::string& follows) {
@@ -180,6 +180,7 @@ std::vector<DefaultTaken> DefaultsTaken(const TrainingOptions& o, const Training
   take("packing", "off", "TRL SFTConfig packing=False (rows padded to --seq: the same memory)");
   take("offload", "none", "HF Trainer / accelerate without a DeepSpeed or FSDP offload config");
   if (s.method == Method::Full) take("precision", o.precision, "the lesson's arithmetic: weights, gradients and states in BF16");
+  if (s.method == Method::Full && routed_experts) take("moe_kernel", o.moe_kernel, "transformers from_pretrained(use_kernels=False): the model's own expert code");
   if (s.gpus > 1) {
     take("sharding", o.sharding, "torchrun / accelerate launch without an FSDP or DeepSpeed config: DistributedDataParallel");
   }

@@ -56,8 +56,9 @@ struct DefaultTaken {
   std::string value;  // "full"
   std::string follows;  // whose default it is, in English (JSON stays language-independent)
 };
-// The knobs left at their default that matter for these settings (LoRA knobs only for LoRA, ...).
-std::vector<DefaultTaken> DefaultsTaken(const TrainingOptions& options, const TrainingSettings& settings);
+// The knobs left at their default that matter for these settings (LoRA knobs only for LoRA, the
+// MoE kernel only for full fine-tuning of a model with routed experts, ...).
+std::vector<DefaultTaken> DefaultsTaken(const TrainingOptions& options, const TrainingSettings& settings, bool routed_experts = false);
 
 nlohmann::json TrainingSettingsJson(const TrainingSettings& settings);
 nlohmann::json DefaultsJson(const std::vector<DefaultTaken>& defaults);

@@ -135,7 +135,7 @@ VramEstimate EstimateVram(const ModelInput& model, const VramOptions& o, const T
   const CalcConstants& k = CalcConstants::Builtin();
   VramEstimate e;
   e.settings = s;
-  e.defaults = DefaultsTaken(o.training, s);
+  e.defaults = DefaultsTaken(o.training, s, model.arch && model.arch->moe.enabled());
   e.memory = EstimateTrainingMemory(model, s, k);
   e.range = BareSizeRange(model, s, ModelCatalog::Builtin(), k);
   // The lesson's rule is for one card; compare it with the one-card estimate.

@@ -180,6 +180,17 @@ TEST(MoeActivationsTest, MegaBlocksNeedsFullFineTuningAndExperts) {
   const testing::CliRun json = testing::RunCalc({"vram", gpt_oss, "--moe-kernel", "megablocks", "--json"}, Lang::En);
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_EQ(nlohmann::json::parse(json.out)["settings"]["moe_kernel"], "megablocks");
+  // Left out, the default is listed as taken where it matters: full fine-tuning of an MoE model.
+  auto lists_moe_kernel = [](const testing::CliRun& run) {
+    const nlohmann::json out = nlohmann::json::parse(run.out);
+    for (const auto& d : out["defaults_taken"]) {
+      if (d["knob"] == "moe_kernel") return d["value"] == "transformers";
+    }
+    return false;
+  };
+  EXPECT_TRUE(lists_moe_kernel(testing::RunCalc({"vram", gpt_oss, "--json"}, Lang::En)));
+  EXPECT_FALSE(lists_moe_kernel(testing::RunCalc({"vram", gpt_oss, "--method", "lora", "--json"}, Lang::En)));
+  EXPECT_FALSE(lists_moe_kernel(testing::RunCalc({"vram", "qwen3-8b", "--json"}, Lang::En)));
 }
 
 TEST(ExpertParallelTrainingTest, RoutedExpertsShrinkByExactlyN) {
