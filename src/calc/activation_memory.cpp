@@ -69,6 +69,17 @@ double LatentAttentionActivationBytes(const Architecture& arch, const TrainingSe
   return attention;
 }
 
+// What kernels-community/megablocks' MegaBlocksMoeMLP keeps per routed row, in elements (layers.py,
+// read at 885c7a29, 2025-10-13, the oldest build stored; the hub build that runs of 2025-08 pulled
+// is not stored). forward_once sorts the k x tokens routed rows by expert and binned_gather copies
+// them into [experts, capacity, hidden] bins, capacity int(1.0 x k x tokens / experts) (rows beyond
+// it are dropped: never more than k x tokens rows); mlp_forward runs torch.bmm over every expert's
+// bin, not a dense pass of every token through every expert. Saved for backward: the gathered input
+// (w1's gradient), gate_up (the two clamps read strided views of it), the clamped gate, its sigmoid,
+// the GLU, up + 1 and their product (w2's input); binned_scatter keeps the experts' output too
+// (ops/binned_scatter.py: "TODO(tgale): Don't save 'x' for backwards if we don't need to").
+double MegaBlocksRowElements(double h, double w) { return 2 * h + 7 * w; }
+
 // What a layer's adapters read and add (LoRA): the in-features of adapted layers (FP32 copies with
 // FP32 adapters) and how many adapted layers there are (rank-wide outputs).
 struct LoraShapes {
@@ -100,7 +111,11 @@ double MlpActivationBytes(const Architecture& arch, const TrainingSettings& s, c
     const bool experts_trained = s.method == Method::Full || s.lora_experts;
     double mlp = kBf16 * h;                 // router input
     mlp += 2 * kFp32 * e;                   // router logits and softmax, FP32
-    mlp += k * ((experts_trained && mlp_input ? kBf16 * h : 0) + kBf16 * mlp_widths(experts_trained && a.down) * w);
+    if (s.moe_kernel == MoeKernel::MegaBlocks) {
+      mlp += k * kBf16 * MegaBlocksRowElements(h, w);  // full fine-tuning only (training_options.cpp)
+    } else {
+      mlp += k * ((experts_trained && mlp_input ? kBf16 * h : 0) + kBf16 * mlp_widths(experts_trained && a.down) * w);
+    }
     if (adapters && experts_trained) add_mlp_lora(w, k);
     // The shared expert (DeepSeekV3MoE.shared_experts, Qwen2MoeSparseMoeBlock.shared_expert) runs on
     // every token and reads the router's input, already counted; it keeps a gated MLP's tensors at
@@ -152,10 +167,15 @@ int64_t TypicalLayer(const Architecture& arch) {
 // MLP's product gradient (from down_proj) is still alive when those of the gate and up outputs are
 // made (eager MulBackward, and compiled alike: one fused kernel reads the first and writes the other
 // two), x k experts for MoE; a state mixer's own (state_layer_activations.h). The mixer and the MLP
-// run their backward one after the other, so the larger counts.
-double LayerGradientBytes(const Architecture& arch, int64_t layer) {
+// run their backward one after the other, so the larger counts. MegaBlocks' gate_up gets its
+// gradient from two strided slices: each SliceBackward makes a zero tensor of gate_up's full width
+// (2w) and the engine adds the second into the first, 4w per routed row at once.
+double LayerGradientBytes(const Architecture& arch, const TrainingSettings& s, int64_t layer) {
   double widest = 0;
-  if (arch.HasMlp(layer)) {
+  if (arch.HasMlp(layer) && arch.IsMoeLayer(layer) && s.moe_kernel == MoeKernel::MegaBlocks) {
+    const double routed = static_cast<double>(arch.moe.experts_per_token * arch.moe.expert_intermediate);
+    widest = kBf16 * (4 * routed + 3 * static_cast<double>(arch.moe.shared_expert_intermediate));
+  } else if (arch.HasMlp(layer)) {
     const double width = arch.IsMoeLayer(layer)
                              ? static_cast<double>(arch.moe.experts_per_token * arch.moe.expert_intermediate +
                                                    arch.moe.shared_expert_intermediate)
@@ -218,7 +238,7 @@ double LayerBackwardBytes(const Architecture& arch, const TrainingSettings& s) {
   double widest = 0;
   for (int64_t i = 0; i < arch.layers; ++i) {
     const double recomputed = s.checkpointing ? LayerActivationsPerToken(arch, s, i).total() : 0;
-    widest = std::max(widest, recomputed + LayerGradientBytes(arch, i));
+    widest = std::max(widest, recomputed + LayerGradientBytes(arch, s, i));
   }
   return widest * static_cast<double>(s.batch * s.seq);
 }

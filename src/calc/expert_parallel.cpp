@@ -22,6 +22,12 @@ std::optional<Text> ExpertParallelModelError(const ModelInput& model, const Trai
   return std::nullopt;
 }
 
+std::optional<Text> MoeKernelModelError(const ModelInput& model, const TrainingSettings& s) {
+  if (s.moe_kernel == MoeKernel::Transformers || (model.arch && model.arch->moe.enabled())) return std::nullopt;
+  return T("--moe-kernel megablocks: у модели нет маршрутизируемых экспертов (плотная модель или только размер); уберите флаг или возьмите MoE-модель",
+           "--moe-kernel megablocks: the model has no routed experts (a dense model or a bare size); drop the flag or pick an MoE model");
+}
+
 std::optional<Text> ExpertParallelLayoutError(const TrainingSettings& s, bool gpus_given) {
   const int ep = s.expert_parallel;
   if (ep <= 1) return std::nullopt;

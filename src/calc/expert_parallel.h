@@ -21,6 +21,9 @@ namespace labcheck::calc {
 // The model's side of --expert-parallel: a model without routed experts, or an expert count N does
 // not divide (each GPU holds whole experts), is an error that says what to do. nullopt: fine.
 std::optional<Text> ExpertParallelModelError(const ModelInput& model, const TrainingSettings& settings);
+// --moe-kernel megablocks on a model without routed experts: nothing would use it, an error that
+// says so (it sits here beside --expert-parallel's, the other flag that needs routed experts).
+std::optional<Text> MoeKernelModelError(const ModelInput& model, const TrainingSettings& settings);
 // The cards' side: N must divide --gpus (and a hybrid group), and DeepSpeed refuses MoE under ZeRO-3.
 // `gpus_given`: vram takes --gpus; plan picks the cards itself (training_plan.cpp). nullopt: fine.
 std::optional<Text> ExpertParallelLayoutError(const TrainingSettings& settings, bool gpus_given);

@@ -63,7 +63,7 @@ PlanEstimate EstimatePlan(const ModelInput& model, const PlanOptions& o, const T
   const CalcConstants& k = CalcConstants::Builtin();
   PlanEstimate e;
   e.settings = s;
-  e.defaults = DefaultsTaken(o.training, s);
+  e.defaults = DefaultsTaken(o.training, s, model.arch && model.arch->moe.enabled());
   e.machine = std::move(machine);
   e.throughput = ResolveThroughput(std::nullopt, report, e.machine.reference_gpu, k);
   e.bandwidth = ResolveAllreduceBandwidth(report, k);
@@ -187,6 +187,7 @@ void Run(const PlanOptions& o, const CommandContext& context) {
   const auto settings = SettingsOrFail(o.training, context);
   if (!settings) return;
   if (const auto error = ExpertParallelModelError(*model, *settings)) return context.Fail(error->In(context.lang()));
+  if (const auto error = MoeKernelModelError(*model, *settings)) return context.Fail(error->In(context.lang()));
   std::vector<LiveGpu> live = LiveGpus(context);
   const auto report_read = ReadMachineReport(context.env->last_report_path);
   const MachineReport* report = report_read.ok() ? &report_read.value() : nullptr;

@@ -55,6 +55,10 @@ void AddTrainingOptions(CLI::App* sub, TrainingOptions& o, bool with_batch_and_g
                           ->check(CLI::IsMember({"full", "chunked", "fused"})));
   Remember(o, "attention", sub->add_option("--attention", o.attention, T("sdpa | flash | eager (хранит матрицу оценок S x S)", "sdpa | flash | eager (materialises S x S scores)").In(lang))
                                ->check(CLI::IsMember({"sdpa", "flash", "eager"})));
+  Remember(o, "moe_kernel", sub->add_option("--moe-kernel", o.moe_kernel,
+                                            T("MoE, полное обучение: transformers (свой путь модели) | megablocks (MegaBlocksMoeMLP из kernels-community, use_kernels=True для gpt-oss)",
+                                              "MoE, full fine-tuning: transformers (the model's own path) | megablocks (kernels-community's MegaBlocksMoeMLP, use_kernels=True for gpt-oss)").In(lang))
+                                ->check(CLI::IsMember({"transformers", "megablocks"})));
   Remember(o, "packing", sub->add_flag("--packing", o.packing, T("упаковка: несколько документов в строке (каждая строка заполнена)", "rows packed with several documents (every row full)").In(lang)));
   Remember(o, "compile", sub->add_flag("--compile", o.compile, T("torch.compile: поэлементные операции пересчитываются в обратном проходе, а не хранятся", "torch.compile: pointwise ops recomputed in backward, not saved").In(lang)));
   Remember(o, "keep_logits", sub->add_flag("--keep-logits", o.keep_logits,
@@ -93,6 +97,7 @@ Result<TrainingSettings> ToTrainingSettings(const TrainingOptions& o, Lang lang)
   s.precision = *ParsePrecision(o.precision);
   s.loss = *ParseLoss(o.loss);
   s.attention = *ParseAttention(o.attention);
+  s.moe_kernel = *ParseMoeKernel(o.moe_kernel);
   s.sharding = *ParseSharding(o.sharding);
   const auto targets = ParseLoraTargets(o.lora_targets);
   if (!targets) {
@@ -123,6 +128,11 @@ Result<TrainingSettings> ToTrainingSettings(const TrainingOptions& o, Lang lang)
     return Status::Error(T("--keep-logits — это FP32-логиты, которые transformers возвращает в выходе модели; с --loss chunked или fused их нет: уберите --keep-logits",
                            "--keep-logits is the FP32 logits transformers returns in the model output; with --loss chunked or fused there are none: drop --keep-logits").In(lang));
   }
+  if (s.moe_kernel == MoeKernel::MegaBlocks && s.method != Method::Full) {
+    // What it saves was read for trained experts (activation_memory.cpp); PEFT does not wrap its 3-D expert weights.
+    return Status::Error(T("--moe-kernel megablocks разобран только для полного обучения (эксперты обучаются): уберите его или задайте --method full",
+                           "--moe-kernel megablocks was read for full fine-tuning only (the experts trained): drop it or use --method full").In(lang));
+  }
   auto offload = ParseOffload(o.offload);
   if (!offload.ok()) {
     return Status::Error(T(fmt::format("--offload «{}»: ожидается none или список из params, optimizer, activations через запятую", o.offload),
@@ -150,7 +160,7 @@ Result<TrainingSettings> ToTrainingSettings(const TrainingOptions& o, Lang lang)
   return s;
 }
 
-std::vector<DefaultTaken> DefaultsTaken(const TrainingOptions& o, const TrainingSettings& s) {
+std::vector<DefaultTaken> DefaultsTaken(const TrainingOptions& o, const TrainingSettings& s, bool routed_experts) {
   std::vector<DefaultTaken> out;
   // The report prints knob and value only; whose default each is goes to --json and the docs.
   auto take = [&](const std::string& knob, const std::string& value, const std::string& follows) {
@@ -170,6 +180,7 @@ std::vector<DefaultTaken> DefaultsTaken(const TrainingOptions& o, const Training
   take("packing", "off", "TRL SFTConfig packing=False (rows padded to --seq: the same memory)");
   take("offload", "none", "HF Trainer / accelerate without a DeepSpeed or FSDP offload config");
   if (s.method == Method::Full) take("precision", o.precision, "the lesson's arithmetic: weights, gradients and states in BF16");
+  if (s.method == Method::Full && routed_experts) take("moe_kernel", o.moe_kernel, "transformers from_pretrained(use_kernels=False): the model's own expert code");
   if (s.gpus > 1) {
     take("sharding", o.sharding, "torchrun / accelerate launch without an FSDP or DeepSpeed config: DistributedDataParallel");
   }
@@ -203,6 +214,7 @@ nlohmann::json TrainingSettingsJson(const TrainingSettings& s) {
           {"checkpointing", s.checkpointing},
           {"loss", LossName(s.loss)},
           {"attention", AttentionName(s.attention)},
+          {"moe_kernel", MoeKernelName(s.moe_kernel)},
           {"packing", s.packing},
           {"compile", s.compile},
           {"keep_logits", s.keep_logits},
@@ -241,6 +253,7 @@ std::string SettingsLine(const TrainingSettings& s) {
   if (s.optimizer_in_backward) line += " in backward";
   if (s.method == Method::Full) line += fmt::format(", {}", PrecisionName(s.precision));
   line += fmt::format(", seq {} × batch {}, loss {}, {}", s.seq, s.batch, LossName(s.loss), AttentionName(s.attention));
+  if (s.moe_kernel != MoeKernel::Transformers) line += fmt::format(", MoE kernel {}", MoeKernelName(s.moe_kernel));
   if (s.checkpointing) line += ", gradient checkpointing";
   if (s.compile) line += ", torch.compile";
   if (s.keep_logits) line += ", logits kept through backward";

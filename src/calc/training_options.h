@@ -21,6 +21,7 @@ struct TrainingOptions {
   std::string precision = "bf16";
   std::string loss = "full";
   std::string attention = "sdpa";
+  std::string moe_kernel = "transformers";
   std::string sharding = "ddp";
   std::string lora_targets = "all-linear";
   std::string lora_experts = "yes";
@@ -55,8 +56,9 @@ struct DefaultTaken {
   std::string value;  // "full"
   std::string follows;  // whose default it is, in English (JSON stays language-independent)
 };
-// The knobs left at their default that matter for these settings (LoRA knobs only for LoRA, ...).
-std::vector<DefaultTaken> DefaultsTaken(const TrainingOptions& options, const TrainingSettings& settings);
+// The knobs left at their default that matter for these settings (LoRA knobs only for LoRA, the
+// MoE kernel only for full fine-tuning of a model with routed experts, ...).
+std::vector<DefaultTaken> DefaultsTaken(const TrainingOptions& options, const TrainingSettings& settings, bool routed_experts = false);
 
 nlohmann::json TrainingSettingsJson(const TrainingSettings& settings);
 nlohmann::json DefaultsJson(const std::vector<DefaultTaken>& defaults);

@@ -34,6 +34,7 @@ constexpr std::array<std::pair<Optimizer, const char*>, 6> kOptimizers{{{Optimiz
 constexpr std::array<std::pair<Precision, const char*>, 2> kPrecisions{{{Precision::Bf16, "bf16"}, {Precision::Mixed, "mixed"}}};
 constexpr std::array<std::pair<LossKind, const char*>, 3> kLosses{{{LossKind::Full, "full"}, {LossKind::Chunked, "chunked"}, {LossKind::Fused, "fused"}}};
 constexpr std::array<std::pair<Attention, const char*>, 3> kAttention{{{Attention::Sdpa, "sdpa"}, {Attention::Flash, "flash"}, {Attention::Eager, "eager"}}};
+constexpr std::array<std::pair<MoeKernel, const char*>, 2> kMoeKernel{{{MoeKernel::Transformers, "transformers"}, {MoeKernel::MegaBlocks, "megablocks"}}};
 constexpr std::array<std::pair<Sharding, const char*>, 6> kSharding{{{Sharding::Ddp, "ddp"},
                                                                     {Sharding::Zero1, "zero1"},
                                                                     {Sharding::Zero2, "zero2"},
@@ -79,6 +80,7 @@ std::optional<Precision> ParsePrecision(const std::string& text) { return Parse(
 std::optional<LossKind> ParseLoss(const std::string& text) { return Parse(kLosses, text); }
 std::optional<Attention> ParseAttention(const std::string& text) { return Parse(kAttention, text); }
 std::optional<Sharding> ParseSharding(const std::string& text) { return Parse(kSharding, text); }
+std::optional<MoeKernel> ParseMoeKernel(const std::string& text) { return Parse(kMoeKernel, text); }
 std::optional<LoraTargets> ParseLoraTargets(const std::string& text) {
   if (text == "all-linear" || text == "all") return LoraTargets::AllLinear();
   if (text == "attention") return LoraTargets::Attention();
@@ -109,6 +111,7 @@ const char* PrecisionName(Precision precision) { return Name(kPrecisions, precis
 const char* LossName(LossKind loss) { return Name(kLosses, loss); }
 const char* AttentionName(Attention attention) { return Name(kAttention, attention); }
 const char* ShardingName(Sharding sharding) { return Name(kSharding, sharding); }
+const char* MoeKernelName(MoeKernel kernel) { return Name(kMoeKernel, kernel); }
 std::string LoraTargetsName(const LoraTargets& t) {
   if (t == LoraTargets::AllLinear()) return "all-linear";
   if (t == LoraTargets::Attention()) return "attention";

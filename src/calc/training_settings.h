@@ -32,6 +32,11 @@ enum class Attention { Sdpa, Flash, Eager };
 // DeepSpeed ZeRO-3's gathering (per module, a live-parameter budget and fixed buckets); hybrid:
 // fsdp within a group of shard_size GPUs, replicated across groups.
 enum class Sharding { Ddp, Zero1, Zero2, Fsdp, Zero3, Hybrid };
+// How an MoE layer's routed experts run in training, which decides what they save for backward.
+// transformers: the model's own per-expert path, k routed copies of a (gated) MLP's tensors per
+// token. megablocks: kernels-community/megablocks' MegaBlocksMoeMLP, which transformers swaps in
+// for gpt-oss's GptOssMLP with use_kernels=True (activation_memory.cpp says what it keeps).
+enum class MoeKernel { Transformers, MegaBlocks };
 // Which linear layers get adapters: all-linear = q, k, v, o, gate, up, down; attention = q, k, v, o;
 // qv = q and v; or any comma list of q, k, v, o, gate, up, down.
 struct LoraTargets {
@@ -60,6 +65,7 @@ struct TrainingSettings {
   Precision precision = Precision::Bf16;
   LossKind loss = LossKind::Full;
   Attention attention = Attention::Sdpa;
+  MoeKernel moe_kernel = MoeKernel::Transformers;
   bool packing = false;   // rows packed with several documents (position_ids / block mask)
   bool compile = false;   // torch.compile of the model: pointwise ops fused, recomputed in backward
   // The training loop holds the model's output until backward is done (`output = model(...);
@@ -117,6 +123,7 @@ std::optional<Precision> ParsePrecision(const std::string& text);
 std::optional<LossKind> ParseLoss(const std::string& text);
 std::optional<Attention> ParseAttention(const std::string& text);
 std::optional<Sharding> ParseSharding(const std::string& text);
+std::optional<MoeKernel> ParseMoeKernel(const std::string& text);
 std::optional<LoraTargets> ParseLoraTargets(const std::string& text);
 const char* MethodName(Method method);
 const char* OptimizerName(Optimizer optimizer);
@@ -124,6 +131,7 @@ const char* PrecisionName(Precision precision);
 const char* LossName(LossKind loss);
 const char* AttentionName(Attention attention);
 const char* ShardingName(Sharding sharding);
+const char* MoeKernelName(MoeKernel kernel);
 std::string LoraTargetsName(const LoraTargets& targets);
 bool IsPaged(Optimizer optimizer);
 

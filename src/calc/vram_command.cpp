@@ -87,9 +87,13 @@ std::vector<WorkNote> VramAssumptions(const ModelInput& model, const TrainingSet
     notes.push_back({"chunked_activations", T("активации чанкового внимания (Llama 4) — как у полного: SDPA и flash хранят q, k, v, выход и log-sum-exp, от маски это не зависит; eager хранит матрицу оценок seq × seq на голову, хотя внутри чанка лишь её часть",
                                               "chunked attention's activations (Llama 4) as full attention's: SDPA and flash save q, k, v, the output and the log-sum-exp whatever the mask; eager saves the seq × seq scores per head, though only a chunk's part of them is used")});
   }
+  const bool megablocks = s.moe_kernel == MoeKernel::MegaBlocks;
   if (a.moe.enabled()) {
-    const Text activations = T("активации слоя с экспертами — experts_per_token копий эксперта на токен, роутер и общие эксперты на каждом токене; плотные слои (first_k_dense_replace, mlp_only_layers) — как MLP своей ширины",
-                               "activations of an expert layer: experts_per_token copies of an expert per token, the router and the shared experts on every token; dense layers (first_k_dense_replace, mlp_only_layers) as an MLP of their own width");
+    const Text copies = megablocks ? T("experts_per_token строк на токен в корзинах MegaBlocks (вход, gate_up, GLU и выход эксперта)",
+                                       "experts_per_token rows per token in MegaBlocks' bins (input, gate_up, the GLU's tensors and the expert's output)")
+                                   : T("experts_per_token копий эксперта на токен", "experts_per_token copies of an expert per token");
+    const Text activations = T("активации слоя с экспертами — " + copies.ru + ", роутер и общие эксперты на каждом токене; плотные слои (first_k_dense_replace, mlp_only_layers) — как MLP своей ширины",
+                               "activations of an expert layer: " + copies.en + ", the router and the shared experts on every token; dense layers (first_k_dense_replace, mlp_only_layers) as an MLP of their own width");
     notes.push_back({"moe_activations", s.expert_parallel > 1 ? activations
                                                               : T("веса, градиенты и состояния — всех экспертов; " + activations.ru,
                                                                   "weights, gradients and states of every expert; " + activations.en)});
@@ -131,7 +135,7 @@ VramEstimate EstimateVram(const ModelInput& model, const VramOptions& o, const T
   const CalcConstants& k = CalcConstants::Builtin();
   VramEstimate e;
   e.settings = s;
-  e.defaults = DefaultsTaken(o.training, s);
+  e.defaults = DefaultsTaken(o.training, s, model.arch && model.arch->moe.enabled());
   e.memory = EstimateTrainingMemory(model, s, k);
   e.range = BareSizeRange(model, s, ModelCatalog::Builtin(), k);
   // The lesson's rule is for one card; compare it with the one-card estimate.
@@ -336,6 +340,7 @@ void Run(const VramOptions& o, const CommandContext& context) {
   const auto settings = SettingsOrFail(o.training, context);
   if (!settings) return;
   if (const auto error = ExpertParallelModelError(*model, *settings)) return context.Fail(error->In(context.lang()));
+  if (const auto error = MoeKernelModelError(*model, *settings)) return context.Fail(error->In(context.lang()));
   const VramEstimate estimate = EstimateVram(*model, o, *settings);
   // Only offloaded runs read the report: for their host RAM (host_ram_check.h).
   const auto report_read = estimate.memory.cpu_bytes > 0 ? ReadMachineReport(context.env->last_report_path) : Result<MachineReport>(Status::Error(""));

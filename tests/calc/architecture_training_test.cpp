@@ -150,6 +150,49 @@ TEST(MoeActivationsTest, DenseFirstLayersAndSharedExpertsAreCountedAtTheirWidths
   EXPECT_DOUBLE_EQ(LayerActivationsPerToken(arch, s, 26).mlp, routed + shared);
 }
 
+// gpt-oss-20b (hidden 2880, 4 of 32 experts of 2880) with --moe-kernel megablocks: per routed row
+// MegaBlocksMoeMLP keeps the gathered input, gate_up (2w), gate, sigmoid, GLU, up + 1, product and the
+// expert's output (2h + 7w elements, BF16) where transformers' path counts input, gate, act, up and
+// product (h + 4w); in backward gate_up's gradient is two full-width slice gradients (4w, not 3w).
+TEST(MoeActivationsTest, MegaBlocksKeepsItsBinnedRowsAndGateUp) {
+  const Architecture arch = LoadPublishedConfig("gpt-oss-20b");
+  TrainingSettings s = StateLayerSettings(Method::Full, true);
+  s.seq = 4096;
+  const double h = 2880, w = 2880, k = 4, tokens = 4096;
+  const TrainingSettings loop = s;
+  s.moe_kernel = MoeKernel::MegaBlocks;
+  const double router = 2 * h + 2 * 4 * 32;
+  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(arch, loop, 0).mlp, router + k * 2 * (h + 4 * w));
+  EXPECT_DOUBLE_EQ(LayerActivationsPerToken(arch, s, 0).mlp, router + k * 2 * (2 * h + 7 * w));
+  const double saved = k * 2 * (h + 3 * w), gradient = k * 2 * w;
+  EXPECT_DOUBLE_EQ(LayerBackwardBytes(arch, s) - LayerBackwardBytes(arch, loop), (saved + gradient) * tokens);
+  EXPECT_DOUBLE_EQ(SavedActivationBytes(arch, s), SavedActivationBytes(arch, loop));  // checkpointing: layer inputs only
+}
+
+TEST(MoeActivationsTest, MegaBlocksNeedsFullFineTuningAndExperts) {
+  const std::string gpt_oss = PublishedConfigDir() + "gpt-oss-20b";
+  const testing::CliRun lora = testing::RunCalc({"vram", gpt_oss, "--method", "lora", "--moe-kernel", "megablocks"}, Lang::En);
+  EXPECT_EQ(lora.exit_code, 2);
+  EXPECT_NE(lora.err.find("full fine-tuning only"), std::string::npos) << lora.err;
+  const testing::CliRun dense = testing::RunCalc({"vram", "qwen3-8b", "--moe-kernel", "megablocks"}, Lang::En);
+  EXPECT_EQ(dense.exit_code, 2);
+  EXPECT_NE(dense.err.find("no routed experts"), std::string::npos) << dense.err;
+  const testing::CliRun json = testing::RunCalc({"vram", gpt_oss, "--moe-kernel", "megablocks", "--json"}, Lang::En);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["settings"]["moe_kernel"], "megablocks");
+  // Left out, the default is listed as taken where it matters: full fine-tuning of an MoE model.
+  auto lists_moe_kernel = [](const testing::CliRun& run) {
+    const nlohmann::json out = nlohmann::json::parse(run.out);
+    for (const auto& d : out["defaults_taken"]) {
+      if (d["knob"] == "moe_kernel") return d["value"] == "transformers";
+    }
+    return false;
+  };
+  EXPECT_TRUE(lists_moe_kernel(testing::RunCalc({"vram", gpt_oss, "--json"}, Lang::En)));
+  EXPECT_FALSE(lists_moe_kernel(testing::RunCalc({"vram", gpt_oss, "--method", "lora", "--json"}, Lang::En)));
+  EXPECT_FALSE(lists_moe_kernel(testing::RunCalc({"vram", "qwen3-8b", "--json"}, Lang::En)));
+}
+
 TEST(ExpertParallelTrainingTest, RoutedExpertsShrinkByExactlyN) {
   const ModelInput mixtral = PublishedModelInput("mixtral-8x7b");
   const double routed = static_cast<double>(mixtral.counts()->routed_experts);
