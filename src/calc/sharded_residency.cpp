@@ -119,8 +119,9 @@ std::vector<MemoryComponent> OffloadCopyCache(const Units& u, const TrainingSett
 }
 
 // FSDP2 (fully_shard) with CPUOffloadPolicy gathers and reduces on streams of its own
-// (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py, read at pytorch/pytorch 010ae4a8; the
-// stream layout is the one of torch 2.7/2.8's FSDPCommContext):
+// (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py and _fsdp_param_group.py, read at
+// pytorch/pytorch 010ae4a8; older copies of the file allocate the all-gather output in the same
+// place, and an older foreach_reduce also its input on the reduce-scatter stream, not counted):
 //   - foreach_all_gather runs under all_gather_copy_in_stream: FSDPParam.all_gather_inputs copies
 //     each offloaded shard to the GPU (`sharded_param_data.to(self.device, non_blocking=True)`) and
 //     the unit's all_gather_output (the whole unit) is allocated there too; the copy-out into the
