@@ -189,13 +189,21 @@ TEST(TrainingMemoryTest, ShardingDividesStatesButNotActivations) {
 
 // Llama 3.1 70B: a decoder layer is 150,994,944 attention + 704,643,072 MLP = 855,638,016
 // parameters; lm_head and the embedding 128,256 x 8192 = 1,050,673,152 each.
-TEST(TrainingMemoryTest, FsdpKeepsTheRootUnitAndGathersLayerByLayer) {
-  const ModelInput model = Catalog("llama-3.1-70b");
-  const double layer = 855'638'016.0, head = 1'050'673'152.0;
+constexpr double kLlama70bLayer = 855'638'016.0, kLlama70bHead = 1'050'673'152.0;
+
+// Full fine-tuning under FSDP over 8 GPUs with the parameters offloaded to CPU RAM.
+TrainingSettings FsdpOffloadedOver8() {
   TrainingSettings s;
   s.gpus = 8;
   s.sharding = Sharding::Fsdp;
   s.offload.params = true;
+  return s;
+}
+
+TEST(TrainingMemoryTest, FsdpKeepsTheRootUnitAndGathersLayerByLayer) {
+  const ModelInput model = Catalog("llama-3.1-70b");
+  const double layer = kLlama70bLayer, head = kLlama70bHead;
+  TrainingSettings s = FsdpOffloadedOver8();
   const TrainingMemory root = EstimateTrainingMemory(model, s, CalcConstants::Builtin());
   // Root unit: embeddings + lm_head in BF16, and lm_head's gradient until the end of backward.
   EXPECT_DOUBLE_EQ(Bytes(root, "fsdp_root"), 2 * (2 * head) + 2 * head);
@@ -221,11 +229,8 @@ TEST(TrainingMemoryTest, FsdpKeepsTheRootUnitAndGathersLayerByLayer) {
 // total per GPU and not in the allocator's peak; nothing without offload or under ZeRO-3.
 TEST(TrainingMemoryTest, OffloadKeepsTheLargestShardCopyReserved) {
   const ModelInput model = Catalog("llama-3.1-70b");
-  const double head = 1'050'673'152.0;
-  TrainingSettings s;
-  s.gpus = 8;
-  s.sharding = Sharding::Fsdp;
-  s.offload.params = true;
+  const double head = kLlama70bHead;
+  TrainingSettings s = FsdpOffloadedOver8();
   const CalcConstants k = CalcConstants::Builtin();
   const TrainingMemory m = EstimateTrainingMemory(model, s, k);
   EXPECT_DOUBLE_EQ(Bytes(m, "offload_copy_cache"), 2 * (2 * head) / 8);
@@ -250,11 +255,8 @@ TEST(TrainingMemoryTest, OffloadKeepsTheLargestShardCopyReserved) {
 // (2h/8 - 2l/8): 2.5h - 0.25l. The allocated peak is FSDP1's; nothing without offload.
 TEST(TrainingMemoryTest, Fsdp2KeepsItsStreamPoolsReserved) {
   const ModelInput model = Catalog("llama-3.1-70b");
-  const double layer = 855'638'016.0, head = 1'050'673'152.0;
-  TrainingSettings s;
-  s.gpus = 8;
-  s.sharding = Sharding::Fsdp;
-  s.offload.params = true;
+  const double layer = kLlama70bLayer, head = kLlama70bHead;
+  TrainingSettings s = FsdpOffloadedOver8();
   const CalcConstants k = CalcConstants::Builtin();
   const TrainingMemory fsdp1 = EstimateTrainingMemory(model, s, k);
   s.fsdp_version = 2;
