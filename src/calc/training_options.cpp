@@ -71,7 +71,7 @@ void AddTrainingOptions(CLI::App* sub, TrainingOptions& o, bool with_batch_and_g
                                                        T("FSDP: yes (FULL_SHARD) | no (SHARD_GRAD_OP: слои собраны от forward до backward)", "FSDP: yes (FULL_SHARD) | no (SHARD_GRAD_OP: layers stay gathered from forward to backward)").In(lang))
                                            ->check(CLI::IsMember({"yes", "no"})));
   Remember(o, "fsdp_version", sub->add_option("--fsdp-version", o.fsdp_version,
-                                              T("FSDP: 1 (FullyShardedDataParallel) | 2 (fully_shard: torchtune, accelerate fsdp_version: 2)",
+                                              T("FSDP: движок 1 (FullyShardedDataParallel) | 2 (fully_shard: torchtune, accelerate fsdp_version: 2)",
                                                 "FSDP: 1 (FullyShardedDataParallel) | 2 (fully_shard: torchtune, accelerate fsdp_version: 2)").In(lang))
                                   ->check(CLI::IsMember({"1", "2"})));
   Remember(o, "prefetch", sub->add_option("--prefetch", o.prefetch, T("FSDP: сколько слоёв собирается заранее", "FSDP: layers all-gathered ahead").In(lang))->check(CLI::Range(0, 64)));
