@@ -104,8 +104,8 @@ std::vector<MemoryComponent> Fsdp(const Units& u, const TrainingSettings& s) {
 // false"), and nothing releases it during training, so that stream's pool keeps the largest shard
 // copied (the root unit's, which is copied first) reserved while the layers compute: in
 // max_memory_reserved and in what the GPU shows in use, not in max_memory_allocated. FSDP2 makes
-// the same copy in FSDPParam.all_gather_inputs inside its all-gather (its copy-in stream); taken as
-// alike, not traced further.
+// the copy inside its all-gather, on a stream that also holds the all-gather output:
+// Fsdp2StreamPools below.
 std::vector<MemoryComponent> OffloadCopyCache(const Units& u, const TrainingSettings& s) {
   if (!s.offload.params) return {};
   double largest = u.layer * u.layer_bytes;
@@ -115,6 +115,54 @@ std::vector<MemoryComponent> OffloadCopyCache(const Units& u, const TrainingSett
   return {Make("offload_copy_cache", T("Кэш копий шардов из RAM", "Cache of the shard copies from CPU RAM"), largest / shards,
                T(fmt::format("шарды идут из RAM в своём потоке CUDA; блок самого большого аллокатор держит для этого потока (блок / {} GPU)", shards),
                  fmt::format("shards come from CPU RAM on a CUDA stream of their own; the allocator keeps the largest one's block for that stream (a unit / {} GPUs)", shards)),
+               MemoryPhase::OutsideAllocator)};
+}
+
+// FSDP2 (fully_shard) with CPUOffloadPolicy gathers and reduces on streams of its own
+// (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py and _fsdp_param_group.py, read at
+// pytorch/pytorch 010ae4a8; older copies of the file allocate the all-gather output in the same
+// place, and an older foreach_reduce also its input on the reduce-scatter stream, not counted):
+//   - foreach_all_gather runs under all_gather_copy_in_stream: FSDPParam.all_gather_inputs copies
+//     each offloaded shard to the GPU (`sharded_param_data.to(self.device, non_blocking=True)`) and
+//     the unit's all_gather_output (the whole unit) is allocated there too; the copy-out into the
+//     unsharded parameters runs on the compute stream, and the output is freed back to the
+//     copy-in stream's pool. In forward the output is kept in comm_ctx.all_gather_state until the
+//     next unit's wait_for_unshard ("Defer free to allow for overlap of this copy-out with next
+//     all-gather collective", _fsdp_param_group.py), so that pool holds two units' outputs and the
+//     second one's shard copies at once; the first unit is the root (embeddings and lm_head);
+//   - foreach_reduce allocates the reduce-scatter output on reduce_scatter_stream and, offloaded,
+//     copies it to CPU RAM and drops it there: that pool peaks at the largest unit's gradient shard.
+// PyTorch's caching allocator gives a freed block only to the stream that allocated it
+// (c10/cuda/CUDACachingAllocator.cpp, get_free_block), so each pool stays reserved at its own peak.
+// Counted: each pool's peak of live tensors (a lower bound: its segments are not merged, so what it
+// reserves can be more) less what the allocated peak already holds in it (the prefetched layers'
+// all-gather outputs, the gradient shard waiting for its copy to CPU RAM).
+double Fsdp2CopyInPoolBytes(const Units& u, const TrainingSettings& s, double shards) {
+  const double layer = u.layer * u.layer_bytes;
+  const double first = (u.root > 0 ? u.root : u.embedding) * kBf16;
+  double pool = first + first / shards;                            // the first unit's copies and output
+  if (u.layers >= 1) pool = std::max(pool, first + layer + layer / shards);  // layer 0 beside the root's output
+  if (u.layers >= 2) pool = std::max(pool, 2 * layer + layer / shards);      // two layers in forward
+  const double own_head = u.root > 0 ? 0 : u.head * kBf16;
+  if (own_head > 0) pool = std::max(pool, layer + own_head + own_head / shards);  // lm_head's unit last
+  const double ahead = s.reshard_after_forward ? s.prefetch * layer : 0;
+  return std::max(pool, ahead + layer / shards);                   // backward prefetch
+}
+
+std::vector<MemoryComponent> Fsdp2StreamPools(const Units& u, const TrainingSettings& s) {
+  const double shards = std::max(1, s.WeightShards());
+  const double layer = u.layer * u.layer_bytes;
+  const double ahead = s.reshard_after_forward ? s.prefetch * layer : 0;
+  const double copy_in = Fsdp2CopyInPoolBytes(u, s, shards) - ahead;
+  const double largest_grad = u.full ? std::max({u.layer, u.root, u.root > 0 ? 0.0 : std::max(u.embedding, u.head)}) * kBf16 : 0;
+  const double grad_shard = u.full ? u.layer * kBf16 / shards : 0;  // in the allocated peak (Fsdp above)
+  const double reduce_scatter = largest_grad / shards - grad_shard;
+  return {Make("fsdp2_stream_pools", T("FSDP2: пулы потоков all-gather и reduce-scatter", "FSDP2: pools of the all-gather and reduce-scatter streams"),
+               copy_in + reduce_scatter,
+               T(fmt::format("аллокатор держит блоки каждого потока для него одного: поток copy-in all-gather {:.2f} GiB, поток reduce-scatter {:.2f} GiB сверх пика",
+                             ToGiB(copy_in), ToGiB(reduce_scatter)),
+                 fmt::format("the allocator keeps each stream's blocks for that stream alone: all-gather copy-in stream {:.2f} GiB, reduce-scatter stream {:.2f} GiB beyond the peak",
+                             ToGiB(copy_in), ToGiB(reduce_scatter))),
                MemoryPhase::OutsideAllocator)};
 }
 
@@ -151,7 +199,8 @@ std::vector<MemoryComponent> ShardedResidency(const ModelInput& model, const Tra
   const Units units = UnitsOf(model, *counts, s, k);
   if (s.sharding == Sharding::Zero3) return Zero3(units, k);
   std::vector<MemoryComponent> out = Fsdp(units, s);
-  for (MemoryComponent& c : OffloadCopyCache(units, s)) out.push_back(std::move(c));
+  const bool fsdp2_offload = s.fsdp_version == 2 && s.offload.params;
+  for (MemoryComponent& c : fsdp2_offload ? Fsdp2StreamPools(units, s) : OffloadCopyCache(units, s)) out.push_back(std::move(c));
   return out;
 }
 

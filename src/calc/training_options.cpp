@@ -70,6 +70,10 @@ void AddTrainingOptions(CLI::App* sub, TrainingOptions& o, bool with_batch_and_g
   Remember(o, "reshard_after_forward", sub->add_option("--reshard-after-forward", o.reshard_after_forward,
                                                        T("FSDP: yes (FULL_SHARD) | no (SHARD_GRAD_OP: слои собраны от forward до backward)", "FSDP: yes (FULL_SHARD) | no (SHARD_GRAD_OP: layers stay gathered from forward to backward)").In(lang))
                                            ->check(CLI::IsMember({"yes", "no"})));
+  Remember(o, "fsdp_version", sub->add_option("--fsdp-version", o.fsdp_version,
+                                              T("FSDP: движок 1 (FullyShardedDataParallel) | 2 (fully_shard: torchtune, accelerate fsdp_version: 2)",
+                                                "FSDP: 1 (FullyShardedDataParallel) | 2 (fully_shard: torchtune, accelerate fsdp_version: 2)").In(lang))
+                                  ->check(CLI::IsMember({"1", "2"})));
   Remember(o, "prefetch", sub->add_option("--prefetch", o.prefetch, T("FSDP: сколько слоёв собирается заранее", "FSDP: layers all-gathered ahead").In(lang))->check(CLI::Range(0, 64)));
   Remember(o, "shard_embeddings", sub->add_flag("--shard-embeddings", o.shard_embeddings,
                                                 T("FSDP: эмбеддинги и lm_head — отдельные блоки (torchtune custom_sharded_layers), а не в корневом", "FSDP: embeddings and lm_head as their own units (torchtune custom_sharded_layers), not in the root unit").In(lang)));
@@ -115,6 +119,7 @@ Result<TrainingSettings> ToTrainingSettings(const TrainingOptions& o, Lang lang)
   s.reshard_after_forward = o.reshard_after_forward == "yes";
   s.prefetch = o.prefetch;
   s.shard_embeddings = o.shard_embeddings;
+  s.fsdp_version = o.fsdp_version == "2" ? 2 : 1;
   s.lora_rank = o.lora_rank;
   s.lora_dropout = o.lora_dropout;
   // QLoRA recipes checkpoint by default: PEFT's prepare_model_for_kbit_training(use_gradient_checkpointing=True),
@@ -152,6 +157,10 @@ Result<TrainingSettings> ToTrainingSettings(const TrainingOptions& o, Lang lang)
     return Status::Error(T(fmt::format("--shard-size {} не делит --gpus {}: гибридное шардирование делит карты на равные группы", s.WeightShards(), s.gpus),
                                      fmt::format("--shard-size {} does not divide --gpus {}: hybrid sharding splits the cards into equal groups", s.WeightShards(), s.gpus)).In(lang));
   }
+  if (Given(o, "fsdp_version") && s.sharding != Sharding::Fsdp && s.sharding != Sharding::Hybrid) {
+    return Status::Error(T("--fsdp-version выбирает движок PyTorch FSDP: добавьте --sharding fsdp или hybrid",
+                           "--fsdp-version picks PyTorch's FSDP engine: add --sharding fsdp or hybrid").In(lang));
+  }
   if (auto error = ExpertParallelLayoutError(s, o.given.count("gpus") > 0)) return Status::Error(error->In(lang));
   if (s.optimizer_in_backward && s.gpus > 1 && replicated) {
     return Status::Error(T("--optimizer-in-backward с DDP не сходится: градиенты нужно сначала усреднить; используйте --sharding fsdp",
@@ -187,6 +196,7 @@ std::vector<DefaultTaken> DefaultsTaken(const TrainingOptions& o, const Training
   if (s.GathersLayers() && s.sharding != Sharding::Zero3) {
     take("reshard_after_forward", o.reshard_after_forward, "fully_shard(reshard_after_forward=True), FSDP1 ShardingStrategy.FULL_SHARD");
     take("prefetch", std::to_string(o.prefetch), "FSDP2's implicit prefetch of the next unit, FSDP1 BackwardPrefetch.BACKWARD_PRE");
+    if (s.offload.params) take("fsdp_version", "1", "FullyShardedDataParallel (FSDP1), as fsdp_qlora's train.py and the PEFT docs' accelerate config run it; fully_shard is --fsdp-version 2");
     take("shard_embeddings", "off", "accelerate TRANSFORMER_BASED_WRAP and torchtune without custom_sharded_layers: embeddings and lm_head in the root unit");
   }
   if (lora) {
@@ -224,7 +234,7 @@ nlohmann::json TrainingSettingsJson(const TrainingSettings& s) {
           {"shard_gpus", {{"weights", s.WeightShards()}, {"gradients", s.GradientShards()}, {"optimizer_states", s.StateShards()}}},
           {"expert_parallel", s.expert_parallel},
           {"expert_shard_gpus", s.expert_parallel > 1 ? nlohmann::json{{"weights", s.ExpertWeightShards()}, {"gradients", s.ExpertGradientShards()}, {"optimizer_states", s.ExpertStateShards()}} : nlohmann::json(nullptr)},
-          {"gathering", s.GathersLayers() ? nlohmann::json{{"reshard_after_forward", s.reshard_after_forward}, {"prefetch", s.prefetch}, {"shard_embeddings", s.shard_embeddings}} : nlohmann::json(nullptr)},
+          {"gathering", s.GathersLayers() ? nlohmann::json{{"reshard_after_forward", s.reshard_after_forward}, {"prefetch", s.prefetch}, {"shard_embeddings", s.shard_embeddings}, {"fsdp_version", s.fsdp_version}} : nlohmann::json(nullptr)},
           {"lora_rank", lora ? nlohmann::json(s.lora_rank) : nlohmann::json(nullptr)},
           {"lora_targets", lora ? nlohmann::json(LoraTargetsName(s.lora_targets)) : nlohmann::json(nullptr)},
           {"lora_dropout", lora ? nlohmann::json(s.lora_dropout) : nlohmann::json(nullptr)},
@@ -277,6 +287,7 @@ std::string SettingsLine(const TrainingSettings& s) {
     if (!s.reshard_after_forward) line += ", no reshard after forward";
     if (s.prefetch != 1) line += fmt::format(", prefetch {}", s.prefetch);
     if (s.shard_embeddings) line += ", embeddings sharded apart";
+    if (s.fsdp_version == 2) line += ", FSDP2";
   }
   return line;
 }

@@ -28,6 +28,7 @@ struct TrainingOptions {
   std::string adapter_dtype = "fp32";
   std::string offload = "none";
   std::string reshard_after_forward = "yes";
+  std::string fsdp_version = "1";
   int64_t seq = 2048;
   int64_t batch = 1;
   int64_t lora_rank = 16;

@@ -85,6 +85,9 @@ struct TrainingSettings {
   bool reshard_after_forward = true;  // FSDP FULL_SHARD / fully_shard's default; false = SHARD_GRAD_OP
   int prefetch = 1;                   // FSDP units all-gathered ahead of the one computing
   bool shard_embeddings = false;      // embeddings and lm_head as their own FSDP units (torchtune custom_sharded_layers)
+  // PyTorch's FSDP engine: 1 = FullyShardedDataParallel, 2 = fully_shard (torchtune, accelerate
+  // fsdp_version: 2). They gather on different CUDA streams, which the reserved figure follows.
+  int fsdp_version = 1;
   int64_t lora_rank = 16;
   // PEFT's lora_dropout: above 0 each adapted layer runs nn.Dropout on its input before lora_A
   // (peft/tuners/lora/layer.py, update_layer: "if lora_dropout > 0.0: nn.Dropout(p=lora_dropout)

@@ -106,6 +106,15 @@ TEST(CalcCliTest, KeepLogitsWithoutTransformersLossIsRefused) {
   EXPECT_NE(run.err.find("drop --keep-logits"), std::string::npos) << run.err;
 }
 
+TEST(CalcCliTest, FsdpVersionWithoutFsdpIsRefused) {
+  // --fsdp-version picks between PyTorch's two FSDP engines; under DDP or ZeRO it names nothing.
+  const testing::CliRun run = testing::RunCalc({"vram", "qwen3-8b", "--gpus", "2", "--sharding", "zero3", "--fsdp-version", "2"}, Lang::En);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.out, "");
+  EXPECT_NE(run.err.find("add --sharding fsdp or hybrid"), std::string::npos) << run.err;
+  EXPECT_EQ(testing::RunCalc({"vram", "qwen3-8b", "--gpus", "2", "--sharding", "fsdp", "--fsdp-version", "2"}, Lang::En).exit_code, 0);
+}
+
 TEST(CalcCliTest, KvOfABareSizeExplainsThatItNeedsTheArchitecture) {
   const testing::CliRun run = testing::RunCalc({"kv", "7B", "--context", "4096"}, Lang::Ru);
   EXPECT_EQ(run.exit_code, 2);

@@ -29,13 +29,14 @@ double ComponentGiB(const nlohmann::json& memory, const std::string& id) {
 
 // What lab_check predicts for the figure a source measured (`figure`, max_memory_allocated when the
 // case does not name one): the allocator's reserved peak is the
-// allocated peak plus the allocator cache (and, with parameter offload, the shard copies' block
-// that their stream keeps); the memory a GPU shows in use adds the CUDA context.
+// allocated peak plus the allocator cache (and, with parameter offload, what the copy streams keep:
+// FSDP1's shard copies' block, FSDP2's all-gather and reduce-scatter pools); the memory a GPU shows in use adds the CUDA context.
 double PredictedFigureGiB(const nlohmann::json& memory, const std::string& figure) {
   const double allocated = memory.at("peak_allocated").at("bytes").get<double>() / (1 << 30);
   if (figure == "max_memory_allocated") return allocated;
   if (figure == "max_memory_reserved") {
-    return allocated + ComponentGiB(memory, "allocator_reserve") + ComponentGiB(memory, "offload_copy_cache");
+    return allocated + ComponentGiB(memory, "allocator_reserve") + ComponentGiB(memory, "offload_copy_cache") +
+           ComponentGiB(memory, "fsdp2_stream_pools");
   }
   EXPECT_EQ(figure, "device_memory_used");
   return memory.at("peak_total").at("bytes").get<double>() / (1 << 30);

@@ -189,13 +189,21 @@ TEST(TrainingMemoryTest, ShardingDividesStatesButNotActivations) {
 
 // Llama 3.1 70B: a decoder layer is 150,994,944 attention + 704,643,072 MLP = 855,638,016
 // parameters; lm_head and the embedding 128,256 x 8192 = 1,050,673,152 each.
-TEST(TrainingMemoryTest, FsdpKeepsTheRootUnitAndGathersLayerByLayer) {
-  const ModelInput model = Catalog("llama-3.1-70b");
-  const double layer = 855'638'016.0, head = 1'050'673'152.0;
+constexpr double kLlama70bLayer = 855'638'016.0, kLlama70bHead = 1'050'673'152.0;
+
+// Full fine-tuning under FSDP over 8 GPUs with the parameters offloaded to CPU RAM.
+TrainingSettings FsdpOffloadedOver8() {
   TrainingSettings s;
   s.gpus = 8;
   s.sharding = Sharding::Fsdp;
   s.offload.params = true;
+  return s;
+}
+
+TEST(TrainingMemoryTest, FsdpKeepsTheRootUnitAndGathersLayerByLayer) {
+  const ModelInput model = Catalog("llama-3.1-70b");
+  const double layer = kLlama70bLayer, head = kLlama70bHead;
+  TrainingSettings s = FsdpOffloadedOver8();
   const TrainingMemory root = EstimateTrainingMemory(model, s, CalcConstants::Builtin());
   // Root unit: embeddings + lm_head in BF16, and lm_head's gradient until the end of backward.
   EXPECT_DOUBLE_EQ(Bytes(root, "fsdp_root"), 2 * (2 * head) + 2 * head);
@@ -221,11 +229,8 @@ TEST(TrainingMemoryTest, FsdpKeepsTheRootUnitAndGathersLayerByLayer) {
 // total per GPU and not in the allocator's peak; nothing without offload or under ZeRO-3.
 TEST(TrainingMemoryTest, OffloadKeepsTheLargestShardCopyReserved) {
   const ModelInput model = Catalog("llama-3.1-70b");
-  const double head = 1'050'673'152.0;
-  TrainingSettings s;
-  s.gpus = 8;
-  s.sharding = Sharding::Fsdp;
-  s.offload.params = true;
+  const double head = kLlama70bHead;
+  TrainingSettings s = FsdpOffloadedOver8();
   const CalcConstants k = CalcConstants::Builtin();
   const TrainingMemory m = EstimateTrainingMemory(model, s, k);
   EXPECT_DOUBLE_EQ(Bytes(m, "offload_copy_cache"), 2 * (2 * head) / 8);
@@ -238,6 +243,32 @@ TEST(TrainingMemoryTest, OffloadKeepsTheLargestShardCopyReserved) {
   s.offload.params = true;
   s.sharding = Sharding::Zero3;
   EXPECT_EQ(EstimateTrainingMemory(model, s, k).Find("offload_copy_cache"), nullptr);
+}
+
+// FSDP2 with CPUOffloadPolicy: the all-gather copy-in stream's pool holds, in forward, the root's
+// all-gather output (embeddings + lm_head, 4h bytes) while layer 0's output (2l) and its shard
+// copies (2l/8) are allocated: 4h + 2.25l, of which the allocated peak already has the prefetched
+// layer (2l): 4h + 0.25l stays apart. The reduce-scatter stream's pool peaks at the root's gradient
+// shard (4h/8), of which the peak has a layer's (2l/8): 0.5h - 0.25l. Together 4.5h. With the
+// embeddings and lm_head as units of their own the copy-in peak is lm_head's unit beside the last
+// layer's output (2l + 2h + 2h/8): 2.25h apart, and the reduce-scatter pool's lm_head shard
+// (2h/8 - 2l/8): 2.5h - 0.25l. The allocated peak is FSDP1's; nothing without offload.
+TEST(TrainingMemoryTest, Fsdp2KeepsItsStreamPoolsReserved) {
+  const ModelInput model = Catalog("llama-3.1-70b");
+  const double layer = kLlama70bLayer, head = kLlama70bHead;
+  TrainingSettings s = FsdpOffloadedOver8();
+  const CalcConstants k = CalcConstants::Builtin();
+  const TrainingMemory fsdp1 = EstimateTrainingMemory(model, s, k);
+  s.fsdp_version = 2;
+  const TrainingMemory fsdp2 = EstimateTrainingMemory(model, s, k);
+  EXPECT_EQ(fsdp2.Find("offload_copy_cache"), nullptr);
+  EXPECT_DOUBLE_EQ(Bytes(fsdp2, "fsdp2_stream_pools"), 4.5 * head);
+  EXPECT_DOUBLE_EQ(*fsdp2.peak_allocated_bytes, *fsdp1.peak_allocated_bytes);
+  EXPECT_DOUBLE_EQ(*fsdp2.peak_total_bytes - *fsdp1.peak_total_bytes, 4.5 * head - Bytes(fsdp1, "offload_copy_cache"));
+  s.shard_embeddings = true;
+  EXPECT_DOUBLE_EQ(Bytes(EstimateTrainingMemory(model, s, k), "fsdp2_stream_pools"), 2.5 * head - 0.25 * layer);
+  s.offload.params = false;
+  EXPECT_EQ(EstimateTrainingMemory(model, s, k).Find("fsdp2_stream_pools"), nullptr);
 }
 
 // A loop that holds the model output through backward keeps transformers' FP32 logits (4V per
