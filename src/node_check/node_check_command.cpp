@@ -89,10 +89,13 @@ void RelaySimulatorMessages(const ChildJobOutcome& outcome) {
 }
 
 // --drain: what Slurm is told after the verdict (slurm_policy.h): drain, resume, or why neither.
-DrainResult DrainIfUnhealthy(const NodeVerdict& verdict, const Options& o, const std::string& node, bool whole_node, Lang lang,
-                             json& report) {
+// Under slurmd's health check the Slurm calls get what the check left of slurmd's 60 s
+// (slurm_policy.h); elsewhere (a prolog, by hand) the fixed budget.
+DrainResult DrainIfUnhealthy(const NodeVerdict& verdict, const Options& o, const std::string& node, bool whole_node, double elapsed_s,
+                             Lang lang, json& report) {
   if (!o.drain) return {};
   DrainSettings settings{node, o.scontrol, o.state_dir, whole_node, {o.drain_cap, o.resume_after}};
+  if (InHealthCheckContext(Env)) settings.slurm_budget_s = HealthCheckSlurmBudgetS(elapsed_s);
   return ApplyDrainPolicy(verdict, settings, Env, lang, report);
 }
 
@@ -213,7 +216,8 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
     std::fprintf(stderr, ru ? "lab_check node-check: симулированная машина (LABCHECK_SIM_MACHINE: %s), не настоящие видеокарты\n"
                             : "lab_check node-check: a simulated machine (LABCHECK_SIM_MACHINE: %s), not real GPUs\n",
                  report.value("simulated_machine", std::string("?")).c_str());
-  const DrainResult drained = DrainIfUnhealthy(verdict, o, node, !job, lang, report);
+  const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const DrainResult drained = DrainIfUnhealthy(verdict, o, node, !job, elapsed_s, lang, report);
   const bool written = WriteFiles(o, node, report, verdict, payload, lang) && drained.state_written;
   // --json: one line, so that `srun -N 64 lab_check node-check --json > fleet.jsonl` gives one
   // object per node that `lab_check compare fleet.jsonl` reads.

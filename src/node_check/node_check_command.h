@@ -25,7 +25,8 @@ inline constexpr int kExitHealthy = 0, kExitUnhealthy = 1, kExitUsage = 2, kExit
 // not terminate normally within 60 seconds"). After node-check's own deadline the runner needs up
 // to 2 s (SIGTERM, then SIGKILL) and 5 s more to give up on a child stuck in the driver
 // (ChildSpec::give_up_after_kill_s), and --drain's Slurm calls up to 10 s together (kSlurmBudgetS): 30 + 2 + 5 + 10
-// leaves 13 s for start-up and the report, so a hung GPU is still judged and drained.
+// leaves 13 s for start-up and the report, so a hung GPU is still judged and drained. A check done
+// early leaves the Slurm calls more (slurm_policy.h, HealthCheckSlurmBudgetS).
 inline constexpr double kHealthCheckTimeoutS = 30, kDefaultTimeoutS = 60;
 
 // The health check's context: slurmd sets SLURMD_NODENAME for HealthCheckProgram, prologs and

@@ -24,10 +24,10 @@ struct Gathered {
   double slurm_s = 0;  // spent reading the nodes
 };
 
-Gathered Gather(const std::string& scontrol, const std::string& state_path, bool healthy, Lang lang) {
+Gathered Gather(const std::string& scontrol, const std::string& state_path, bool healthy, double budget_s, Lang lang) {
   Gathered g;
   const auto started = std::chrono::steady_clock::now();
-  DrainOutcome show = RunScontrol(scontrol, ShowNodesArgv(), kShowNodesTimeoutS);
+  DrainOutcome show = RunScontrol(scontrol, ShowNodesArgv(), ShowNodesTimeoutS(budget_s));
   g.slurm_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   g.nodes_read = show.ok;
   if (show.ok) g.nodes = ParseScontrolNodes(show.out);
@@ -118,6 +118,10 @@ json DrainJson(const DrainDecision& d, const DrainSettings& s, const std::string
 
 }  // namespace
 
+double HealthCheckSlurmBudgetS(double elapsed_s) { return std::max(kSlurmBudgetS, kSlurmdHealthKillS - kAfterSlurmS - elapsed_s); }
+
+double ShowNodesTimeoutS(double budget_s) { return std::max(kShowNodesTimeoutS, 0.4 * budget_s); }
+
 DrainResult ApplyDrainPolicy(const NodeVerdict& verdict, const DrainSettings& s, const EnvLookup& env, Lang lang, json& report) {
   DrainResult result;
   if (verdict.state == NodeState::CannotTell) return result;
@@ -135,7 +139,7 @@ DrainResult ApplyDrainPolicy(const NodeVerdict& verdict, const DrainSettings& s,
     return result;
   }
   const std::string state_path = ResumeStatePath(s.state_dir, s.node);
-  const Gathered g = Gather(scontrol, state_path, healthy, lang);
+  const Gathered g = Gather(scontrol, state_path, healthy, s.slurm_budget_s, lang);
   result.state_written = g.state_ok;
   DrainInputs in{healthy, !healthy && NeedsReboot(verdict), s.whole_node, s.node, g.nodes_read ? &g.nodes : nullptr, g.state,
                  ReadBootId(env)};
@@ -143,7 +147,7 @@ DrainResult ApplyDrainPolicy(const NodeVerdict& verdict, const DrainSettings& s,
   json drain = DrainJson(d, s, state_path);
   bool update_failed = false;
   if (d.action == DrainAction::Drain || d.action == DrainAction::Resume) {
-    update_failed = !RunUpdate(d, reason, s, scontrol, std::max(1.0, kSlurmBudgetS - g.slurm_s), lang, drain);
+    update_failed = !RunUpdate(d, reason, s, scontrol, std::max(1.0, s.slurm_budget_s - g.slurm_s), lang, drain);
   } else if (d.action != DrainAction::None) {
     Say(lang, Explain(d, s));
   }

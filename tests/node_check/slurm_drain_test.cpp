@@ -70,5 +70,15 @@ TEST(HealthCheckContext, SlurmdsNodeNameWithoutAJob) {
   EXPECT_LT(kShowNodesTimeoutS, kSlurmBudgetS);
 }
 
+// A check that finished early leaves the Slurm calls the rest of slurmd's 60 s (5 s kept for the
+// files); one that ran to its deadline keeps the fixed 10 s, which the sum above fits.
+TEST(HealthCheckContext, SlurmCallsGetWhatTheCheckLeft) {
+  EXPECT_DOUBLE_EQ(HealthCheckSlurmBudgetS(3), 52);
+  EXPECT_DOUBLE_EQ(HealthCheckSlurmBudgetS(kHealthCheckTimeoutS + 2 + ChildSpec().give_up_after_kill_s), 18);  // 60 - 5 - 37
+  EXPECT_DOUBLE_EQ(HealthCheckSlurmBudgetS(58), kSlurmBudgetS);
+  EXPECT_DOUBLE_EQ(ShowNodesTimeoutS(kSlurmBudgetS), kShowNodesTimeoutS);
+  EXPECT_DOUBLE_EQ(ShowNodesTimeoutS(50), 20);
+}
+
 }  // namespace
 }  // namespace labcheck::node_check
