@@ -133,12 +133,10 @@ class SlurmCluster : public ::testing::Test {
                           << " LABCHECK_SIM_MACHINE=$profile\n"
                           << LAB_CHECK_BINARY << " node-check --lang en --drain --state-dir " << dir_
                           << "/lab_check-state >" << dir_ << "/log/health.out.part 2>&1\n"
-                          // A whole file or none, and the first run's: the next run (every 5 s) must
-                          // not leave the test reading a half-written file, nor replace the run that
-                          // drained with one that found the node already drained (a loaded CI
-                          // machine gets a second run in before the test reads).
-                          << "status=$?\n[ -e " << dir_ << "/log/health.out ] || /bin/mv " << dir_ << "/log/health.out.part " << dir_
-                          << "/log/health.out\n"
+                          // Each run's output, whole, after the ones before: a run every 5 s must not
+                          // replace the run that drained with one that found the node already drained
+                          // (a loaded CI machine gets a second run in before the test reads).
+                          << "status=$?\n/bin/cat " << dir_ << "/log/health.out.part >>" << dir_ << "/log/health.out\n"
                           << "exit $status\n";
     chmod(script.c_str(), 0755);
   }
