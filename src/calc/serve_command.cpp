@@ -178,10 +178,10 @@ void PrintServeBasis(const ModelInput& model, const ServeEstimate& e, const Comm
               fmt::format("Weights at {}: {}", e.quant_label, FormatGiBAndGB(plan.weights_bytes))).In(lang), context);
   PrintLine(T(fmt::format("Профиль vLLM {} (правило {}): --max-num-seqs {}, --max-num-batched-tokens {}{}", e.settings.profile.version.text,
                           e.settings.profile.rule.id, plan.max_num_seqs, plan.max_num_batched_tokens,
-                          plan.batch_defaults_taken ? " (умолчания vLLM для этой карты: 8192/1024 при ≥ 70 GiB, кроме A100, иначе 2048/256)" : ""),
+                          plan.batch_defaults_taken() ? " (умолчания vLLM для этой карты: 8192/1024 при ≥ 70 GiB, кроме A100, иначе 2048/256)" : ""),
               fmt::format("vLLM {} profile (rule {}): --max-num-seqs {}, --max-num-batched-tokens {}{}", e.settings.profile.version.text,
                           e.settings.profile.rule.id, plan.max_num_seqs, plan.max_num_batched_tokens,
-                          plan.batch_defaults_taken ? " (vLLM's defaults for this card: 8192/1024 at ≥ 70 GiB except the A100, else 2048/256)" : "")).In(lang),
+                          plan.batch_defaults_taken() ? " (vLLM's defaults for this card: 8192/1024 at ≥ 70 GiB except the A100, else 2048/256)" : "")).In(lang),
             context);
 }
 

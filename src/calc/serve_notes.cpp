@@ -162,7 +162,7 @@ std::vector<WorkNote> ServeAssumptions(const ModelInput& model, const ServePlan&
   notes.push_back(CheckedLogsNote(s.gpu_id, s.profile.version));
   if (plan.max_num_seqs_defaulted && plan.max_num_batched_tokens_defaulted) {
     notes.push_back({"batch_defaults", T("--max-num-seqs и --max-num-batched-tokens — умолчания vLLM для этой карты", "--max-num-seqs and --max-num-batched-tokens are vLLM's defaults for this card")});
-  } else if (plan.batch_defaults_taken) {
+  } else if (plan.batch_defaults_taken()) {
     const std::string flag = plan.max_num_seqs_defaulted ? "--max-num-seqs" : "--max-num-batched-tokens";
     notes.push_back({"batch_defaults", T(flag + " — умолчание vLLM для этой карты", flag + " is vLLM's default for this card")});
   }

@@ -304,7 +304,6 @@ ServePlan PlanServing(const ModelInput& model, const ServeSettings& s, const Cal
   plan.max_num_batched_tokens = s.max_num_batched_tokens > 0 ? s.max_num_batched_tokens : defaults.max_num_batched_tokens;
   plan.max_num_seqs_defaulted = s.max_num_seqs <= 0;
   plan.max_num_batched_tokens_defaulted = s.max_num_batched_tokens <= 0;
-  plan.batch_defaults_taken = plan.max_num_seqs_defaulted || plan.max_num_batched_tokens_defaulted;
   plan.cuda_graph_bytes = s.enforce_eager ? 0 : k.vllm_cuda_graph_gib * kBytesPerGiB;
   if (model.arch) {
     plan.max_model_len = s.max_model_len > 0 ? s.max_model_len : model.arch->max_context;
@@ -377,7 +376,7 @@ nlohmann::json ServePlanJson(const ServePlan& plan, const ServeSettings& s) {
           {"utilization", s.utilization},
           {"max_num_seqs", plan.max_num_seqs},
           {"max_num_batched_tokens", plan.max_num_batched_tokens},
-          {"batch_defaults_taken", plan.batch_defaults_taken},
+          {"batch_defaults_taken", plan.batch_defaults_taken()},
           {"enforce_eager", s.enforce_eager},
           {"cuda_graphs_per_gpu", BytesJson(plan.cuda_graph_bytes)},
           {"weights", BytesJson(plan.weights_bytes)},

@@ -84,7 +84,7 @@ struct ServePlan {
   // Which of the two vLLM chose for the card (the user gave the other): the note names only those.
   bool max_num_seqs_defaulted = false;
   bool max_num_batched_tokens_defaulted = false;
-  bool batch_defaults_taken = false;  // either of them
+  bool batch_defaults_taken() const { return max_num_seqs_defaulted || max_num_batched_tokens_defaulted; }
   double cuda_graph_bytes = 0;    // per GPU, captured after the KV cache outside the budget
   KvLayerSlots kv_slots;          // attention layers as the block pool holds them (padding included)
   std::vector<TpOption> options;  // tp = 1 .. gpus

@@ -1,10 +1,10 @@
 #include "calc/vllm_log_coverage.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <vector>
 
+#include "core/text_util.h"
 #include "reference/gpu_catalog.h"
 
 namespace labcheck::calc {
@@ -17,13 +17,9 @@ Text CardName(const std::string& id) {
 }
 
 Text CardNames(const std::vector<std::string>& ids) {
-  std::vector<std::string> ru, en;
-  for (const std::string& id : ids) {
-    const Text name = CardName(id);
-    ru.push_back(name.ru);
-    en.push_back(name.en);
-  }
-  return Text(fmt::format("{}", fmt::join(ru, ", ")), fmt::format("{}", fmt::join(en, ", ")));
+  std::vector<Text> names;
+  for (const std::string& id : ids) names.push_back(CardName(id));
+  return Join(names, ", ");
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 // rule of thumb beside it, and the reference GPUs the job fits on.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <memory>
 #include <numeric>
@@ -19,6 +18,7 @@
 #include "calc/subcommands.h"
 #include "calc/training_memory.h"
 #include "calc/training_options.h"
+#include "core/text_util.h"
 #include "reference/gpu_catalog.h"
 #include "report/display_width.h"
 
@@ -255,18 +255,10 @@ void PrintOutsidePeak(const TrainingMemory& memory, const MachineReport* report,
 
 // Every catalog name starts with the vendor; the rent table lists several per row and drops it,
 // and a name never breaks across lines when the list wraps.
-std::string ShortUnbrokenName(const std::string& name) {
+Text ShortUnbrokenName(const Text& name) {
   static const std::string kVendor = "NVIDIA ";
-  std::string shortened = name.rfind(kVendor, 0) == 0 ? name.substr(kVendor.size()) : name;
-  std::string unbroken;
-  for (char c : shortened) {
-    if (c == ' ') {
-      unbroken.append(kNoBreakSpace);
-    } else {
-      unbroken.push_back(c);
-    }
-  }
-  return unbroken;
+  auto shorten = [](const std::string& n) { return NoBreak(n.rfind(kVendor, 0) == 0 ? n.substr(kVendor.size()) : n); };
+  return Text(shorten(name.ru), shorten(name.en));
 }
 
 // One row per memory size that does the job on at most 8 cards; the sizes that do not are the
@@ -281,13 +273,10 @@ Table RentTable(const VramEstimate& e, const TrainingOptions& training) {
       if (!largest_too_small || group.memory_gib > largest_too_small->memory_gib) largest_too_small = group;
       continue;
     }
-    std::vector<std::string> names_ru, names_en;
-    for (const Text& name : group.gpu_names) {
-      names_ru.push_back(ShortUnbrokenName(name.ru));
-      names_en.push_back(ShortUnbrokenName(name.en));
-    }
+    std::vector<Text> names;
+    for (const Text& name : group.gpu_names) names.push_back(ShortUnbrokenName(name));
     rent.AddRow({fmt::format("{:g} GiB", group.memory_gib), std::to_string(*group.count), FormatGiBAndGB(group.per_gpu_bytes),
-                 T(fmt::format("{}", fmt::join(names_ru, ", ")), fmt::format("{}", fmt::join(names_en, ", ")))});
+                 Join(names, ", ")});
   }
   if (largest_too_small) {
     const std::string need = FormatGiBAndGB(largest_too_small->per_gpu_bytes);

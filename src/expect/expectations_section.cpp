@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text_util.h"
 #include "expect/sections.h"
 
 namespace labcheck::expect {
@@ -166,12 +167,9 @@ Text GpuSummary(const ReportFacts& facts) {
       ++it->second;
     }
   }
-  Text out("", "");
-  for (const auto& [name, n] : counts) {
-    const std::string plus = out.en.empty() ? "" : " + ";
-    out = T(out.ru + plus + fmt::format("{}× {}", n, name.ru), out.en + plus + fmt::format("{}× {}", n, name.en));
-  }
-  return out;
+  std::vector<Text> parts;
+  for (const auto& [name, n] : counts) parts.push_back(Text(fmt::format("{}× {}", n, name.ru), fmt::format("{}× {}", n, name.en)));
+  return Join(parts, " + ");
 }
 
 }  // namespace labcheck::expect

@@ -147,6 +147,12 @@ void WrapParagraph(std::string_view text, size_t width, std::vector<std::string>
 
 }  // namespace
 
+std::string NoBreak(std::string_view text) {
+  std::string out;
+  for (char c : text) c == ' ' ? out.append(kNoBreakSpace) : out.append(1, c);
+  return out;
+}
+
 std::vector<std::string> WrapToWidth(std::string_view utf8, size_t width) {
   std::vector<std::string> lines;
   size_t start = 0;

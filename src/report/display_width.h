@@ -20,5 +20,7 @@ std::string TruncateToWidth(std::string_view utf8, size_t width);
 // plain space, so what a user copies or greps is ordinary text.
 std::vector<std::string> WrapToWidth(std::string_view utf8, size_t width);
 inline constexpr std::string_view kNoBreakSpace = "\xC2\xA0";
+// `text` with every space a no-break space: a name WrapToWidth keeps on one line.
+std::string NoBreak(std::string_view text);
 
 }  // namespace labcheck
