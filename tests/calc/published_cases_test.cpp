@@ -69,12 +69,19 @@ TEST(PublishedCasesTest, PredictionsStayWithinTolerance) {
   EXPECT_LE(median, median_tolerance) << table;
 }
 
-// Issue 40: offloaded FSDP peaks (70B QLoRA, gpt-oss-20b full) the model does not reach yet. The test keeps them running and
-// printed with their gap, and fails once a prediction is no longer below the measurement, so the
-// case moves to `cases` with the tolerance every other case has.
-TEST(PublishedCasesTest, OpenOffloadCasesAreRecordedWithTheirGap) {
+bool OffloadsParams(const nlohmann::json& c) {
+  const auto args = c.at("args").get<std::vector<std::string>>();
+  const auto flag = std::find(args.begin(), args.end(), "--offload");
+  return flag != args.end() && flag + 1 != args.end() && (flag + 1)->find("params") != std::string::npos;
+}
+
+// Published peaks the model does not reach yet (issue 40: offloaded FSDP runs, and FSDP1 reserved
+// figures the allocator cache does not cover). The test keeps them running and printed with their
+// gap, and fails once a prediction is no longer below the measurement, so the case moves to `cases`
+// with the tolerance every other case has.
+TEST(PublishedCasesTest, OpenCasesAreRecordedWithTheirGap) {
   const nlohmann::json root = testing::LoadCases("published_cases.json");
-  const nlohmann::json& open = root.at("open_offload_cases").at("cases");
+  const nlohmann::json& open = root.at("open_cases").at("cases");
   ASSERT_GE(open.size(), 1u);
   for (const nlohmann::json& c : open) {
     const testing::CliRun run = testing::RunCalc(testing::CaseArgs(c), Lang::En);
@@ -85,21 +92,17 @@ TEST(PublishedCasesTest, OpenOffloadCasesAreRecordedWithTheirGap) {
     std::cout << fmt::format("| {} | {} | {:.2f} | {:.2f} | {:+.1f}% |\n", c.at("id").get<std::string>(), c.at("figure").get<std::string>(),
                              measured, predicted, (predicted / measured - 1) * 100);
     EXPECT_LT(predicted, measured) << c.at("id") << " is reached now: move it to `cases`";
-    EXPECT_GT(memory.at("host_ram").at("offloaded").at("bytes").get<double>(), 0) << c.at("id") << ": offload prints the host RAM it needs";
+    if (OffloadsParams(c)) {
+      EXPECT_GT(memory.at("host_ram").at("offloaded").at("bytes").get<double>(), 0) << c.at("id") << ": offload prints the host RAM it needs";
+    }
   }
-}
-
-bool OffloadsParams(const nlohmann::json& c) {
-  const auto args = c.at("args").get<std::vector<std::string>>();
-  const auto flag = std::find(args.begin(), args.end(), "--offload");
-  return flag != args.end() && flag + 1 != args.end() && (flag + 1)->find("params") != std::string::npos;
 }
 
 // Issue 40's bar for runs with the parameters offloaded: within the tolerance, and never under 0.90
 // of the measurement (an estimate below what a run took ends in an OOM). The issue asks for four
-// such cases; four are published with every setting pinned, but the fourth (axolotl's gpt-oss-20b)
-// is still an open case at 0.63 (docs/calculators.md says why, and where else it was looked), so
-// this holds the three and fails if one of them slips.
+// such cases; six pass (torchtune's 70B, fsdp_qlora's 70B on two machines, its 7B QLoRA and its two
+// Mistral 7B runs), and the open ones below 0.90 are in `open_cases` (docs/calculators.md says why).
+// This holds the six and fails if one of them slips.
 TEST(PublishedCasesTest, OffloadedCasesAreNotBelowNinetyPercentOfTheMeasurement) {
   const nlohmann::json root = testing::LoadCases("published_cases.json");
   int offloaded = 0;
@@ -113,7 +116,7 @@ TEST(PublishedCasesTest, OffloadedCasesAreNotBelowNinetyPercentOfTheMeasurement)
     EXPECT_GT(memory.at("host_ram").at("offloaded").at("bytes").get<double>(), 0) << c.at("id") << ": offload prints the host RAM it needs";
     ++offloaded;
   }
-  EXPECT_GE(offloaded, 3);
+  EXPECT_GE(offloaded, 6);
 }
 
 // torchtune's LoRA rows were measured with the recipe configs of the table's commit; the configs
