@@ -14,6 +14,7 @@
 #include "calc/host_ram_check.h"
 #include "calc/machine_report.h"
 #include "calc/model_features.h"
+#include "calc/reserved_margin.h"
 #include "calc/rule_of_thumb.h"
 #include "calc/subcommands.h"
 #include "calc/training_memory.h"
@@ -113,6 +114,7 @@ struct VramEstimate {
   std::vector<GpuFit> fits;
   std::vector<WorkNote> features;
   std::vector<WorkNote> assumptions;
+  std::optional<ReservedMargin> reserved_margin;
 };
 
 // Need per card when split over n cards (FSDP unless another sharding was asked for): the
@@ -137,6 +139,7 @@ VramEstimate EstimateVram(const ModelInput& model, const VramOptions& o, const T
   e.settings = s;
   e.defaults = DefaultsTaken(o.training, s, model.arch && model.arch->moe.enabled());
   e.memory = EstimateTrainingMemory(model, s, k);
+  e.reserved_margin = PublishedReservedMargin(s, e.memory, k);
   e.range = BareSizeRange(model, s, ModelCatalog::Builtin(), k);
   // The lesson's rule is for one card; compare it with the one-card estimate.
   TrainingSettings one_gpu = s;
@@ -181,6 +184,7 @@ void PrintVramJson(const ModelInput& model, const VramOptions& o, const VramEsti
                       {"assumptions", WorkNotesJson(e.assumptions)}};
   if (e.range) j["size_range"] = SizeRangeJson(*e.range);
   j["memory"]["host_ram"]["machine"] = HostRamReportJson(e.memory, report);
+  j["memory"]["published_reserved_margin"] = ReservedMarginJson(e.reserved_margin);
   PrintJson(j, context);
 }
 
@@ -222,6 +226,7 @@ void PrintPeak(const VramEstimate& e, const std::string& model_text, const Comma
                   FormatGiBAndGB(*memory.peak_allocated_bytes), context);
     PrintLine(T("Нужно на карту (с контекстом CUDA и кэшем): ", "Needed per GPU (with CUDA context and cache): ").In(lang) +
                   FormatGiBAndGB(*memory.peak_total_bytes), context);
+    if (e.reserved_margin) PrintLine(ReservedMarginNote(*e.reserved_margin, CalcConstants::Builtin()).In(lang), context);
   } else if (e.range) {
     PrintSizeOnlyRange(*e.range, model_text, context);
   } else {

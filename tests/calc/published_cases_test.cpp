@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "calc/calc_constants.h"
 #include "calc_cli.h"
 
 namespace labcheck::calc {
@@ -117,6 +118,42 @@ TEST(PublishedCasesTest, OffloadedCasesAreNotBelowNinetyPercentOfTheMeasurement)
     ++offloaded;
   }
   EXPECT_GE(offloaded, 6);
+}
+
+bool IsFsdp1ReservedCase(const nlohmann::json& c) {
+  if (c.value("figure", "") != "max_memory_reserved") return false;
+  const auto args = c.at("args").get<std::vector<std::string>>();
+  const auto sharding = std::find(args.begin(), args.end(), "--sharding");
+  const auto version = std::find(args.begin(), args.end(), "--fsdp-version");
+  const bool fsdp = sharding != args.end() && sharding + 1 != args.end() && *(sharding + 1) == "fsdp";
+  return fsdp && (version == args.end() || (version + 1 != args.end() && *(version + 1) == "1"));
+}
+
+// vram prints what published FSDP1 runs reserved beyond its figure (calc/reserved_margin.h) from
+// calculator_constants.json's fsdp1_reserved_checks; those numbers must be what the cases give now,
+// checked and open alike, so a model change or a new case cannot leave the printed evidence stale.
+TEST(PublishedCasesTest, Fsdp1ReservedChecksAreWhatTheCasesGive) {
+  const nlohmann::json root = testing::LoadCases("published_cases.json");
+  std::vector<double> ratios;
+  for (const nlohmann::json* list : {&root.at("cases"), &root.at("open_cases").at("cases")}) {
+    for (const nlohmann::json& c : *list) {
+      if (!IsFsdp1ReservedCase(c)) continue;
+      const testing::CliRun run = testing::RunCalc(testing::CaseArgs(c), Lang::En);
+      ASSERT_EQ(run.exit_code, 0) << c.at("id") << ": " << run.err;
+      const nlohmann::json memory = nlohmann::json::parse(run.out).at("memory");
+      ratios.push_back(c.at("measured_gib").get<double>() / PredictedFigureGiB(memory, "max_memory_reserved"));
+    }
+  }
+  ASSERT_FALSE(ratios.empty());
+  std::sort(ratios.begin(), ratios.end());
+  const size_t n = ratios.size();
+  const double median = n % 2 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
+  const CalcConstants& k = CalcConstants::Builtin();
+  EXPECT_EQ(k.fsdp1_reserved_runs, static_cast<int>(n));
+  EXPECT_NEAR(k.fsdp1_reserved_ratio_median, median, 0.0005);
+  EXPECT_NEAR(k.fsdp1_reserved_ratio_max, ratios.back(), 0.0005);
+  // The note says "all ... reserved more": true only while every run is above the estimate.
+  EXPECT_GT(ratios.front(), 1.0);
 }
 
 // torchtune's LoRA rows were measured with the recipe configs of the table's commit; the configs
