@@ -4,6 +4,7 @@
 
 #include "calc/byte_units.h"
 #include "calc/param_count.h"
+#include "calc/reserved_margin.h"
 #include "calc/training_memory.h"
 
 namespace labcheck::calc {
@@ -18,15 +19,30 @@ double NeedPerGpu(const ModelInput& model, TrainingSettings s, const CalcConstan
   return m.peak_total_bytes.value_or(m.known_bytes);
 }
 
-std::optional<int64_t> LargestBatch(const ModelInput& model, TrainingSettings s, double limit, const CalcConstants& k) {
+// The same need with the published FSDP1 margin applied to its reserved part (reserved_margin.h).
+double NeedWithFsdp1Margin(const ModelInput& model, const TrainingSettings& s, const CalcConstants& k) {
+  const TrainingMemory m = EstimateTrainingMemory(model, s, k);
+  const std::optional<ReservedMargin> margin = PublishedReservedMargin(s, m, k);
+  return margin ? margin->per_gpu_at_max : m.peak_total_bytes.value_or(m.known_bytes);
+}
+
+template <typename Need>
+std::optional<int64_t> LargestBatch(TrainingSettings s, double limit, Need need) {
   std::optional<int64_t> best;
   for (int64_t batch = 1; batch <= kMaxBatch; batch *= 2) {
     s.batch = batch;
-    if (NeedPerGpu(model, s, k) > limit) break;
+    if (need(s) > limit) break;
     best = batch;
   }
   return best;
 }
+
+std::optional<int64_t> LargestBatch(const ModelInput& model, const TrainingSettings& s, double limit, const CalcConstants& k) {
+  return LargestBatch(s, limit, [&](const TrainingSettings& t) { return NeedPerGpu(model, t, k); });
+}
+
+// FSDP1 over several cards, where the published reserved peaks are (reserved_margin.h).
+bool Fsdp1Sharded(const TrainingSettings& s) { return s.sharding == Sharding::Fsdp && s.fsdp_version == 1 && s.gpus > 1; }
 
 }  // namespace
 
@@ -70,11 +86,15 @@ TrainingPlan PlanTraining(const ModelInput& model, const TrainingSettings& reque
     if (seq > max_seq) break;
     TrainingSettings s = sharded;
     s.seq = seq;
-    PlanRow row{seq, LargestBatch(model, s, limit, k), 0};
+    PlanRow row{seq, LargestBatch(model, s, limit, k), 0, std::nullopt};
+    if (Fsdp1Sharded(s)) {
+      row.max_batch_with_margin = LargestBatch(s, limit, [&](const TrainingSettings& t) { return NeedWithFsdp1Margin(model, t, k); });
+    }
     s.batch = row.max_batch.value_or(1);
     row.peak_bytes = NeedPerGpu(model, s, k);
     plan.rows.push_back(row);
   }
+  if (Fsdp1Sharded(sharded) && k.fsdp1_reserved_runs > 0) plan.fsdp1_margin_ratio = k.fsdp1_reserved_ratio_max;
   TrainingSettings at_seq = sharded;
   plan.batch_at_seq = LargestBatch(model, at_seq, limit, k);
   if (!plan.shard_gpus) return plan;
@@ -113,6 +133,7 @@ nlohmann::json TrainingPlanJson(const TrainingPlan& plan) {
   for (const PlanRow& row : plan.rows) {
     rows.push_back({{"seq", row.seq},
                     {"max_batch", row.max_batch ? nlohmann::json(*row.max_batch) : nlohmann::json(nullptr)},
+                    {"max_batch_with_fsdp1_margin", row.max_batch_with_margin ? nlohmann::json(*row.max_batch_with_margin) : nlohmann::json(nullptr)},
                     {"peak_per_gpu", BytesJson(row.peak_bytes)}});
   }
   return {{"gpu_count", plan.gpu_count},
@@ -125,7 +146,8 @@ nlohmann::json TrainingPlanJson(const TrainingPlan& plan) {
           {"flops", plan.cost.flops},
           {"compute_hours", {{"low", plan.cost.hours_low}, {"high", plan.cost.hours_high}}},
           {"communication_hours", plan.comm_hours},
-          {"checkpointing_added", plan.checkpointing_added}};
+          {"checkpointing_added", plan.checkpointing_added},
+          {"fsdp1_margin_ratio", plan.fsdp1_margin_ratio ? nlohmann::json(*plan.fsdp1_margin_ratio) : nlohmann::json(nullptr)}};
 }
 
 }  // namespace labcheck::calc

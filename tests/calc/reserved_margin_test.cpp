@@ -7,7 +7,9 @@
 
 #include "calc/byte_units.h"
 #include "calc/reserved_margin.h"
+#include "calc/training_plan.h"
 #include "calc_cli.h"
+#include "catalog_model.h"
 
 namespace labcheck::calc {
 namespace {
@@ -55,6 +57,57 @@ TEST(ReservedMarginTest, NothingForFsdp2OneGpuOrDeepSpeed) {
     const testing::CliRun text = testing::RunCalc(std::vector<std::string>(args.begin(), args.end() - 1), Lang::En);
     EXPECT_EQ(text.out.find("published FSDP1 runs"), std::string::npos);
   }
+}
+
+TrainingPlan PlanOnFourCards(const std::string& model, Method method, double card_gib) {
+  TrainingSettings s;
+  s.method = method;
+  s.checkpointing = true;
+  s.sharding = Sharding::Fsdp;
+  return PlanTraining(testing::CatalogModel(model), s, 1e8, 4, card_gib, Throughput{20, 40, Text("test")}, Bandwidth{10, Text("test")},
+                      CalcConstants::Builtin());
+}
+
+// plan on the course machine's cards: 70B QLoRA is sharded with FSDP1 over four, so each row also
+// gets the batch that still fits with the worst published FSDP1 margin, the largest power of two
+// whose vram margin figure fits the card.
+TEST(ReservedMarginTest, PlanGivesTheBatchThatFitsWithTheFsdpOneMargin) {
+  const CalcConstants& k = CalcConstants::Builtin();
+  const TrainingPlan plan = PlanOnFourCards("llama-3.1-70b", Method::Qlora, 32);
+  ASSERT_EQ(plan.shard_gpus, 4);
+  ASSERT_TRUE(plan.fsdp1_margin_ratio.has_value());
+  EXPECT_DOUBLE_EQ(*plan.fsdp1_margin_ratio, k.fsdp1_reserved_ratio_max);
+  bool some_row_smaller = false;
+  for (const PlanRow& row : plan.rows) {
+    SCOPED_TRACE(row.seq);
+    if (!row.max_batch) {
+      EXPECT_FALSE(row.max_batch_with_margin.has_value());
+      continue;
+    }
+    const int64_t with_margin = row.max_batch_with_margin.value_or(0);
+    EXPECT_LE(with_margin, *row.max_batch);
+    some_row_smaller = some_row_smaller || with_margin < *row.max_batch;
+    TrainingSettings s;
+    s.method = Method::Qlora;
+    s.checkpointing = true;
+    s.sharding = Sharding::Fsdp;
+    s.gpus = 4;
+    s.seq = row.seq;
+    auto margin_at = [&](int64_t batch) {
+      s.batch = batch;
+      return PublishedReservedMargin(s, EstimateTrainingMemory(testing::CatalogModel("llama-3.1-70b"), s, k), k)->per_gpu_at_max;
+    };
+    if (with_margin > 0) EXPECT_LE(margin_at(with_margin), 32 * kBytesPerGiB);
+    EXPECT_GT(margin_at(with_margin > 0 ? with_margin * 2 : 1), 32 * kBytesPerGiB);
+  }
+  EXPECT_TRUE(some_row_smaller);  // on these cards the margin costs batch somewhere
+}
+
+TEST(ReservedMarginTest, PlanOnOneCardPerCopyHasNoMargin) {
+  const TrainingPlan plan = PlanOnFourCards("qwen3-8b", Method::Qlora, 32);
+  ASSERT_EQ(plan.shard_gpus, 1);
+  EXPECT_FALSE(plan.fsdp1_margin_ratio.has_value());
+  for (const PlanRow& row : plan.rows) EXPECT_FALSE(row.max_batch_with_margin.has_value()) << row.seq;
 }
 
 }  // namespace
