@@ -12,6 +12,7 @@
 #include "calc/subcommands.h"
 #include "calc/training_options.h"
 #include "calc/training_plan.h"
+#include "core/text_util.h"
 #include "reference/gpu_catalog.h"
 
 namespace labcheck::calc {
@@ -113,15 +114,17 @@ void PrintPlanBasis(const PlanEstimate& e, const MachineReport* report, const Co
 // How one model copy is laid out over the cards.
 Text LayoutLine(const TrainingPlan& plan) {
   if (plan.expert_parallel > 1) {
-    return T(fmt::format("Одна копия делится на {} карт (FSDP), копий: {}; маршрутизируемые эксперты — по {} картам (экспертный параллелизм {}).",
-                         *plan.shard_gpus, plan.replicas, plan.expert_parallel, plan.expert_parallel),
+    return T(fmt::format("Одна копия делится на {} {} (FSDP), копий: {}; маршрутизируемые эксперты — по {} картам (экспертный параллелизм {}).",
+                         *plan.shard_gpus, RuPlural(*plan.shard_gpus, "карту", "карты", "карт"), plan.replicas, plan.expert_parallel,
+                         plan.expert_parallel),
              fmt::format("One copy is sharded over {} cards (FSDP), copies: {}; the routed experts are split over {} of them (expert parallelism {}).",
                          *plan.shard_gpus, plan.replicas, plan.expert_parallel, plan.expert_parallel));
   }
   return *plan.shard_gpus == 1
              ? T(fmt::format("Модель помещается на одну карту; копий (data parallel): {}.", plan.replicas),
                  fmt::format("The model fits on one card: {} data-parallel copies.", plan.replicas))
-             : T(fmt::format("Одна копия делится на {} карт (FSDP), копий: {}.", *plan.shard_gpus, plan.replicas),
+             : T(fmt::format("Одна копия делится на {} {} (FSDP), копий: {}.", *plan.shard_gpus,
+                             RuPlural(*plan.shard_gpus, "карту", "карты", "карт"), plan.replicas),
                  fmt::format("One copy is sharded over {} cards (FSDP), copies: {}.", *plan.shard_gpus, plan.replicas));
 }
 
