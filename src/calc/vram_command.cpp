@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -115,19 +116,28 @@ struct VramEstimate {
   std::vector<WorkNote> features;
   std::vector<WorkNote> assumptions;
   std::optional<ReservedMargin> reserved_margin;
+  // For the rent table: the need per card on n cards with the published FSDP1 margin, where it applies.
+  std::map<int, double> margin_need_per_gpu;
 };
 
-// Need per card when split over n cards (FSDP unless another sharding was asked for): the
-// detailed peak when known, else the top of the bare size's range.
-double NeedPerGpu(const ModelInput& model, const VramOptions& o, const VramEstimate& e, int n) {
-  const CalcConstants& k = CalcConstants::Builtin();
+// The settings of the job split over n cards (FSDP unless another sharding was asked for).
+TrainingSettings SplitOver(const VramOptions& o, const VramEstimate& e, int n) {
   TrainingSettings split = e.settings;
   split.gpus = n;
   if (n > 1 && split.sharding == Sharding::Ddp && !ShardingGiven(o.training)) split.sharding = Sharding::Fsdp;
   // --expert-parallel on n cards: the largest EP group that n (and a hybrid group) can hold.
   split.expert_parallel = std::gcd(split.expert_parallel, n);
   if (split.sharding == Sharding::Hybrid) split.expert_parallel = std::gcd(split.expert_parallel, split.WeightShards());
+  return split;
+}
+
+// Need per card when split over n cards: the detailed peak when known, else the top of the bare
+// size's range. Under FSDP1 it also keeps the need with the published margin for the rent table.
+double NeedPerGpu(const ModelInput& model, const VramOptions& o, VramEstimate& e, int n) {
+  const CalcConstants& k = CalcConstants::Builtin();
+  const TrainingSettings split = SplitOver(o, e, n);
   const TrainingMemory m = EstimateTrainingMemory(model, split, k);
+  if (const auto margin = PublishedReservedMargin(split, m, k)) e.margin_need_per_gpu[n] = margin->per_gpu_at_max;
   if (m.peak_total_bytes) return *m.peak_total_bytes;
   if (auto r = BareSizeRange(model, split, ModelCatalog::Builtin(), k)) return r->high_bytes;
   return e.rule.bytes.value_or(m.known_bytes * n) / n + k.cuda_context_gib * kBytesPerGiB;
@@ -153,12 +163,23 @@ VramEstimate EstimateVram(const ModelInput& model, const VramOptions& o, const T
   return e;
 }
 
-nlohmann::json RentJson(const std::vector<GpuFit>& fits) {
+// Whether `count` cards of `memory_gib` still hold the job with the published FSDP1 margin;
+// nullopt where the margin does not apply (one card, another sharding, no fit).
+std::optional<bool> HoldsFsdp1Margin(const VramEstimate& e, std::optional<int> count, double memory_gib) {
+  if (!count) return std::nullopt;
+  const auto margin = e.margin_need_per_gpu.find(*count);
+  if (margin == e.margin_need_per_gpu.end()) return std::nullopt;
+  return margin->second <= memory_gib * kBytesPerGiB;
+}
+
+nlohmann::json RentJson(const VramEstimate& e) {
   nlohmann::json gpus = nlohmann::json::array();
-  for (const GpuFit& f : fits) {
+  for (const GpuFit& f : e.fits) {
+    const std::optional<bool> holds = HoldsFsdp1Margin(e, f.count, f.memory_gib);
     gpus.push_back({{"id", f.gpu_id}, {"name", f.gpu_name.en}, {"memory_gib", f.memory_gib},
                     {"count", f.count ? nlohmann::json(*f.count) : nlohmann::json(nullptr)},
-                    {"per_gpu", BytesJson(f.per_gpu_bytes)}});
+                    {"per_gpu", BytesJson(f.per_gpu_bytes)},
+                    {"fits_with_fsdp1_margin", holds ? nlohmann::json(*holds) : nlohmann::json(nullptr)}});
   }
   return gpus;
 }
@@ -178,7 +199,7 @@ void PrintVramJson(const ModelInput& model, const VramOptions& o, const VramEsti
                       {"defaults_taken", DefaultsJson(e.defaults)},
                       {"memory", TrainingMemoryJson(e.memory)},
                       {"rule_of_thumb", RuleOfThumbJson(e.rule, Lang::En)},
-                      {"rent", RentJson(e.fits)},
+                      {"rent", RentJson(e)},
                       {"rent_sharding", s.gpus > 1 || ShardingGiven(o.training) ? ShardingName(s.sharding) : "fsdp"},
                       {"features", WorkNotesJson(e.features)},
                       {"assumptions", WorkNotesJson(e.assumptions)}};
@@ -273,6 +294,7 @@ Table RentTable(const VramEstimate& e, const TrainingOptions& training) {
   rent.title = T("Какую карту арендовать", "Which card to rent");
   rent.columns = {T("Память", "Memory"), T("Карт", "Cards"), T("Нужно на карту", "Needed per card"), T("GPU", "GPU")};
   std::optional<GpuFitGroup> largest_too_small;
+  bool any_short_of_margin = false;
   for (const GpuFitGroup& group : GroupByMemorySize(e.fits)) {
     if (!group.count) {
       if (!largest_too_small || group.memory_gib > largest_too_small->memory_gib) largest_too_small = group;
@@ -280,8 +302,18 @@ Table RentTable(const VramEstimate& e, const TrainingOptions& training) {
     }
     std::vector<Text> names;
     for (const Text& name : group.gpu_names) names.push_back(ShortUnbrokenName(name));
-    rent.AddRow({fmt::format("{:g} GiB", group.memory_gib), std::to_string(*group.count), FormatGiBAndGB(group.per_gpu_bytes),
-                 Join(names, ", ")});
+    const std::optional<bool> holds = HoldsFsdp1Margin(e, group.count, group.memory_gib);
+    const bool short_of_margin = holds.has_value() && !*holds;
+    any_short_of_margin = any_short_of_margin || short_of_margin;
+    rent.AddRow({fmt::format("{:g} GiB", group.memory_gib), std::to_string(*group.count) + (short_of_margin ? "*" : ""),
+                 FormatGiBAndGB(group.per_gpu_bytes), Join(names, ", ")});
+  }
+  if (any_short_of_margin) {
+    const CalcConstants& k = CalcConstants::Builtin();
+    rent.notes.push_back(T(fmt::format("* Под FSDP1 с наибольшим запасом из опубликованных запусков (×{:.2f}) карте этого размера не хватит: "
+                                       "возьмите больше карт или карту побольше.", k.fsdp1_reserved_ratio_max),
+                           fmt::format("* Under FSDP1, with the largest margin the published runs showed (×{:.2f}), a card of this size falls "
+                                       "short: take more cards or a larger card.", k.fsdp1_reserved_ratio_max)));
   }
   if (largest_too_small) {
     const std::string need = FormatGiBAndGB(largest_too_small->per_gpu_bytes);

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <regex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -57,6 +59,34 @@ TEST(ReservedMarginTest, NothingForFsdp2OneGpuOrDeepSpeed) {
     const testing::CliRun text = testing::RunCalc(std::vector<std::string>(args.begin(), args.end() - 1), Lang::En);
     EXPECT_EQ(text.out.find("published FSDP1 runs"), std::string::npos);
   }
+}
+
+// vram's rent table: a size that does it on n >= 2 cards by the estimate but not with the largest
+// published FSDP1 margin is marked, in the text and in --json; one card and a fit with room are not.
+TEST(ReservedMarginTest, RentTableMarksSizesThatFallShortOfTheMargin) {
+  const testing::CliRun json = testing::RunCalc({"vram", "llama-3.1-70b", "--method", "qlora", "--json"}, Lang::En);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json root = nlohmann::json::parse(json.out);
+  std::set<double> short_sizes;
+  int holds = 0;
+  for (const nlohmann::json& g : root.at("rent")) {
+    const nlohmann::json& fits = g.at("fits_with_fsdp1_margin");
+    if (g.at("count").is_null() || g.at("count").get<int>() == 1) {
+      EXPECT_TRUE(fits.is_null()) << g.at("id");
+      continue;
+    }
+    ASSERT_TRUE(fits.is_boolean()) << g.at("id");
+    if (fits.get<bool>()) ++holds;
+    else short_sizes.insert(g.at("memory_gib").get<double>());
+  }
+  EXPECT_GT(holds, 0);
+  ASSERT_FALSE(short_sizes.empty());
+  const testing::CliRun text = testing::RunCalc({"vram", "llama-3.1-70b", "--method", "qlora"}, Lang::En);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (double gib : short_sizes) {
+    EXPECT_TRUE(std::regex_search(text.out, std::regex(fmt::format(R"(\n  {:g} GiB +[248]\* )", gib)))) << gib << "\n" << text.out;
+  }
+  EXPECT_NE(text.out.find("* Under FSDP1, with the largest margin the published runs showed"), std::string::npos) << text.out;
 }
 
 TrainingPlan PlanOnFourCards(const std::string& model, Method method, double card_gib) {
