@@ -13,9 +13,11 @@ int PercentAbove(double ratio) { return static_cast<int>(std::lround((ratio - 1)
 
 }  // namespace
 
+bool Fsdp1MarginApplies(const TrainingSettings& s) { return s.sharding == Sharding::Fsdp && s.fsdp_version == 1 && s.gpus > 1; }
+
 std::optional<ReservedMargin> PublishedReservedMargin(const TrainingSettings& s, const TrainingMemory& memory,
                                                       const CalcConstants& k) {
-  if (s.sharding != Sharding::Fsdp || s.fsdp_version != 1 || s.gpus < 2) return std::nullopt;
+  if (!Fsdp1MarginApplies(s)) return std::nullopt;
   if (!memory.peak_total_bytes || k.fsdp1_reserved_runs == 0) return std::nullopt;
   const MemoryComponent* context = memory.Find("cuda_context");
   const double context_bytes = context && context->bytes ? *context->bytes : 0;

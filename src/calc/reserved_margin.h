@@ -22,7 +22,10 @@ struct ReservedMargin {
   double per_gpu_at_max = 0;  // lab_check's reserved figure x ratio_max, plus the CUDA context
 };
 
-// Only for FSDP1 sharding over several GPUs with a detailed estimate: where the evidence is.
+// FSDP1 sharding over several GPUs: where the evidence is.
+bool Fsdp1MarginApplies(const TrainingSettings& settings);
+
+// Only where Fsdp1MarginApplies and the estimate is detailed.
 std::optional<ReservedMargin> PublishedReservedMargin(const TrainingSettings& settings, const TrainingMemory& memory,
                                                       const CalcConstants& constants);
 

@@ -41,9 +41,6 @@ std::optional<int64_t> LargestBatch(const ModelInput& model, const TrainingSetti
   return LargestBatch(s, limit, [&](const TrainingSettings& t) { return NeedPerGpu(model, t, k); });
 }
 
-// FSDP1 over several cards, where the published reserved peaks are (reserved_margin.h).
-bool Fsdp1Sharded(const TrainingSettings& s) { return s.sharding == Sharding::Fsdp && s.fsdp_version == 1 && s.gpus > 1; }
-
 }  // namespace
 
 TrainingPlan PlanTraining(const ModelInput& model, const TrainingSettings& requested, double tokens, int gpu_count,
@@ -87,14 +84,14 @@ TrainingPlan PlanTraining(const ModelInput& model, const TrainingSettings& reque
     TrainingSettings s = sharded;
     s.seq = seq;
     PlanRow row{seq, LargestBatch(model, s, limit, k), 0, std::nullopt};
-    if (Fsdp1Sharded(s)) {
+    if (Fsdp1MarginApplies(s)) {
       row.max_batch_with_margin = LargestBatch(s, limit, [&](const TrainingSettings& t) { return NeedWithFsdp1Margin(model, t, k); });
     }
     s.batch = row.max_batch.value_or(1);
     row.peak_bytes = NeedPerGpu(model, s, k);
     plan.rows.push_back(row);
   }
-  if (Fsdp1Sharded(sharded) && k.fsdp1_reserved_runs > 0) plan.fsdp1_margin_ratio = k.fsdp1_reserved_ratio_max;
+  if (Fsdp1MarginApplies(sharded) && k.fsdp1_reserved_runs > 0) plan.fsdp1_margin_ratio = k.fsdp1_reserved_ratio_max;
   TrainingSettings at_seq = sharded;
   plan.batch_at_seq = LargestBatch(model, at_seq, limit, k);
   if (!plan.shard_gpus) return plan;
