@@ -74,6 +74,8 @@ INSTANTIATE_TEST_SUITE_P(
         GoldenCase{"plan_qwen3_8b_lora_en.txt", {"plan", "qwen3-8b", "--method", "lora", "--tokens", "1e8"}, Lang::En, kFourRtx4080},
         GoldenCase{"plan_qwen3_14b_full_en.json", {"plan", "qwen3-14b", "--method", "full", "--checkpointing", "--json"}, Lang::En, kFourRtx4080},
         GoldenCase{"plan_no_gpu_ru.txt", {"plan", "qwen3-8b"}, Lang::Ru, {}},
+        // Issue 40: the course machine's 70B QLoRA, FSDP1 over four cards: the batch with the published FSDP1 margin.
+        GoldenCase{"plan_llama31_70b_qlora_ru.txt", {"plan", "llama-3.1-70b", "--method", "qlora", "--tokens", "1e8"}, Lang::Ru, kFourRtx4080},
         // Issue 21: MLA replicated under TP, DeepSeek's experts, windows, Mamba, quantised checkpoints.
         GoldenCase{"kv_deepseek_v3_tp8_en.txt", {"kv", ConfigPath("deepseek-v3"), "--context", "32768", "--batch", "8", "--tp", "8"}, Lang::En, {}},
         GoldenCase{"kv_deepseek_v3_tp8_en.json", {"kv", ConfigPath("deepseek-v3"), "--context", "32768", "--tp", "8", "--json"}, Lang::En, {}},
