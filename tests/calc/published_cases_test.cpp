@@ -151,9 +151,35 @@ TEST(PublishedCasesTest, Fsdp1ReservedChecksAreWhatTheCasesGive) {
   const CalcConstants& k = CalcConstants::Builtin();
   EXPECT_EQ(k.fsdp1_reserved_runs, static_cast<int>(n));
   EXPECT_NEAR(k.fsdp1_reserved_ratio_median, median, 0.0005);
-  EXPECT_NEAR(k.fsdp1_reserved_ratio_max, ratios.back(), 0.0005);
+  // Rounded up to three decimals, so the figure vram prints with it is never below a run.
+  EXPECT_GE(k.fsdp1_reserved_ratio_max, ratios.back());
+  EXPECT_LT(k.fsdp1_reserved_ratio_max, ratios.back() + 0.001);
   // The note says "all ... reserved more": true only while every run is above the estimate.
   EXPECT_GT(ratios.front(), 1.0);
+}
+
+// What vram prints as "with the largest margin seen" must not be below any published FSDP1 figure,
+// whatever the figure: by construction for the reserved peaks, and a real check for the ones that
+// are not (PEFT's nvidia-smi reading, the allocated peaks). Compared in the figure's own terms: the
+// memory in use includes the CUDA context, the allocator's figures do not.
+TEST(PublishedCasesTest, Fsdp1MarginFigureIsNotBelowAnyPublishedFsdp1Figure) {
+  const nlohmann::json root = testing::LoadCases("published_cases.json");
+  const double context_gib = CalcConstants::Builtin().cuda_context_gib;
+  int checked = 0;
+  for (const nlohmann::json* list : {&root.at("cases"), &root.at("open_cases").at("cases")}) {
+    for (const nlohmann::json& c : *list) {
+      const testing::CliRun run = testing::RunCalc(testing::CaseArgs(c), Lang::En);
+      ASSERT_EQ(run.exit_code, 0) << c.at("id") << ": " << run.err;
+      const nlohmann::json out = nlohmann::json::parse(run.out);
+      const nlohmann::json& margin = out.at("memory").at("published_reserved_margin");
+      if (margin.is_null()) continue;
+      const double at_max = margin.at("per_gpu_at_max").at("bytes").get<double>() / (1 << 30);
+      const bool in_use = c.value("figure", "") == "device_memory_used";
+      EXPECT_GE(in_use ? at_max : at_max - context_gib, c.at("measured_gib").get<double>()) << c.at("id");
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 20);
 }
 
 // torchtune's LoRA rows were measured with the recipe configs of the table's commit; the configs
