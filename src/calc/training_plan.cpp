@@ -41,6 +41,26 @@ std::optional<int64_t> LargestBatch(const ModelInput& model, const TrainingSetti
   return LargestBatch(s, limit, [&](const TrainingSettings& t) { return NeedPerGpu(model, t, k); });
 }
 
+// The largest batch at each sequence length up to the model's context, on the sharded layout;
+// under FSDP1 also the largest that holds the published FSDP1 margin.
+std::vector<PlanRow> BatchRows(const ModelInput& model, const TrainingSettings& sharded, double limit, const CalcConstants& k) {
+  std::vector<PlanRow> rows;
+  const int64_t max_seq = model.arch && model.arch->max_context > 0 ? model.arch->max_context : kSeqLengths[std::size(kSeqLengths) - 1];
+  for (int64_t seq : kSeqLengths) {
+    if (seq > max_seq) break;
+    TrainingSettings s = sharded;
+    s.seq = seq;
+    PlanRow row{seq, LargestBatch(model, s, limit, k), 0, std::nullopt};
+    if (Fsdp1MarginApplies(s)) {
+      row.max_batch_with_margin = LargestBatch(s, limit, [&](const TrainingSettings& t) { return NeedWithFsdp1Margin(model, t, k); });
+    }
+    s.batch = row.max_batch.value_or(1);
+    row.peak_bytes = NeedPerGpu(model, s, k);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
 }  // namespace
 
 TrainingPlan PlanTraining(const ModelInput& model, const TrainingSettings& requested, double tokens, int gpu_count,
@@ -78,19 +98,7 @@ TrainingPlan PlanTraining(const ModelInput& model, const TrainingSettings& reque
   while (widest * 2 <= gpu_count) widest *= 2;
   // When nothing fits, show the rows for the widest sharding: the closest it gets.
   sharded.gpus = plan.shard_gpus.value_or(widest);
-  const int64_t max_seq = model.arch && model.arch->max_context > 0 ? model.arch->max_context : kSeqLengths[std::size(kSeqLengths) - 1];
-  for (int64_t seq : kSeqLengths) {
-    if (seq > max_seq) break;
-    TrainingSettings s = sharded;
-    s.seq = seq;
-    PlanRow row{seq, LargestBatch(model, s, limit, k), 0, std::nullopt};
-    if (Fsdp1MarginApplies(s)) {
-      row.max_batch_with_margin = LargestBatch(s, limit, [&](const TrainingSettings& t) { return NeedWithFsdp1Margin(model, t, k); });
-    }
-    s.batch = row.max_batch.value_or(1);
-    row.peak_bytes = NeedPerGpu(model, s, k);
-    plan.rows.push_back(row);
-  }
+  plan.rows = BatchRows(model, sharded, limit, k);
   if (Fsdp1MarginApplies(sharded) && k.fsdp1_reserved_runs > 0) plan.fsdp1_margin_ratio = k.fsdp1_reserved_ratio_max;
   TrainingSettings at_seq = sharded;
   plan.batch_at_seq = LargestBatch(model, at_seq, limit, k);
