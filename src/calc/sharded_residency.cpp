@@ -118,13 +118,16 @@ std::vector<MemoryComponent> OffloadCopyCache(const Units& u, const TrainingSett
                MemoryPhase::OutsideAllocator)};
 }
 
-// FSDP2 (fully_shard) with CPUOffloadPolicy gathers and reduces on streams of its own
+// FSDP2 (fully_shard) gathers and reduces on streams of its own, offloaded or not
 // (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py and _fsdp_param_group.py, read at
 // pytorch/pytorch 010ae4a8; older copies of the file allocate the all-gather output in the same
 // place, and an older foreach_reduce also its input on the reduce-scatter stream, not counted):
-//   - foreach_all_gather runs under all_gather_copy_in_stream: FSDPParam.all_gather_inputs copies
-//     each offloaded shard to the GPU (`sharded_param_data.to(self.device, non_blocking=True)`) and
-//     the unit's all_gather_output (the whole unit) is allocated there too; the copy-out into the
+//   - foreach_all_gather runs under all_gather_copy_in_stream, with or without offload: the unit's
+//     all_gather_output (the whole unit) is allocated there, and the shards are copied into its
+//     slice; a separate copy of each shard is made there first only when it must change device or
+//     dtype: CPUOffloadPolicy (FSDPParam.all_gather_inputs, `sharded_param_data.to(self.device,
+//     non_blocking=True)`) or a param_dtype cast under mixed precision (_get_param_all_gather_inputs,
+//     --precision mixed); the copy-out into the
 //     unsharded parameters runs on the compute stream, and the output is freed back to the
 //     copy-in stream's pool. In forward the output is kept in comm_ctx.all_gather_state until the
 //     next unit's wait_for_unshard ("Defer free to allow for overlap of this copy-out with next
@@ -132,6 +135,8 @@ std::vector<MemoryComponent> OffloadCopyCache(const Units& u, const TrainingSett
 //     second one's shard copies at once; the first unit is the root (embeddings and lm_head);
 //   - foreach_reduce allocates the reduce-scatter output on reduce_scatter_stream and, offloaded,
 //     copies it to CPU RAM and drops it there: that pool peaks at the largest unit's gradient shard.
+//     Without offload the output becomes the sharded parameter's .grad and lives until the
+//     optimizer step, already counted as the gradients: nothing apart.
 // PyTorch's caching allocator gives a freed block only to the stream that allocated it
 // (c10/cuda/CUDACachingAllocator.cpp, get_free_block), so each pool stays reserved at its own peak.
 // Counted: each pool's peak of live tensors (a lower bound: its segments are not merged, so what it
@@ -140,13 +145,15 @@ std::vector<MemoryComponent> OffloadCopyCache(const Units& u, const TrainingSett
 double Fsdp2CopyInPoolBytes(const Units& u, const TrainingSettings& s, double shards) {
   const double layer = u.layer * u.layer_bytes;
   const double first = (u.root > 0 ? u.root : u.embedding) * kBf16;
-  double pool = first + first / shards;                            // the first unit's copies and output
-  if (u.layers >= 1) pool = std::max(pool, first + layer + layer / shards);  // layer 0 beside the root's output
-  if (u.layers >= 2) pool = std::max(pool, 2 * layer + layer / shards);      // two layers in forward
+  // Shard copies of their own only when they change device (offload) or dtype (mixed precision).
+  const double copies = s.offload.params || s.precision == Precision::Mixed ? 1.0 / shards : 0;
+  double pool = first + first * copies;                            // the first unit's copies and output
+  if (u.layers >= 1) pool = std::max(pool, first + layer + layer * copies);  // layer 0 beside the root's output
+  if (u.layers >= 2) pool = std::max(pool, 2 * layer + layer * copies);      // two layers in forward
   const double own_head = u.root > 0 ? 0 : u.head * kBf16;
-  if (own_head > 0) pool = std::max(pool, layer + own_head + own_head / shards);  // lm_head's unit last
+  if (own_head > 0) pool = std::max(pool, layer + own_head + own_head * copies);  // lm_head's unit last
   const double ahead = s.reshard_after_forward ? s.prefetch * layer : 0;
-  return std::max(pool, ahead + layer / shards);                   // backward prefetch
+  return std::max(pool, ahead + layer * copies);                   // backward prefetch
 }
 
 std::vector<MemoryComponent> Fsdp2StreamPools(const Units& u, const TrainingSettings& s) {
@@ -154,8 +161,9 @@ std::vector<MemoryComponent> Fsdp2StreamPools(const Units& u, const TrainingSett
   const double layer = u.layer * u.layer_bytes;
   const double ahead = s.reshard_after_forward ? s.prefetch * layer : 0;
   const double copy_in = Fsdp2CopyInPoolBytes(u, s, shards) - ahead;
-  const double largest_grad = u.full ? std::max({u.layer, u.root, u.root > 0 ? 0.0 : std::max(u.embedding, u.head)}) * kBf16 : 0;
-  const double grad_shard = u.full ? u.layer * kBf16 / shards : 0;  // in the allocated peak (Fsdp above)
+  const bool offloaded = s.offload.params;
+  const double largest_grad = u.full && offloaded ? std::max({u.layer, u.root, u.root > 0 ? 0.0 : std::max(u.embedding, u.head)}) * kBf16 : 0;
+  const double grad_shard = u.full && offloaded ? u.layer * kBf16 / shards : 0;  // in the allocated peak (Fsdp above)
   const double reduce_scatter = largest_grad / shards - grad_shard;
   return {Make("fsdp2_stream_pools", T("FSDP2: пулы потоков all-gather и reduce-scatter", "FSDP2: pools of the all-gather and reduce-scatter streams"),
                copy_in + reduce_scatter,
@@ -199,8 +207,8 @@ std::vector<MemoryComponent> ShardedResidency(const ModelInput& model, const Tra
   const Units units = UnitsOf(model, *counts, s, k);
   if (s.sharding == Sharding::Zero3) return Zero3(units, k);
   std::vector<MemoryComponent> out = Fsdp(units, s);
-  const bool fsdp2_offload = s.fsdp_version == 2 && s.offload.params;
-  for (MemoryComponent& c : fsdp2_offload ? Fsdp2StreamPools(units, s) : OffloadCopyCache(units, s)) out.push_back(std::move(c));
+  const bool fsdp2 = s.fsdp_version == 2;
+  for (MemoryComponent& c : fsdp2 ? Fsdp2StreamPools(units, s) : OffloadCopyCache(units, s)) out.push_back(std::move(c));
   return out;
 }
 

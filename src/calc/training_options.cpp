@@ -196,7 +196,7 @@ std::vector<DefaultTaken> DefaultsTaken(const TrainingOptions& o, const Training
   if (s.GathersLayers() && s.sharding != Sharding::Zero3) {
     take("reshard_after_forward", o.reshard_after_forward, "fully_shard(reshard_after_forward=True), FSDP1 ShardingStrategy.FULL_SHARD");
     take("prefetch", std::to_string(o.prefetch), "FSDP2's implicit prefetch of the next unit, FSDP1 BackwardPrefetch.BACKWARD_PRE");
-    if (s.offload.params) take("fsdp_version", "1", "FullyShardedDataParallel (FSDP1), as fsdp_qlora's train.py and the PEFT docs' accelerate config run it; fully_shard is --fsdp-version 2");
+    take("fsdp_version", "1", "FullyShardedDataParallel (FSDP1), as fsdp_qlora's train.py and the PEFT docs' accelerate config run it; fully_shard is --fsdp-version 2");
     take("shard_embeddings", "off", "accelerate TRANSFORMER_BASED_WRAP and torchtune without custom_sharded_layers: embeddings and lm_head in the root unit");
   }
   if (lora) {

@@ -252,7 +252,10 @@ TEST(TrainingMemoryTest, OffloadKeepsTheLargestShardCopyReserved) {
 // shard (4h/8), of which the peak has a layer's (2l/8): 0.5h - 0.25l. Together 4.5h. With the
 // embeddings and lm_head as units of their own the copy-in peak is lm_head's unit beside the last
 // layer's output (2l + 2h + 2h/8): 2.25h apart, and the reduce-scatter pool's lm_head shard
-// (2h/8 - 2l/8): 2.5h - 0.25l. The allocated peak is FSDP1's; nothing without offload.
+// (2h/8 - 2l/8): 2.5h - 0.25l. The allocated peak is FSDP1's. Without offload the all-gather
+// outputs still live on the copy-in stream, but the shards are copied straight into them and the
+// reduce-scatter output is the gradient itself: the root's output alone stays apart (4h; 2h with
+// the embeddings in a unit of their own), and a mixed-precision cast brings the copies back (0.25l).
 TEST(TrainingMemoryTest, Fsdp2KeepsItsStreamPoolsReserved) {
   const ModelInput model = Catalog("llama-3.1-70b");
   const double layer = kLlama70bLayer, head = kLlama70bHead;
@@ -268,6 +271,12 @@ TEST(TrainingMemoryTest, Fsdp2KeepsItsStreamPoolsReserved) {
   s.shard_embeddings = true;
   EXPECT_DOUBLE_EQ(Bytes(EstimateTrainingMemory(model, s, k), "fsdp2_stream_pools"), 2.5 * head - 0.25 * layer);
   s.offload.params = false;
+  EXPECT_DOUBLE_EQ(Bytes(EstimateTrainingMemory(model, s, k), "fsdp2_stream_pools"), 2 * head);
+  s.shard_embeddings = false;
+  EXPECT_DOUBLE_EQ(Bytes(EstimateTrainingMemory(model, s, k), "fsdp2_stream_pools"), 4 * head);
+  s.precision = Precision::Mixed;
+  EXPECT_DOUBLE_EQ(Bytes(EstimateTrainingMemory(model, s, k), "fsdp2_stream_pools"), 4 * head + 0.25 * layer);
+  s.fsdp_version = 1;
   EXPECT_EQ(EstimateTrainingMemory(model, s, k).Find("fsdp2_stream_pools"), nullptr);
 }
 
