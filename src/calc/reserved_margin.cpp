@@ -13,7 +13,9 @@ int PercentAbove(double ratio) { return static_cast<int>(std::lround((ratio - 1)
 
 }  // namespace
 
-bool Fsdp1MarginApplies(const TrainingSettings& s) { return s.sharding == Sharding::Fsdp && s.fsdp_version == 1 && s.gpus > 1; }
+bool Fsdp1MarginApplies(const TrainingSettings& s) {
+  return s.sharding == Sharding::Fsdp && s.fsdp_version == 1 && s.reshard_after_forward && s.gpus > 1;
+}
 
 std::optional<ReservedMargin> PublishedReservedMargin(const TrainingSettings& s, const TrainingMemory& memory,
                                                       const CalcConstants& k) {

@@ -22,7 +22,7 @@ struct ReservedMargin {
   double per_gpu_at_max = 0;  // lab_check's reserved figure x ratio_max, plus the CUDA context
 };
 
-// FSDP1 sharding over several GPUs: where the evidence is.
+// FSDP1 FULL_SHARD (reshard after forward) over several GPUs: where the evidence is.
 bool Fsdp1MarginApplies(const TrainingSettings& settings);
 
 // Only where Fsdp1MarginApplies and the estimate is detailed.

@@ -49,8 +49,9 @@ TEST(ReservedMarginTest, TheTextSaysHowManyRunsAndHowMuchMoreInBothLanguages) {
 }
 
 // The evidence is FSDP1 FULL_SHARD over several cards; elsewhere the estimate stands alone.
-TEST(ReservedMarginTest, NothingForFsdp2OneGpuOrDeepSpeed) {
+TEST(ReservedMarginTest, NothingForFsdp2ShardGradOpOneGpuOrDeepSpeed) {
   for (const auto& args : {With(kFsdp70bQlora, {"--fsdp-version", "2", "--json"}),
+                           With(kFsdp70bQlora, {"--reshard-after-forward", "no", "--json"}),
                            std::vector<std::string>{"vram", "llama-3.1-8b", "--method", "qlora", "--json"},
                            std::vector<std::string>{"vram", "llama-3.1-70b", "--method", "qlora", "--gpus", "4", "--sharding", "zero3", "--json"}}) {
     const testing::CliRun run = testing::RunCalc(args, Lang::En);
