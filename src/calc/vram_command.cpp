@@ -132,15 +132,27 @@ TrainingSettings SplitOver(const VramOptions& o, const VramEstimate& e, int n) {
 }
 
 // Need per card when split over n cards: the detailed peak when known, else the top of the bare
-// size's range. Under FSDP1 it also keeps the need with the published margin for the rent table.
-double NeedPerGpu(const ModelInput& model, const VramOptions& o, VramEstimate& e, int n) {
+// size's range.
+double NeedPerGpu(const ModelInput& model, const VramOptions& o, const VramEstimate& e, int n) {
   const CalcConstants& k = CalcConstants::Builtin();
   const TrainingSettings split = SplitOver(o, e, n);
   const TrainingMemory m = EstimateTrainingMemory(model, split, k);
-  if (const auto margin = PublishedReservedMargin(split, m, k)) e.margin_need_per_gpu[n] = margin->per_gpu_at_max;
   if (m.peak_total_bytes) return *m.peak_total_bytes;
   if (auto r = BareSizeRange(model, split, ModelCatalog::Builtin(), k)) return r->high_bytes;
   return e.rule.bytes.value_or(m.known_bytes * n) / n + k.cuda_context_gib * kBytesPerGiB;
+}
+
+// For the rent table: the need per card with the published FSDP1 margin, at each card count the
+// fits settled on, where the margin applies (reserved_margin.h).
+std::map<int, double> MarginNeedPerGpu(const ModelInput& model, const VramOptions& o, const VramEstimate& e) {
+  const CalcConstants& k = CalcConstants::Builtin();
+  std::map<int, double> need;
+  for (const GpuFit& f : e.fits) {
+    if (!f.count || need.count(*f.count) > 0) continue;
+    const TrainingSettings split = SplitOver(o, e, *f.count);
+    if (const auto margin = PublishedReservedMargin(split, EstimateTrainingMemory(model, split, k), k)) need[*f.count] = margin->per_gpu_at_max;
+  }
+  return need;
 }
 
 VramEstimate EstimateVram(const ModelInput& model, const VramOptions& o, const TrainingSettings& s) {
@@ -157,6 +169,7 @@ VramEstimate EstimateVram(const ModelInput& model, const VramOptions& o, const T
   one_gpu.expert_parallel = 1;
   e.rule = LessonRuleOfThumb(model, one_gpu, EstimateTrainingMemory(model, one_gpu, k), k);
   e.fits = FitOnGpus(reference::GpuCatalog::Builtin().gpus(), [&](int n) { return NeedPerGpu(model, o, e, n); });
+  e.margin_need_per_gpu = MarginNeedPerGpu(model, o, e);
   e.features = FeaturesOf(model);
   e.assumptions = VramAssumptions(model, s);
   for (WorkNote& note : ExpertParallelNotes(model, s)) e.assumptions.push_back(std::move(note));
