@@ -70,8 +70,9 @@ struct TreeCheck {
 };
 // The pages whose links are checked: README.md, README.ru.md, docs/*.md, tests/**/README.md,
 // src/**/README.md. The files searched for citations: every text file of the tree but .git, the
-// top-level build*/, Testing/ and journal/ folders (build outputs and reports) and tests/docs/,
-// whose fixtures cite pages made up for the checker's own tests.
+// top-level build*/, Testing/, journal/, shared/ and hidden folders other than .ci/ and .github/
+// (build outputs, reports, other repositories, tools' caches) and tests/docs/, whose fixtures cite
+// pages made up for the checker's own tests.
 TreeCheck CheckTree(const std::filesystem::path& root);
 
 }  // namespace labcheck::docs

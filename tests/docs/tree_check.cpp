@@ -43,12 +43,16 @@ std::vector<fs::path> LinkedPages(const fs::path& root) {
   return pages;
 }
 
-// Not searched for citations: git's store, and what builds and runs leave at the top.
+// Not searched for citations: git's store; at the top what builds, runs and tools leave (build*/,
+// Testing/, journal/, a shared/ checkout of other repositories, hidden folders but .ci and .github:
+// .gitignore names .whl, .gl and .device); tests/docs, whose fixtures cite made-up pages.
 bool SkippedFolder(const fs::directory_entry& entry, int depth) {
   const std::string name = entry.path().filename().string();
   if (name == ".git") return true;
-  if (depth == 1 && name == "docs" && entry.path().parent_path().filename() == "tests") return true;  // the checker's fixtures
-  return depth == 0 && (name.rfind("build", 0) == 0 || name == "Testing" || name == "journal");
+  if (depth == 1 && name == "docs" && entry.path().parent_path().filename() == "tests") return true;
+  if (depth != 0) return false;
+  if (name[0] == '.') return name != ".ci" && name != ".github";
+  return name.rfind("build", 0) == 0 || name == "Testing" || name == "journal" || name == "shared";
 }
 
 // Every text file of the tree: read whole, none over kLargestTextFile, none with a NUL byte.
