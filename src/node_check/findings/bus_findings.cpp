@@ -24,12 +24,12 @@ std::set<std::string> DriverBusIds(const json& inventory) {
 
 }  // namespace
 
-void AddBusFindings(const json& bus, const json& inventory, std::vector<Finding>& out) {
+void AddBusFindings(const json& bus, const json& inventory, std::vector<Finding>& out, const std::set<std::string>& named) {
   if (!bus.is_object() || !bus.contains("gpus") || bus.contains("partial")) return;
   const std::set<std::string> driver = DriverBusIds(inventory);
   for (const json& id : bus["gpus"]) {
     const std::string bus_id = gpu::CanonicalPciBusId(id.get<std::string>());
-    if (driver.count(bus_id)) continue;
+    if (driver.count(bus_id) || named.count(bus_id)) continue;  // named: fell off, or failed to initialise
     out.push_back({-1, "gpu_off_bus",
                    T(fmt::format("GPU {} есть на шине PCI, но не в драйвере: отвалилась от шины или не "
                                  "инициализировалась; смотрите журнал ядра",

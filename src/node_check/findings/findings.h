@@ -3,6 +3,8 @@
 // power, other processes, MIG), the XIDs by NVIDIA's catalog, and the short benchmarks (catalog
 // band, spread).
 #pragma once
+#include <set>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,8 +26,18 @@ void AddHealthFindings(const nlohmann::json& health, const std::vector<const ref
 // (xid_findings.cpp): one finding for those that keep the node out of service, all of them in `xids`.
 void AddXidFindings(int gpu, const nlohmann::json& facts, const NodeExpectations& expect, std::vector<Finding>& out,
                     nlohmann::json& xids);
-// The GPUs sysfs lists on the PCI bus (pci_bus_scan.h) that the inventory lacks (bus_findings.cpp).
-void AddBusFindings(const nlohmann::json& bus, const nlohmann::json& inventory, std::vector<Finding>& out);
+// The GPUs sysfs lists on the PCI bus (pci_bus_scan.h) that the inventory lacks (bus_findings.cpp),
+// but for those `named` already (AddFellOffBusFindings).
+void AddBusFindings(const nlohmann::json& bus, const nlohmann::json& inventory, std::vector<Finding>& out,
+                    const std::set<std::string>& named = {});
+// Cards that fell off the bus (XID 79 and the driver's other words for it) or that the driver could
+// not initialise, one finding per card with the bus scan's evidence beside the kernel log's
+// (fell_off_bus_findings.cpp); returns the canonical bus ids it named.
+std::set<std::string> AddFellOffBusFindings(const nlohmann::json& health, const nlohmann::json& inventory,
+                                            const nlohmann::json& bus, const NodeExpectations& expect, std::vector<Finding>& out);
+// The driver's messages that are neither XIDs nor about one card, such as NVLink setup that failed
+// (health's "driver_kernel_log"; driver_message_findings.cpp).
+void AddDriverMessageFindings(const nlohmann::json& health, std::vector<Finding>& out);
 // The driver's recovery action of one card's facts, when it asks for one (recovery_action_findings.cpp).
 void AddRecoveryActionFindings(int gpu, const nlohmann::json& facts, std::vector<Finding>& out);
 // The InfiniBand/RoCE ports (network_ports.h) when --expect-ib asks for them (network_port_findings.cpp).

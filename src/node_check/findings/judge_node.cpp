@@ -70,7 +70,9 @@ NodeVerdict JudgeNode(const json& payload, const NodeExpectations& expect) {
   const std::vector<const reference::GpuSpec*> specs = CatalogSpecs(inventory);
   v.gpus = CardsFromInventory(inventory, health);
   AddInventoryFindings(inventory, specs, expect, v.findings);
-  AddBusFindings(payload.value("pci_bus", json(nullptr)), inventory, v.findings);
+  const json bus = payload.value("pci_bus", json(nullptr));
+  AddBusFindings(bus, inventory, v.findings, AddFellOffBusFindings(health, inventory, bus, expect, v.findings));
+  AddDriverMessageFindings(health, v.findings);
   AddNvLinkErrorFindings(inventory, v.findings);
   AddNetworkPortFindings(payload.value("network_ports", json(nullptr)), expect, v.findings);
   AddSxidFindings(health.value("sxid_kernel_log", json(nullptr)), v.findings);
