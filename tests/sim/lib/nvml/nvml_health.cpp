@@ -66,14 +66,18 @@ bool EccEnabled(const nvsim::Gpu& g) {
 
 }  // namespace
 
-unsigned long long nvmlsim::GrowingCounter(const nvsim::Gpu& g, const std::string& path) {
+unsigned long long nvmlsim::GrowingCounter(const nvsim::Gpu& g, const std::string& key, double start, double grows_by) {
   static std::map<std::pair<int, std::string>, unsigned long long> reads;
   unsigned long long n = 0;
   {
     std::lock_guard<std::mutex> lock(EventLock());
-    n = reads[{g.index, path}]++;
+    n = reads[{g.index, key}]++;
   }
-  return static_cast<unsigned long long>(g.Number((path + "/start").c_str()) + n * g.Number((path + "/grows_by").c_str()));
+  return static_cast<unsigned long long>(start + n * grows_by);
+}
+
+unsigned long long nvmlsim::GrowingCounter(const nvsim::Gpu& g, const std::string& path) {
+  return GrowingCounter(g, path, g.Number((path + "/start").c_str()), g.Number((path + "/grows_by").c_str()));
 }
 
 NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetTotalEccErrors,
