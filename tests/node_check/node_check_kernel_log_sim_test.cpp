@@ -41,13 +41,23 @@ TEST_F(NodeCheckKernelLogSim, FallenOffTheBusWithoutAnXidFailsAsRebootNamingTheC
 }
 
 // The older driver's "NVRM: Xid (0000:41:00): 14, …" is read (14 is IGNORE in NVIDIA's catalog).
+// Beside it, an initialisation of the same card that failed once (a line written for this test in
+// the driver's format): the card is in the driver now, so it is listed in --json only.
 TEST_F(NodeCheckKernelLogSim, TheOldXidFormIsRead) {
-  testing::Run run = NodeCheck("course-4x4080.json", {"--json", "--kernel-log", SimLog("gpud-xid-old-form.log")});
+  const std::string log = ::testing::TempDir() + "old-form-and-init.log";
+  {
+    std::ifstream fixture(SimLog("gpud-xid-old-form.log"));
+    std::ofstream(log) << fixture.rdbuf() << "\n[   21.000001] NVRM: GPU 0000:41:00.0: RmInitAdapter failed! (0x62:0x65:2522)\n";
+  }
+  testing::Run run = NodeCheck("course-4x4080.json", {"--json", "--kernel-log", log});
   EXPECT_EQ(run.outcome.exit_code, 0) << run.outcome.out << run.outcome.err;
   ASSERT_EQ(run.json["xids"].size(), 1u) << run.outcome.out;
   EXPECT_EQ(run.json["xids"][0]["gpu"], 1);
   EXPECT_EQ(run.json["xids"][0]["xid"], 14);
   EXPECT_EQ(run.json["xids"][0]["bucket"], "IGNORE");
+  ASSERT_EQ(run.json["driver_messages"].size(), 1u) << run.outcome.out;
+  EXPECT_EQ(run.json["driver_messages"][0]["kind"], "init_failed");
+  EXPECT_EQ(run.json["driver_messages"][0]["pci"], "0000:41:00");
 }
 
 // NVLink5: a bit-error-rate notice NVIDIA's sheet says to ignore leaves the node in service; the

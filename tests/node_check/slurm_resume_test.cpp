@@ -55,7 +55,7 @@ TEST_F(SlurmCluster, TheDrainCapHoldsAThirdDrainOfTen) {
   const std::string out = dir_ + "/capped.json";
   testing::Run sick = Check("health-faults.json", {"--drain-cap", "20%", "--out", out});
   EXPECT_EQ(sick.outcome.exit_code, 4) << sick.outcome.err;
-  EXPECT_EQ(sick.line.rfind("FAIL: LC203 GPU0 ", 0), 0u) << sick.line;  // the finding stays in the report
+  EXPECT_EQ(sick.line.rfind("FAIL: LC110 GPU0 ", 0), 0u) << sick.line;  // the findings stay in the report
   EXPECT_NE(sick.outcome.err.find("drain cap reached: 2 of 10 nodes of gpu drained by lab_check (cap 20%)"), std::string::npos)
       << sick.outcome.err;
   EXPECT_EQ(sick.outcome.err.find("state=drain"), std::string::npos) << sick.outcome.err;

@@ -52,6 +52,7 @@ std::vector<DriverMessage> DriverMessagesOf(const std::vector<std::string>& reco
   std::vector<DriverMessage> messages;
   for (const LogLine& line : KernelLogLinesOf(records)) {
     if (IsBootLine(line.text)) messages.clear();
+    else if (line.text.find("NVRM:") == std::string::npos) continue;  // std::regex is slow: the driver's lines only
     else if (std::optional<DriverMessage> m = InitFailed(line)) AddOrJoin(messages, std::move(*m));
     else if (std::optional<DriverMessage> r = RxDetectFailed(line)) AddOrJoin(messages, std::move(*r));
   }

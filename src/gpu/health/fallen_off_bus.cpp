@@ -33,10 +33,17 @@ void TakeProbePciId(const std::string& text, FallenOffBus& event) {
 }  // namespace
 
 std::optional<FallenOffBus> FallenOffBusMatcher::Feed(const LogLine& line) {
-  if (std::optional<FallenOffBus> event = FallenOffBusGpuLine(line)) return event;
+  // Every line of both messages is the driver's ("NVRM:"); std::regex is slow, so most lines of a
+  // busy log are passed over with a plain search.
+  if (line.text.find("NVRM:") == std::string::npos) {
+    pending_.reset();
+    return std::nullopt;
+  }
+  if (line.text.find("GPU has fallen off the bus") != std::string::npos)
+    if (std::optional<FallenOffBus> event = FallenOffBusGpuLine(line)) return event;
   static const std::regex kProbeStart("NVRM: The NVIDIA GPU " LAB_CHECK_PRINTED_BUS_ID R"((?:\s|$))");
   std::smatch m;
-  if (std::regex_search(line.text, m, kProbeStart)) {
+  if (line.text.find("The NVIDIA GPU") != std::string::npos && std::regex_search(line.text, m, kProbeStart)) {
     pending_ = FallenOffBus{KernelPci(m[1].str()), "probe_message", "", FallenLineFromNvrm(line.text), line.time_s};
     lines_left_ = 2;  // the message's other two lines
   } else if (pending_ && lines_left_-- > 0) {

@@ -20,7 +20,7 @@ namespace {
 std::optional<std::string> ResetNotePci(const std::string& line) {
   static const std::regex kNote(R"(lab_check: GPU ([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})[^ ]* reset)");
   std::smatch m;
-  if (!std::regex_search(line, m, kNote)) return std::nullopt;
+  if (line.find("lab_check: GPU") == std::string::npos || !std::regex_search(line, m, kNote)) return std::nullopt;
   return KernelPci(m[1].str());
 }
 
@@ -39,6 +39,7 @@ void Clear(std::vector<KernelXid>& xids, const std::string& by, std::optional<do
 class KernelCardIds {
  public:
   bool Read(const std::string& line) {
+    if (line.find("NVRM: GPU") == std::string::npos) return false;
     static const std::regex kUuid(R"(NVRM: GPU at PCI:([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}): (GPU-[0-9A-Fa-f-]+))");
     static const std::regex kBoardSerial(R"(NVRM: GPU Board Serial Number: (\S+))");
     static const std::regex kSerialIs(R"(NVRM: GPU ([0-9A-Fa-f:]+\.[0-7]): GPU serial number is (\S+?)\.?$)");
@@ -128,7 +129,7 @@ std::optional<KernelXid> ParseXidLine(const std::string& message) {
   // "(PCI:0000:01:00 GPU-I:05)" and a function's ".0" are read past.
   static const std::regex kXid(R"(NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})[^)]*\): (\d+))");
   std::smatch m;
-  if (!std::regex_search(message, m, kXid)) return std::nullopt;
+  if (message.find("NVRM: Xid") == std::string::npos || !std::regex_search(message, m, kXid)) return std::nullopt;
   KernelXid x;
   x.pci = KernelPci(m[1].str());
   x.xid = std::stoi(m[2].str());

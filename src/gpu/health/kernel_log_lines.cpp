@@ -18,7 +18,9 @@ std::string LowerCasePci(std::string s) {
 std::string KmsgMessageOf(const std::string& record) {
   static const std::regex kKmsgHeader(R"(^\d+,\d+,\d+,[^;]*;)");
   std::smatch m;
-  if (!std::regex_search(record, m, kKmsgHeader)) return record;
+  // A /dev/kmsg record starts with its priority's digits; std::regex is slow, so asked only then.
+  if (record.empty() || !std::isdigit(static_cast<unsigned char>(record[0])) || !std::regex_search(record, m, kKmsgHeader))
+    return record;
   const std::string body = record.substr(static_cast<size_t>(m.length(0)));
   return body.substr(0, body.find('\n'));
 }
@@ -48,8 +50,9 @@ std::optional<double> KernelTime(const std::string& record) {
   static const std::regex kKmsg(R"(^\d+,\d+,(\d+),[^;]*;)");
   static const std::regex kBracket(R"(\[\s*(\d+\.\d+)\])");
   std::smatch m;
-  if (std::regex_search(record, m, kKmsg)) return std::stod(m[1].str()) / 1e6;
-  if (std::regex_search(record, m, kBracket)) return std::stod(m[1].str());
+  const bool kmsg = !record.empty() && std::isdigit(static_cast<unsigned char>(record[0])) && record.find(';') != std::string::npos;
+  if (kmsg && std::regex_search(record, m, kKmsg)) return std::stod(m[1].str()) / 1e6;
+  if (record.find('[') != std::string::npos && std::regex_search(record, m, kBracket)) return std::stod(m[1].str());
   return std::nullopt;
 }
 

@@ -69,6 +69,10 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
   if (inventory.contains("simulated_machine")) out["simulated_machine"] = inventory["simulated_machine"];
   const json& sxids = payload.value("health", json::object()).value("sxid_kernel_log", json(nullptr));
   if (!sxids.is_null()) out["sxids"] = sxids;  // every NVSwitch SXid since boot, fatal or not
+  // The driver's other messages since boot (a card it could not initialise, NVLink setup that
+  // failed), those that made a finding and those that did not (a card that initialised later).
+  const json& messages = payload.value("health", json::object()).value("driver_kernel_log", json(nullptr));
+  if (!messages.is_null()) out["driver_messages"] = messages;
   for (const char* key : {"pci_bus", "network_ports"})  // what sysfs says beside the driver
     if (payload.contains(key)) out[key] = payload[key];
   if (payload.contains("error")) out["error"] = payload["error"];

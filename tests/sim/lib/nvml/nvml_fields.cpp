@@ -4,7 +4,8 @@
 // error, not the call's). Field 230, NVML_FI_DEV_GET_GPU_RECOVERY_ACTION, is in the public nvml.h
 // from NVML 12.8 on, the R570 driver's (NVIDIA/go-nvml gen/nvml/nvml.h at commit
 // f420a3285a89be0f8c68649f1e2dae2b7ea9b74d; the 12.6 header has no field 230): on a profile whose
-// "driver_version" is older the record says NVML_ERROR_NOT_SUPPORTED, as an older driver does; on a
+// "driver_version" is older the record says NVML_ERROR_NOT_SUPPORTED (dated as the header dates it:
+// whether an R550 or R560 driver answers field 230 was not tried); on a
 // newer one it reports "health/recovery_action" by nvmlDeviceGpuRecoveryAction_t's values, the
 // whole enum of CUDA 13.3's nvml.h ("none" 0, "gpu_reset" 1, "node_reboot" 2, "drain_p2p" 3,
 // "drain_and_reset" 4, "recover_imex_domain" 5). Another name does not load (core/profile.cpp).
