@@ -257,9 +257,12 @@ void Run(const PlanOptions& o, const CommandContext& context) {
 
 void AddPlanCommand(CLI::App& app, const CommandContext& context) {
   auto options = std::make_shared<PlanOptions>();
-  CLI::App* sub = app.add_subcommand("plan", T("что эта машина может обучить, с каким батчем и длиной и как быстро", "What this machine can train, at which batch and length, and how fast").In(context.lang()));
+  CLI::App* sub = app.add_subcommand("plan", T("что эта машина (или заданная, или машина курса) может обучить, с каким батчем и длиной и как быстро",
+                                                    "What this machine (or the one given, or the course's) can train, at which batch and length, and how fast").In(context.lang()));
   sub->add_option("model", options->model, T("имя из каталога, размер (7B), путь к config.json или id репозитория HF из локального кэша", "catalog name, size (7B), config.json path or cached HF repo id").In(context.lang()))->required();
-  AddMachineOptions(sub, options->machine, context.lang());
+  AddMachineOptions(sub, options->machine,
+                    T("её память (по паспорту, точнее с --gpu-mem) и справочная скорость", "its memory (as sold; --gpu-mem is exact) and reference speed"),
+                    context.lang());
   options->training.method = "lora";
   options->training.sharding = "fsdp";  // the plan shards one copy over the fewest cards it fits on
   AddTrainingOptions(sub, options->training, false, context.lang());

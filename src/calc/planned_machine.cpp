@@ -10,11 +10,11 @@
 
 namespace labcheck::calc {
 
-void AddMachineOptions(CLI::App* sub, MachineFlags& flags, Lang lang) {
+void AddMachineOptions(CLI::App* sub, MachineFlags& flags, const Text& card_gives, Lang lang) {
   sub->add_option("--gpus", flags.gpus, T("сколько GPU есть", "GPUs available").In(lang))->check(CLI::Range(1, 1024));
   sub->add_option("--gpu", flags.gpu_id,
-                  T("карта по id из data/gpus.json (rtx-4090, a100-sxm-80gb, ...): умолчания vLLM для неё и сколько логов с неё сверено",
-                    "the card, an id of data/gpus.json (rtx-4090, a100-sxm-80gb, ...): vLLM's defaults for it and how many logs from it were checked").In(lang));
+                  T("карта по id из data/gpus.json (rtx-4090, a100-sxm-80gb, ...): ", "the card, an id of data/gpus.json (rtx-4090, a100-sxm-80gb, ...): ").In(lang) +
+                      card_gives.In(lang));
   sub->add_option("--gpu-mem", flags.gpu_mem_gib, T("память одной GPU, ГиБ", "memory per GPU, GiB").In(lang))->check(CLI::Range(0.1, 100000.0));
 }
 

@@ -36,8 +36,9 @@ struct PlannedMachine {
   Text source;                 // the line that says which machine and why
 };
 
-// --gpus, --gpu and --gpu-mem, with the same words in every command that takes them.
-void AddMachineOptions(CLI::App* sub, MachineFlags& flags, Lang lang);
+// --gpus, --gpu and --gpu-mem, with the same words in every command that takes them; `card_gives`
+// ends --gpu's help with what the command takes from the card.
+void AddMachineOptions(CLI::App* sub, MachineFlags& flags, const Text& card_gives, Lang lang);
 // Why --gpu's id is not a card of data/gpus.json, naming the known ones; nullopt when it is (or empty).
 std::optional<Text> UnknownGpuIdError(const std::string& gpu_id);
 // `cards`: the cards found on this machine (may be empty). Without --gpu-mem, --gpu takes the memory

@@ -287,7 +287,9 @@ void AddServeCommand(CLI::App& app, const CommandContext& context) {
   auto options = std::make_shared<ServeOptions>();
   CLI::App* sub = app.add_subcommand("serve", T("инференс в vLLM: поместится ли модель, тензорный параллелизм, токены KV-кэша", "Serving with vLLM: fit, tensor parallelism, KV-cache tokens").In(context.lang()));
   sub->add_option("model", options->model, T("имя из каталога, размер (7B), путь к config.json или id репозитория HF из локального кэша", "catalog name, size (7B), config.json path or cached HF repo id").In(context.lang()))->required();
-  AddMachineOptions(sub, options->machine, context.lang());
+  AddMachineOptions(sub, options->machine,
+                    T("умолчания vLLM для неё и сколько логов с неё сверено", "vLLM's defaults for it and how many logs from it were checked"),
+                    context.lang());
   sub->add_option("--quant", options->quant, T("bf16 | int8 | int4 (по умолчанию — как в чекпойнте, иначе bf16)", "bf16 | int8 | int4 (default: as the checkpoint stores it, else bf16)").In(context.lang()))->check(CLI::IsMember({"bf16", "int8", "int4"}));
   const Text default_utilization = DefaultUtilizationSpans();
   sub->add_option("--utilization", options->utilization,
