@@ -140,6 +140,13 @@ bool StartsWithFigure(std::string_view word) {
   return false;
 }
 
+// "716.8", "(-10.00", "85%", "4×": a figure that its unit or noun would follow.
+bool EndsAFigure(std::string_view word) {
+  constexpr std::string_view kTimes = "×";
+  const bool times = word.size() > kTimes.size() && word.substr(word.size() - kTimes.size()) == kTimes;
+  return StartsWithFigure(word) && ((word.back() >= '0' && word.back() <= '9') || word.back() == '%' || times);
+}
+
 bool IsDash(std::string_view word) { return word == "—" || word == "–"; }
 
 // A word, not a sign: "ещё", "TP" and "of" are words; "/", "+" and "→" are not.
@@ -151,38 +158,34 @@ bool HasLetter(std::string_view word) {
   return false;
 }
 
-// Whether the space between two words must not break the line. A figure stays with the word after
-// it (its unit or its noun: "0.0 s", "(-10.00 GB)", "11 more") and with a short word before it (a
-// count word or a label: "ещё 11", "TP 2", "GPU 0", but not the unit of a figure before it)
-// unless a clause ends there, and with a sign or an option before it ("≥ 70", "--max-model-len
-// 48432"); a one-letter word never ends a line, a dash never starts one, and "N = 1024" stays whole. This is the typesetter's no-break space in each such place, put once here rather than in
-// every message.
-bool EndsAFigure(std::string_view word) { return StartsWithFigure(word) && word.back() >= '0' && word.back() <= '9'; }
-
-// "≥", "×", "=", "→": a sign of one column binds the figure after it ("≥ 70 GiB"); a dash, which
-// parts clauses, does not.
+// "≥", "×", "=", "→": a sign of one column; a dash, which parts clauses, is not one.
 bool IsSign(std::string_view word) { return DisplayWidth(word) == 1 && !HasLetter(word) && !IsDash(word) && !StartsWithFigure(word); }
 
-// "--max-model-len 48432": a command-line option keeps its value.
+// "--max-model-len": a command-line option, which keeps its value.
 bool IsOption(std::string_view word) { return word.size() > 1 && word[0] == '-' && HasLetter(word); }
 
-// "и", "в", "a": a one-letter word does not end a line (the typesetter's rule for Russian
-// prepositions and conjunctions, which keeps «и ещё 11» whole).
+// "и", "в", "a": the typesetter's rule for Russian prepositions and conjunctions keeps them off a
+// line's end («и ещё 11» stays whole).
 bool IsOneLetterWord(std::string_view word) { return DisplayWidth(word) == 1 && HasLetter(word); }
 
-// `before`: the word before `left`, empty at the start. A unit ("GiB" in "9.32 GiB (-10.00 GB)")
-// is not the phrase of the figure after it.
+// Whether the space between `left` and `right` must not break the line (`before`: the word before
+// `left`, empty at the start). This is the typesetter's no-break space in each such place, put
+// once here rather than in every message:
+// - a figure stays with the word after it, its unit or noun ("0.0 s", "(-10.00 GB)", "11 more"),
+//   unless that word opens a bracket or is an option (the next thing: "68–83 (70–85%", "0.92 --x");
+// - a figure stays with a short word before it, a count word or a label ("ещё 11", "TP 2"), unless
+//   a clause ends there or that word is the unit of a figure before it ("9.32 GiB (-10.00 GB)");
+// - and with a sign or an option before it ("≥ 70 GiB", "--max-model-len 48432");
+// - a one-letter word never ends a line, a dash never starts one, and "N = 1024" stays whole.
 bool MustNotBreak(std::string_view before, std::string_view left, std::string_view right) {
-  if (EndsAFigure(left) && !IsOption(right)) return true;  // an option after a figure begins the next one
+  if (EndsAFigure(left) && !IsOption(right) && right.front() != '(' && right.front() != '[') return true;
   constexpr size_t kShortWord = 3;
   if (StartsWithFigure(right) && DisplayWidth(left) <= kShortWord && HasLetter(left) && !EndsAFigure(before) &&
       std::string_view(".,;:!?").find(left.back()) == std::string_view::npos) {
     return true;
   }
-  if (IsOneLetterWord(left)) return true;
   if (StartsWithFigure(right) && (IsSign(left) || IsOption(left))) return true;
-  // "N = 1024": the sign stays with the name before it too.
-  return right == "=" || IsDash(right);
+  return IsOneLetterWord(left) || right == "=" || IsDash(right);
 }
 
 // The paragraph's words, split at plain and no-break spaces (runs of spaces count as one).

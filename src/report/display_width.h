@@ -18,9 +18,11 @@ std::string TruncateToWidth(std::string_view utf8, size_t width);
 // text gives one empty line. `width` 0 means no limit. A no-break space (U+00A0, kNoBreakSpace)
 // keeps the words on each side on one line ("RTX A5000" in a list of cards) and comes out as a
 // plain space, so what a user copies or greps is ordinary text. Figures keep their words without
-// one: a figure stays with the word after it ("0.0 s", "(-10.00 GB)", "11 more") and with a short
-// word before it ("ещё 11", "TP 2") unless a clause ends there, and a dash never starts a line. Words held together move to the next line as one; only a group wider than a whole line
-// breaks between its words.
+// one, as a typesetter would: a figure stays with its unit or noun ("0.0 s", "(-10.00 GB)", "11
+// more"), with a short word, sign or option before it ("ещё 11", "≥ 70", "--max-model-len 48432");
+// a one-letter word never ends a line and a dash never starts one (display_width.cpp,
+// MustNotBreak). Words held together move to the next line as one; only a group wider than a whole
+// line breaks between its words.
 std::vector<std::string> WrapToWidth(std::string_view utf8, size_t width);
 // The widest group of words WrapToWidth keeps on one line (a table column need not be narrower).
 size_t WidestUnbreakable(std::string_view utf8);

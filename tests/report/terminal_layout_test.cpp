@@ -160,6 +160,8 @@ TEST(WrapToWidth, KeepsAFigureWithItsUnitAndItsPhrase) {
   EXPECT_EQ(WrapToWidth("--tp 4 --utilization 0.92 --max-model-len 131072", 30),
             (std::vector<std::string>{"--tp 4 --utilization 0.92", "--max-model-len 131072"}));
   EXPECT_EQ(WrapToWidth("8192/1024 при ≥ 70 GiB", 16), (std::vector<std::string>{"8192/1024 при", "≥ 70 GiB"}));
+  EXPECT_EQ(WrapToWidth("not real GPUs: 4× NVIDIA", 20), (std::vector<std::string>{"not real GPUs:", "4× NVIDIA"}));
+  EXPECT_EQ(WrapToWidth("реально 68–83 (70–85% паспорта)", 20), (std::vector<std::string>{"реально 68–83", "(70–85% паспорта)"}));
   // The unit of one figure is not the phrase of the next: the cell breaks between the two.
   EXPECT_EQ(WrapToWidth("-9.32 GiB (-10.00 GB)", 16), (std::vector<std::string>{"-9.32 GiB", "(-10.00 GB)"}));
 }
