@@ -2,7 +2,7 @@
 # Downloads NVIDIA's userspace driver libraries as Debian's non-free component ships them
 # (libcuda1 and libnvidia-ml1: 535.x in Debian 12) and unpacks them into DEST without installing
 # anything (dpkg-deb -x), as test equipment: tests/gpu/real_driver_test.cpp and
-# tests/node_check/node_check_real_driver_test.cpp ask NVIDIA's own libraries what they answer on
+# tests/node_check/node_check_driver_state_test.cpp ask NVIDIA's own libraries what they answer on
 # a machine without the kernel module. Nothing lands on a search path: a test names DEST's library
 # folder in the LD_LIBRARY_PATH of the one process it starts.
 #

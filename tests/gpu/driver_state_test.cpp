@@ -127,13 +127,17 @@ TEST(DriverState, AMismatchSaysBothVersionsAndToReboot) {
             std::string::npos) << said->reason.en;
   for (const char* names : {"reboot", "rmmod nvidia_uvm", "modprobe nvidia", "/proc/driver/nvidia/version"})
     EXPECT_NE(said->hint.en.find(names), std::string::npos) << names << ": " << said->hint.en;
-  // cuInit's 803 alone may be a cuda-compat libcuda this branch does not support: its own reason,
-  // which names both causes, stands.
+  // cuInit's 803 beside an NVML that works is a libcuda foreign to the running driver (a cuda-compat
+  // copy this branch does not support): the module is fine, and cuInit's own reason names the file.
   DriverFacts compat = InstalledNotLoaded();
   compat.libcuda->init_result = cuda::kErrorSystemDriverMismatch;
   compat.nvml->init_result = 0;
-  ASSERT_EQ(JudgeDriverState(compat), DriverStateKind::VersionMismatch);
-  EXPECT_FALSE(ProblemForState({DriverStateKind::VersionMismatch, compat}, cuda));
+  EXPECT_EQ(JudgeDriverState(compat), DriverStateKind::Loaded);
+  // 803 with no NVML to ask: most likely the module, but cuInit's reason, which names both causes, stands.
+  DriverFacts no_nvml = compat;
+  no_nvml.nvml.reset();
+  ASSERT_EQ(JudgeDriverState(no_nvml), DriverStateKind::VersionMismatch);
+  EXPECT_FALSE(ProblemForState({DriverStateKind::VersionMismatch, no_nvml}, cuda));
 }
 
 // No GPU on the bus and not installed change only a SKIP's words; a FAIL of cuInit's stays.

@@ -82,8 +82,8 @@ Ran RunLabCheck(const FakeNode& node, const std::string& args) {
 }
 
 const json* Inventory(const Ran& ran) {
-  if (!ran.report.is_object()) return nullptr;
-  for (const json& c : ran.report.value("checks", json::array()))
+  if (!ran.report.is_object() || !ran.report.contains("checks")) return nullptr;
+  for (const json& c : ran.report["checks"])  // a reference into the report, not into a copy
     if (c.value("id", std::string()) == "gpu.inventory") return &c;
   return nullptr;
 }

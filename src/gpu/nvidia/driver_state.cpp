@@ -72,7 +72,10 @@ const char* DriverStateName(DriverStateKind kind) {
 // drive" and "a driver that should be running".
 DriverStateKind JudgeDriverState(const DriverFacts& f) {
   if (f.libcuda && f.libcuda->init_result == cuda::kSuccess) return DriverStateKind::Running;
-  const bool cuda_mismatch = f.libcuda && f.libcuda->init_result == cuda::kErrorSystemDriverMismatch;
+  // cuInit's 803 beside an NVML that initialised is a libcuda foreign to a driver that runs (a
+  // cuda-compat copy this branch does not support, a stale copy): the module is fine, cuInit's own
+  // reason names the file.
+  const bool cuda_mismatch = f.libcuda && f.libcuda->init_result == cuda::kErrorSystemDriverMismatch && !NvmlSaid(f, nvml::kSuccess);
   if (NvmlSaid(f, nvml::kErrorLibRmVersionMismatch) || cuda_mismatch || VersionsDiffer(f))
     return DriverStateKind::VersionMismatch;
   if (f.module.loaded || NvmlSaid(f, nvml::kSuccess)) return DriverStateKind::Loaded;
@@ -221,8 +224,8 @@ std::optional<DriverProblem> ProblemForState(const DriverState& s, const DriverP
   switch (s.kind) {
     case DriverStateKind::ModuleNotLoaded: return ModuleNotLoaded(s, cuda_problem);
     case DriverStateKind::VersionMismatch:
-      // cuInit 803 alone may be a cuda-compat libcuda the branch does not support: cuInit's own
-      // reason says both; NVML's 18 or two versions read say it is the module.
+      // cuInit 803 without an NVML to ask may still be a cuda-compat libcuda: cuInit's own reason
+      // says both causes; NVML's 18 or two versions read say it is the module.
       if (NvmlSaid(s.facts, nvml::kErrorLibRmVersionMismatch) || VersionsDiffer(s.facts)) return VersionMismatch(s, cuda_problem);
       return std::nullopt;
     case DriverStateKind::NoGpuOnBus: return was_skip ? std::optional(NoGpuOnBus(s, cuda_problem)) : std::nullopt;
