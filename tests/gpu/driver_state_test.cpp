@@ -148,6 +148,15 @@ TEST(DriverState, TheSkipsSayWhatTheBusHolds) {
   EXPECT_EQ(empty->verdict, DriverVerdict::Skip);
   EXPECT_EQ(empty->reason.en, "no NVIDIA GPU on the PCI bus");
   EXPECT_FALSE(ProblemForState({DriverStateKind::NoGpuOnBus, InstalledNotLoaded(0)}, ClassifyInitResult(999, "e")));
+  // Only the toolkit's stub: the bus first, then the stub's own words and hint.
+  DriverFacts stub_only = InstalledNotLoaded(0);
+  stub_only.libcuda.reset();
+  stub_only.libcuda_stub_seen = true;
+  const std::optional<DriverProblem> stub_empty =
+      ProblemForState({DriverStateKind::NoGpuOnBus, stub_only}, ClassifyInitResult(cuda::kErrorStubLibrary, ""));
+  ASSERT_TRUE(stub_empty);
+  EXPECT_EQ(stub_empty->reason.en, "no NVIDIA GPU on the PCI bus; only the CUDA toolkit's stub libcuda.so was found: no GPU driver");
+  EXPECT_NE(stub_empty->hint.en.find("stubs"), std::string::npos) << stub_empty->hint.en;
 
   DriverFacts none = InstalledNotLoaded(4);
   none.libcuda.reset();

@@ -190,14 +190,19 @@ DriverProblem VersionMismatch(const DriverState& s, const DriverProblem& cuda_pr
   return Problem(DriverVerdict::Fail, reason, hint, cuda_problem);
 }
 
+// cuInit's 100 from an installed driver is said anew (the bus, not hidden cards); a stub or no
+// libcuda at all keeps its own words and hint after the bus's.
 DriverProblem NoGpuOnBus(const DriverState& s, const DriverProblem& cuda_problem) {
   size_t held = 0;
   for (const env::NvidiaPciDevice& d : s.facts.bus->devices) held += d.gpu && HeldForVirtualMachines(d) ? 1 : 0;
-  const Text reason = held == 0 ? T("на шине PCI нет GPU NVIDIA", "no NVIDIA GPU on the PCI bus")
-                                : T(fmt::format("на шине PCI {} NVIDIA, и все отданы виртуальным машинам (vfio-pci)",
-                                                Plural(held, "GPU", "GPU")),
-                                    fmt::format("{} on the PCI bus, all handed to virtual machines (vfio-pci)",
-                                                Plural(held, "NVIDIA GPU", "NVIDIA GPUs")));
+  Text reason = held == 0 ? T("на шине PCI нет GPU NVIDIA", "no NVIDIA GPU on the PCI bus")
+                          : T(fmt::format("на шине PCI {} NVIDIA, и все отданы виртуальным машинам (vfio-pci)",
+                                          Plural(held, "GPU", "GPU")),
+                              fmt::format("{} on the PCI bus, all handed to virtual machines (vfio-pci)",
+                                          Plural(held, "NVIDIA GPU", "NVIDIA GPUs")));
+  if (cuda_problem.init_result != cuda::kErrorNoDevice)
+    return Problem(DriverVerdict::Skip, T(reason.ru + "; " + cuda_problem.reason.ru, reason.en + "; " + cuda_problem.reason.en),
+                   cuda_problem.hint, cuda_problem);
   return Problem(DriverVerdict::Skip, reason,
                  T("здесь нечего измерять; в виртуальной машине пробросьте GPU в неё; lspci -d 10de: перечислит "
                    "устройства NVIDIA",
