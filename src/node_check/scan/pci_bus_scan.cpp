@@ -19,6 +19,14 @@ constexpr unsigned long kClassVga = 0x0300;
 constexpr unsigned long kClass3d = 0x0302;
 constexpr unsigned long kClassBridgeOther = 0x0680;
 
+// "CUDA_VISIBLE_DEVICES=0,1,3" → 3 (an empty list names none).
+size_t ListedCards(const std::string& scope) {
+  const std::string list = scope.substr(scope.find('=') + 1);
+  return list.empty() ? 0 : static_cast<size_t>(std::count(list.begin(), list.end(), ',')) + 1;
+}
+
+}  // namespace
+
 std::optional<unsigned long> HexAttribute(const std::string& path) {
   Result<std::string> line = env::ReadFirstLine(path);
   if (!line.ok()) return std::nullopt;
@@ -28,14 +36,6 @@ std::optional<unsigned long> HexAttribute(const std::string& path) {
   if (end == text.c_str()) return std::nullopt;
   return value;
 }
-
-// "CUDA_VISIBLE_DEVICES=0,1,3" → 3 (an empty list names none).
-size_t ListedCards(const std::string& scope) {
-  const std::string list = scope.substr(scope.find('=') + 1);
-  return list.empty() ? 0 : static_cast<size_t>(std::count(list.begin(), list.end(), ',')) + 1;
-}
-
-}  // namespace
 
 json ScanPciBus(const std::string& sys_root) {
   const std::string root = sys_root + "/bus/pci/devices";

@@ -14,6 +14,9 @@
 
 namespace labcheck::node_check {
 
+// A sysfs attribute written in hex ("0x10de", "0x030200"); nullopt when unreadable.
+std::optional<unsigned long> HexAttribute(const std::string& path);
+
 // {"gpus": ["0000:18:00.0", …], "nvswitches": [...]} sorted, or {"na": why} when the directory
 // cannot be read (no sysfs: a container without /sys, another OS).
 nlohmann::json ScanPciBus(const std::string& sys_root);
