@@ -133,8 +133,11 @@ void AddSysfsFacts(json& payload, const json& ports_before, const std::vector<st
   payload["pci_bus"] = PciBusFacts(Env, simulated);
   if (std::optional<std::string> root = GateSysRoot(Env, simulated)) {
     const json gpus = ReadGpuLocations(*root);
-    payload["network_ports"] = WithNetworkRoles(WithCounterGrowth(ports_before, ReadNetworkPorts(*root)), gpus, ib_devices);
-    payload["network_cards_without_rdma"] = WithNetworkRoles(ReadNetworkCardsWithoutRdma(*root), gpus, ib_devices);
+    const json ports = WithCounterGrowth(ports_before, ReadNetworkPorts(*root)), lost = ReadNetworkCardsWithoutRdma(*root);
+    json hcas = ports;
+    hcas.insert(hcas.end(), lost.begin(), lost.end());
+    payload["network_ports"] = WithNetworkRoles(ports, gpus, ib_devices, hcas);
+    payload["network_cards_without_rdma"] = WithNetworkRoles(lost, gpus, ib_devices, hcas);
   } else {
     payload["network_ports"] = {{"na", "a simulated machine: the real /sys is not its network (set LABCHECK_SYS_ROOT)"}};
   }

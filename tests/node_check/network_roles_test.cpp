@@ -24,9 +24,11 @@ using NetworkRoles = testing::FakeSysTest;
 
 // What node-check records of the tree (node_check_command.cpp, AddSysfsFacts).
 json Payload(const std::string& sys, const std::vector<std::string>& ib_devices = {}) {
-  const json gpus = ReadGpuLocations(sys);
-  return {{"network_ports", WithNetworkRoles(ReadNetworkPorts(sys), gpus, ib_devices)},
-          {"network_cards_without_rdma", WithNetworkRoles(ReadNetworkCardsWithoutRdma(sys), gpus, ib_devices)}};
+  const json gpus = ReadGpuLocations(sys), ports = ReadNetworkPorts(sys), lost = ReadNetworkCardsWithoutRdma(sys);
+  json hcas = ports;
+  hcas.insert(hcas.end(), lost.begin(), lost.end());
+  return {{"network_ports", WithNetworkRoles(ports, gpus, ib_devices, hcas)},
+          {"network_cards_without_rdma", WithNetworkRoles(lost, gpus, ib_devices, hcas)}};
 }
 
 NodeExpectations Expect(std::optional<int> ib, std::optional<int> roce = std::nullopt, std::vector<std::string> ib_devices = {}) {
@@ -190,6 +192,15 @@ TEST_F(NetworkRoles, ALostInfinibandCardBesideRocePortsFailsNamingIt) {
 
   testing::RemoveCard(dir_, "mlx5_6", "0000:9c:00.0");  // off the bus: only the count can tell
   EXPECT_EQ(Failing(JudgeNode(Payload(dir_), Expect(8, 4))), std::vector<std::string>{"LC109 7 InfiniBand ports, expected 8"});
+}
+
+// A lost storage card is judged beside the rails that share their GPUs' switches: storage/in-band.
+TEST_F(NetworkRoles, ALostStorageCardIsNamedAsOne) {
+  testing::AddDgxH100(dir_);
+  testing::LoseRdmaDevice(dir_, "mlx5_7");
+  EXPECT_EQ(Failing(JudgeNode(Payload(dir_), Expect(9, 2))),
+            std::vector<std::string>{"LC407 InfiniBand card 0000:aa:00.0 (storage/in-band) on the PCI bus but not in the RDMA stack: the "
+                                     "driver lost it"});
 }
 
 TEST_F(NetworkRoles, ABadPortsFindingCarriesItsBusIdDeviceAndPortInJson) {

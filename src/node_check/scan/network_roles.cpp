@@ -61,10 +61,11 @@ json ReadGpuLocations(const std::string& sys_root) {
   return gpus;
 }
 
-json WithNetworkRoles(json items, const json& gpus, const std::vector<std::string>& ib_devices) {
+json WithNetworkRoles(json items, const json& gpus, const std::vector<std::string>& ib_devices, const json& node_hcas) {
   if (!items.is_array()) return items;
   const bool located = AnyGpuLocated(gpus);
-  const bool some_share = std::any_of(items.begin(), items.end(), [&](const json& i) { return GpuBeside(i, gpus).has_value(); });
+  const json& all = node_hcas.is_array() ? node_hcas : items;
+  const bool some_share = std::any_of(all.begin(), all.end(), [&](const json& i) { return GpuBeside(i, gpus).has_value(); });
   for (json& item : items) {
     if (!ib_devices.empty() && item.contains("device")) {
       const bool named = std::find(ib_devices.begin(), ib_devices.end(), item.value("device", std::string())) != ib_devices.end();

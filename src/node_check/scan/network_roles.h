@@ -32,6 +32,9 @@ nlohmann::json ReadGpuLocations(const std::string& sys_root);
 // pci_path, numa_node, link_layer and, for a port, device) each with
 // "role": "compute" | "other", "role_basis": "ib_devices" | "pcie_switch" | "numa" | "unknown",
 // and for a compute rail found by the bus, "beside_gpu" (the GPU's bus id) and "shared_bridge".
-nlohmann::json WithNetworkRoles(nlohmann::json items, const nlohmann::json& gpus, const std::vector<std::string>& ib_devices);
+// `node_hcas`: every HCA of the node, ports and lost cards together, for rule 2's "on a node where
+// some HCA does" (a lost storage card is judged beside the rails that share a switch).
+nlohmann::json WithNetworkRoles(nlohmann::json items, const nlohmann::json& gpus, const std::vector<std::string>& ib_devices,
+                                const nlohmann::json& node_hcas);
 
 }  // namespace labcheck::node_check
