@@ -8,7 +8,6 @@
 
 #include "cluster/nic_discovery.h"  // ReadIbPorts
 #include "env/sysfs.h"
-#include "node_check/scan/pci_bus_scan.h"  // HexAttribute
 #include "node_check/scan/pci_location.h"
 
 namespace labcheck::node_check {
@@ -58,6 +57,17 @@ void AddHcaLocation(const std::string& sys_root, const std::string& device, json
   port["numa_node"] = location["numa_node"];
 }
 
+// A sysfs attribute written in hex ("0x15b3", "0x020700"); nullopt when unreadable.
+std::optional<unsigned long> PciHexAttribute(const std::string& path) {
+  Result<std::string> line = env::ReadFirstLine(path);
+  if (!line.ok()) return std::nullopt;
+  const std::string text = env::Trim(*line);
+  char* end = nullptr;
+  const unsigned long value = std::strtoul(text.c_str(), &end, 16);
+  if (end == text.c_str()) return std::nullopt;
+  return value;
+}
+
 constexpr unsigned long kVendorMellanox = 0x15b3;
 // PCI class codes (PCI Code and ID Assignment Specification, class 02h): 0x0200 Ethernet, 0x0207 InfiniBand.
 constexpr unsigned long kClassEthernet = 0x0200;
@@ -89,8 +99,8 @@ json ReadNetworkCardsWithoutRdma(const std::string& sys_root) {
   const std::string root = sys_root + "/bus/pci/devices";
   for (const std::string& bus_id : env::ListDirectory(root)) {
     const std::string dir = root + "/" + bus_id;
-    if (HexAttribute(dir + "/vendor") != kVendorMellanox || Exists(dir + "/physfn")) continue;
-    const std::optional<unsigned long> cls = HexAttribute(dir + "/class");
+    if (PciHexAttribute(dir + "/vendor") != kVendorMellanox || Exists(dir + "/physfn")) continue;
+    const std::optional<unsigned long> cls = PciHexAttribute(dir + "/class");
     if (!cls || ((*cls >> 8) != kClassInfiniband && (*cls >> 8) != kClassEthernet)) continue;
     if (!env::ListDirectory(dir + "/infiniband").empty()) continue;
     // Bound to another driver on purpose (vfio-pci: passed through to a VM) is not lost; no
