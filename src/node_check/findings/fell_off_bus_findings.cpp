@@ -136,6 +136,7 @@ std::set<std::string> AddFellOffBusFindings(const json& health, const json& inve
       f = FellOffFinding(gpu, bus_id, card.fell_off);
     }
     if (!card.serial.empty()) f.values["serial"] = card.serial;
+    f.pci_bus_id = bus_id;  // the card to reseat or replace, for --json and the metrics, listed or not
     out.push_back(std::move(f));
     named.insert(bus_id);
   }

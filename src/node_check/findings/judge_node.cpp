@@ -74,7 +74,8 @@ NodeVerdict JudgeNode(const json& payload, const NodeExpectations& expect) {
   AddBusFindings(bus, inventory, v.findings, AddFellOffBusFindings(health, inventory, bus, expect, v.findings));
   AddDriverMessageFindings(health, v.findings);
   AddNvLinkErrorFindings(inventory, v.findings);
-  AddNetworkPortFindings(payload.value("network_ports", json(nullptr)), expect, v.findings);
+  AddNetworkPortFindings(payload.value("network_ports", json(nullptr)), payload.value("network_cards_without_rdma", json(nullptr)), expect,
+                         v.findings);
   AddSxidFindings(health.value("sxid_kernel_log", json(nullptr)), v.findings);
   AddHealthFindings(health, specs, expect, v.findings, v.xids);
   AddPerformanceFindings(payload.value("matmul", json::array()), payload.value("copy", json::array()), specs, expect,
