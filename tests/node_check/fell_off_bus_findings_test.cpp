@@ -74,6 +74,7 @@ TEST_P(EachFallenForm, FailsTheNodeAsRebootClassNamingTheCard) {
   ASSERT_EQ(v.findings.size(), 1u);
   EXPECT_EQ(v.findings[0].severity, reference::Severity::Reboot);
   EXPECT_EQ(v.findings[0].clears, reference::Clears::Reboot);
+  EXPECT_FALSE(v.findings[0].pci_bus_id.empty());
 }
 
 const char kFellOffLine[] = "driver line: GPU has fallen off the bus";
@@ -106,6 +107,7 @@ TEST(FellOffBus, TheLogAndTheBusScanOfOneCardAreOneFinding) {
   EXPECT_EQ(FindingText(f, Lang::En, v.gpus),
             "GPU 0000:91:00.0 fell off the bus (XID 79; driver line: GPU has fallen off the bus; on the PCI bus but not in the driver): reboot");
   EXPECT_NE(f.action.en.find("serial 1653723052734"), std::string::npos) << f.action.en;
+  EXPECT_EQ(f.pci_bus_id, "0000:91:00.0");  // a node-wide finding still carries the card for --json and the metrics
   ASSERT_EQ(v.xids.size(), 0u);  // the card is in no card's facts: its XID is the finding's evidence only
   // The same card lost with nothing in the log is the bus scan's own finding.
   EXPECT_EQ(FellOffLine(FixtureNode({}, "0000:91:00.0")),
@@ -135,6 +137,7 @@ TEST(FellOffBus, ACardTheDriverCouldNotInitialise) {
   EXPECT_EQ(FellOffLine(FixtureNode(log, "0000:0b:00.0")),
             "FAIL: LC306 GPU 0000:0b:00.0 failed to initialise (RmInitAdapter failed! (0x62:0x65:2522); on the PCI bus but not in the "
             "driver)");
+  EXPECT_EQ(JudgeNode(FixtureNode(log, "0000:0b:00.0"), {}).findings.at(0).pci_bus_id, "0000:0b:00.0");
   // In the driver now: a later open initialised it; the lines stay in --json only.
   EXPECT_EQ(FellOffLine(FixtureNode(log)), "OK");
 }
