@@ -105,7 +105,8 @@ TEST(ReportCharts, MemtestErrorsAreDotsByOffsetAndBitOnlyWhenThereAreAny) {
   memtest.data = {{"cards", {{{"index", 0}, {"patterns", {{{"errors", {{"records", nlohmann::json::array()}}}}}}},
                              {{"index", 1}, {"patterns", {{{"errors", {{"records", {record, record}}}}}}}}}}};
   r.checks.push_back(memtest);
-  const ReportChart* chart = Chart(BuildReportCharts(r), "memtest-errors");
+  const std::vector<ReportChart> charts = BuildReportCharts(r);
+  const ReportChart* chart = Chart(charts, "memtest-errors");
   ASSERT_NE(chart, nullptr);
   const std::string svg = chart->svg.Document();
   EXPECT_NE(svg.find("Memory test: wrong bits by offset"), std::string::npos);

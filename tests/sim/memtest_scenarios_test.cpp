@@ -257,6 +257,25 @@ TEST(SimMemtest, GpusPicksTheCardsAndBadUsageSaysWhatIsWrong) {
   }
 }
 
+TEST(SimMemtest, BurnWithMemtestFindsACellTheHeatOfTheLoadBringsOut) {
+  // The card's marginal cell fails after 20 s of modelled work: the matmul beside the memory test
+  // brings it there within a one-minute burn.
+  SimRun run = RunLabCheck({"memtest-heat.json", {"--lang", "en", "burn", "--minutes", "1", "--memtest", "--json"}});
+  const json report = Stdout(run);
+  ASSERT_TRUE(report.is_object()) << run.stdout_text.substr(0, 2000) << run.stderr_text;
+  ASSERT_EQ(report["checks"].size(), 2u);
+  EXPECT_EQ(report["checks"][0]["id"], "gpu.burn");
+  const json& memtest = report["checks"][1];
+  EXPECT_EQ(memtest["id"], "gpu.memtest");
+  ASSERT_EQ(memtest["status"], "FAIL") << memtest.dump().substr(0, 2000);
+  EXPECT_NE(memtest["reason"].get<std::string>().find("bits 40"), std::string::npos) << memtest["reason"];
+  EXPECT_EQ(run.exit_code, 1);
+  // The test took what the matmul left: less than the whole card, more than most of it.
+  const double tested = memtest["data"]["cards"][0]["memory"]["tested_bytes"];
+  EXPECT_GT(tested, 25.0 * kGiB);
+  EXPECT_LT(tested, 31.6 * kGiB);
+}
+
 TEST(SimMemtest, CtrlCKeepsThePatternsThatRan) {
   char pattern[] = "/tmp/labcheck_memtest_int_XXXXXX";
   const fs::path dir = mkdtemp(pattern);
