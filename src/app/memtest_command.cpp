@@ -28,7 +28,7 @@ struct MemtestOptions {
   int passes = 0;      // 0: time-bound
   std::string gpus;
   std::string size;
-  double fraction = 0;
+  std::optional<double> fraction;
   bool self_test = false;
   bool json = false;
   std::string out = "journal/memtest-report.md";
@@ -58,10 +58,10 @@ bool OptionsValid(const MemtestOptions& o, bool ru) {
   if (!o.size.empty() && (!ParseByteSize(o.size) || *ParseByteSize(o.size) < (2ull << 20)))
     return Refuse(ru, "--size «" + o.size + "»: нужен размер не меньше 2M, например --size 24G или --size 512M",
                   "--size \"" + o.size + "\": give a size of at least 2M, e.g. --size 24G or --size 512M");
-  if (o.fraction != 0 && !(o.fraction > 0 && o.fraction <= 1))
-    return Refuse(ru, fmt::format("--fraction {}: нужна доля свободной памяти больше 0 и не больше 1, например 0.5", o.fraction),
-                  fmt::format("--fraction {}: give a share of the free memory above 0 and at most 1, e.g. 0.5", o.fraction));
-  if (!o.size.empty() && o.fraction != 0)
+  if (o.fraction && !(*o.fraction > 0 && *o.fraction <= 1))
+    return Refuse(ru, fmt::format("--fraction {}: нужна доля свободной памяти больше 0 и не больше 1, например 0.5", *o.fraction),
+                  fmt::format("--fraction {}: give a share of the free memory above 0 and at most 1, e.g. 0.5", *o.fraction));
+  if (!o.size.empty() && o.fraction)
     return Refuse(ru, "--size и --fraction вместе не задаются: выберите одно", "--size and --fraction do not go together: pick one");
   return true;
 }
@@ -71,7 +71,7 @@ std::vector<std::string> ChildArgs(const MemtestOptions& o, const MemtestSchedul
   if (!o.gpus.empty()) args.insert(args.end(), {"--gpus", o.gpus});
   if (o.self_test) {
     args.insert(args.end(), {"--self-test", "1", "--passes", "1", "--fade-s", "0"});
-    if (o.size.empty() && o.fraction == 0)
+    if (o.size.empty() && !o.fraction)
       args.insert(args.end(), {"--size", std::to_string(kSelfTestBytes), "--chunks", std::to_string(kSelfTestChunks)});
   } else if (o.passes > 0) {
     args.insert(args.end(), {"--passes", std::to_string(o.passes)});
@@ -80,7 +80,7 @@ std::vector<std::string> ChildArgs(const MemtestOptions& o, const MemtestSchedul
     if (schedule.fade_wait_s > 0) args.insert(args.end(), {"--fade-s", fmt::format("{}", schedule.fade_wait_s)});
   }
   if (!o.size.empty()) args.insert(args.end(), {"--size", std::to_string(*ParseByteSize(o.size))});
-  if (o.fraction != 0) args.insert(args.end(), {"--fraction", fmt::format("{}", o.fraction)});
+  if (o.fraction) args.insert(args.end(), {"--fraction", fmt::format("{}", *o.fraction)});
   return args;
 }
 
@@ -184,7 +184,8 @@ void AddMemtestSubcommand(CLI::App& app, const Lang* lang, int* exit_code, std::
   memtest->add_option("--gpus", options->gpus, ru ? "номера GPU через запятую (по умолчанию все)" : "GPU numbers, comma-separated (default: all)");
   auto* size = memtest->add_option("--size", options->size,
                                    ru ? "проверить не больше стольких байт на карту: 24G, 512M" : "test at most this much per card: 24G, 512M");
-  memtest->add_option("--fraction", options->fraction, ru ? "проверить эту долю свободной памяти (0–1)" : "test this share of the free memory (0–1)")
+  memtest->add_option_function<double>("--fraction", [options](double share) { options->fraction = share; },
+                                       ru ? "проверить эту долю свободной памяти (0–1)" : "test this share of the free memory (0–1)")
       ->excludes(size);
   memtest->add_flag("--self-test", options->self_test,
                     ru ? "самопроверка: перевернуть выбранные биты между записью и проверкой, каждый шаблон должен найти ровно их"

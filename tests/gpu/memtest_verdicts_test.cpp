@@ -96,7 +96,7 @@ TEST(MemtestVerdicts, OwnAddressWordsHoldingOtherAddressesAreMemoryThatIsNotWhat
     records.push_back(Record(at, at, at + 16 * kGiB));  // written through the address 16 GiB higher
   }
   LogBuilder log;
-  log.Card(0).Run(0, "own_address", {{"count", 2000000000}, {"bits", {{"34", 1048576}}}, {"records", records}}).End(0);
+  log.Card(0).Run(0, "own_address", {{"count", 2000000000}, {"bits", {{"34", 65536}}}, {"records", records}}).Run(0, "ones_zeros").End(0);
   const CheckResult r = Judge(log);
   ASSERT_EQ(r.outcome, Outcome::Fail);
   EXPECT_NE(r.reason.en.find("not what it reports: addresses 16.00 GiB apart reach the same cells (from 16.00 GiB on)"),
@@ -105,6 +105,15 @@ TEST(MemtestVerdicts, OwnAddressWordsHoldingOtherAddressesAreMemoryThatIsNotWhat
   EXPECT_NE(r.reason.en.find("holds about 16.00 GiB, not 32.00"), std::string::npos) << r.reason.en;
   EXPECT_NE(r.hint.en.find("set_per_process_memory_fraction"), std::string::npos) << r.hint.en;
   EXPECT_EQ(r.data["cards"][0]["aliasing"]["distance"], 16 * kGiB);
+  // The same own-address words beside a constant pattern that also failed on bit 34: a bad bit,
+  // which makes an address read as the one 16 GiB away, not aliasing.
+  LogBuilder stuck;
+  const json ones = {{"count", 5}, {"bits", {{"34", 5}}}, {"records", {Record(kBase, ~uint64_t{0}, ~(uint64_t{1} << 34))}}};
+  stuck.Card(0).Run(0, "own_address", {{"count", 5}, {"bits", {{"34", 5}}}, {"records", records}}).Run(0, "ones_zeros", ones).End(0);
+  const CheckResult s = Judge(stuck);
+  ASSERT_EQ(s.outcome, Outcome::Fail);
+  EXPECT_EQ(s.reason.en.find("not what it reports"), std::string::npos) << s.reason.en;
+  EXPECT_NE(s.reason.en.find("bits 34"), std::string::npos) << s.reason.en;
 }
 
 TEST(MemtestVerdicts, AllocationsFailingFarBelowTheFreeMemoryFailOnlyWhenNothingElseHoldsIt) {

@@ -125,6 +125,7 @@ TEST(SimMemtest, BitsStuckAtAStrideAreNamedWithTheirStrideOnTheirCardOnly) {
   EXPECT_EQ(reason.find("GPU0"), std::string::npos) << reason;
   EXPECT_NE(reason.find("stride 64 MiB"), std::string::npos) << reason;
   EXPECT_NE(reason.find("bits 13 ("), std::string::npos) << reason;
+  EXPECT_EQ(reason.find("not what it reports"), std::string::npos) << reason;  // a bad bit, not aliasing
   EXPECT_EQ(check["data"]["cards"][0]["verdict"], "PASS");
   const json& stuck = check["data"]["cards"][1];
   EXPECT_GT(Pattern(stuck, "ones_zeros")->at("errors")["count"].get<uint64_t>(), 400u);  // ~505 cells hold a one

@@ -76,6 +76,34 @@ json MemtestCardJson(const CardSummary& card, const CardFacts& f, const JudgeOpt
   return j;
 }
 
+// "corrected 5 → 17, uncorrected 0 → 0": an ECC counter before and after the test.
+std::string Counter(const CardSummary& card, const char* key) {
+  auto read = [&](const json& snapshot) {
+    return snapshot.contains(key) && snapshot[key].is_number() ? std::to_string(snapshot[key].get<uint64_t>()) : std::string("N/A");
+  };
+  return read(card.ecc_before) + " → " + read(card.ecc_after);
+}
+
+// On a card with ECC: its counters and row remapping around the test.
+std::optional<Text> EccNote(const CardSummary& card, const CardFacts& f) {
+  if (!f.ecc_enabled.value_or(false)) return std::nullopt;
+  std::string rows_ru, rows_en;
+  const json& remap = f.remapped_rows_after;
+  if (remap.is_object() && remap.contains("pending")) {
+    const int corrected = remap.value("corrected", 0), uncorrected = remap.value("uncorrected", 0);
+    const bool pending = remap.value("pending", false), failed = remap.value("failed", false);
+    rows_ru = fmt::format("; заменённых строк: {} из-за исправимых, {} из-за неисправимых{}{}", corrected, uncorrected,
+                          pending ? ", замена ждёт сброса" : "", failed ? ", замена НЕ УДАЛАСЬ" : "");
+    rows_en = fmt::format("; remapped rows {} corrected, {} uncorrected{}{}", corrected, uncorrected, pending ? ", pending a reset" : "",
+                          failed ? ", a remap FAILED" : "");
+  }
+  const std::string corrected = Counter(card, "ecc_corrected_volatile"), uncorrected = Counter(card, "ecc_uncorrected_volatile");
+  return T(fmt::format("{}: ECC включена; исправленные ошибки {}, неисправимые {} (с загрузки драйвера, до и после теста){}", f.label,
+                       corrected, uncorrected, rows_ru),
+           fmt::format("{}: ECC on; corrected errors {}, uncorrected {} (since the driver loaded, before and after the test){}", f.label,
+                       corrected, uncorrected, rows_en));
+}
+
 Table MemtestCardTable(const MemtestLog& log, const std::vector<CardFacts>& facts, const JudgeOptions& options) {
   Table t{T("Тест памяти: карты", "Memory test: cards"),
           {"GPU", T("Проверено, ГиБ", "Tested, GiB"), T("Доля свободной", "Of the free memory"), T("Проходов", "Passes"),
@@ -93,6 +121,8 @@ Table MemtestCardTable(const MemtestLog& log, const std::vector<CardFacts>& fact
                       "если драйвер не даёт одного; время — время работы GPU по событиям CUDA.",
                       "The free memory less 400 MiB for the driver and the desktop is tested, in one piece or in chunks where "
                       "the driver will not give one; time is the GPU's working time by CUDA events."));
+  for (size_t i = 0; i < facts.size(); ++i)
+    if (std::optional<Text> note = EccNote(log.cards[i], facts[i])) t.notes.push_back(*note);
   return t;
 }
 

@@ -49,6 +49,12 @@ void ReadCardErrors(const CardSummary& card, bool self_test, CardFacts& f) {
     f.all.Add(p.errors);
     if (p.key == Info(PatternId::OwnAddress).key && !f.aliasing) f.aliasing = FindAliasing(p.errors.records, card.ranges);
   }
+  // An own-address word with a stuck or flipped bit also reads as another tested address (the
+  // address with that bit changed). Aliasing cannot show in a constant pattern (the same word is
+  // written through every address), a bad bit does: only a clean pass of ones and zeros lets the
+  // own-address words speak of aliasing.
+  const PatternSummary* constant = card.Pattern(Info(PatternId::OnesZeros).key);
+  if (constant == nullptr || constant->complete_runs == 0 || constant->errors.count > 0) f.aliasing.reset();
   std::sort(f.all.records.begin(), f.all.records.end(), [](const WordError& a, const WordError& b) { return a.address < b.address; });
 }
 
@@ -71,17 +77,24 @@ Text BitsText(const CardFacts& f) {
   return T("биты " + ru, "bits " + en);
 }
 
+// The first three patterns' names ("; " between them: a name may hold a comma), then how many more.
 Text PatternNames(const std::vector<std::string>& keys) {
   std::string ru, en;
-  for (const std::string& key : keys) {
-    const PatternInfo* info = InfoByKey(key);
-    ru += (ru.empty() ? "" : ", ") + (info ? info->title.ru : key);
-    en += (en.empty() ? "" : ", ") + (info ? info->title.en : key);
+  for (size_t i = 0; i < keys.size() && i < 3; ++i) {
+    const PatternInfo* info = InfoByKey(keys[i]);
+    ru += (ru.empty() ? "" : "; ") + (info ? info->title.ru : keys[i]);
+    en += (en.empty() ? "" : "; ") + (info ? info->title.en : keys[i]);
+  }
+  if (keys.size() > 3) {
+    ru += fmt::format(" и ещё {}", keys.size() - 3);
+    en += fmt::format(" and {} more", keys.size() - 3);
   }
   return T(ru, en);
 }
 
-Text DataErrorLine(const CardFacts& f) {
+}  // namespace
+
+Text DataErrorText(const CardFacts& f) {
   const Text patterns = PatternNames(f.failing_patterns), bits = BitsText(f);
   std::string first_ru, first_en;
   if (!f.all.records.empty()) {
@@ -91,38 +104,42 @@ Text DataErrorLine(const CardFacts& f) {
     first_ru = fmt::format("; первое на {}: ожидалось 0x{:016x}, прочитано 0x{:016x}", where, e.expected, e.read);
     first_en = fmt::format("; the first at {}: expected 0x{:016x}, read 0x{:016x}", where, e.expected, e.read);
   }
-  return T(fmt::format("{}: {} слов(а) памяти прочитаны не так, как записаны ({}); {}{}", f.label, f.errors, patterns.ru, bits.ru, first_ru),
-           fmt::format("{}: {} word(s) of memory read back differently than written ({}); {}{}", f.label, f.errors, patterns.en,
-                       bits.en, first_en));
+  return T(fmt::format("{} слов(а) памяти прочитаны не так, как записаны ({}); {}{}", f.errors, patterns.ru, bits.ru, first_ru),
+           fmt::format("{} word(s) of memory read back differently than written ({}); {}{}", f.errors, patterns.en, bits.en,
+                       first_en));
 }
 
-Text CapacityLine(const CardFacts& f) {
+Text CapacityText(const CardFacts& f) {
   if (f.aliasing) {
     const Aliasing& a = *f.aliasing;
-    return T(fmt::format("{}: память карты — не то, что она сообщает: адреса на расстоянии {} ГиБ ведут в одни и те же ячейки "
+    return T(fmt::format("память карты — не то, что она сообщает: адреса на расстоянии {} ГиБ ведут в одни и те же ячейки "
                          "(с {} ГиБ); настоящей памяти около {} ГиБ, а не {}",
-                         f.label, VerdictGib(a.distance), VerdictGib(a.from_offset), VerdictGib(a.distance), VerdictGib(f.total_bytes)),
-             fmt::format("{}: the card's memory is not what it reports: addresses {} GiB apart reach the same cells (from "
+                         VerdictGib(a.distance), VerdictGib(a.from_offset), VerdictGib(a.distance), VerdictGib(f.total_bytes)),
+             fmt::format("the card's memory is not what it reports: addresses {} GiB apart reach the same cells (from "
                          "{} GiB on); it holds about {} GiB, not {}",
-                         f.label, VerdictGib(a.distance), VerdictGib(a.from_offset), VerdictGib(a.distance), VerdictGib(f.total_bytes)));
+                         VerdictGib(a.distance), VerdictGib(a.from_offset), VerdictGib(a.distance), VerdictGib(f.total_bytes)));
   }
-  return T(fmt::format("{}: память карты — не то, что она сообщает: драйвер отказал в выделении после {} ГиБ из {} ГиБ "
+  return T(fmt::format("память карты — не то, что она сообщает: драйвер отказал в выделении после {} ГиБ из {} ГиБ "
                        "свободных, а другие процессы память не держат",
-                       f.label, VerdictGib(f.tested_bytes), VerdictGib(f.free_bytes)),
-           fmt::format("{}: the card's memory is not what it reports: the driver refused allocations after {} GiB of the {} GiB "
+                       VerdictGib(f.tested_bytes), VerdictGib(f.free_bytes)),
+           fmt::format("the card's memory is not what it reports: the driver refused allocations after {} GiB of the {} GiB "
                        "free, with nothing else holding memory",
-                       f.label, VerdictGib(f.tested_bytes), VerdictGib(f.free_bytes)));
+                       VerdictGib(f.tested_bytes), VerdictGib(f.free_bytes)));
 }
 
-Text ContextLostLine(const CardFacts& f) {
+Text ContextLostText(const CardFacts& f) {
   const std::string grew = f.ecc_uncorrected_delta ? fmt::format(" (+{})", *f.ecc_uncorrected_delta) : "";
-  return T(fmt::format("{}: неисправимая ошибка ECC оборвала тест: CUDA потеряла контекст (ошибка 214, "
+  return T(fmt::format("неисправимая ошибка ECC оборвала тест: CUDA потеряла контекст (ошибка 214, "
                        "CUDA_ERROR_ECC_UNCORRECTABLE); счётчик неисправимых ошибок{}",
-                       f.label, grew.empty() ? " NVML не прочитан" : grew),
-           fmt::format("{}: an uncorrectable ECC error stopped the test: CUDA lost the context (error 214, "
+                       grew.empty() ? " NVML не прочитан" : grew),
+           fmt::format("an uncorrectable ECC error stopped the test: CUDA lost the context (error 214, "
                        "CUDA_ERROR_ECC_UNCORRECTABLE); the uncorrected count{}",
-                       f.label, grew.empty() ? " could not be read from NVML" : grew));
+                       grew.empty() ? " could not be read from NVML" : grew));
 }
+
+namespace {
+
+Text Labelled(const CardFacts& f, const Text& text) { return T(f.label + ": " + text.ru, f.label + ": " + text.en); }
 
 }  // namespace
 
@@ -149,9 +166,9 @@ CardFacts ReadCardFacts(const CardSummary& card, bool self_test) {
 
 std::vector<Text> ProblemLines(const CardFacts& f) {
   std::vector<Text> lines;
-  if (f.context_lost) lines.push_back(ContextLostLine(f));
-  if (f.CapacityProblem()) lines.push_back(CapacityLine(f));
-  if (f.errors > 0) lines.push_back(DataErrorLine(f));
+  if (f.context_lost) lines.push_back(Labelled(f, ContextLostText(f)));
+  if (f.CapacityProblem()) lines.push_back(Labelled(f, CapacityText(f)));
+  if (f.errors > 0) lines.push_back(Labelled(f, DataErrorText(f)));
   if (!f.self_test_wrong.empty()) {
     const Text names = PatternNames(f.self_test_wrong);
     lines.push_back(T(fmt::format("{}: самопроверка: проверка шаблонов ({}) сообщила не ровно те биты, что были перевёрнуты",

@@ -3,9 +3,10 @@
 //   - any word that read back differently is a FAIL naming the card by bus id, the patterns, the
 //     count, the first addresses, the bits and their stride; without ECC such a card silently
 //     corrupts training data;
-//   - addresses that reach the same cells (own address), or allocations failing far below what the
-//     driver says is free with nothing else holding memory, are a FAIL "the card's memory is not
-//     what it reports", saying where it starts (judged by what the memory does: the catalog entry
+//   - addresses that reach the same cells (own-address words holding another tested address while
+//     the constant patterns read back clean: a bad bit shows in both, aliasing only in the first),
+//     or allocations failing far below what the driver says is free with nothing else holding
+//     memory, are a FAIL "the card's memory is not what it reports", saying where it starts (judged by what the memory does: the catalog entry
 //     is matched by the size the card reports, so comparing with it proves nothing);
 //   - an uncorrectable ECC error that loses the context (CUDA error 214) is a FAIL with that cause;
 //   - single-bit errors ECC corrected during the test are a WARN with the counters;
@@ -59,6 +60,12 @@ struct JudgeOptions {
 // The check's result: outcome, summary, reason and hint, the tables, measurements and data
 // {"cards": [...], "self_test"} (the report's chart reads data.cards[].errors).
 CheckResult JudgeMemtest(const MemtestLog& log, const JudgeOptions& options);
+
+// What is wrong with one card, without the card's name (node-check's findings name it): the words
+// that read back wrong, the capacity, the lost context.
+Text DataErrorText(const CardFacts& facts);
+Text CapacityText(const CardFacts& facts);
+Text ContextLostText(const CardFacts& facts);
 
 // The lines that say what is wrong with one card (empty: nothing), and the hint for them.
 std::vector<Text> ProblemLines(const CardFacts& facts);
