@@ -37,7 +37,7 @@ struct PatternInfo {
   PatternId id;
   const char* key;      // "own_address": JSON, measurement keys
   Text title;           // «Собственный адрес» / "own address"
-  const char* source;   // "cuda_memtest Test1"
+  Text source;          // "cuda_memtest Test1"
   Text finds;           // what a failure of this one points at
 };
 const PatternInfo& Info(PatternId id);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/units.h"
+#include "gpu/memtest/memtest_verdicts.h"
 
 namespace labcheck::gpu::memtest {
 
@@ -147,7 +148,7 @@ Table MemtestPatternTable(const MemtestLog& log, const JudgeOptions& options) {
       const std::optional<double> sm = CardSmCopy(card, options);
       if (p->gbps && sm && *sm > 0) worst_ratio = std::min(worst_ratio.value_or(1e9), *p->gbps / *sm);
     }
-    t.AddRow({info ? info->title : Text(key), info ? Text(info->source) : Text("—"), speeds,
+    t.AddRow({info ? info->title : Text(key), info ? info->source : Text("—"), speeds,
               worst_ratio ? Fixed(*worst_ratio, 2) : std::string("—"), std::to_string(errors)});
   }
   t.notes.push_back(T("ГБ/с — прочитанные + записанные байты в секунду, как у SM-копирования (запись шаблона, проверка с записью "
@@ -176,7 +177,7 @@ void AddMemtestErrorTables(CheckResult& result, const std::vector<CardFacts>& fa
                     fmt::format("0x{:016x}", e.expected), fmt::format("0x{:016x}", e.read), fmt::format("0x{:016x}", e.reread), list});
     }
     for (const BitStride& b : BitStrides(f.all))
-      bits.AddRow({f.label, std::to_string(b.bit), std::to_string(b.count), b.stride > 0 ? std::to_string(b.stride) : "—"});
+      bits.AddRow({f.label, std::to_string(b.bit), std::to_string(b.count), b.stride > 0 ? StrideText(b.stride) : "—"});
   }
   words.notes.push_back(T("Биты — номера в 8-байтовом слове (0 — младший). «Повторно» — второе чтение того же слова: совпало с "
                           "прочитанным — ячейка хранит неверное значение, совпало с ожидаемым — ошибся путь чтения.",
@@ -192,7 +193,7 @@ void AddMemtestMeasurements(CheckResult& result, const MemtestLog& log, const st
     result.Add({fmt::format("gpu{}.memtest_tested_gib", g), T(fmt::format("GPU{}: проверено памяти", g), fmt::format("GPU{}: memory tested", g)),
                 BytesToGiB(facts[i].tested_bytes), "GiB", T("выделено и проверено тестом памяти", "allocated and tested by the memory test")});
     result.Add({fmt::format("gpu{}.memtest_errors", g), T(fmt::format("GPU{}: ошибок памяти", g), fmt::format("GPU{}: memory errors", g)),
-                static_cast<double>(facts[i].errors), "words", T("8-байтовые слова, прочитанные не так, как записаны",
+                static_cast<double>(facts[i].errors), "count", T("8-байтовые слова, прочитанные не так, как записаны",
                                                                  "8-byte words read back differently than written")});
     // The slowest pattern: the one figure to compare runs by (each pattern's is in the table).
     const PatternSummary* slowest = nullptr;

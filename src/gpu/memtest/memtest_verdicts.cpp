@@ -58,13 +58,6 @@ void ReadCardErrors(const CardSummary& card, bool self_test, CardFacts& f) {
   std::sort(f.all.records.begin(), f.all.records.end(), [](const WordError& a, const WordError& b) { return a.address < b.address; });
 }
 
-// "1 MiB", "64 KiB", "4096 B".
-std::string StrideText(uint64_t bytes) {
-  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return fmt::format("{} MiB", bytes >> 20);
-  if (bytes >= 1024 && bytes % 1024 == 0) return fmt::format("{} KiB", bytes >> 10);
-  return fmt::format("{} B", bytes);
-}
-
 Text BitsText(const CardFacts& f) {
   std::string ru, en;
   int shown = 0;
@@ -228,6 +221,13 @@ CheckResult JudgeMemtest(const MemtestLog& log, const JudgeOptions& options) {
   FillOutcome(result, log, facts, options);
   AddTables(result, log, facts, options);
   return result;
+}
+
+// "1 MiB", "64 KiB", "4096 B".
+std::string StrideText(uint64_t bytes) {
+  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return fmt::format("{} MiB", bytes >> 20);
+  if (bytes >= 1024 && bytes % 1024 == 0) return fmt::format("{} KiB", bytes >> 10);
+  return fmt::format("{} B", bytes);
 }
 
 }  // namespace labcheck::gpu::memtest

@@ -66,6 +66,7 @@ CheckResult JudgeMemtest(const MemtestLog& log, const JudgeOptions& options);
 Text DataErrorText(const CardFacts& facts);
 Text CapacityText(const CardFacts& facts);
 Text ContextLostText(const CardFacts& facts);
+std::string StrideText(uint64_t bytes);  // "64 MiB", "64 KiB", "4096 B"
 
 // The lines that say what is wrong with one card (empty: nothing), and the hint for them.
 std::vector<Text> ProblemLines(const CardFacts& facts);
