@@ -15,6 +15,7 @@
 #include "app/burn_command.h"
 #include "app/check_command.h"
 #include "app/cli_language.h"
+#include "app/memtest_command.h"
 #include "calc/calc_commands.h"
 #include "cluster/cluster_command.h"
 #include "cluster/dist_smoke_command.h"
@@ -119,6 +120,7 @@ void AddSubcommands(CLI::App& app, Lang* parsed_lang, Lang peeked, const std::st
   cluster::AddDistSmokeSubcommand(app, parsed_lang, peeked, subcommand_exit);
   node_check::AddNodeCheckSubcommand(app, parsed_lang, peeked, self_exe, subcommand_exit);
   AddBurnSubcommand(app, parsed_lang, subcommand_exit, self_exe);
+  AddMemtestSubcommand(app, parsed_lang, subcommand_exit, self_exe);
 }
 
 }  // namespace

@@ -50,11 +50,74 @@ struct Options {
   std::string kernel_log;
   std::vector<std::string> site_packages;
   std::optional<double> timeout_s;  // default: kHealthCheckTimeoutS in slurmd's health check, else kDefaultTimeoutS
+  double memtest_s = 0;             // --memtest: seconds of the memory test on every card; 0: none
 };
 
 std::optional<std::string> Env(const std::string& name) {
   const char* v = std::getenv(name.c_str());
   return v ? std::optional<std::string>(v) : std::nullopt;
+}
+
+// --memtest: a private folder for the memory test's log, the child's arguments for it, and the
+// log read into the payload after the child (findings/memtest_findings.cpp).
+class MemtestLogFile {
+ public:
+  explicit MemtestLogFile(double seconds) : seconds_(seconds) {
+    if (seconds_ <= 0) return;
+    Result<std::string> dir = MakePrivateTempDir("lab_nodecheck_memtest");
+    if (dir.ok()) dir_ = *dir;
+  }
+  ~MemtestLogFile() {
+    if (!dir_.empty()) RemoveTree(dir_);
+  }
+  MemtestLogFile(const MemtestLogFile&) = delete;
+  MemtestLogFile& operator=(const MemtestLogFile&) = delete;
+  std::vector<std::string> ChildArgs() const {
+    if (seconds_ <= 0 || dir_.empty()) return {};
+    return {"--memtest-seconds", fmt::format("{}", seconds_), "--memtest-log", dir_ + "/memtest.jsonl"};
+  }
+  void AddTo(json& payload) const {
+    if (seconds_ <= 0) return;
+    json memtest = {{"seconds", seconds_}};
+    const Result<std::string> text = dir_.empty() ? Result<std::string>(Status::Error("no temporary folder")) : ReadFile(dir_ + "/memtest.jsonl");
+    memtest["log"] = text.ok() ? *text : "";
+    if (!text.ok()) memtest["error"] = text.status().message();
+    if (payload.contains("memtest_error")) memtest["error"] = payload["memtest_error"];
+    payload["memtest"] = memtest;
+  }
+
+ private:
+  double seconds_;
+  std::string dir_;
+};
+
+// The child's time: the gate's own, and the memory test's on top (its allocation and the cards'
+// setup besides its GPU time). Under slurmd's health check the gate's 30 s holds for both: the
+// rest of slurmd's 60 s is for a hung card's kill and --drain (node_check_command.h).
+double ChildTimeout(const Options& o) {
+  const bool health_check = InHealthCheckContext(Env);
+  const double base = o.timeout_s.value_or(health_check ? kHealthCheckTimeoutS : kDefaultTimeoutS);
+  if (o.memtest_s <= 0) return base;
+  return health_check ? base : base + o.memtest_s + kMemtestSetupS;
+}
+
+// False after saying what is wrong with --memtest.
+bool MemtestFits(const Options& o, bool ru) {
+  if (o.memtest_s < 0 || o.memtest_s > kMemtestMostS) {
+    std::fprintf(stderr, ru ? "lab_check node-check: --memtest %g: нужно число секунд от 1 до %g, например --memtest 20\n"
+                            : "lab_check node-check: --memtest %g: give seconds from 1 to %g, e.g. --memtest 20\n",
+                 o.memtest_s, kMemtestMostS);
+    return false;
+  }
+  if (o.memtest_s > kMemtestInHealthCheckS && InHealthCheckContext(Env)) {
+    std::fprintf(stderr, ru ? "lab_check node-check: --memtest %g не уложится в 60 с HealthCheckProgram вместе с остальной проверкой: "
+                              "не больше %g с (или запускайте в прологе)\n"
+                            : "lab_check node-check: --memtest %g does not fit slurmd's 60 s health check with the rest of the "
+                              "gate: at most %g s there (or run it in a prolog)\n",
+                 o.memtest_s, kMemtestInHealthCheckS);
+    return false;
+  }
+  return true;
 }
 
 // Whether this run is given the whole node: no *_VISIBLE_DEVICES or job's GPUs, not a container
@@ -195,6 +258,7 @@ std::vector<std::string> ChildArgs(const Options& o) {
 int Run(Options o, Lang lang, const std::string& self_exe) {
   const bool ru = lang == Lang::Ru;
   const auto started = std::chrono::steady_clock::now();
+  if (!MemtestFits(o, ru)) return kExitUsage;
   o.expect.mig = o.mig == "on";
   // Under a job, its GPUs are what is judged and expected (job_gpus.h): a shared node's other
   // GPUs and their jobs' processes are none of this job's business.
@@ -204,11 +268,13 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   // The ports' counters before the check's load: growth across it is a link flapping now.
   const json ports_before = ReadNetworkPorts(gpu::SysRoot());
   const CancelToken cancel = InstallInterruptHandlers();
-  const double timeout_s = o.timeout_s.value_or(InHealthCheckContext(Env) ? kHealthCheckTimeoutS : kDefaultTimeoutS);
+  const MemtestLogFile memtest(o.memtest_s);
+  std::vector<std::string> child_args = ChildArgs(o);
+  for (std::string& a : memtest.ChildArgs()) child_args.push_back(std::move(a));
   int fabric_retries = 0;
   ChildJobOutcome outcome = RunWhileFabricStarts(
       [&] {
-        return RunChildJob(self_exe, gpu::kNodeCheckJob, ChildArgs(o), timeout_s, cancel,
+        return RunChildJob(self_exe, gpu::kNodeCheckJob, child_args, ChildTimeout(o), cancel,
                            job ? job->child_env : decltype(job->child_env){});
       },
       cancel, Env, fabric_retries);
@@ -228,6 +294,7 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   } else {
     payload = outcome.result.value();
     AddSysfsFacts(payload, ports_before, o.expect.ib_devices);
+    memtest.AddTo(payload);
     verdict = JudgeNode(payload, o.expect);
   }
   verdict.timings["total_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -411,6 +478,11 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
       ->check(CLI::ExistingFile);
   AddRuleFlags(cmd, o, h);
   cmd->add_option("--site-packages", o->site_packages, h("папка site-packages с cuBLAS (nvidia/cublas/lib), если в системе его нет", "a site-packages folder holding cuBLAS (nvidia/cublas/lib) when the system has none"));
+  cmd->add_option("--memtest", o->memtest_s,
+                  h("ещё и тест памяти на каждой карте, столько секунд работы GPU (по умолчанию выключен; под задачей — только её "
+                    "GPU; в HealthCheckProgram не больше 10)",
+                    "also the memory test on every card for this many seconds of GPU time (off by default; under a job only "
+                    "its GPUs; at most 10 in slurmd's HealthCheckProgram)"));
   cmd->add_option("--timeout", o->timeout_s, h("секунд на проверку; зависшая — FAIL (по умолчанию 60, в HealthCheckProgram Slurm 30: slurmd убивает его через 60 с)",
                                                "seconds for the check; a hung one is a FAIL (default 60; 30 as Slurm's HealthCheckProgram, which slurmd kills at 60 s)"))
       ->check(CLI::Range(5.0, 3600.0));

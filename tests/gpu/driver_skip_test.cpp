@@ -219,11 +219,12 @@ TEST(InventoryCheck, StubDriverSkipsTheCheckAndTheOthersFollowWithoutRunning) {
   ScopedEnv env("LD_LIBRARY_PATH", kStubFolder);
   Registry registry;
   RegisterGpuChecks(registry);
-  ASSERT_EQ(registry.checks().size(), 7u);
+  ASSERT_EQ(registry.checks().size(), 8u);
   EXPECT_EQ(registry.checks()[0].id, "gpu.inventory");
   EXPECT_EQ(registry.checks()[1].id, "gpu.health");  // right after the inventory, before the load
-  EXPECT_EQ(registry.checks()[6].id, "interconnect.allreduce");
-  EXPECT_TRUE(registry.checks()[6].distributed);
+  EXPECT_EQ(registry.checks()[4].id, "gpu.memtest");  // after the bandwidth, before the copies
+  EXPECT_EQ(registry.checks()[7].id, "interconnect.allreduce");
+  EXPECT_TRUE(registry.checks()[7].distributed);
 
   RunOptions options;
   options.self_exe = LAB_CHECK_BINARY;

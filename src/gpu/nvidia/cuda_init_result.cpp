@@ -175,6 +175,7 @@ const char* KnownResultName(cuda::CUresult result) {
     case cuda::kErrorSystemDriverMismatch: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
     case cuda::kErrorCompatNotSupportedOnDevice: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
     case cuda::kErrorOutOfMemory: return "CUDA_ERROR_OUT_OF_MEMORY";
+    case cuda::kErrorEccUncorrectable: return "CUDA_ERROR_ECC_UNCORRECTABLE";
     case cuda::kErrorUnknown: return "CUDA_ERROR_UNKNOWN";
     default: return nullptr;
   }

@@ -62,6 +62,9 @@ void AddNvLinkErrorFindings(const nlohmann::json& inventory, std::vector<Finding
 std::vector<Finding> CorrectableErrorWarnings(const nlohmann::json& health, const NodeExpectations& expect);
 // NVLink error totals since the driver loaded over --nvlink-errors-warn: monitor findings (nvlink_error_findings.cpp).
 std::vector<Finding> NvLinkErrorWarnings(const nlohmann::json& inventory, const NodeExpectations& expect);
+// node-check --memtest: the memory test's log in `memtest` ({"seconds", "log", "error"?}), its
+// findings, and each card's figures into `gpus` (memtest_findings.cpp). Nothing without the option.
+void AddMemtestFindings(const nlohmann::json& memtest, std::vector<Finding>& out, nlohmann::json& gpus);
 // Also fills each card's figures into `gpus` ({index, matmul_tflops, copy_gbps, …}).
 void AddPerformanceFindings(const nlohmann::json& matmul, const nlohmann::json& copy,
                             const std::vector<const reference::GpuSpec*>& specs, const NodeExpectations& expect,

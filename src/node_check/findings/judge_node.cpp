@@ -80,6 +80,7 @@ NodeVerdict JudgeNode(const json& payload, const NodeExpectations& expect) {
   AddHealthFindings(health, specs, expect, v.findings, v.xids);
   AddPerformanceFindings(payload.value("matmul", json::array()), payload.value("copy", json::array()), specs, expect,
                          v.findings, v.gpus);
+  AddMemtestFindings(payload.value("memtest", json(nullptr)), v.findings, v.gpus);
   for (Finding& w : CorrectableErrorWarnings(health, expect)) v.findings.push_back(std::move(w));
   for (Finding& w : NvLinkErrorWarnings(inventory, expect)) v.findings.push_back(std::move(w));
   // Node-wide findings first, then card by card in index order (stable within a card).

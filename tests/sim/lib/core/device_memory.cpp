@@ -24,7 +24,12 @@ char* Bytes(const Allocation& a) { return reinterpret_cast<char*>(a.base); }
 void MaterialiseLazy(Allocation& a, size_t index) {
   Allocation::Lazy lazy = a.lazy[index];
   a.lazy.erase(a.lazy.begin() + static_cast<long>(index));
-  lazy.producer->Produce(0, Bytes(a) + lazy.offset, lazy.bytes);
+  lazy.producer->Produce(lazy.shift, Bytes(a) + lazy.offset, lazy.bytes);
+}
+
+WriteObserver& Observer() {
+  static WriteObserver observer = nullptr;
+  return observer;
 }
 
 void PrepareWrite(Allocation& a, size_t offset, size_t bytes);
@@ -90,6 +95,7 @@ std::shared_ptr<const StagedBytes> Stage(const char* data, size_t bytes) {
 // whatever elsewhere still reads `a` is computed now. Staged bytes in flight to the range land
 // first, so that this later write is the one that stays.
 void PrepareWrite(Allocation& a, size_t offset, size_t bytes) {
+  if (WriteObserver observer = Observer(); observer != nullptr) observer(a, offset, bytes);
   for (const Allocation::InFlight& w : a.in_flight) {
     if (w.offset < offset + bytes && offset < w.offset + w.bytes->size()) {
       LandAll(a);
@@ -102,17 +108,25 @@ void PrepareWrite(Allocation& a, size_t offset, size_t bytes) {
       else ++i;
     }
   }
+  // A range the write covers goes; one it covers in part keeps its parts outside the write, each
+  // still computing its own bytes (a word written into the middle of a 30 GiB pattern costs the
+  // word, not the pattern).
+  std::vector<Allocation::Lazy> kept;
   for (size_t i = 0; i < a.lazy.size();) {
-    const Allocation::Lazy& l = a.lazy[i];
+    const Allocation::Lazy l = a.lazy[i];
     const bool overlaps = l.offset < offset + bytes && offset < l.offset + l.bytes;
     if (!overlaps) {
       ++i;
-    } else if (l.offset >= offset && l.offset + l.bytes <= offset + bytes) {
-      a.lazy.erase(a.lazy.begin() + static_cast<long>(i));
-    } else {
-      MaterialiseLazy(a, i);
+      continue;
+    }
+    a.lazy.erase(a.lazy.begin() + static_cast<long>(i));
+    if (l.offset < offset) kept.push_back({l.offset, offset - l.offset, l.producer, l.shift});
+    if (l.offset + l.bytes > offset + bytes) {
+      const size_t cut = offset + bytes - l.offset;
+      kept.push_back({offset + bytes, l.bytes - cut, l.producer, l.shift + cut});
     }
   }
+  a.lazy.insert(a.lazy.end(), kept.begin(), kept.end());
 }
 
 class CopyProducer : public Producer {
@@ -187,7 +201,7 @@ void ReadBytes(const DevicePlace& from, void* out, size_t bytes) {
   if (!covered) std::memcpy(out, Bytes(a) + from.offset, bytes);
   for (const Allocation::Lazy& l : a.lazy) {
     const size_t begin = std::max(l.offset, from.offset), end = std::min(l.offset + l.bytes, from.offset + bytes);
-    if (begin < end) l.producer->Produce(begin - l.offset, static_cast<char*>(out) + (begin - from.offset), end - begin);
+    if (begin < end) l.producer->Produce(l.shift + (begin - l.offset), static_cast<char*>(out) + (begin - from.offset), end - begin);
   }
 }
 
@@ -233,5 +247,12 @@ void LandPendingWrites(int device) {
 std::shared_ptr<const Producer> CopyOf(const DevicePlace& source) { return std::make_shared<CopyProducer>(source); }
 
 std::shared_ptr<const Producer> Fill32(uint32_t value) { return std::make_shared<FillProducer>(value); }
+
+void SetWriteObserver(WriteObserver observer) {
+  std::lock_guard<std::recursive_mutex> lock(Lock());
+  Observer() = observer;
+}
+
+std::recursive_mutex& MemoryLock() { return Lock(); }
 
 }  // namespace nvsim

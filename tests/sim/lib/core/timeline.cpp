@@ -30,6 +30,7 @@ double Pacing(Work kind) {
     case Work::Copy: return Profile().Number("pacing/copy");
     case Work::Matmul: return Profile().Number("pacing/matmul");
     case Work::Collective: return Profile().Number("pacing/collective");
+    case Work::Memtest: return Profile().Number("pacing/memtest");
   }
   return 1.0;
 }
@@ -84,6 +85,7 @@ void EnqueueTogetherLocked(Stream* const* streams, int count, double seconds, Wo
 void Record(Event& event, Stream& stream) {
   std::lock_guard<std::mutex> lock(TimeLock());
   stream.virtual_s = std::max(stream.virtual_s, host_virtual_s);
+  event.device = stream.device;
   event.virtual_s = stream.virtual_s;
   event.real_done = stream.real_done;
   event.recorded = true;

@@ -10,6 +10,7 @@
 #include "core/host_pages.h"
 #include "core/interconnect.h"
 #include "core/numa.h"
+#include "core/physical_memory.h"
 #include "cuda/cuda_internal.h"
 
 using namespace cusim;
@@ -69,6 +70,7 @@ CUresult Place(CUdeviceptr pointer, size_t bytes, nvsim::DevicePlace* place) {
 CUresult HostCopy(bool to_device, CUdeviceptr device_pointer, void* host, size_t bytes, nvsim::Stream* stream, bool sync) {
   if (!Initialised()) return kNotInitialized;
   if (stream == nullptr) return kInvalidContext;
+  if (CUresult lost = Sticky(stream->device); lost != kSuccess) return lost;
   nvsim::DevicePlace place;
   if (Place(device_pointer, bytes, &place) != kSuccess || host == nullptr) return kInvalidValue;
   const bool pinned = IsPinned(host, bytes);
@@ -114,12 +116,14 @@ NVSIM_EXPORT(CUresult, cuMemAlloc_v2, (CUdeviceptr * pointer, size_t bytes)) {
   nvsim::Context* c = Current();
   if (c == nullptr) return Initialised() ? kInvalidContext : kNotInitialized;
   if (pointer == nullptr || bytes == 0) return kInvalidValue;
+  if (CUresult lost = Sticky(c->device); lost != kSuccess) return lost;
   if (!nvsim::Reserve(c->device, bytes)) return kOutOfMemory;
   nvsim::AllocationRef a = nvsim::MapMemory(c->device, bytes);
   if (!a) {
     nvsim::Release(c->device, bytes);
     return kOutOfMemory;
   }
+  nvsim::PlacePhysical(a);
   nvsim::Register(a);
   *pointer = a->base;
   return kSuccess;
@@ -130,6 +134,7 @@ NVSIM_EXPORT(CUresult, cuMemFree_v2, (CUdeviceptr pointer)) {
   nvsim::DevicePlace place = nvsim::Find(static_cast<uintptr_t>(pointer), 0);
   if (!place.allocation || place.offset != 0) return kInvalidValue;
   nvsim::Release(place.allocation->device, place.allocation->size);
+  nvsim::ForgetPhysical(*place.allocation);
   nvsim::Unregister(place.allocation->base);
   return kSuccess;
 }
@@ -182,6 +187,7 @@ NVSIM_EXPORT(CUresult, cuMemcpyDtoDAsync_v2, (CUdeviceptr dst, CUdeviceptr src, 
   if (!Initialised()) return kNotInitialized;
   nvsim::Stream* s = nvsim::StreamFor(stream);
   if (s == nullptr) return kInvalidContext;
+  if (CUresult lost = Sticky(s->device); lost != kSuccess) return lost;
   nvsim::DevicePlace to, from;
   if (Place(dst, bytes, &to) != kSuccess || Place(src, bytes, &from) != kSuccess) return kInvalidValue;
   const auto started = nvsim::RealClock::now();
@@ -214,6 +220,7 @@ NVSIM_EXPORT(CUresult, cuMemcpyPeerAsync, (CUdeviceptr dst, CUcontext dst_contex
 NVSIM_EXPORT(CUresult, cuMemsetD32_v2, (CUdeviceptr dst, unsigned value, size_t count)) {
   nvsim::Context* c = Current();
   if (c == nullptr) return Initialised() ? kInvalidContext : kNotInitialized;
+  if (CUresult lost = Sticky(c->device); lost != kSuccess) return lost;
   nvsim::DevicePlace to;
   if (Place(dst, count * 4, &to) != kSuccess) return kInvalidValue;
   const auto started = nvsim::RealClock::now();
