@@ -5,6 +5,7 @@
 
 #include "core/text_util.h"
 #include "expect/sections.h"
+#include "facts/statements.h"
 
 namespace labcheck::expect {
 namespace {
@@ -157,6 +158,15 @@ ReportSection ExpectationsSection(const Analysis& a, const CourseReference& cour
 
 Text GpuSummary(const ReportFacts& facts) {
   if (facts.gpus.empty()) return T("нет GPU", "no GPU");
+  // Cards the driver has that CUDA does not see: the count says so, with why.
+  if (const std::optional<Text> fewer = facts::WhyFewerGpus(facts.run.cards)) {
+    const Text seen = GpuNames(facts);
+    return T(seen.ru + " (" + fewer->ru + ")", seen.en + " (" + fewer->en + ")");
+  }
+  return GpuNames(facts);
+}
+
+Text GpuNames(const ReportFacts& facts) {
   std::vector<std::pair<Text, int>> counts;  // in the order the cards come, counted by the English name
   for (const GpuFacts& g : facts.gpus) {
     const Text name = g.derived() ? Text(g.driver.name) : g.spec().DisplayName();
