@@ -1,7 +1,7 @@
 // Published measurements of training peaks (tests/calc/published_cases.json, each with its source
 // and settings) against what `lab_check vram` predicts for the same settings. Fails when a case
 // drifts past its tolerance or the median error past the median tolerance; prints the table that
-// docs/calculators.md quotes.
+// docs/calculators-evidence.md quotes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -102,7 +102,7 @@ TEST(PublishedCasesTest, OpenCasesAreRecordedWithTheirGap) {
 // Issue 40's bar for runs with the parameters offloaded: within the tolerance, and never under 0.90
 // of the measurement (an estimate below what a run took ends in an OOM). The issue asks for four
 // such cases; six pass (torchtune's 70B, fsdp_qlora's 70B on two machines, its 7B QLoRA and its two
-// Mistral 7B runs), and the open ones below 0.90 are in `open_cases` (docs/calculators.md says why).
+// Mistral 7B runs), and the open ones below 0.90 are in `open_cases` (docs/calculators-evidence.md says why).
 // This holds the six and fails if one of them slips.
 TEST(PublishedCasesTest, OffloadedCasesAreNotBelowNinetyPercentOfTheMeasurement) {
   const nlohmann::json root = testing::LoadCases("published_cases.json");
@@ -183,7 +183,7 @@ TEST(PublishedCasesTest, Fsdp1MarginFigureIsNotBelowAnyPublishedFsdp1Figure) {
 }
 
 // torchtune's LoRA rows were measured with the recipe configs of the table's commit; the configs
-// changed under the unchanged table later (docs/calculators.md, "Which adapters torchtune's table
+// changed under the unchanged table later (docs/calculators-evidence.md, "Which adapters torchtune's table
 // measured"). Each such case quotes its recipe's adapter settings (`recipe_lora_targets`, copied
 // from the config at the pinned commit); the `--lora-targets` it runs with must name the same
 // layers, in torchtune's names: attention q_proj, k_proj, v_proj, output_proj; MLP w1, w2, w3.
