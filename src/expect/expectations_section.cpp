@@ -169,7 +169,9 @@ Text GpuSummary(const ReportFacts& facts) {
 Text GpuNames(const ReportFacts& facts) {
   std::vector<std::pair<Text, int>> counts;  // in the order the cards come, counted by the English name
   for (const GpuFacts& g : facts.gpus) {
-    const Text name = g.derived() ? Text(g.driver.name) : g.spec().DisplayName();
+    // NVML's list names the cards without their memory: the driver's name, not a catalog variant
+    // (an RTX 4080 of 16 or of 32 GB) that nothing measured.
+    const Text name = g.derived() || facts.gpus_from_nvml ? Text(g.driver.name) : g.spec().DisplayName();
     auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first.en == name.en; });
     if (it == counts.end()) {
       counts.emplace_back(name, 1);

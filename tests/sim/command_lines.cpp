@@ -217,7 +217,8 @@ void Scan(const std::string& text, bool quoted, std::vector<CommandLine>& out) {
     CommandLine c;
     c.tool = word;
     c.words = CommandWords(word, words, i + 1);
-    if (c.words.empty() && !quoted && word != "lab_check") continue;  // the tool named in prose
+    const bool after_sudo = i > 0 && words[i - 1] == "sudo";
+    if (c.words.empty() && !quoted && !after_sudo && word != "lab_check") continue;  // the tool named in prose
     c.text = word;
     for (const std::string& w : c.words) c.text += " " + w;
     i += c.words.size();

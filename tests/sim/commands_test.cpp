@@ -35,7 +35,8 @@ std::string Filled(std::string action) {
 
 TEST(Commands, TheCoursesHintsNameCommandsThatRun) {
   std::string problems;
-  for (const json& h : Data("hints.json")["hints"])
+  const json hints = Data("hints.json");
+  for (const json& h : hints["hints"])
     for (const char* lang : {"en", "ru"}) problems += Problems(h["id"].get<std::string>(), h["action"][lang].get<std::string>());
   EXPECT_EQ(problems, "");
 }
@@ -43,7 +44,8 @@ TEST(Commands, TheCoursesHintsNameCommandsThatRun) {
 TEST(Commands, EveryFindingsActionNamesCommandsThatRun) {
   std::string problems;
   size_t commands = 0;
-  for (const json& row : Data("finding_codes.json")["codes"])
+  const json codes = Data("finding_codes.json");
+  for (const json& row : codes["codes"])
     for (const char* lang : {"en", "ru"}) {
       const std::string action = Filled(row["action"][lang].get<std::string>());
       commands += FindCommands(action).size();
