@@ -113,7 +113,10 @@ Text PythonSummary(const PythonFacts& facts) {
   int installed = 0;
   for (const auto& entry : facts.packages) installed += entry.second ? 1 : 0;
   std::string counts = fmt::format("{}/{}", installed, facts.packages.size());
-  Text torch_part = T("PyTorch нет", "no PyTorch");
+  // The commonest first run is the course's environment not activated: the line a student reads
+  // first (the progress line, the summary table) says so and what to do, not only "no PyTorch".
+  Text torch_part = T("PyTorch не установлен в этом интерпретаторе: активируйте окружение курса или укажите --python",
+                      "torch is not installed in this interpreter: activate the course's environment or pass --python");
   if (HasTorch(facts)) {
     const std::optional<std::string>* torch = facts.Version("torch");
     std::string version = (torch && *torch) ? **torch : std::string("?");
