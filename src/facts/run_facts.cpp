@@ -79,11 +79,13 @@ std::vector<DriverGpu> ReadNvmlGpus(const json& list) {
   return gpus;
 }
 
+// driver_state.h's DriverStateName.
 DriverState DriverStateNamed(const std::string& name) {
-  if (name == "loaded") return DriverState::Loaded;
-  if (name == "not_loaded") return DriverState::NotLoaded;
-  if (name == "mismatch") return DriverState::Mismatch;
-  if (name == "absent") return DriverState::Absent;
+  if (name == "running" || name == "loaded") return DriverState::Loaded;
+  if (name == "module_not_loaded") return DriverState::NotLoaded;
+  if (name == "version_mismatch") return DriverState::Mismatch;
+  if (name == "no_gpu_on_bus") return DriverState::NoGpuOnBus;
+  if (name == "not_installed") return DriverState::Absent;
   return DriverState::Unknown;
 }
 
@@ -153,7 +155,8 @@ CardFacts ReadCardFacts(const CheckResult* inventory) {
   }
   const json& state = Member(data, "driver_state");
   c.driver = DriverStateNamed(StringMember(state, "state"));
-  if (const json& pci = Member(state, "pci_gpus"); pci.is_number_integer()) c.pci_gpus = pci.get<int>();
+  if (const json& pci = Member(Member(state, "pci_bus"), "nvidia_gpus"); pci.is_array()) c.pci_gpus = static_cast<int>(pci.size());
+  if (c.driver == DriverState::NoGpuOnBus) c.pci_gpus = 0;
   return c;
 }
 

@@ -44,11 +44,12 @@ struct TorchFacts {
   bool installed() const { return state == TorchState::ImportHangs || state == TorchState::NoCuda || state == TorchState::Cuda; }
 };
 
-// The driver's state as the driver-state detection reads it (NVML's init error,
-// /proc/driver/nvidia/version, the GPUs on the PCI bus): the seam where that detection plugs in.
-// ReadRunFacts takes it from gpu.inventory's data.driver_state {"state": "loaded" | "not_loaded" |
-// "mismatch" | "absent", "pci_gpus": N} (docs/report-schema.md); Unknown where the field is absent.
-enum class DriverState { Unknown, Loaded, NotLoaded, Mismatch, Absent };
+// The driver's state as the driver-state detection reads it (src/gpu/nvidia/driver_state.h: NVML's
+// init error, the kernel module, the GPUs on the PCI bus), from gpu.inventory's data.driver_state
+// {"state": "running" | "loaded" | "module_not_loaded" | "version_mismatch" | "no_gpu_on_bus" |
+// "not_installed" | "unknown", "pci_bus": {"nvidia_gpus": [bus id]}} (docs/report-schema.md);
+// Unknown where the field is absent (reports of other versions).
+enum class DriverState { Unknown, Loaded, NotLoaded, Mismatch, NoGpuOnBus, Absent };
 
 struct DriverGpu {
   int index = 0;     // NVML's index (PCI bus order); not CUDA's when CUDA_VISIBLE_DEVICES reorders

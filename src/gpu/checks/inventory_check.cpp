@@ -41,7 +41,7 @@ Text LibraryStatus(const nlohmann::json& lib) {
 
 // The child's facts kept as they are in the check's data, and the GPU count.
 void RecordFacts(const nlohmann::json& payload, CheckResult& result) {
-  for (const char* key : {"gpus", "driver_version", "cuda_driver_version", "nccl_version", "libraries", "topology"})
+  for (const char* key : {"gpus", "driver_version", "cuda_driver_version", "nccl_version", "libraries", "topology", "driver_state"})
     result.data[key] = payload.value(key, nlohmann::json(nullptr));
   result.data["simulated"] = payload.value("simulated", false);
   if (result.data["simulated"].get<bool>()) result.data["simulated_machine"] = payload.value("simulated_machine", std::string());
@@ -220,7 +220,9 @@ void WarnHiddenCards(CheckResult& result) {
 // job would hit it too.
 void NoCudaCardWhereNvmlHasSome(CheckResult& result) {
   const facts::CardFacts cards = facts::ReadCardFacts(&result);
-  if (cards.visible_devices || cards.DriverCount() == 0 || result.outcome != Outcome::Skip) return;
+  // Only NVML's own list counts here: GPUs seen on the PCI bus alone are the driver's state, which
+  // its own reason says (driver_state.h).
+  if (cards.visible_devices || !cards.nvml || cards.nvml->empty() || result.outcome != Outcome::Skip) return;
   result.outcome = Outcome::Fail;
   result.reason = T(fmt::format("CUDA не видит ни одной из {} GPU, которые перечисляет NVML ({})", cards.DriverCount(), result.error),
                     fmt::format("CUDA sees none of the {} GPUs NVML lists ({})", cards.DriverCount(), result.error));

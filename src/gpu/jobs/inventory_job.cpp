@@ -10,6 +10,7 @@
 #include "gpu/jobs/gpu_runtime.h"
 #include "gpu/jobs/job_bodies.h"
 #include "gpu/jobs/nvml_gpu_list.h"
+#include "gpu/nvidia/driver_state_probe.h"
 #include "gpu/nvidia/nvidia_search_paths.h"
 #include "gpu/nvidia/nccl_library.h"
 #include "gpu/topology.h"
@@ -153,6 +154,7 @@ nlohmann::json InventoryJobOn(GpuRuntime& runtime, const JobArgs&) {
   out["driver_version"] = runtime.nvml() != nullptr ? nlohmann::json(runtime.nvml()->DriverVersion()) : nlohmann::json(nullptr);
   out["nvml_error"] = runtime.nvml_error();
   out["nvml_gpus"] = runtime.nvml() != nullptr ? NvmlGpuList(*runtime.nvml()) : nlohmann::json(nullptr);
+  out["driver_state"] = DriverStateJson(RunningDriverState(runtime.driver(), runtime.nvml()));
   out["topology"] = Topology(runtime);
   Result<const CublasLt*> lt = runtime.cublaslt();
   out["cublaslt_error"] = lt.ok() ? "" : lt.status().message();
