@@ -215,19 +215,15 @@ void WarnHiddenCards(CheckResult& result) {
   if (result.summary.empty()) result.summary = result.reason;
 }
 
-// CUDA found no card (or failed) where NVML lists some: the driver has cards, so "the driver sees
-// no GPU" would be false; without the variable to blame, CUDA's refusal is a FAIL, as a training
-// job would hit it too.
+// CUDA found no card where NVML lists some, with no variable to blame: "the driver sees no GPU"
+// would be false; the reason says what CUDA and NVML each see, the verdict and hint stay cuInit's.
 void NoCudaCardWhereNvmlHasSome(CheckResult& result) {
   const facts::CardFacts cards = facts::ReadCardFacts(&result);
   // Only NVML's own list counts here: GPUs seen on the PCI bus alone are the driver's state, which
   // its own reason says (driver_state.h).
   if (cards.visible_devices || !cards.nvml || cards.nvml->empty() || result.outcome != Outcome::Skip) return;
-  result.outcome = Outcome::Fail;
-  result.reason = T(fmt::format("CUDA не видит ни одной из {} GPU, которые перечисляет NVML ({})", cards.DriverCount(), result.error),
-                    fmt::format("CUDA sees none of the {} GPUs NVML lists ({})", cards.DriverCount(), result.error));
-  result.hint = T("ls -l /dev/nvidia* (нужны /dev/nvidia0… и /dev/nvidia-uvm); в контейнере запускайте с --gpus all",
-                  "ls -l /dev/nvidia* (/dev/nvidia0… and /dev/nvidia-uvm must be there); in a container, run with --gpus all");
+  result.reason = T(fmt::format("CUDA не видит ни одной из {} GPU, которые перечисляет NVML ({})", cards.nvml->size(), result.error),
+                    fmt::format("CUDA sees none of the {} GPUs NVML lists ({})", cards.nvml->size(), result.error));
 }
 
 CheckResult RunInventoryCheck(CheckContext& context) {
