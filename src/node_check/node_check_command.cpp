@@ -20,6 +20,7 @@
 #include "node_check/outputs/prometheus_metrics.h"
 #include "node_check/scan/job_gpus.h"
 #include "node_check/scan/network_ports.h"
+#include "node_check/scan/network_roles.h"
 #include "node_check/scan/pci_bus_scan.h"
 #include "node_check/slurm/slurm_drain.h"
 #include "node_check/slurm/slurm_policy.h"
@@ -142,14 +143,21 @@ bool WriteFiles(const Options& o, const std::string& node, const json& report, c
   return written;
 }
 
-// What sysfs says beside the driver: the cards on the PCI bus and the network ports (issue 45).
-void AddSysfsFacts(json& payload, const json& ports_before) {
+// What sysfs says beside the driver: the cards on the PCI bus and the network ports (issue 45), each
+// port and each network card the RDMA stack lacks with its role beside the GPUs (issue 53).
+void AddSysfsFacts(json& payload, const json& ports_before, const std::vector<std::string>& ib_devices) {
   const bool simulated = payload.value("inventory", json::object()).value("simulated", false);
   payload["pci_bus"] = PciBusFacts(Env, simulated);
-  if (std::optional<std::string> root = GateSysRoot(Env, simulated))
-    payload["network_ports"] = WithCounterGrowth(ports_before, ReadNetworkPorts(*root));
-  else
+  if (std::optional<std::string> root = GateSysRoot(Env, simulated)) {
+    const json gpus = ReadGpuLocations(*root);
+    const json ports = WithCounterGrowth(ports_before, ReadNetworkPorts(*root)), lost = ReadNetworkCardsWithoutRdma(*root);
+    json hcas = ports;
+    hcas.insert(hcas.end(), lost.begin(), lost.end());
+    payload["network_ports"] = WithNetworkRoles(ports, gpus, ib_devices, hcas);
+    payload["network_cards_without_rdma"] = WithNetworkRoles(lost, gpus, ib_devices, hcas);
+  } else {
     payload["network_ports"] = {{"na", "a simulated machine: the real /sys is not its network (set LABCHECK_SYS_ROOT)"}};
+  }
 }
 
 // On stderr, so that the one line on stdout stays what a scheduler parses: what to do for each
@@ -221,7 +229,7 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
     if (problem->data.is_object() && problem->data.contains("driver_state")) payload["driver_state"] = problem->data["driver_state"];
   } else {
     payload = outcome.result.value();
-    AddSysfsFacts(payload, ports_before);
+    AddSysfsFacts(payload, ports_before, o.expect.ib_devices);
     verdict = JudgeNode(payload, o.expect);
   }
   verdict.timings["total_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -266,6 +274,28 @@ void AddMonitorThresholds(CLI::App* cmd, const std::shared_ptr<Options>& o,
                     "more NVLink errors (replays, recoveries, CRC) on a link since the driver loaded than this is a monitor finding"))
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+}
+
+// The network ports (issue 53): how many of each link layer, and which are the compute rails where
+// the PCI bus cannot tell (scan/network_roles.h). Any of them has every port judged by its role.
+void AddNetworkPortFlags(CLI::App* cmd, const std::shared_ptr<Options>& o, const std::function<std::string(const char*, const char*)>& h) {
+  cmd->add_option("--expect-ib", o->expect.ib_ports,
+                  h("портов InfiniBand не меньше N (RoCE считает --expect-roce); каждый порт проверяется по своей роли: вычислительная сеть "
+                    "строго (ACTIVE/LinkUp, скорость как у соседних, без сбросов за проверку), карты хранилища и управления — по таким же "
+                    "картам (по умолчанию: порты не проверяются)",
+                    "at least N InfiniBand ports (RoCE ports: --expect-roce); each port is judged by its role: compute rails strictly "
+                    "(ACTIVE/LinkUp, at their siblings' rate, no link drops during the check), storage and in-band cards against their "
+                    "peers (default: ports not judged)"))
+      ->check(CLI::Range(0, 64));
+  cmd->add_option("--expect-roce", o->expect.roce_ports, h("портов RoCE (link layer Ethernet) не меньше N; порты проверяются, как с --expect-ib",
+                                                          "at least N RoCE ports (link layer Ethernet); the ports are judged as with --expect-ib"))
+      ->check(CLI::Range(0, 64));
+  cmd->add_option("--ib-devices", o->expect.ib_devices,
+                  h("вычислительная сеть по именам устройств RDMA через запятую (mlx5_0,mlx5_3,…), где шина PCI этого не скажет (GH200); "
+                    "остальные порты — хранилище и управление; названного устройства нет — находка",
+                    "the compute rails by RDMA device name, comma-separated (mlx5_0,mlx5_3,…), where the PCI bus cannot tell (GH200); every "
+                    "other port is judged as storage/in-band; a named device that is not there is a finding"))
+      ->delimiter(',');
 }
 
 // What the site says of the rules themselves: XIDs it ignores or fails on, and codes it only
@@ -361,9 +391,7 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
       ->check(CLI::Range(0.01, 0.99))
       ->capture_default_str();
   AddMonitorThresholds(cmd, o, h);
-  cmd->add_option("--expect-ib", o->expect.ib_ports, h("портов InfiniBand/RoCE не меньше N; каждый должен быть ACTIVE/LinkUp на полной скорости, без сбросов за проверку (по умолчанию: порты не проверяются)",
-                                                     "at least N InfiniBand/RoCE ports, each ACTIVE/LinkUp at its siblings' rate with no link drops during the check (default: ports not judged)"))
-      ->check(CLI::Range(0, 64));
+  AddNetworkPortFlags(cmd, o, h);
   cmd->add_flag("--json", o->json, h("всё подробно одной строкой JSON", "the full detail as one line of JSON"));
   AddDrainOptions(cmd, o, help_lang);
   cmd->add_option("--node", o->node, h("имя узла в Slurm (по умолчанию SLURMD_NODENAME, иначе hostname -s)", "the node's name in Slurm (default SLURMD_NODENAME, else hostname -s)"));

@@ -30,13 +30,15 @@ void AddBusFindings(const json& bus, const json& inventory, std::vector<Finding>
   for (const json& id : bus["gpus"]) {
     const std::string bus_id = gpu::CanonicalPciBusId(id.get<std::string>());
     if (driver.count(bus_id)) continue;
-    out.push_back({-1, "gpu_off_bus",
-                   T(fmt::format("GPU {} есть на шине PCI, но не в драйвере: отвалилась от шины или не "
-                                 "инициализировалась; смотрите журнал ядра",
-                                 bus_id),
-                     fmt::format("GPU {} on the PCI bus but not in the driver: fell off the bus or failed to "
-                                 "initialise; see the kernel log",
-                                 bus_id))});
+    Finding f{-1, "gpu_off_bus",
+              T(fmt::format("GPU {} есть на шине PCI, но не в драйвере: отвалилась от шины или не "
+                            "инициализировалась; смотрите журнал ядра",
+                            bus_id),
+                fmt::format("GPU {} on the PCI bus but not in the driver: fell off the bus or failed to "
+                            "initialise; see the kernel log",
+                            bus_id))};
+    f.pci_bus_id = bus_id;  // the card to reseat or replace, for --json and the metrics (issue 53)
+    out.push_back(std::move(f));
   }
 }
 

@@ -32,8 +32,15 @@ bool AddDriverStateFindings(const nlohmann::json& driver_state, bool whole_node,
 void AddBusFindings(const nlohmann::json& bus, const nlohmann::json& inventory, std::vector<Finding>& out);
 // The driver's recovery action of one card's facts, when it asks for one (recovery_action_findings.cpp).
 void AddRecoveryActionFindings(int gpu, const nlohmann::json& facts, std::vector<Finding>& out);
-// The InfiniBand/RoCE ports (network_ports.h) when --expect-ib asks for them (network_port_findings.cpp).
-void AddNetworkPortFindings(const nlohmann::json& ports, const NodeExpectations& expect, std::vector<Finding>& out);
+// The InfiniBand/RoCE ports (scan/network_ports.h) with their roles (scan/network_roles.h), and the
+// NVIDIA network cards on the bus without an RDMA device, when --expect-ib, --expect-roce or
+// --ib-devices ask for them (network_port_findings.cpp).
+bool NetworkPortsJudged(const NodeExpectations& expect);
+void AddNetworkPortFindings(const nlohmann::json& ports, const nlohmann::json& cards_without_rdma, const NodeExpectations& expect,
+                            std::vector<Finding>& out);
+// Each port against its own role: compute rails strictly, storage/in-band cards against their
+// peers (network_port_judging.cpp).
+void JudgeNetworkPortsByRole(const nlohmann::json& ports, std::vector<Finding>& out);
 // Fatal NVSwitch SXids of the kernel log (health's "sxid_kernel_log"; nvswitch_sxid_findings.cpp).
 void AddSxidFindings(const nlohmann::json& sxids, std::vector<Finding>& out);
 // NVLink error counters that grew during the check, per card and link (nvlink_error_findings.cpp).

@@ -72,7 +72,8 @@ NodeVerdict JudgeNode(const json& payload, const NodeExpectations& expect) {
   AddInventoryFindings(inventory, specs, expect, v.findings);
   AddBusFindings(payload.value("pci_bus", json(nullptr)), inventory, v.findings);
   AddNvLinkErrorFindings(inventory, v.findings);
-  AddNetworkPortFindings(payload.value("network_ports", json(nullptr)), expect, v.findings);
+  AddNetworkPortFindings(payload.value("network_ports", json(nullptr)), payload.value("network_cards_without_rdma", json(nullptr)), expect,
+                         v.findings);
   AddSxidFindings(health.value("sxid_kernel_log", json(nullptr)), v.findings);
   AddHealthFindings(health, specs, expect, v.findings, v.xids);
   AddPerformanceFindings(payload.value("matmul", json::array()), payload.value("copy", json::array()), specs, expect,

@@ -62,7 +62,8 @@ std::vector<json> ParseAll(const std::string& text) {
 // up wrong. Reports written before findings had a severity rank by the second alone.
 int ItemRank(const std::string& item) {
   static const std::map<std::string, int> kRank = {
-      {"driver_failed", 100}, {"fabric_manager", 99}, {"gpu_none", 97}, {"gpu_count", 95}, {"gpu_off_bus", 94}, {"health_unavailable", 90},
+      {"driver_failed", 100}, {"fabric_manager", 99}, {"gpu_none", 97}, {"gpu_count", 95}, {"gpu_off_bus", 94},
+      {"network_card_lost", 92}, {"health_unavailable", 90},
       {"ecc_uncorrected", 85}, {"row_remap_failed", 82}, {"remapped_rows_pending", 80}, {"retired_pages_limit", 79},
       {"retired_pages_pending", 78}, {"recovery_reboot", 77}, {"recovery_reset", 76}, {"xid_support", 75},
       {"xid_reboot", 74}, {"xid_reset", 70}, {"nvswitch_sxid", 69}, {"compute_mode", 68}, {"model", 66}, {"memory", 65},

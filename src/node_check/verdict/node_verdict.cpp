@@ -16,6 +16,11 @@ json CardOf(const json& gpus, int index) {
   return json::object();
 }
 
+std::string FindingBusId(const Finding& f, const json& gpus) {
+  if (!f.pci_bus_id.empty()) return f.pci_bus_id;
+  return CardOf(gpus, f.gpu).value("pci_bus_id", std::string());
+}
+
 bool Fails(const Finding& f) { return f.severity != reference::Severity::Monitor && !f.held; }
 
 namespace {
@@ -57,7 +62,7 @@ void Classify(NodeVerdict& v, const std::set<std::string>& report_only) {
     f.clears = entry.clears;
     std::map<std::string, std::string> values = f.values;
     const json card = CardOf(v.gpus, f.gpu);
-    const std::string bus_id = card.value("pci_bus_id", std::string());
+    const std::string bus_id = FindingBusId(f, v.gpus);
     values["bus"] = NvidiaSmiId(bus_id);
     values["pci"] = bus_id.substr(0, bus_id.rfind('.'));
     for (const char* key : {"uuid", "serial"})
