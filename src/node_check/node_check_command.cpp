@@ -129,9 +129,10 @@ bool WholeNode() {
 
 // What the child's envelope says when it is not "ok": the driver's state where it is a finding of
 // its own (installed but not loaded, versions that differ: driver_state_findings.cpp); else no
-// driver or no GPU is "cannot tell", unless GPUs were expected; a driver that is there but fails
-// (cuInit 802: fabric manager down), a crash or a hang is a sick node.
-NodeVerdict FromEnvelope(const CheckResult& problem, const NodeExpectations& expect) {
+// driver or no GPU is "cannot tell", unless GPUs were expected; a driver that is there but fails, a
+// crash or a hang is a sick node. cuInit 802 is the fabric manager's (LC111, whose action starts
+// it), not a driver to reboot.
+NodeVerdict FromEnvelope(const CheckResult& problem, const NodeExpectations& expect, bool fabric_not_ready) {
   NodeVerdict v;
   const json driver_state = problem.data.is_object() ? problem.data.value("driver_state", json(nullptr)) : json(nullptr);
   if (AddDriverStateFindings(driver_state, WholeNode(), v.findings)) {
@@ -148,7 +149,8 @@ NodeVerdict FromEnvelope(const CheckResult& problem, const NodeExpectations& exp
   Text reason = problem.reason;
   if (problem.outcome == Outcome::Skip) reason = T(fmt::format("нет GPU (ожидалось {}): {}", *expect.gpus, problem.reason.ru),
                                                    fmt::format("no GPU (expected {}): {}", *expect.gpus, problem.reason.en));
-  v.findings.push_back({-1, problem.outcome == Outcome::Skip ? "gpu_none" : "driver_failed", reason});
+  const char* item = problem.outcome == Outcome::Skip ? "gpu_none" : fabric_not_ready ? "fabric_manager" : "driver_failed";
+  v.findings.push_back({-1, item, reason});
   Classify(v, expect.report_only);
   return v;
 }
@@ -288,7 +290,7 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   NodeVerdict verdict;
   json payload = json::object();
   if (std::optional<CheckResult> problem = gpu::EnvelopeProblem("node.check", outcome)) {
-    verdict = FromEnvelope(*problem, o.expect);
+    verdict = FromEnvelope(*problem, o.expect, FabricNotReady(outcome));
     if (!problem->error.empty()) payload["error"] = problem->error;
     if (problem->data.is_object() && problem->data.contains("driver_state")) payload["driver_state"] = problem->data["driver_state"];
   } else {

@@ -169,6 +169,8 @@ TEST_F(NodeCheckSim, CannotTellAndBadUsage) {
   // A driver that is there and fails (fabric manager stopped) is a node to drain.
   testing::Run fabric = NodeCheck("driver-init-802-fabric-manager.json", {}, {{"LABCHECK_TEST_FABRIC_RETRY_MS", "10"}});
   EXPECT_EQ(fabric.outcome.exit_code, 1) << fabric.line;
+  // Its own code, whose action starts the fabric manager; not LC104's reboot (issue 56).
+  EXPECT_EQ(fabric.line.rfind("FAIL: LC111 ", 0), 0u) << fabric.line;
 
   testing::Run bad = NodeCheck("course-4x4080.json", {"--max-spread", "7"});
   EXPECT_EQ(bad.outcome.exit_code, 2);

@@ -193,7 +193,7 @@ TEST(SimDriver, EachCuInitResultNamesItsCause) {
       {"driver-init-804-compat.json", "fail", "cuda-compat", "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (804)"},
       {"driver-init-999-unknown.json", "fail", "dmesg", "CUDA_ERROR_UNKNOWN (999)"},
       {"driver-init-100-no-device.json", "skip", "CUDA_VISIBLE_DEVICES", "CUDA_ERROR_NO_DEVICE (100)"},
-      {"driver-init-35-insufficient.json", "fail", "ubuntu-drivers", "CUDA_ERROR_INSUFFICIENT_DRIVER (35)"},
+      {"driver-init-35-insufficient.json", "fail", "proprietary driver", "CUDA_ERROR_INSUFFICIENT_DRIVER (35)"},
       {"driver-init-3-not-initialized.json", "fail", "nvidia_uvm", "CUDA_ERROR_NOT_INITIALIZED (3)"},
       {"driver-init-46-unavailable.json", "fail", "nvidia-smi -c DEFAULT", "CUDA_ERROR_DEVICE_UNAVAILABLE (46)"},
   };
@@ -294,7 +294,7 @@ TEST(SimDriver, FabricManagerDownIsAFailNamingIt) {
   EXPECT_EQ(Verdict(run, "gpu.inventory"), "FAIL") << Printed(run);
   const std::string text = CheckText(run, "gpu.inventory");
   EXPECT_NE(text.find("systemctl status nvidia-fabricmanager"), std::string::npos) << text;
-  EXPECT_EQ(text.find("ubuntu-drivers"), std::string::npos) << "not the generic driver hint: " << text;
+  EXPECT_EQ(text.find("proprietary driver"), std::string::npos) << "not the generic driver hint: " << text;
   for (const char* id : {"gpu.matmul", "gpu.memory_bandwidth", "gpu.p2p", "interconnect.allreduce"})
     EXPECT_EQ(Verdict(run, id), "SKIP") << id;
 }

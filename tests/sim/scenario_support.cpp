@@ -54,8 +54,9 @@ SimRun RunLabCheck(const SimOptions& options) {
                                                                : source / "tests/sim/machines" / options.machine;
   command += " LABCHECK_SIM_MACHINE=" + Quote(machine.string());
   for (const auto& [k, v] : options.env) command += " " + k + "=" + Quote(v);
-  command += " " + Quote(binary.string()) + " --out " + Quote((dir / "report.md").string()) +
-             " --python /bin/false";
+  if (options.python.empty()) command += " PATH=/nonexistent VIRTUAL_ENV= CONDA_PREFIX=";
+  command += " " + Quote(binary.string()) + " --out " + Quote((dir / "report.md").string());
+  if (!options.python.empty()) command += " --python " + Quote(options.python);
   for (const std::string& a : options.args) command += " " + Quote(a);
   command += " >" + Quote((dir / "stdout").string()) + " 2>" + Quote((dir / "stderr").string());
   const auto started = std::chrono::steady_clock::now();

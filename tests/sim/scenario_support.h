@@ -24,6 +24,8 @@ struct SimOptions {
   std::string machine;  // file name under tests/sim/machines/, or an absolute path
   std::vector<std::string> args = {"--quick"};             // besides --out and --python
   std::vector<std::pair<std::string, std::string>> env;   // extra environment
+  // The interpreter for --python; "": none given and none on PATH (the run finds no Python).
+  std::string python = "/bin/false";
 };
 
 // build/lab_check with LD_LIBRARY_PATH=build/sim-nvidia and LABCHECK_SIM_MACHINE set, the report

@@ -288,7 +288,12 @@ TEST(SimScenario, CudaVisibleDevicesRenumbersAndKeepsNvmlRows) {
   EXPECT_EQ(gpus[1].value("pci_bus_id", ""), "0000:41:00.0");
   EXPECT_NEAR(gpus[1].value("power_limit_w", 0.0), 330.0, 1e-9);
   EXPECT_EQ(gpus[1].value("temperature_c", 0), 34);
-  for (const char* id : kGpuChecks) EXPECT_EQ(Verdict(run, id), "PASS") << Dump(run);
+  // Two of the driver's four cards hidden: a WARN that names the variable (issue 56); the rest pass.
+  EXPECT_EQ(Verdict(run, "gpu.inventory"), "WARN") << Dump(run);
+  EXPECT_NE(CheckText(run, "gpu.inventory").find("CUDA_VISIBLE_DEVICES=1,3 leaves 2 of the driver's 4 GPUs"), std::string::npos)
+      << CheckText(run, "gpu.inventory");
+  for (const char* id : kGpuChecks)
+    if (std::string(id) != "gpu.inventory") EXPECT_EQ(Verdict(run, id), "PASS") << Dump(run);
 }
 
 // NVML absent: inventory without NVML's fields, says why; the measurements go on.

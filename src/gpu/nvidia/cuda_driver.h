@@ -52,8 +52,10 @@ DriverProblem NoDriverFound(const std::string& error);
 DriverProblem DriverTooOld(const std::string& error);
 // The name cuda.h gives a result we act on, for when the driver cannot name it (the stub cannot).
 const char* KnownResultName(cuda::CUresult result);
-// "install or update NVIDIA's proprietary driver…"
+// "install or update NVIDIA's proprietary driver (COMMAND)…", the command for this machine's
+// distribution (/etc/os-release), as DriverInstallHintFor words it for os-release's ID.
 const Text& DriverInstallHint();
+Text DriverInstallHintFor(const std::string& os_id);
 // "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory", through `api`'s own names where it has them.
 std::string DescribeResult(const cuda::CudaDriverApi& api, cuda::CUresult result);
 
