@@ -16,6 +16,7 @@
 #include "calc/machine_report.h"
 #include "calc/model_features.h"
 #include "calc/reserved_margin.h"
+#include "calc/reserved_replay.h"
 #include "calc/rule_of_thumb.h"
 #include "calc/subcommands.h"
 #include "calc/training_memory.h"
@@ -30,6 +31,8 @@ namespace {
 struct VramOptions {
   std::string model;
   TrainingOptions training;
+  std::string gpu;       // --gpu: the card the run is placed on (catalog id)
+  double gpu_mem = 0;    // --gpu-mem: its memory in GiB, for a card outside the catalog
   bool json = false;
 };
 
@@ -116,6 +119,7 @@ struct VramEstimate {
   std::vector<WorkNote> features;
   std::vector<WorkNote> assumptions;
   std::optional<ReservedMargin> reserved_margin;
+  ReservedReplay replay;  // the step through the allocator's rules (reserved_replay.h)
   // For the rent table: the need per card on n cards with the published FSDP1 margin, where it applies.
   std::map<int, double> margin_need_per_gpu;
 };
@@ -155,6 +159,16 @@ std::map<int, double> MarginNeedPerGpu(const ModelInput& model, const VramOption
   return need;
 }
 
+// --gpu / --gpu-mem: the card the replay places the run on.
+std::optional<CardMemory> CardOf(const VramOptions& o, const TrainingSettings& s) {
+  const CalcConstants& k = CalcConstants::Builtin();
+  if (!o.gpu.empty()) {
+    if (const reference::GpuSpec* gpu = reference::GpuCatalog::Builtin().FindById(o.gpu)) return CardFor(gpu->id, gpu->memory_gib, s.gpus, k);
+  }
+  if (o.gpu_mem > 0) return CardFor("", o.gpu_mem, s.gpus, k);
+  return std::nullopt;
+}
+
 VramEstimate EstimateVram(const ModelInput& model, const VramOptions& o, const TrainingSettings& s) {
   const CalcConstants& k = CalcConstants::Builtin();
   VramEstimate e;
@@ -162,6 +176,7 @@ VramEstimate EstimateVram(const ModelInput& model, const VramOptions& o, const T
   e.defaults = DefaultsTaken(o.training, s, model.arch && model.arch->moe.enabled());
   e.memory = EstimateTrainingMemory(model, s, k);
   e.reserved_margin = PublishedReservedMargin(s, e.memory, k);
+  e.replay = TrainingReplayer(model, s, k, AllocConfFrom(s.alloc_conf).value()).Replay(CardOf(o, s));
   e.range = BareSizeRange(model, s, ModelCatalog::Builtin(), k);
   // The lesson's rule is for one card; compare it with the one-card estimate.
   TrainingSettings one_gpu = s;
@@ -219,6 +234,7 @@ void PrintVramJson(const ModelInput& model, const VramOptions& o, const VramEsti
   if (e.range) j["size_range"] = SizeRangeJson(*e.range);
   j["memory"]["host_ram"]["machine"] = HostRamReportJson(e.memory, report);
   j["memory"]["published_reserved_margin"] = ReservedMarginJson(e.reserved_margin);
+  j["memory"]["replay"] = ReservedReplayJson(e.replay);
   PrintJson(j, context);
 }
 
@@ -380,6 +396,10 @@ void Run(const VramOptions& o, const CommandContext& context) {
   if (!settings) return;
   if (const auto error = ExpertParallelModelError(*model, *settings)) return context.Fail(error->In(context.lang()));
   if (const auto error = MoeKernelModelError(*model, *settings)) return context.Fail(error->In(context.lang()));
+  if (!o.gpu.empty() && reference::GpuCatalog::Builtin().FindById(o.gpu) == nullptr) {
+    return context.Fail(T(fmt::format("--gpu {}: такой карты нет в каталоге; id — в столбце GPU таблицы «Какую карту арендовать» (или задайте --gpu-mem)", o.gpu),
+                          fmt::format("--gpu {}: no such card in the catalog; the ids are those of `lab_check vram ... --json` \"rent\" (or give --gpu-mem)", o.gpu)).In(context.lang()));
+  }
   const VramEstimate estimate = EstimateVram(*model, o, *settings);
   // Only offloaded runs read the report: for their host RAM (host_ram_check.h).
   const auto report_read = estimate.memory.cpu_bytes > 0 ? ReadMachineReport(context.env->last_report_path) : Result<MachineReport>(Status::Error(""));
@@ -396,6 +416,10 @@ void AddVramCommand(CLI::App& app, const CommandContext& context) {
   CLI::App* sub = app.add_subcommand("vram", T("память GPU для обучения: полное дообучение, LoRA, QLoRA", "GPU memory for training: full fine-tuning, LoRA, QLoRA").In(context.lang()));
   sub->add_option("model", options->model, T("имя из каталога, размер (7B), путь к config.json или id репозитория HF из локального кэша", "catalog name, size (7B), config.json path or cached HF repo id").In(context.lang()))->required();
   AddTrainingOptions(sub, options->training, true, context.lang());
+  sub->add_option("--gpu", options->gpu, T("карта, на которой идёт обучение (id из каталога, напр. rtx-4090): шаг проигрывается на её памяти",
+                                             "the card the run is on (catalog id, e.g. rtx-4090): the step is replayed within its memory").In(context.lang()));
+  sub->add_option("--gpu-mem", options->gpu_mem, T("память такой карты, GiB (если её нет в каталоге)", "that card's memory in GiB (for one outside the catalog)").In(context.lang()))
+      ->check(CLI::Range(1.0, 4096.0));
   sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });
 }

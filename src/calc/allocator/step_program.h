@@ -1,0 +1,34 @@
+// The activations of a training step as tensors, in the order autograd and the model code allocate
+// and free them: one decoder layer's forward (saving for backward, or under checkpointing not),
+// its recomputation and backward, the loss over the vocabulary and its gradient, for
+// `steps` steps after the model load. Sizes come from the same terms as vram's estimate
+// (activation_memory.cpp): a layer saves what LayerActivationsPerToken counts, split into the
+// tensors that hold it; the transients between (an RMSNorm's FP32 products, RoPE's halves, LoRA's
+// branch, a QLoRA weight dequantised for its matmul, the gradients of activations) are the
+// model code's own. The parameters, their gradients and optimizer states are the hooks' (param_hooks.h).
+#pragma once
+#include <string>
+
+#include "calc/allocator/param_hooks.h"
+#include "calc/allocator/step_trace.h"
+#include "calc/allocator/trace_shapes.h"
+#include "calc/training_settings.h"
+
+namespace labcheck::calc::allocator {
+
+// What the training loop around the model does with memory.
+struct LoopOptions {
+  std::string framework;
+  // fsdp_qlora's train.py keeps the model output (the FP32 logits) until `output = None`, after the
+  // optimizer step and zero_grad; other loops drop it with the loss's graph.
+  bool output_until_step_end = false;
+  // loss.item() after backward synchronises the device (fsdp_qlora, every step).
+  bool sync_after_backward = false;
+  int steps = 3;
+  // Where the loop resets the peak statistics, which the published figures count from (a source key).
+  std::string reset_source = "loop.reset_peak_memory_stats";  // the first allocates the optimizer states; the next two run in the steady state
+};
+
+Trace BuildStepTrace(const TraceModel& model, const TrainingSettings& settings, ParamHooks& hooks, const LoopOptions& loop);
+
+}  // namespace labcheck::calc::allocator

@@ -1,0 +1,85 @@
+// The reserved figure and the fit from the caching allocator's own rules (issue 55): the training
+// step's allocations (allocator/training_trace.h) replayed through the allocator model
+// (allocator/replay.h). Where no trace is modelled for the settings, the estimate keeps its flat
+// allocator-cache fraction, and these results say so and why.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "calc/allocator/alloc_conf.h"
+#include "calc/allocator/step_trace.h"
+#include "calc/calc_constants.h"
+#include "calc/model_input.h"
+#include "calc/training_memory.h"
+#include "calc/training_settings.h"
+#include "core/status.h"
+#include "core/text.h"
+
+namespace labcheck::calc {
+
+// A card the run is placed on: what the driver reports as its memory, and what that leaves
+// cudaMalloc once the CUDA context and (over several GPUs) NCCL's buffers are taken.
+struct CardMemory {
+  std::string id;           // catalog id, or "" for a size given in GiB
+  double total_bytes = 0;   // totalGlobalMem
+  bool total_from_source = false;  // a cited driver figure (calculator_constants.json), not the nominal size
+  double limit_bytes = 0;   // what the allocator can get
+};
+CardMemory CardFor(const std::string& id, double nominal_gib, int gpus, const CalcConstants& constants);
+
+struct CardReplay {
+  CardMemory card;
+  bool fits = false;             // the replay completed: no OutOfMemoryError after the free-and-retry
+  std::string oom_stage;
+  double reserved_peak = 0;      // max_memory_reserved on this card
+  int64_t cache_flushes = 0;     // times the allocator freed its cache to retry a cudaMalloc
+};
+
+struct ReservedReplay {
+  bool modelled = false;
+  std::string not_modelled;      // why the flat fraction stays (English)
+  std::string framework;
+  double reserved_peak = 0;      // max_memory_reserved from the loop's start, with room to spare
+  double allocated_peak = 0;     // the replay's own max_memory_allocated (the estimate's stays the figure)
+  double reserved_after_load = 0;
+  std::string reserved_stage;
+  std::string allocated_stage;
+  std::string alloc_conf;
+  std::optional<CardReplay> on_card;
+
+  // What a card needs beside the reserved peak: the CUDA context and (several GPUs) NCCL's buffers.
+  double outside_allocator = 0;
+};
+
+// A trace built once and replayed on several cards (the rent table, plan's batch search).
+class TrainingReplayer {
+ public:
+  TrainingReplayer(const ModelInput& model, const TrainingSettings& settings, const CalcConstants& constants,
+                   const allocator::AllocatorConfig& config);
+  bool modelled() const { return trace_.ok(); }
+  // Unconstrained (room to spare), and on `card` when given.
+  ReservedReplay Replay(const std::optional<CardMemory>& card = std::nullopt) const;
+  // nullopt where no trace is modelled.
+  std::optional<bool> Fits(const CardMemory& card) const;
+
+ private:
+  Result<allocator::Trace> trace_;
+  allocator::AllocatorConfig config_;
+  double outside_allocator_ = 0;
+};
+
+// --alloc-conf (PYTORCH_CUDA_ALLOC_CONF syntax) or the defaults for an empty text.
+Result<allocator::AllocatorConfig> AllocConfFrom(const std::string& text);
+
+// The per-card need to print and plan with: the replay's reserved peak plus the context and NCCL,
+// or the estimate's flat total where no trace is modelled.
+double NeedFromReplay(const ReservedReplay& replay, const TrainingMemory& memory);
+
+nlohmann::json ReservedReplayJson(const ReservedReplay& replay);
+// One line for vram: the reserved peak and its stage, or why the flat fraction is used.
+Text ReservedReplayLine(const ReservedReplay& replay);
+
+}  // namespace labcheck::calc
