@@ -61,9 +61,6 @@ CalcConstants Load() {
     if (value.is_number()) c.cuda_total_capacity_gib[id] = value.get<double>();
   }
   c.allocator_reserve_fraction = Number(root, "allocator_reserve_fraction", "value");
-  c.fsdp1_reserved_runs = static_cast<int>(Number(root, "fsdp1_reserved_checks", "runs"));
-  c.fsdp1_reserved_ratio_median = Number(root, "fsdp1_reserved_checks", "ratio_median");
-  c.fsdp1_reserved_ratio_max = Number(root, "fsdp1_reserved_checks", "ratio_max");
   c.lesson_full_bytes_per_param = Number(root, "lesson_rule_of_thumb", "full_bytes_per_param");
   c.lesson_full_multiplier = Number(root, "lesson_rule_of_thumb", "full_multiplier");
   c.lesson_qlora_bytes_per_param = Number(root, "lesson_rule_of_thumb", "qlora_bytes_per_param");

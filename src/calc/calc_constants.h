@@ -32,11 +32,6 @@ struct CalcConstants {
   // What the driver reports as the card's memory, by catalog id, where a source gives it.
   std::map<std::string, double> cuda_total_capacity_gib;
   double allocator_reserve_fraction = 0;
-  // Published FSDP1 reserved peaks against lab_check's reserved figure (fsdp1_reserved_checks):
-  // how many runs, and measured/predicted at the median and at the largest. Printed, never applied.
-  int fsdp1_reserved_runs = 0;
-  double fsdp1_reserved_ratio_median = 0;
-  double fsdp1_reserved_ratio_max = 0;
   double lesson_full_bytes_per_param = 0;
   double lesson_full_multiplier = 0;
   double lesson_qlora_bytes_per_param = 0;

@@ -11,6 +11,8 @@ namespace {
 
 // Room to spare: the replay then shows what the run reserves when nothing forces the cache out.
 constexpr double kUnconstrainedBytes = 1e18;
+constexpr int kBisections = 8;
+constexpr double kNeedPrecisionBytes = 16.0 * 1024 * 1024;
 
 double OutsideAllocatorBytes(int gpus, const CalcConstants& k) {
   return (k.cuda_context_gib + (gpus > 1 ? k.nccl_buffers_gib : 0)) * kBytesPerGiB;
@@ -53,22 +55,63 @@ ReservedReplay TrainingReplayer::Replay(const std::optional<CardMemory>& card) c
   r.reserved_after_load = static_cast<double>(free_run.reserved_before_reset);
   r.reserved_stage = free_run.reserved_peak_stage;
   r.allocated_stage = free_run.allocated_peak_stage;
-  if (card) {
-    const allocator::ReplayResult on = allocator::Replay(
-        *trace_, config_, {static_cast<uint64_t>(card->limit_bytes), static_cast<uint64_t>(card->total_bytes)});
-    r.on_card = CardReplay{*card, on.completed, on.oom_stage, static_cast<double>(on.reserved_peak), on.alloc_retries};
-  }
+  r.need = LeastLimit(free_run);
+  if (card) r.on_card = OnCard(*card);
   return r;
 }
 
-std::optional<bool> TrainingReplayer::Fits(const CardMemory& card) const {
+std::optional<CardReplay> TrainingReplayer::OnCard(const CardMemory& card) const {
   if (!trace_.ok()) return std::nullopt;
-  return allocator::Replay(*trace_, config_, {static_cast<uint64_t>(card.limit_bytes), static_cast<uint64_t>(card.total_bytes)}).completed;
+  const allocator::ReplayResult on =
+      allocator::Replay(*trace_, config_, {static_cast<uint64_t>(card.limit_bytes), static_cast<uint64_t>(card.total_bytes)});
+  return CardReplay{card, on.completed, on.oom_stage, static_cast<double>(on.reserved_peak), on.alloc_retries};
+}
+
+std::optional<bool> TrainingReplayer::CompletesWithin(double limit) const {
+  if (!trace_.ok()) return std::nullopt;
+  return allocator::Replay(*trace_, config_, {static_cast<uint64_t>(limit), static_cast<uint64_t>(limit + outside_allocator_)}).completed;
+}
+
+// Bisection between the allocated peak (never enough) and the reserved peak with room to spare
+// (always enough: the run is the same), to a 128th of the gap.
+double TrainingReplayer::LeastLimit(const allocator::ReplayResult& free_run) const {
+  double low = static_cast<double>(free_run.allocated_peak), high = static_cast<double>(free_run.reserved_peak);
+  for (int i = 0; i < kBisections && high - low > kNeedPrecisionBytes; ++i) {
+    const double middle = (low + high) / 2;
+    if (*CompletesWithin(middle)) high = middle;
+    else low = middle;
+  }
+  return high;
+}
+
+void ApplyReplay(TrainingMemory& m, const ReservedReplay& r, int gpus, const CalcConstants& k) {
+  if (!r.modelled || !m.peak_allocated_bytes) return;
+  std::vector<MemoryComponent> kept;
+  for (MemoryComponent& c : m.components) {
+    if (c.id == "offload_copy_cache" || c.id == "fsdp2_stream_pools") continue;
+    if (c.id == "allocator_reserve") {
+      c.bytes = std::max(0.0, r.need - *m.peak_allocated_bytes);
+      c.label = T("Резерв аллокатора PyTorch", "PyTorch allocator reserve");
+      c.note = T(fmt::format("шаг через правила аллокатора: наименьшее, с чем он проходит, минус пик; без ограничения зарезервирует {}",
+                             FormatGiBAndGB(r.reserved_peak)),
+                 fmt::format("the step through the allocator's rules: the least it completes in, less the peak; with room to spare it reserves {}",
+                             FormatGiBAndGB(r.reserved_peak)));
+    }
+    kept.push_back(std::move(c));
+  }
+  if (gpus > 1) {
+    kept.push_back({"nccl_buffers", T("Буферы NCCL", "NCCL buffers"), k.nccl_buffers_gib * kBytesPerGiB,
+                    T("буферы протоколов NCCL по умолчанию, вне аллокатора PyTorch (порядок величины, не измерено)",
+                      "NCCL's default protocol buffers, outside PyTorch's allocator (an order of magnitude, not measured)"),
+                    MemoryPhase::OutsideAllocator});
+  }
+  m.components = std::move(kept);
+  m.peak_total_bytes = r.need + r.outside_allocator;
 }
 
 double NeedFromReplay(const ReservedReplay& replay, const TrainingMemory& memory) {
   if (!replay.modelled) return memory.peak_total_bytes.value_or(memory.known_bytes);
-  return replay.reserved_peak + replay.outside_allocator;
+  return replay.need + replay.outside_allocator;
 }
 
 nlohmann::json ReservedReplayJson(const ReservedReplay& r) {
@@ -83,6 +126,7 @@ nlohmann::json ReservedReplayJson(const ReservedReplay& r) {
   j["allocated_peak"] = BytesJson(r.allocated_peak);
   j["allocated_peak_stage"] = r.allocated_stage;
   j["reserved_after_load"] = BytesJson(r.reserved_after_load);
+  j["need"] = BytesJson(r.need);
   j["outside_allocator"] = BytesJson(r.outside_allocator);
   if (r.on_card) {
     const CardReplay& c = *r.on_card;
@@ -98,16 +142,31 @@ nlohmann::json ReservedReplayJson(const ReservedReplay& r) {
   return j;
 }
 
+// The trace's stage names (step_program.cpp, fsdp1_params.cpp) in both languages.
+Text StageText(const std::string& en) {
+  static const std::pair<const char*, const char*> kWords[] = {
+      {"final norm and loss", "финальная норма и loss"}, {"loss backward", "backward loss"}, {"optimizer step", "шаг оптимизатора"},
+      {"forward, layer", "forward, слой"}, {"backward, layer", "backward, слой"}, {"FSDP wrap", "обёртка FSDP"},
+      {"loop start", "начало цикла"}, {"load", "загрузка"}, {"step", "шаг"}};
+  std::string ru = en;
+  for (const auto& [from, to] : kWords) {
+    const size_t at = ru.find(from);
+    if (at != std::string::npos) ru.replace(at, std::string(from).size(), to);
+  }
+  return Text(ru, en);
+}
+
 Text ReservedReplayLine(const ReservedReplay& r) {
   if (!r.modelled) {
     return T(fmt::format("Кэш аллокатора — ровная доля пика: шаг для этих настроек не воспроизводится через модель аллокатора ({}).", r.not_modelled),
              fmt::format("The allocator cache is a flat share of the peak: no step trace is modelled for these settings ({}).", r.not_modelled));
   }
   const std::string reserved = FormatGiBAndGB(r.reserved_peak);
-  return T(fmt::format("Зарезервирует аллокатор PyTorch (torch.cuda.max_memory_reserved, шаг через модель аллокатора): {}, пик — {}.",
-                       reserved, r.reserved_stage),
-           fmt::format("PyTorch's allocator reserves (torch.cuda.max_memory_reserved, the step replayed through the allocator's rules): {}, at {}.",
-                       reserved, r.reserved_stage));
+  const Text stage = StageText(r.reserved_stage);
+  return T(fmt::format("Зарезервирует аллокатор PyTorch, если памяти с запасом (torch.cuda.max_memory_reserved, шаг через модель аллокатора): {}, пик — «{}».",
+                       reserved, stage.ru),
+           fmt::format("PyTorch's allocator reserves, with room to spare (torch.cuda.max_memory_reserved, the step replayed through the allocator's rules): {}, at \"{}\".",
+                       reserved, stage.en));
 }
 
 }  // namespace labcheck::calc

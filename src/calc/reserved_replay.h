@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "calc/allocator/alloc_conf.h"
+#include "calc/allocator/replay.h"
 #include "calc/allocator/step_trace.h"
 #include "calc/calc_constants.h"
 #include "calc/model_input.h"
@@ -45,6 +46,9 @@ struct ReservedReplay {
   double reserved_peak = 0;      // max_memory_reserved from the loop's start, with room to spare
   double allocated_peak = 0;     // the replay's own max_memory_allocated (the estimate's stays the figure)
   double reserved_after_load = 0;
+  // The least the allocator must be able to get for the replay to complete (cache freed and retried
+  // where it would fail): between the allocated and the reserved peak.
+  double need = 0;
   std::string reserved_stage;
   std::string allocated_stage;
   std::string alloc_conf;
@@ -60,12 +64,18 @@ class TrainingReplayer {
   TrainingReplayer(const ModelInput& model, const TrainingSettings& settings, const CalcConstants& constants,
                    const allocator::AllocatorConfig& config);
   bool modelled() const { return trace_.ok(); }
-  // Unconstrained (room to spare), and on `card` when given.
+  // Unconstrained (room to spare) with the least it needs, and on `card` when given.
   ReservedReplay Replay(const std::optional<CardMemory>& card = std::nullopt) const;
-  // nullopt where no trace is modelled.
-  std::optional<bool> Fits(const CardMemory& card) const;
+  // Whether the replay completes with `limit` bytes for the allocator; nullopt where no trace is modelled.
+  std::optional<bool> CompletesWithin(double limit) const;
+  // One replay on `card` alone (plan's batch search); nullopt where no trace is modelled.
+  std::optional<CardReplay> OnCard(const CardMemory& card) const;
+  // What a card needs beside the allocator's share: the CUDA context and (several GPUs) NCCL.
+  double outside_allocator() const { return outside_allocator_; }
 
  private:
+  double LeastLimit(const allocator::ReplayResult& free_run) const;
+
   Result<allocator::Trace> trace_;
   allocator::AllocatorConfig config_;
   double outside_allocator_ = 0;
@@ -78,7 +88,14 @@ Result<allocator::AllocatorConfig> AllocConfFrom(const std::string& text);
 // or the estimate's flat total where no trace is modelled.
 double NeedFromReplay(const ReservedReplay& replay, const TrainingMemory& memory);
 
+// Where a trace is modelled, the estimate's flat allocator cache gives way to the replay: its row
+// becomes what the allocator needs beyond the allocated peak, the copy streams' rows (inside the
+// replay) go, NCCL's buffers get a row over several GPUs, and the total is the replay's need.
+void ApplyReplay(TrainingMemory& memory, const ReservedReplay& replay, int gpus, const CalcConstants& constants);
+
 nlohmann::json ReservedReplayJson(const ReservedReplay& replay);
+// A stage of the trace ("step 2: backward, layer 0") as each report language says it.
+Text StageText(const std::string& stage);
 // One line for vram: the reserved peak and its stage, or why the flat fraction is used.
 Text ReservedReplayLine(const ReservedReplay& replay);
 

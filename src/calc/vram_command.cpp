@@ -15,7 +15,6 @@
 #include "calc/host_ram_check.h"
 #include "calc/machine_report.h"
 #include "calc/model_features.h"
-#include "calc/reserved_margin.h"
 #include "calc/reserved_replay.h"
 #include "calc/rule_of_thumb.h"
 #include "calc/subcommands.h"
@@ -118,10 +117,7 @@ struct VramEstimate {
   std::vector<GpuFit> fits;
   std::vector<WorkNote> features;
   std::vector<WorkNote> assumptions;
-  std::optional<ReservedMargin> reserved_margin;
   ReservedReplay replay;  // the step through the allocator's rules (reserved_replay.h)
-  // For the rent table: the need per card on n cards with the published FSDP1 margin, where it applies.
-  std::map<int, double> margin_need_per_gpu;
 };
 
 // The settings of the job split over n cards (FSDP unless another sharding was asked for).
@@ -135,28 +131,18 @@ TrainingSettings SplitOver(const VramOptions& o, const VramEstimate& e, int n) {
   return split;
 }
 
-// Need per card when split over n cards: the detailed peak when known, else the top of the bare
+// Need per card when split over n cards: the least the step's replay completes in plus the CUDA
+// context and NCCL, or the flat estimate where no trace is modelled, else the top of the bare
 // size's range.
 double NeedPerGpu(const ModelInput& model, const VramOptions& o, const VramEstimate& e, int n) {
   const CalcConstants& k = CalcConstants::Builtin();
   const TrainingSettings split = SplitOver(o, e, n);
-  const TrainingMemory m = EstimateTrainingMemory(model, split, k);
+  TrainingMemory m = EstimateTrainingMemory(model, split, k);
+  const ReservedReplay replay = TrainingReplayer(model, split, k, AllocConfFrom(split.alloc_conf).value()).Replay();
+  if (replay.modelled) return NeedFromReplay(replay, m);
   if (m.peak_total_bytes) return *m.peak_total_bytes;
   if (auto r = BareSizeRange(model, split, ModelCatalog::Builtin(), k)) return r->high_bytes;
   return e.rule.bytes.value_or(m.known_bytes * n) / n + k.cuda_context_gib * kBytesPerGiB;
-}
-
-// For the rent table: the need per card with the published FSDP1 margin, at each card count the
-// fits settled on, where the margin applies (reserved_margin.h).
-std::map<int, double> MarginNeedPerGpu(const ModelInput& model, const VramOptions& o, const VramEstimate& e) {
-  const CalcConstants& k = CalcConstants::Builtin();
-  std::map<int, double> need;
-  for (const GpuFit& f : e.fits) {
-    if (!f.count || need.count(*f.count) > 0) continue;
-    const TrainingSettings split = SplitOver(o, e, *f.count);
-    if (const auto margin = PublishedReservedMargin(split, EstimateTrainingMemory(model, split, k), k)) need[*f.count] = margin->per_gpu_at_max;
-  }
-  return need;
 }
 
 // --gpu / --gpu-mem: the card the replay places the run on.
@@ -175,39 +161,29 @@ VramEstimate EstimateVram(const ModelInput& model, const VramOptions& o, const T
   e.settings = s;
   e.defaults = DefaultsTaken(o.training, s, model.arch && model.arch->moe.enabled());
   e.memory = EstimateTrainingMemory(model, s, k);
-  e.reserved_margin = PublishedReservedMargin(s, e.memory, k);
   e.replay = TrainingReplayer(model, s, k, AllocConfFrom(s.alloc_conf).value()).Replay(CardOf(o, s));
+  ApplyReplay(e.memory, e.replay, s.gpus, k);
   e.range = BareSizeRange(model, s, ModelCatalog::Builtin(), k);
   // The lesson's rule is for one card; compare it with the one-card estimate.
   TrainingSettings one_gpu = s;
   one_gpu.gpus = 1;
   one_gpu.expert_parallel = 1;
   e.rule = LessonRuleOfThumb(model, one_gpu, EstimateTrainingMemory(model, one_gpu, k), k);
-  e.fits = FitOnGpus(reference::GpuCatalog::Builtin().gpus(), [&](int n) { return NeedPerGpu(model, o, e, n); });
-  e.margin_need_per_gpu = MarginNeedPerGpu(model, o, e);
+  // A card gives what its driver reports (cited totals, else the nominal size).
+  e.fits = FitOnGpus(reference::GpuCatalog::Builtin().gpus(), [&](int n) { return NeedPerGpu(model, o, e, n); },
+                     [&](const reference::GpuSpec& gpu) { return CardFor(gpu.id, gpu.memory_gib, 1, k).total_bytes; });
   e.features = FeaturesOf(model);
   e.assumptions = VramAssumptions(model, s);
   for (WorkNote& note : ExpertParallelNotes(model, s)) e.assumptions.push_back(std::move(note));
   return e;
 }
 
-// Whether `count` cards of `memory_gib` still hold the job with the published FSDP1 margin;
-// nullopt where the margin does not apply (one card, another sharding, no fit).
-std::optional<bool> HoldsFsdp1Margin(const VramEstimate& e, std::optional<int> count, double memory_gib) {
-  if (!count) return std::nullopt;
-  const auto margin = e.margin_need_per_gpu.find(*count);
-  if (margin == e.margin_need_per_gpu.end()) return std::nullopt;
-  return margin->second <= memory_gib * kBytesPerGiB;
-}
-
 nlohmann::json RentJson(const VramEstimate& e) {
   nlohmann::json gpus = nlohmann::json::array();
   for (const GpuFit& f : e.fits) {
-    const std::optional<bool> holds = HoldsFsdp1Margin(e, f.count, f.memory_gib);
     gpus.push_back({{"id", f.gpu_id}, {"name", f.gpu_name.en}, {"memory_gib", f.memory_gib},
                     {"count", f.count ? nlohmann::json(*f.count) : nlohmann::json(nullptr)},
-                    {"per_gpu", BytesJson(f.per_gpu_bytes)},
-                    {"fits_with_fsdp1_margin", holds ? nlohmann::json(*holds) : nlohmann::json(nullptr)}});
+                    {"per_gpu", BytesJson(f.per_gpu_bytes)}});
   }
   return gpus;
 }
@@ -233,7 +209,6 @@ void PrintVramJson(const ModelInput& model, const VramOptions& o, const VramEsti
                       {"assumptions", WorkNotesJson(e.assumptions)}};
   if (e.range) j["size_range"] = SizeRangeJson(*e.range);
   j["memory"]["host_ram"]["machine"] = HostRamReportJson(e.memory, report);
-  j["memory"]["published_reserved_margin"] = ReservedMarginJson(e.reserved_margin);
   j["memory"]["replay"] = ReservedReplayJson(e.replay);
   PrintJson(j, context);
 }
@@ -267,6 +242,37 @@ void PrintSizeOnlyRange(const SizeRange& range, const std::string& model_text, c
             context);
 }
 
+// What a card needs: from the replay (the least it completes in) or the flat estimate.
+Text NeedLine(const VramEstimate& e) {
+  const std::string total = FormatGiBAndGB(*e.memory.peak_total_bytes);
+  if (!e.replay.modelled) return T("Нужно на карту (с контекстом CUDA и кэшем): " + total, "Needed per GPU (with CUDA context and cache): " + total);
+  if (e.settings.gpus > 1) {
+    return T("Нужно на карту (наименьшее, с чем шаг проходит через аллокатор, с контекстом CUDA и буферами NCCL): " + total,
+             "Needed per GPU (the least the step completes in through the allocator, with the CUDA context and NCCL's buffers): " + total);
+  }
+  return T("Нужно на карту (наименьшее, с чем шаг проходит через аллокатор, с контекстом CUDA): " + total,
+           "Needed per GPU (the least the step completes in through the allocator, with the CUDA context): " + total);
+}
+
+// --gpu / --gpu-mem: the step replayed within that card's memory.
+Text CardLine(const ReservedReplay& r) {
+  const CardReplay& c = *r.on_card;
+  const reference::GpuSpec* gpu = c.card.id.empty() ? nullptr : reference::GpuCatalog::Builtin().FindById(c.card.id);
+  const Text name = gpu ? gpu->DisplayName() : T("карте", "the card");
+  const std::string total = FormatGiBAndGB(c.card.total_bytes), limit = FormatGiBAndGB(c.card.limit_bytes);
+  const Text where = T(fmt::format("На {} ({} {}, аллокатору остаётся {})", name.ru, total, c.card.total_from_source ? "по данным драйвера" : "номинально", limit),
+                       fmt::format("On {} ({} {}, {} left for the allocator)", name.en, total, c.card.total_from_source ? "as its driver reports" : "nominal", limit));
+  if (!c.fits) {
+    const Text stage = StageText(c.oom_stage);
+    return T(where.ru + fmt::format(": не помещается — нехватка памяти на этапе «{}», даже после сброса кэша.", stage.ru),
+             where.en + fmt::format(": does not fit: out of memory at \"{}\", even after the cache is freed.", stage.en));
+  }
+  const std::string reserved = FormatGiBAndGB(c.reserved_peak);
+  if (c.cache_flushes == 0) return T(where.ru + ": помещается, зарезервирует " + reserved + ".", where.en + ": fits, reserving " + reserved + ".");
+  return T(where.ru + fmt::format(": помещается, зарезервирует {}, но аллокатор {} раз(а) освобождает кэш и повторяет выделение (это медленнее).", reserved, c.cache_flushes),
+           where.en + fmt::format(": fits, reserving {}, but the allocator frees its cache and retries {} time(s) (slower).", reserved, c.cache_flushes));
+}
+
 // The figure that must fit: the detailed peak, else the size-only range, else the known lower bound.
 void PrintPeak(const VramEstimate& e, const std::string& model_text, const CommandContext& context) {
   const Lang lang = context.lang();
@@ -274,9 +280,9 @@ void PrintPeak(const VramEstimate& e, const std::string& model_text, const Comma
   if (memory.peak_allocated_bytes) {
     PrintLine(T("Пик аллокатора (torch.cuda.max_memory_allocated): ", "Allocator peak (torch.cuda.max_memory_allocated): ").In(lang) +
                   FormatGiBAndGB(*memory.peak_allocated_bytes), context);
-    PrintLine(T("Нужно на карту (с контекстом CUDA и кэшем): ", "Needed per GPU (with CUDA context and cache): ").In(lang) +
-                  FormatGiBAndGB(*memory.peak_total_bytes), context);
-    if (e.reserved_margin) PrintLine(ReservedMarginNote(*e.reserved_margin, CalcConstants::Builtin()).In(lang), context);
+    PrintLine(ReservedReplayLine(e.replay).In(lang), context);
+    PrintLine(NeedLine(e).In(lang), context);
+    if (e.replay.on_card) PrintLine(CardLine(e.replay).In(lang), context);
   } else if (e.range) {
     PrintSizeOnlyRange(*e.range, model_text, context);
   } else {
@@ -323,7 +329,6 @@ Table RentTable(const VramEstimate& e, const TrainingOptions& training) {
   rent.title = T("Какую карту арендовать", "Which card to rent");
   rent.columns = {T("Память", "Memory"), T("Карт", "Cards"), T("Нужно на карту", "Needed per card"), T("GPU", "GPU")};
   std::optional<GpuFitGroup> largest_too_small;
-  bool any_short_of_margin = false;
   for (const GpuFitGroup& group : GroupByMemorySize(e.fits)) {
     if (!group.count) {
       if (!largest_too_small || group.memory_gib > largest_too_small->memory_gib) largest_too_small = group;
@@ -331,18 +336,8 @@ Table RentTable(const VramEstimate& e, const TrainingOptions& training) {
     }
     std::vector<Text> names;
     for (const Text& name : group.gpu_names) names.push_back(ShortUnbrokenName(name));
-    const std::optional<bool> holds = HoldsFsdp1Margin(e, group.count, group.memory_gib);
-    const bool short_of_margin = holds.has_value() && !*holds;
-    any_short_of_margin = any_short_of_margin || short_of_margin;
-    rent.AddRow({fmt::format("{:g} GiB", group.memory_gib), std::to_string(*group.count) + (short_of_margin ? "*" : ""),
+    rent.AddRow({fmt::format("{:g} GiB", group.memory_gib), std::to_string(*group.count),
                  FormatGiBAndGB(group.per_gpu_bytes), Join(names, ", ")});
-  }
-  if (any_short_of_margin) {
-    const CalcConstants& k = CalcConstants::Builtin();
-    rent.notes.push_back(T(fmt::format("* Под FSDP1 с наибольшим запасом из опубликованных запусков (×{:.2f}) карте этого размера не хватит: "
-                                       "возьмите больше карт или карту побольше.", k.fsdp1_reserved_ratio_max),
-                           fmt::format("* Under FSDP1, with the largest margin the published runs showed (×{:.2f}), a card of this size falls "
-                                       "short: take more cards or a larger card.", k.fsdp1_reserved_ratio_max)));
   }
   if (largest_too_small) {
     const std::string need = FormatGiBAndGB(largest_too_small->per_gpu_bytes);

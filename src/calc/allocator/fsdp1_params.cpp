@@ -15,6 +15,7 @@
 //   - a trained unit's flat gradient reduce-scattered on the post-backward stream into a sharded
 //     gradient that waits there for the optimizer (with offload: copied to the CPU and dropped).
 #include <deque>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct Fsdp1Unit {
   double shard = 0;
   double element_bytes = 2;
   bool trainable = false;
+  bool adapter = false;        // a LoRA matrix wrapped on its own (train.py's lambda policy)
   Tensor local_shard = kNone;  // on the GPU unless offloaded
   Tensor full = kNone;         // gathered
   Tensor grad_shard = kNone;
@@ -95,7 +97,7 @@ class Fsdp1 : public ParamHooks {
     Fsdp1Unit& u = units_[LayerUnit(layer)];
     if (begin) {
       Unshard(b, u);
-      Unshard(b, units_[PreviousInForward(LayerUnit(layer))]);  // BACKWARD_PRE prefetch
+      if (const auto next = BackwardPrefetch(LayerUnit(layer))) Unshard(b, units_[*next]);
       return;
     }
     if (u.trainable) ReduceGrad(b, u);
@@ -147,11 +149,18 @@ class Fsdp1 : public ParamHooks {
  private:
   size_t LayerUnit(int64_t layer) const { return layer_units_[static_cast<size_t>(layer)]; }
 
-  size_t PreviousInForward(size_t unit) const {
-    for (size_t i = 1; i < forward_order_.size(); ++i) {
-      if (forward_order_[i] == unit) return forward_order_[i - 1];
+  // BACKWARD_PRE: _get_handle_to_prefetch takes the unit before this one in post-forward order
+  // (ExecOrderData.get_handle_to_backward_prefetch), and only if it registered pre-backward hooks
+  // (_needs_pre_backward_unshard): units whose forward ran under no_grad inside a checkpoint (the
+  // LoRA units of a checkpointed layer) did not, so a checkpointed LoRA layer prefetches nothing.
+  std::optional<size_t> BackwardPrefetch(size_t unit) const {
+    for (size_t i = 1; i < post_forward_order_.size(); ++i) {
+      if (post_forward_order_[i] != unit) continue;
+      const size_t target = post_forward_order_[i - 1];
+      if (units_[target].adapter && s_.checkpointing) return std::nullopt;
+      return target;
     }
-    return 0;
+    return std::nullopt;
   }
 
   Fsdp1Unit MakeUnit(std::vector<double> params, double element_bytes, bool trainable) const {
@@ -182,14 +191,18 @@ class Fsdp1 : public ParamHooks {
         if (!l.adapted) continue;
         adapter_units_[static_cast<size_t>(i)][j] = units_.size();
         adapters.push_back(units_.size());
-        units_.push_back(MakeUnit({static_cast<double>(m_.lora_rank * l.in) * m_.adapter_bytes}, m_.adapter_bytes, true));
-        units_.push_back(MakeUnit({static_cast<double>(m_.lora_rank * l.out) * m_.adapter_bytes}, m_.adapter_bytes, true));
+        for (int64_t side : {l.in, l.out}) {
+          units_.push_back(MakeUnit({static_cast<double>(m_.lora_rank * side) * m_.adapter_bytes}, m_.adapter_bytes, true));
+          units_.back().adapter = true;
+        }
       }
       params.push_back(static_cast<double>(m_.layer.norm_params + m_.layer.bias_params) * w);
       layer_units_.push_back(units_.size());
       units_.push_back(MakeUnit(params, w, full));
       forward_order_.push_back(layer_units_.back());
       for (size_t a : adapters) forward_order_.push_back(a), forward_order_.push_back(a + 1);
+      for (size_t a : adapters) post_forward_order_.push_back(a), post_forward_order_.push_back(a + 1);
+      post_forward_order_.push_back(layer_units_.back());
     }
   }
 
@@ -289,7 +302,8 @@ class Fsdp1 : public ParamHooks {
   std::vector<Fsdp1Unit> units_;  // 0: the root; then per layer its adapters' units and the layer's
   std::vector<size_t> layer_units_;
   std::vector<std::vector<size_t>> adapter_units_;  // [layer][linear]: lora_A's unit (lora_B's is next)
-  std::vector<size_t> forward_order_;
+  std::vector<size_t> forward_order_;       // pre-forward order: root, each layer, then its adapters' units
+  std::vector<size_t> post_forward_order_;  // post-forward order: each layer's adapters' units, then the layer
   std::vector<Tensor> quant_state_;
   std::deque<std::pair<uint64_t, uint64_t>> free_events_;  // (compute event, its unit's all-gather)
   // (compute event, a post-backward event taken to be done when the compute stream reaches it)
