@@ -66,6 +66,13 @@ TEST(PublishedCasesTest, PredictionsStayWithinTolerance) {
     ASSERT_EQ(run.exit_code, 0) << c.at("id") << ": " << run.err;
     const nlohmann::json out = nlohmann::json::parse(run.out);
     const double predicted = PredictedFigureGiB(out.at("memory"), c.value("figure", "max_memory_allocated"));
+    // The replay allocates what the estimate counts (its trace is built from the same terms), within
+    // 10 %: the trace's own transients and FSDP's real prefetching make the difference.
+    const nlohmann::json& replay = out.at("memory").at("replay");
+    if (replay.at("modelled").get<bool>()) {
+      const double estimate = out.at("memory").at("peak_allocated").at("bytes").get<double>();
+      EXPECT_NEAR(replay.at("allocated_peak").at("bytes").get<double>() / estimate, 1.0, 0.10) << c.at("id");
+    }
     const double measured = c.at("measured_gib").get<double>();
     const double error = (predicted / measured - 1) * 100;
     errors.push_back(std::fabs(error));

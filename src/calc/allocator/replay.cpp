@@ -52,7 +52,10 @@ ReplayResult Replay(const Trace& trace, const AllocatorConfig& config, const Rep
         result.reserved_before_reset = allocator.stats().reserved;
         peak = PeakWatch();
         break;
-      case TraceOp::Stage: stage = &trace.stages[e.bytes]; break;
+      case TraceOp::Stage:
+        stage = &trace.stages[e.bytes];
+        if (limits.record_stages) result.allocated_at_stages.emplace_back(*stage, allocator.stats().allocated);
+        break;
     }
     if (!result.completed) break;
     peak.Update(allocator.stats(), *stage);
@@ -62,7 +65,7 @@ ReplayResult Replay(const Trace& trace, const AllocatorConfig& config, const Rep
   result.reserved_peak_stage = peak.reserved_stage;
   result.allocated_peak_stage = peak.allocated_stage;
   result.alloc_retries = allocator.stats().alloc_retries;
-  result.segments_at_end = allocator.Snapshot();
+  if (limits.snapshot) result.segments_at_end = allocator.Snapshot();
   return result;
 }
 

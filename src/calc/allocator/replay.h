@@ -17,6 +17,8 @@ namespace labcheck::calc::allocator {
 struct ReplayLimits {
   uint64_t device_limit = UINT64_MAX;  // what cudaMalloc can hand out: card less context, NCCL, ...
   uint64_t total_memory = 0;           // the card's totalGlobalMem (sizes expandable segments)
+  bool record_stages = false;          // keep what is allocated as each stage begins
+  bool snapshot = false;               // keep the segments after the last step
 };
 
 struct ReplayResult {
@@ -29,7 +31,8 @@ struct ReplayResult {
   std::string reserved_peak_stage;
   std::string allocated_peak_stage;
   int64_t alloc_retries = 0;      // times the cache was freed to retry a cudaMalloc
-  std::vector<SegmentInfo> segments_at_end;  // the snapshot after the last step
+  std::vector<SegmentInfo> segments_at_end;  // the snapshot after the last step (when asked)
+  std::vector<std::pair<std::string, uint64_t>> allocated_at_stages;  // (stage, allocated as it began) when asked
 };
 
 ReplayResult Replay(const Trace& trace, const AllocatorConfig& config, const ReplayLimits& limits);
