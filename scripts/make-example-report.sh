@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the two example artefacts in docs/ from the simulated course machine (tests/sim):
 #   docs/example-report-course-machine.md   the full Markdown report, with a header saying it is simulated
+#   docs/images/example-report/*.svg        the report's charts, which the Markdown embeds
 #   docs/images/course-report.png           a screenshot of its HTML report: summary, all-reduce chart,
 #                                           two measured-vs-expected charts (shown in README.md)
 # Needs a build with the simulator (scripts/build.sh) and, for the screenshot, Debian's chromium,
@@ -40,8 +41,12 @@ machine; rerun that script to regenerate it after a change to the report.
 > development machine with a CPU-only PyTorch.*
 
 EOF
-  cat "$work/lab-report.md"
+  # The report embeds its charts by their names beside it; here they live in docs/images/example-report/.
+  sed 's#](\(lab-report-[^)]*\.svg\))#](images/example-report/\1)#g' "$work/lab-report.md"
 } >docs/example-report-course-machine.md
+rm -rf docs/images/example-report
+mkdir -p docs/images/example-report
+cp "$work"/lab-report-*.svg docs/images/example-report/
 
 # Where the pieces are: a copy of the page with a script that writes the boxes into the DOM (the
 # report itself has no script), read with --dump-dom at the screenshot's width.

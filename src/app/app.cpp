@@ -19,16 +19,16 @@
 #include "cluster/cluster_command.h"
 #include "cluster/dist_smoke_command.h"
 #include "core/build_commit.h"
-#include "saved_reports/report_commands.h"
-#include "gpu/live_gpus.h"
 #include "gpu/gpu_checks.h"
+#include "gpu/live_gpus.h"
 #include "node_check/node_check_command.h"
-#include "node_check/node_fleet.h"
+#include "node_check/outputs/node_fleet.h"
 #include "probes/installed_version.h"
 #include "probes/interpreter.h"
 #include "probes/python_probe.h"
 #include "report/report_layout.h"
 #include "runner/child_job.h"
+#include "saved_reports/report_commands.h"
 
 namespace labcheck {
 namespace {

@@ -3,8 +3,8 @@
 // a linear layer saves its input only when its weight is trained (LoRA: when it has an adapter),
 // a multiplication by a constant (RoPE's cos/sin) saves only the constant, fused attention saves
 // q, k, v, its output and the log-sum-exp, eager attention the S x S scores. torch.compile
-// recomputes pointwise chains in backward instead of saving them. docs/calculators.md walks
-// through every term.
+// recomputes pointwise chains in backward instead of saving them. docs/calculators.md ("What is
+// counted") lists every term; docs/calculators-evidence.md has what was read for each layer kind.
 #pragma once
 #include <cstdint>
 
@@ -29,7 +29,7 @@ LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const Tr
 // The first layer with attention and an MLP: every layer of a plain decoder.
 LayerActivationBytes LayerActivationsPerToken(const Architecture& arch, const TrainingSettings& settings);
 
-// Backward runs in stages, and what each keeps differs (docs/calculators.md, "Peak"):
+// Backward runs in stages, and what each keeps differs (docs/calculators.md, "Peak allocated and needed per GPU"):
 //   loss stage:  saved activations + the logits + the loss's own gradient transient;
 //   layer stage: saved activations + one layer recomputed (checkpointing) + that layer's
 //                activation gradients.

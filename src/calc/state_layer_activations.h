@@ -3,7 +3,7 @@
 // from what the code a user trains with saves for backward: transformers' mixers on the fast
 // kernels they call in training (mamba_ssm's selective_scan_fn and mamba_split_conv1d_scan_combined,
 // causal_conv1d's causal_conv1d_fn, fla's chunk_gated_delta_rule and FusedRMSNormGated). Every term
-// names the file and function it comes from in state_layer_activations.cpp; docs/calculators.md
+// names the file and function it comes from in state_layer_activations.cpp; docs/calculators-evidence.md
 // ("Training activations of state layers") walks through them.
 #pragma once
 

@@ -18,7 +18,7 @@ struct IbPort {
   double rate_gbit = 0;     // per direction, Gb/s as the kernel writes it
   std::string state;        // "ACTIVE", "DOWN"…
   std::string link_layer;   // "InfiniBand" or "Ethernet" (RoCE)
-  // What node-check reads of a port besides (node_check/network_ports.h): the physical state
+  // What node-check reads of a port besides (node_check/scan/network_ports.h): the physical state
   // ("LinkUp"), the error counters (absent when unreadable), and for a RoCE port the Ethernet
   // interface its traffic crosses (gid_attrs/ndevs/0; empty for InfiniBand).
   std::string phys_state;

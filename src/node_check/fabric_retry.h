@@ -7,7 +7,7 @@
 #pragma once
 #include <functional>
 
-#include "node_check/slurm_drain.h"  // EnvLookup
+#include "node_check/verdict/env_lookup.h"
 #include "runner/cancel.h"
 #include "runner/child_job.h"
 

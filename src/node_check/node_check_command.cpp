@@ -9,19 +9,20 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "gpu/bench/numa_placement.h"  // SysRoot
 #include "gpu/gpu_checks.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
 #include "node_check/fabric_retry.h"
-#include "node_check/job_gpus.h"
-#include "node_check/node_report.h"
-#include "node_check/node_verdict.h"
-#include "gpu/bench/numa_placement.h"  // SysRoot
-#include "node_check/network_ports.h"
-#include "node_check/pci_bus_scan.h"
-#include "node_check/prometheus_metrics.h"
-#include "node_check/slurm_drain.h"
-#include "node_check/slurm_policy.h"
+#include "node_check/findings/judge_node.h"
+#include "node_check/outputs/node_report.h"
+#include "node_check/outputs/prometheus_metrics.h"
+#include "node_check/scan/job_gpus.h"
+#include "node_check/scan/network_ports.h"
+#include "node_check/scan/pci_bus_scan.h"
+#include "node_check/slurm/slurm_drain.h"
+#include "node_check/slurm/slurm_policy.h"
+#include "node_check/verdict/node_verdict.h"
 #include "platform/files.h"
 #include "runner/cancel.h"
 #include "runner/child_job.h"

@@ -10,7 +10,7 @@
 #include "core/cli_forward.h"
 
 #include "core/text.h"
-#include "node_check/slurm_drain.h"
+#include "node_check/slurm/slurm_drain.h"
 
 namespace labcheck::node_check {
 

@@ -17,7 +17,7 @@ namespace labcheck::saved_reports {
 // a clear message on stderr naming the path and what to do) in *exit_code.
 // `compare` also takes inputs of another kind, one or many files: `extension` returns nullopt when
 // the files are not of its kind, else its exit code. app.cpp hands in the fleet table of
-// node-check JSONs (src/node_check/node_fleet.h), so that this folder does not depend on that one.
+// node-check JSONs (src/node_check/outputs/node_fleet.h), so that this folder does not depend on that one.
 using CompareExtension = std::function<std::optional<int>(const std::vector<std::string>& files, bool json, Lang lang,
                                                           std::ostream& out, std::ostream& err)>;
 void AddReportSubcommands(CLI::App& app, const Lang* lang, int* exit_code, CompareExtension extension = {});

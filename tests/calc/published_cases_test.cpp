@@ -1,7 +1,7 @@
 // Published measurements of training peaks (tests/calc/published_cases.json, each with its source
 // and settings) against what `lab_check vram` predicts for the same settings. Fails when a case
 // drifts past its tolerance or the median error past the median tolerance; prints the table that
-// docs/calculators.md quotes.
+// docs/calculators-evidence.md quotes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -183,6 +183,7 @@ TEST(PublishedCasesTest, OffloadedRunsAreAtLeastNinetyPercentOfTheirFigure) {
       ASSERT_EQ(run.exit_code, 0) << id << ": " << run.err;
       const nlohmann::json memory = nlohmann::json::parse(run.out).at("memory");
       EXPECT_GE(PredictedFigureGiB(memory, named->second) / c.at("measured_gib").get<double>(), 0.90) << id;
+      EXPECT_GT(memory.at("host_ram").at("offloaded").at("bytes").get<double>(), 0) << id << ": offload prints the host RAM it needs";
       seen.insert(id);
     }
   }
@@ -190,7 +191,7 @@ TEST(PublishedCasesTest, OffloadedRunsAreAtLeastNinetyPercentOfTheirFigure) {
 }
 
 // torchtune's LoRA rows were measured with the recipe configs of the table's commit; the configs
-// changed under the unchanged table later (docs/calculators.md, "Which adapters torchtune's table
+// changed under the unchanged table later (docs/calculators-evidence.md, "Which adapters torchtune's table
 // measured"). Each such case quotes its recipe's adapter settings (`recipe_lora_targets`, copied
 // from the config at the pinned commit); the `--lora-targets` it runs with must name the same
 // layers, in torchtune's names: attention q_proj, k_proj, v_proj, output_proj; MLP w1, w2, w3.

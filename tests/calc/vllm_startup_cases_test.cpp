@@ -2,7 +2,7 @@
 // settings) against `lab_check serve`: the KV-cache tokens vLLM prints ("GPU KV cache size"), or
 // where a log gives only that, its "Available KV cache memory" in GiB, must come out within the
 // file's tolerance. Beside each case it prints the log's parts (weights, torch
-// peak, non-torch, KV memory) and ours, so a drift shows which part moved; docs/calculators.md
+// peak, non-torch, KV memory) and ours, so a drift shows which part moved; docs/calculators-evidence.md
 // quotes the table.
 #include <gtest/gtest.h>
 

@@ -2,8 +2,9 @@
 // monitor (LC208) naming the card and the count; the node stays healthy. Uncorrected ones still fail.
 #include <gtest/gtest.h>
 
-#include "node_check/node_report.h"
-#include "node_check/node_verdict.h"
+#include "node_check/findings/judge_node.h"
+#include "node_check/outputs/node_report.h"
+#include "node_check/verdict/node_verdict.h"
 
 namespace labcheck::node_check {
 namespace {

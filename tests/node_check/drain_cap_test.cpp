@@ -1,7 +1,7 @@
 // --drain-cap: what the flag accepts, how many nodes a cap allows, and the count per partition.
 #include <gtest/gtest.h>
 
-#include "node_check/drain_cap.h"
+#include "node_check/slurm/drain_cap.h"
 
 namespace labcheck::node_check {
 namespace {

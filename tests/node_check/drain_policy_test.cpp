@@ -1,7 +1,7 @@
 // What --drain decides, branch by branch, on what Slurm shows and what the state file holds.
 #include <gtest/gtest.h>
 
-#include "node_check/drain_policy.h"
+#include "node_check/slurm/drain_policy.h"
 
 namespace labcheck::node_check {
 namespace {

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "node_check/slurm_drain.h"
+#include "node_check/slurm/slurm_drain.h"
 
 namespace labcheck::node_check::testing {
 

@@ -3,8 +3,8 @@
 // monitor that --report-only does not hold back fail the node. On hand-written payloads.
 #include <gtest/gtest.h>
 
-#include "node_check/node_report.h"
-#include "node_check/node_verdict.h"
+#include "node_check/outputs/node_report.h"
+#include "node_check/verdict/node_verdict.h"
 
 namespace labcheck::node_check {
 namespace {

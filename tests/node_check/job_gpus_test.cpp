@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_env.h"
-#include "node_check/job_gpus.h"
+#include "node_check/scan/job_gpus.h"
 
 namespace labcheck::node_check {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu/health/recovery_action.h"
-#include "node_check/needs_reboot.h"
+#include "node_check/slurm/needs_reboot.h"
 
 namespace labcheck::node_check {
 namespace {

@@ -1,12 +1,12 @@
 // The InfiniBand/RoCE ports (network_ports.h, network_port_findings.cpp) on a fake sysfs: read as
 // the kernel writes them, their counters' growth across the check, and the findings that name
 // device and port, only when --expect-ib asks.
-#include "node_check/network_ports.h"
+#include "node_check/scan/network_ports.h"
 
 #include <gtest/gtest.h>
 
 #include "fake_sysfs.h"
-#include "node_check/node_verdict.h"
+#include "node_check/verdict/node_verdict.h"
 
 namespace labcheck::node_check {
 namespace {

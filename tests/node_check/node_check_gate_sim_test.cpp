@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_sysfs.h"
-#include "node_check/node_verdict.h"
+#include "node_check/verdict/node_verdict.h"
 #include "node_check_run.h"
 
 namespace labcheck::node_check {

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "node_check/node_fleet.h"
-#include "node_check/node_report.h"
+#include "node_check/outputs/node_fleet.h"
+#include "node_check/outputs/node_report.h"
 #include "platform/files.h"
 
 namespace labcheck::node_check {

@@ -2,8 +2,9 @@
 // naming the card, and none on a healthy node.
 #include <gtest/gtest.h>
 
-#include "node_check/node_verdict.h"
-#include "node_check/slurm_drain.h"
+#include "node_check/findings/judge_node.h"
+#include "node_check/slurm/slurm_drain.h"
+#include "node_check/verdict/node_verdict.h"
 
 namespace labcheck::node_check {
 namespace {

@@ -1,11 +1,12 @@
 // The cards on the PCI bus against the driver's (pci_bus_scan.h, bus_findings.cpp): a fake sysfs
 // read as the kernel writes it, and the finding that names a card the driver lost.
-#include "node_check/pci_bus_scan.h"
+#include "node_check/scan/pci_bus_scan.h"
 
 #include <gtest/gtest.h>
 
 #include "fake_sysfs.h"
-#include "node_check/node_verdict.h"
+#include "node_check/findings/judge_node.h"
+#include "node_check/verdict/node_verdict.h"
 
 namespace labcheck::node_check {
 namespace {

@@ -17,7 +17,7 @@
 #include "cluster_run_support.h"
 #include "core/build_commit.h"
 #include "daemon_support.h"
-#include "node_check/prometheus_metrics.h"
+#include "node_check/outputs/prometheus_metrics.h"
 #include "node_check_run.h"
 #include "platform/files.h"
 #include "runner/cancel.h"

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_env.h"
-#include "node_check/resume_state.h"
+#include "node_check/slurm/resume_state.h"
 
 namespace labcheck::node_check {
 namespace {

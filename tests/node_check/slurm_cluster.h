@@ -25,8 +25,8 @@
 
 #include "cluster_run_support.h"
 #include "daemon_support.h"
-#include "node_check/slurm_drain.h"
-#include "node_check/slurm_nodes.h"
+#include "node_check/slurm/slurm_drain.h"
+#include "node_check/slurm/slurm_nodes.h"
 #include "node_check_run.h"
 #include "platform/files.h"
 

@@ -9,8 +9,8 @@
 
 #include "fake_env.h"
 #include "node_check/node_check_command.h"
-#include "node_check/slurm_drain.h"
-#include "node_check/slurm_policy.h"
+#include "node_check/slurm/slurm_drain.h"
+#include "node_check/slurm/slurm_policy.h"
 #include "runner/child_process.h"
 
 namespace labcheck::node_check {

@@ -4,7 +4,7 @@
 // the same shape: MIXED+DRAIN (draining with a job running), DOWN*+DRAIN (not responding).
 #include <gtest/gtest.h>
 
-#include "node_check/slurm_nodes.h"
+#include "node_check/slurm/slurm_nodes.h"
 
 namespace labcheck::node_check {
 namespace {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -69,6 +70,74 @@ TEST(Layering, TheScanCatchesAnArrowBackUp) {
   EXPECT_EQ(ArrowsBackUp(dir), "");
   std::ofstream(dir / "runner" / "c.cpp") << "// progress\n#include \"report/terminal_writer.h\"\n";
   EXPECT_EQ(ArrowsBackUp(dir), "src/runner/c.cpp:2 includes report/\n");
+  fs::remove_all(dir);
+}
+
+// Inside a module split into rooms (src/node_check/README.md), the same rule one level down: a
+// room may include itself and the rooms listed before it; the module's own top-level files (the
+// command) sit above every room, so no room includes one of them.
+const std::vector<std::pair<std::string, std::vector<std::string>>> kRoomsOfModule = {
+    {"node_check", {"verdict", "scan", "findings", "slurm", "outputs"}},
+};
+
+// "src/node_check/scan/x.cpp:3 includes node_check/findings/" for every include within `module`
+// that runs back up its rooms.
+std::string RoomArrowsBackUp(const fs::path& src, const std::string& module, const std::vector<std::string>& rooms) {
+  auto room_of = [&](const std::string& room) {
+    for (size_t i = 0; i < rooms.size(); ++i)
+      if (rooms[i] == room) return static_cast<int>(i);
+    return static_cast<int>(rooms.size());  // the module's top level, above every room
+  };
+  const std::regex include("^\\s*#\\s*include\\s+\"" + module + "/([^\"]+)\"");
+  std::ostringstream out;
+  if (!fs::is_directory(src / module)) return "";
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(src / module)) {
+    const std::string ext = entry.path().extension().string();
+    if (!entry.is_regular_file() || (ext != ".cpp" && ext != ".h")) continue;
+    const fs::path relative = fs::relative(entry.path(), src / module);
+    if (std::next(relative.begin()) == relative.end()) continue;  // a top-level file may include any room
+    const int from = room_of(relative.begin()->string());
+    std::ifstream in(entry.path());
+    std::string line;
+    std::smatch m;
+    for (int number = 1; std::getline(in, line); ++number) {
+      if (!std::regex_search(line, m, include)) continue;
+      const fs::path target(m[1].str());
+      const bool top_level = std::next(target.begin()) == target.end();
+      const int to = top_level ? static_cast<int>(rooms.size()) : room_of(target.begin()->string());
+      if (to > from)
+        out << "src/" << module << "/" << relative.string() << ":" << number << " includes " << module << "/"
+            << (top_level ? target.string() : target.begin()->string() + "/") << "\n";
+    }
+  }
+  return out.str();
+}
+
+TEST(Layering, NoIncludeRunsBackUpAModulesRooms) {
+  const fs::path src = fs::path(LAB_CHECK_SOURCE_DIR) / "src";
+  for (const auto& [module, rooms] : kRoomsOfModule) {
+    for (const std::string& room : rooms) EXPECT_TRUE(fs::is_directory(src / module / room)) << module << "/" << room;
+    EXPECT_EQ(RoomArrowsBackUp(src, module, rooms), "")
+        << "src/" << module << "/README.md lists its rooms lowest first: move the code to the room it needs";
+  }
+}
+
+// Every room says in one file what lives there and what it may include.
+TEST(Layering, EveryRoomSaysWhatLivesThere) {
+  const fs::path src = fs::path(LAB_CHECK_SOURCE_DIR) / "src";
+  for (const auto& [module, rooms] : kRoomsOfModule)
+    for (const std::string& room : rooms) EXPECT_TRUE(fs::is_regular_file(src / module / room / "README.md")) << module << "/" << room;
+}
+
+TEST(Layering, TheRoomScanCatchesAnArrowBackUp) {
+  const fs::path dir = fs::temp_directory_path() / ("lab_check_rooms_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "m" / "low");
+  fs::create_directories(dir / "m" / "high");
+  std::ofstream(dir / "m" / "top.cpp") << "#include \"m/high/h.h\"\n#include \"m/low/l.h\"\n";
+  std::ofstream(dir / "m" / "high" / "h.cpp") << "#include \"m/low/l.h\"\n#include \"m/high/h.h\"\n";
+  EXPECT_EQ(RoomArrowsBackUp(dir, "m", {"low", "high"}), "");
+  std::ofstream(dir / "m" / "low" / "l.cpp") << "// x\n#include \"m/high/h.h\"\n#include \"m/top.h\"\n";
+  EXPECT_EQ(RoomArrowsBackUp(dir, "m", {"low", "high"}), "src/m/low/l.cpp:2 includes m/high/\nsrc/m/low/l.cpp:3 includes m/top.h\n");
   fs::remove_all(dir);
 }
 

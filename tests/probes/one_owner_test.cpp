@@ -63,7 +63,7 @@ TEST(OneOwner, OnlyTheProbeRunnerAndTheJobRunnerRunChildren) {
                            "runner/child_process.h", "runner/child_process.cpp",  // the definition
                            "runner/child_job.cpp",      // re-runs this binary (self_exe) for a GPU job
                            "probes/python_probe.cpp",   // RunProbe: reached only through the Interpreter
-                           "node_check/slurm_drain.cpp",  // scontrol, never the user's Python
+                           "node_check/slurm/slurm_drain.cpp",  // scontrol, never the user's Python
                        }),
             "")
       << "a child that runs the user's Python must go through probes::Interpreter";

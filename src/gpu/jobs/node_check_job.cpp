@@ -122,7 +122,7 @@ class NvLinkErrorWatch {
 
 // The power limits in force while the matmul ran, as the health window read them moments before:
 // node-check judges a card capped on purpose against a matmul band lowered for its cap
-// (node_check/perf_findings.cpp), and the band is judged per matmul figure.
+// (node_check/findings/perf_findings.cpp), and the band is judged per matmul figure.
 void AttachPowerLimits(const json& health, json& matmul) {
   for (const json& g : health.value("gpus", json::array())) {
     const int index = g.value("index", -1);

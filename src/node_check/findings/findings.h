@@ -1,0 +1,47 @@
+// The families of findings JudgeNode collects, one file each: the inventory (count, model,
+// memory, driver, NVLink), gpu.health's facts (ECC, remapping, PCIe replays and link, persistence,
+// power, other processes, MIG), the XIDs by NVIDIA's catalog, and the short benchmarks (catalog
+// band, spread).
+#pragma once
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "node_check/verdict/node_verdict.h"
+#include "reference/gpu_catalog.h"
+
+namespace labcheck::node_check {
+
+// The catalog's entry for each card of the inventory (nullptr when the catalog lacks it).
+std::vector<const reference::GpuSpec*> CatalogSpecs(const nlohmann::json& inventory);
+
+void AddInventoryFindings(const nlohmann::json& inventory, const std::vector<const reference::GpuSpec*>& specs,
+                          const NodeExpectations& expect, std::vector<Finding>& out);
+// Also lists every XID, failing or not, in `xids` ({gpu, xid, source, bucket, class, fails, ...}).
+void AddHealthFindings(const nlohmann::json& health, const std::vector<const reference::GpuSpec*>& specs,
+                       const NodeExpectations& expect, std::vector<Finding>& out, nlohmann::json& xids);
+// The XIDs of one card's facts (xid_kernel_log, xid_during_run) by NVIDIA's catalog
+// (xid_findings.cpp): one finding for those that keep the node out of service, all of them in `xids`.
+void AddXidFindings(int gpu, const nlohmann::json& facts, const NodeExpectations& expect, std::vector<Finding>& out,
+                    nlohmann::json& xids);
+// The GPUs sysfs lists on the PCI bus (pci_bus_scan.h) that the inventory lacks (bus_findings.cpp).
+void AddBusFindings(const nlohmann::json& bus, const nlohmann::json& inventory, std::vector<Finding>& out);
+// The driver's recovery action of one card's facts, when it asks for one (recovery_action_findings.cpp).
+void AddRecoveryActionFindings(int gpu, const nlohmann::json& facts, std::vector<Finding>& out);
+// The InfiniBand/RoCE ports (network_ports.h) when --expect-ib asks for them (network_port_findings.cpp).
+void AddNetworkPortFindings(const nlohmann::json& ports, const NodeExpectations& expect, std::vector<Finding>& out);
+// Fatal NVSwitch SXids of the kernel log (health's "sxid_kernel_log"; nvswitch_sxid_findings.cpp).
+void AddSxidFindings(const nlohmann::json& sxids, std::vector<Finding>& out);
+// NVLink error counters that grew during the check, per card and link (nvlink_error_findings.cpp).
+void AddNvLinkErrorFindings(const nlohmann::json& inventory, std::vector<Finding>& out);
+// Cards whose correctable ECC errors are over --ecc-corrected-warn: findings of severity monitor,
+// which never fail the node (correctable_error_warnings.cpp).
+std::vector<Finding> CorrectableErrorWarnings(const nlohmann::json& health, const NodeExpectations& expect);
+// NVLink error totals since the driver loaded over --nvlink-errors-warn: monitor findings (nvlink_error_findings.cpp).
+std::vector<Finding> NvLinkErrorWarnings(const nlohmann::json& inventory, const NodeExpectations& expect);
+// Also fills each card's figures into `gpus` ({index, matmul_tflops, copy_gbps, …}).
+void AddPerformanceFindings(const nlohmann::json& matmul, const nlohmann::json& copy,
+                            const std::vector<const reference::GpuSpec*>& specs, const NodeExpectations& expect,
+                            std::vector<Finding>& out, nlohmann::json& gpus);
+
+}  // namespace labcheck::node_check
