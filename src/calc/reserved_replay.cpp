@@ -67,6 +67,17 @@ std::optional<CardReplay> TrainingReplayer::OnCard(const CardMemory& card) const
   return CardReplay{card, on.completed, on.oom_stage, static_cast<double>(on.reserved_peak), on.alloc_retries};
 }
 
+std::optional<allocator::SnapshotComparison> TrainingReplayer::Compare(const allocator::SnapshotFigures& measured) const {
+  if (!trace_.ok()) return std::nullopt;
+  allocator::ReplayLimits limits;
+  limits.snapshot = true;
+  const allocator::ReplayResult run = allocator::Replay(*trace_, config_, limits);
+  allocator::SnapshotFigures replay = allocator::FiguresOf(run.segments_at_end);
+  replay.max_reserved = run.reserved_peak;
+  replay.max_allocated = run.allocated_peak;
+  return allocator::SnapshotComparison{replay, measured};
+}
+
 std::optional<bool> TrainingReplayer::CompletesWithin(double limit) const {
   if (!trace_.ok()) return std::nullopt;
   return allocator::Replay(*trace_, config_, {static_cast<uint64_t>(limit), static_cast<uint64_t>(limit + outside_allocator_)}).completed;
@@ -128,6 +139,7 @@ nlohmann::json ReservedReplayJson(const ReservedReplay& r) {
   j["reserved_after_load"] = BytesJson(r.reserved_after_load);
   j["need"] = BytesJson(r.need);
   j["outside_allocator"] = BytesJson(r.outside_allocator);
+  if (r.snapshot) j["snapshot_comparison"] = allocator::SnapshotComparisonJson(*r.snapshot);
   if (r.on_card) {
     const CardReplay& c = *r.on_card;
     j["card"] = {{"id", c.card.id},

@@ -11,6 +11,7 @@
 
 #include "calc/allocator/alloc_conf.h"
 #include "calc/allocator/replay.h"
+#include "calc/allocator/snapshot_compare.h"
 #include "calc/allocator/step_trace.h"
 #include "calc/calc_constants.h"
 #include "calc/model_input.h"
@@ -53,6 +54,7 @@ struct ReservedReplay {
   std::string allocated_stage;
   std::string alloc_conf;
   std::optional<CardReplay> on_card;
+  std::optional<allocator::SnapshotComparison> snapshot;  // --compare-snapshot
 
   // What a card needs beside the reserved peak: the CUDA context and (several GPUs) NCCL's buffers.
   double outside_allocator = 0;
@@ -70,6 +72,8 @@ class TrainingReplayer {
   std::optional<bool> CompletesWithin(double limit) const;
   // One replay on `card` alone (plan's batch search); nullopt where no trace is modelled.
   std::optional<CardReplay> OnCard(const CardMemory& card) const;
+  // The replay's segments after the last step and its peaks against a real run's snapshot.
+  std::optional<allocator::SnapshotComparison> Compare(const allocator::SnapshotFigures& measured) const;
   // What a card needs beside the allocator's share: the CUDA context and (several GPUs) NCCL.
   double outside_allocator() const { return outside_allocator_; }
 

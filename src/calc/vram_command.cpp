@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <fstream>
+
 #include <map>
 #include <memory>
 #include <numeric>
@@ -32,6 +34,7 @@ struct VramOptions {
   TrainingOptions training;
   std::string gpu;       // --gpu: the card the run is placed on (catalog id)
   double gpu_mem = 0;    // --gpu-mem: its memory in GiB, for a card outside the catalog
+  std::string snapshot;  // --compare-snapshot: a real run's torch.cuda.memory._snapshot() to set the replay against
   bool json = false;
 };
 
@@ -145,6 +148,17 @@ double NeedPerGpu(const ModelInput& model, const VramOptions& o, const VramEstim
   return e.rule.bytes.value_or(m.known_bytes * n) / n + k.cuda_context_gib * kBytesPerGiB;
 }
 
+// --compare-snapshot FILE, read and checked.
+Result<allocator::SnapshotFigures> ReadSnapshotFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::Error(fmt::format("--compare-snapshot {}: cannot read the file", path));
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded()) return Status::Error(fmt::format("--compare-snapshot {}: not JSON", path));
+  auto figures = allocator::ReadSnapshot(j);
+  if (!figures.ok()) return Status::Error(fmt::format("--compare-snapshot {}: {}", path, figures.status().message()));
+  return figures;
+}
+
 // --gpu / --gpu-mem: the card the replay places the run on.
 std::optional<CardMemory> CardOf(const VramOptions& o, const TrainingSettings& s) {
   const CalcConstants& k = CalcConstants::Builtin();
@@ -155,13 +169,16 @@ std::optional<CardMemory> CardOf(const VramOptions& o, const TrainingSettings& s
   return std::nullopt;
 }
 
-VramEstimate EstimateVram(const ModelInput& model, const VramOptions& o, const TrainingSettings& s) {
+VramEstimate EstimateVram(const ModelInput& model, const VramOptions& o, const TrainingSettings& s,
+                          const std::optional<allocator::SnapshotFigures>& measured) {
   const CalcConstants& k = CalcConstants::Builtin();
   VramEstimate e;
   e.settings = s;
   e.defaults = DefaultsTaken(o.training, s, model.arch && model.arch->moe.enabled());
   e.memory = EstimateTrainingMemory(model, s, k);
-  e.replay = TrainingReplayer(model, s, k, AllocConfFrom(s.alloc_conf).value()).Replay(CardOf(o, s));
+  const TrainingReplayer replayer(model, s, k, AllocConfFrom(s.alloc_conf).value());
+  e.replay = replayer.Replay(CardOf(o, s));
+  if (measured) e.replay.snapshot = replayer.Compare(*measured);
   ApplyReplay(e.memory, e.replay, s.gpus, k);
   e.range = BareSizeRange(model, s, ModelCatalog::Builtin(), k);
   // The lesson's rule is for one card; compare it with the one-card estimate.
@@ -273,6 +290,20 @@ Text CardLine(const ReservedReplay& r) {
            where.en + fmt::format(": fits, reserving {}, but the allocator frees its cache and retries {} time(s) (slower).", reserved, c.cache_flushes));
 }
 
+// --compare-snapshot: the replay's segments after the last step and its peaks beside the run's.
+Text SnapshotLine(const allocator::SnapshotComparison& c) {
+  auto gib = [](uint64_t bytes) { return fmt::format("{:.2f}", static_cast<double>(bytes) / kBytesPerGiB); };
+  auto peak = [&](const std::optional<uint64_t>& v) { return v ? gib(*v) : std::string("?"); };
+  const std::string figures =
+      fmt::format("{} / {} GiB ({} / {} small, {} / {} large; {} / {} segments); max_memory_reserved {} / {}, max_memory_allocated {} / {}",
+                  gib(c.replay.reserved()), gib(c.measured.reserved()), gib(c.replay.reserved_small), gib(c.measured.reserved_small),
+                  gib(c.replay.reserved_large), gib(c.measured.reserved_large), c.replay.segments_small + c.replay.segments_large,
+                  c.measured.segments_small + c.measured.segments_large, peak(c.replay.max_reserved), peak(c.measured.max_reserved),
+                  peak(c.replay.max_allocated), peak(c.measured.max_allocated));
+  return T("Снимок памяти, зарезервировано после последнего шага (шаг через модель / снимок): " + figures,
+           "Memory snapshot, reserved after the last step (replay / snapshot): " + figures);
+}
+
 // The figure that must fit: the detailed peak, else the size-only range, else the known lower bound.
 void PrintPeak(const VramEstimate& e, const std::string& model_text, const CommandContext& context) {
   const Lang lang = context.lang();
@@ -283,6 +314,7 @@ void PrintPeak(const VramEstimate& e, const std::string& model_text, const Comma
     PrintLine(ReservedReplayLine(e.replay).In(lang), context);
     PrintLine(NeedLine(e).In(lang), context);
     if (e.replay.on_card) PrintLine(CardLine(e.replay).In(lang), context);
+    if (e.replay.snapshot) PrintLine(SnapshotLine(*e.replay.snapshot).In(lang), context);
   } else if (e.range) {
     PrintSizeOnlyRange(*e.range, model_text, context);
   } else {
@@ -395,7 +427,13 @@ void Run(const VramOptions& o, const CommandContext& context) {
     return context.Fail(T(fmt::format("--gpu {}: такой карты нет в каталоге; id — в столбце GPU таблицы «Какую карту арендовать» (или задайте --gpu-mem)", o.gpu),
                           fmt::format("--gpu {}: no such card in the catalog; the ids are those of `lab_check vram ... --json` \"rent\" (or give --gpu-mem)", o.gpu)).In(context.lang()));
   }
-  const VramEstimate estimate = EstimateVram(*model, o, *settings);
+  std::optional<allocator::SnapshotFigures> measured;
+  if (!o.snapshot.empty()) {
+    auto read = ReadSnapshotFile(o.snapshot);
+    if (!read.ok()) return context.Fail(read.status().message());
+    measured = std::move(read).value();
+  }
+  const VramEstimate estimate = EstimateVram(*model, o, *settings, measured);
   // Only offloaded runs read the report: for their host RAM (host_ram_check.h).
   const auto report_read = estimate.memory.cpu_bytes > 0 ? ReadMachineReport(context.env->last_report_path) : Result<MachineReport>(Status::Error(""));
   const MachineReport* report = report_read.ok() ? &report_read.value() : nullptr;
@@ -415,6 +453,9 @@ void AddVramCommand(CLI::App& app, const CommandContext& context) {
                                              "the card the run is on (catalog id, e.g. rtx-4090): the step is replayed within its memory").In(context.lang()));
   sub->add_option("--gpu-mem", options->gpu_mem, T("память такой карты, GiB (если её нет в каталоге)", "that card's memory in GiB (for one outside the catalog)").In(context.lang()))
       ->check(CLI::Range(1.0, 4096.0));
+  sub->add_option("--compare-snapshot", options->snapshot,
+                  T("снимок памяти настоящего запуска (torch.cuda.memory._snapshot(), как его пишет scripts/device/measure_vram_peak.py): сравнить с ним сегменты шага",
+                    "a real run's memory snapshot (torch.cuda.memory._snapshot(), as scripts/device/measure_vram_peak.py writes it): set the step's segments against it").In(context.lang()));
   sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });
 }
