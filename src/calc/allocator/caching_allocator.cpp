@@ -47,13 +47,25 @@ CachingAllocator::CachingAllocator(const AllocatorConfig& config, const Allocato
       large_(std::make_unique<BlockPool>(false)),
       small_(std::make_unique<BlockPool>(true)) {}
 
-CachingAllocator::~CachingAllocator() {
-  std::set<Block*> all(active_.begin(), active_.end());
-  for (BlockPool* pool : {large_.get(), small_.get()}) {
-    all.insert(pool->blocks.begin(), pool->blocks.end());
-    all.insert(pool->unmapped.begin(), pool->unmapped.end());
+CachingAllocator::~CachingAllocator() = default;
+
+Block* CachingAllocator::NewBlock() {
+  Block* block = nullptr;
+  if (spare_.empty()) {
+    blocks_.push_back(std::make_unique<Block>());
+    block = blocks_.back().get();
+  } else {
+    block = spare_.back();
+    spare_.pop_back();
+    *block = Block();
   }
-  for (Block* block : all) delete block;
+  block->live = true;
+  return block;
+}
+
+void CachingAllocator::DeleteBlock(Block* block) {
+  block->live = false;
+  spare_.push_back(block);
 }
 
 // round_size
@@ -146,7 +158,7 @@ bool CachingAllocator::AllocBlock(Request& r) {
     return r.block != nullptr;
   }
   if (stats_.reserved + r.alloc_size > device_limit_) return false;  // cudaErrorMemoryAllocation
-  auto* block = new Block;
+  auto* block = NewBlock();
   block->stream = r.stream;
   block->size = r.alloc_size;
   block->pool = r.pool;
@@ -211,7 +223,7 @@ void CachingAllocator::ReleaseBlock(Block* block) {
   SubReserved(block->size);
   ++stats_.device_frees;
   block->pool->blocks.erase(block);
-  delete block;
+  DeleteBlock(block);
 }
 
 // alloc_found_block: split off the rest when should_split says so.
@@ -219,7 +231,7 @@ Block* CachingAllocator::AllocFoundBlock(Request& r, uint64_t orig_size) {
   Block* block = r.block;
   if (ShouldSplit(block, r.size)) {
     Block* remaining = block;
-    block = new Block;
+    block = NewBlock();
     block->stream = r.stream;
     block->size = r.size;
     block->pool = r.pool;
@@ -232,7 +244,6 @@ Block* CachingAllocator::AllocFoundBlock(Request& r, uint64_t orig_size) {
   }
   block->allocated = true;
   block->requested_size = orig_size;
-  active_.insert(block);
   Raise(stats_.allocated, stats_.allocated_peak, block->size);
   Raise(stats_.active, stats_.active_peak, block->size);
   Raise(stats_.requested, stats_.requested_peak, orig_size);
@@ -261,7 +272,6 @@ void CachingAllocator::FreeBlock(Block* block) {
   BlockPool& pool = *block->pool;
   TryMergeBlocks(block, block->prev, pool);
   TryMergeBlocks(block, block->next, pool);
-  active_.erase(block);
   pool.blocks.insert(block);
   stats_.active -= size;
   stats_.requested -= requested;
@@ -282,7 +292,7 @@ uint64_t CachingAllocator::TryMergeBlocks(Block* dst, Block* src, BlockPool& poo
   dst->size += subsumed;
   if (src->mapped) pool.blocks.erase(src);
   else pool.unmapped.erase(src);
-  delete src;
+  DeleteBlock(src);
   return subsumed;
 }
 
@@ -335,11 +345,10 @@ uint64_t CachingAllocator::BlockSize(const Block* block) const { return block->s
 
 // snapshot: one entry per segment (per contiguous mapped range of an expandable one).
 std::vector<SegmentInfo> CachingAllocator::Snapshot() const {
-  std::vector<const Block*> all(active_.begin(), active_.end());
-  for (const BlockPool* pool : {large_.get(), small_.get()}) all.insert(all.end(), pool->blocks.begin(), pool->blocks.end());
   std::vector<SegmentInfo> segments;
-  for (const Block* head : all) {
-    if (head->prev != nullptr && head->prev->mapped) continue;
+  for (const auto& record : blocks_) {
+    const Block* head = record.get();
+    if (!head->live || !head->mapped || (head->prev != nullptr && head->prev->mapped)) continue;
     SegmentInfo s{head->ptr, 0, head->stream, !head->pool->is_small, head->expandable != nullptr, 0, {}};
     for (const Block* b = head; b != nullptr && b->mapped; b = b->next) {
       const bool active = b->allocated || b->event_count > 0 || !b->stream_uses.empty();

@@ -33,6 +33,7 @@ struct Block {
   int event_count = 0;
   std::vector<StreamId> stream_uses;
   ExpandableSegment* expandable = nullptr;
+  bool live = false;  // in use by the allocator (the model keeps deleted blocks for reuse: NewBlock)
 
   bool is_split() const { return prev != nullptr || next != nullptr; }
   // Block::splice: put this block between `before` and `after`.

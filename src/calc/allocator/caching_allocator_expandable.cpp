@@ -41,7 +41,7 @@ Block* CachingAllocator::FindExpandableBlock(StreamId stream, BlockPool& pool, u
   segment->stream = stream;
   segment->base = (next_address_ + segment->page - 1) / segment->page * segment->page;
   next_address_ = segment->base + segment->size() + segment->page;
-  auto* candidate = new Block;
+  auto* candidate = NewBlock();
   candidate->stream = stream;
   candidate->size = segment->size();
   candidate->pool = &pool;
@@ -65,7 +65,7 @@ bool CachingAllocator::MapBlock(Block* to_map, uint64_t size) {
   pool.unmapped.erase(to_map);
   to_map->mapped = true;
   if (bytes < to_map->size) {
-    auto* remaining = new Block;
+    auto* remaining = NewBlock();
     remaining->stream = to_map->stream;
     remaining->size = to_map->size - bytes;
     remaining->pool = &pool;
@@ -109,7 +109,7 @@ void CachingAllocator::UnmapBlock(Block* block) {
   BlockPool& pool = *block->pool;
   pool.blocks.erase(block);
   auto split_off = [&](uint64_t ptr, uint64_t size, Block* before, Block* after) {
-    auto* part = new Block;
+    auto* part = NewBlock();
     part->stream = block->stream;
     part->size = size;
     part->pool = &pool;
@@ -138,7 +138,7 @@ void CachingAllocator::ReleaseExpandableSegment(Block* block) {
   const ExpandableSegment* segment = block->expandable;
   expandable_.erase(std::remove_if(expandable_.begin(), expandable_.end(), [&](const auto& s) { return s.get() == segment; }),
                     expandable_.end());
-  delete block;
+  DeleteBlock(block);
 }
 
 }  // namespace labcheck::calc::allocator

@@ -7,10 +7,10 @@ namespace {
 struct PeakWatch {
   uint64_t reserved = 0;
   uint64_t allocated = 0;
-  std::string reserved_stage;
-  std::string allocated_stage;
+  const std::string* reserved_stage = nullptr;
+  const std::string* allocated_stage = nullptr;
 
-  void Update(const AllocatorStats& s, const std::string& stage) {
+  void Update(const AllocatorStats& s, const std::string* stage) {
     if (s.reserved_peak > reserved) reserved = s.reserved_peak, reserved_stage = stage;
     if (s.allocated_peak > allocated) allocated = s.allocated_peak, allocated_stage = stage;
   }
@@ -58,12 +58,12 @@ ReplayResult Replay(const Trace& trace, const AllocatorConfig& config, const Rep
         break;
     }
     if (!result.completed) break;
-    peak.Update(allocator.stats(), *stage);
+    peak.Update(allocator.stats(), stage);
   }
   result.reserved_peak = peak.reserved;
   result.allocated_peak = peak.allocated;
-  result.reserved_peak_stage = peak.reserved_stage;
-  result.allocated_peak_stage = peak.allocated_stage;
+  if (peak.reserved_stage != nullptr) result.reserved_peak_stage = *peak.reserved_stage;
+  if (peak.allocated_stage != nullptr) result.allocated_peak_stage = *peak.allocated_stage;
   result.alloc_retries = allocator.stats().alloc_retries;
   if (limits.snapshot) result.segments_at_end = allocator.Snapshot();
   return result;
