@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+
 #include "calc/allocator/replay.h"
 #include "calc/allocator/training_trace.h"
 #include "calc/byte_units.h"
@@ -168,17 +170,52 @@ Text StageText(const std::string& en) {
   return Text(ru, en);
 }
 
+// The trace's reasons for not modelling (trace_shapes.cpp) and its loops (training_trace.cpp), which
+// the allocator model words in English, in both languages.
+Text ReplayWords(const std::string& en) {
+  static const std::pair<const char*, const char*> kWhole[] = {
+      {"no architecture (a bare size)", "нет архитектуры (голый размер)"},
+      {"MoE layers (routed experts)", "слои MoE (маршрутизируемые эксперты)"},
+      {"multi-head latent attention", "multi-head latent attention (MLA)"},
+      {"state-space (Mamba) layers", "слои пространства состояний (Mamba)"},
+      {"a vision tower", "визуальная башня"},
+      {"gated attention output", "гейт на выходе внимания"},
+      {"four norms per layer", "четыре нормы на слой"},
+      {"activation offload", "выгрузка активаций"},
+      {"optimizer offload (ZeRO-Offload)", "выгрузка оптимизатора (ZeRO-Offload)"},
+      {"FP32 master weights under autocast", "FP32-мастер-веса под autocast"},
+      {"expert parallelism", "параллелизм экспертов"},
+      {"parameter offload on one GPU", "выгрузка параметров на одной GPU"},
+      {"FSDP without resharding after forward (SHARD_GRAD_OP)", "FSDP без решардинга после forward (SHARD_GRAD_OP)"},
+      {"the optimizer in backward under FSDP", "оптимизатор в backward под FSDP"},
+      {"FSDP1 with a prefetch other than BACKWARD_PRE's one unit", "FSDP1 с предвыборкой, отличной от одного блока BACKWARD_PRE"},
+      {"one GPU: weights on the GPU, a plain training loop", "одна GPU: веса на GPU, обычный цикл обучения"},
+      {"FSDP1 as fsdp_qlora's train.py runs it", "FSDP1, как его запускает train.py из fsdp_qlora"},
+      {"FSDP1 as accelerate's FSDP plugin runs it under HF Trainer", "FSDP1, как его запускает FSDP-плагин accelerate под HF Trainer"},
+      {"FSDP2 as torchtune's distributed recipes run it", "FSDP2, как его запускают распределённые рецепты torchtune"}};
+  for (const auto& [from, to] : kWhole) {
+    if (en == from) return Text(to, en);
+  }
+  static const std::pair<std::string_view, const char*> kEnds[] = {{" over several GPUs", " на нескольких GPU"}, {" on one GPU", " на одной GPU"}};
+  for (const auto& [end, to] : kEnds) {
+    if (en.size() > end.size() && en.compare(en.size() - end.size(), end.size(), end) == 0) return Text(en.substr(0, en.size() - end.size()) + to, en);
+  }
+  return Text(en, en);
+}
+
 Text ReservedReplayLine(const ReservedReplay& r) {
   if (!r.modelled) {
-    return T(fmt::format("Кэш аллокатора — ровная доля пика: шаг для этих настроек не воспроизводится через модель аллокатора ({}).", r.not_modelled),
-             fmt::format("The allocator cache is a flat share of the peak: no step trace is modelled for these settings ({}).", r.not_modelled));
+    const Text why = ReplayWords(r.not_modelled);
+    return T(fmt::format("Кэш аллокатора — ровная доля пика: шаг для этих настроек не воспроизводится через модель аллокатора ({}).", why.ru),
+             fmt::format("The allocator cache is a flat share of the peak: no step trace is modelled for these settings ({}).", why.en));
   }
   const std::string reserved = FormatGiBAndGB(r.reserved_peak);
   const Text stage = StageText(r.reserved_stage);
-  return T(fmt::format("Зарезервирует аллокатор PyTorch, если памяти с запасом (torch.cuda.max_memory_reserved, шаг через модель аллокатора): {}, пик — «{}».",
-                       reserved, stage.ru),
-           fmt::format("PyTorch's allocator reserves, with room to spare (torch.cuda.max_memory_reserved, the step replayed through the allocator's rules): {}, at \"{}\".",
-                       reserved, stage.en));
+  const Text loop = ReplayWords(r.framework);
+  return T(fmt::format("Зарезервирует аллокатор PyTorch, если памяти с запасом (torch.cuda.max_memory_reserved, шаг через модель аллокатора; {}): {}, пик — «{}».",
+                       loop.ru, reserved, stage.ru),
+           fmt::format("PyTorch's allocator reserves, with room to spare (torch.cuda.max_memory_reserved, the step replayed through the allocator's rules; {}): {}, at \"{}\".",
+                       loop.en, reserved, stage.en));
 }
 
 }  // namespace labcheck::calc
