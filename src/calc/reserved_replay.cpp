@@ -189,7 +189,7 @@ Text ReplayWords(const std::string& en) {
       {"FSDP without resharding after forward (SHARD_GRAD_OP)", "FSDP без решардинга после forward (SHARD_GRAD_OP)"},
       {"the optimizer in backward under FSDP", "оптимизатор в backward под FSDP"},
       {"FSDP1 with a prefetch other than BACKWARD_PRE's one unit", "FSDP1 с предвыборкой, отличной от одного блока BACKWARD_PRE"},
-      {"one GPU: weights on the GPU, a plain training loop", "одна GPU: веса на GPU, обычный цикл обучения"},
+      {"one GPU: weights on the GPU, HF Trainer's loop", "одна GPU: веса на GPU, цикл HF Trainer"},
       {"FSDP1 as fsdp_qlora's train.py runs it", "FSDP1, как его запускает train.py из fsdp_qlora"},
       {"FSDP1 as accelerate's FSDP plugin runs it under HF Trainer", "FSDP1, как его запускает FSDP-плагин accelerate под HF Trainer"},
       {"FSDP2 as torchtune's distributed recipes run it", "FSDP2, как его запускают распределённые рецепты torchtune"}};

@@ -142,8 +142,8 @@ class Fsdp1 : public ParamHooks {
     }
     optimizer_.Step(b, elements);
   }
-  void ZeroGrad(TraceBuilder& b) override {
-    for (Fsdp1Unit& u : units_) b.Free(u.grad_shard, "torch.optim.zero_grad");
+  void ZeroGrad(TraceBuilder& b, std::string_view source) override {
+    for (Fsdp1Unit& u : units_) b.Free(u.grad_shard, source);
   }
 
  private:

@@ -117,9 +117,9 @@ class Fsdp2 : public ParamHooks {
     }
     optimizer_.Step(b, elements);
   }
-  void ZeroGrad(TraceBuilder& b) override {
+  void ZeroGrad(TraceBuilder& b, std::string_view source) override {
     for (Fsdp2Unit& u : units_) {
-      for (Tensor& g : u.grad_shards) b.Free(g, "torch.optim.zero_grad");
+      for (Tensor& g : u.grad_shards) b.Free(g, source);
       u.grad_shards.clear();
     }
   }

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "calc/allocator/step_trace.h"
 #include "calc/allocator/trace_shapes.h"
@@ -39,7 +40,8 @@ class ParamHooks {
   virtual void EmbeddingGrad(TraceBuilder& b) = 0;
   virtual void BackwardEnd(TraceBuilder& b) { (void)b; }
   virtual void OptimizerStep(TraceBuilder& b) = 0;
-  virtual void ZeroGrad(TraceBuilder& b) = 0;
+  // `source`: the loop's zero_grad call (a key of data/step_trace_sources.json).
+  virtual void ZeroGrad(TraceBuilder& b, std::string_view source) = 0;
 };
 
 std::unique_ptr<ParamHooks> SingleGpuParams(const TraceModel& model, const TrainingSettings& settings);

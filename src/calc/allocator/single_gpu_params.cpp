@@ -55,8 +55,8 @@ class SingleGpu : public ParamHooks {
   void OptimizerStep(TraceBuilder& b) override {
     if (!s_.optimizer_in_backward) optimizer_.Step(b, elements_);
   }
-  void ZeroGrad(TraceBuilder& b) override {
-    for (Tensor& g : grads_) b.Free(g, "torch.optim.zero_grad");
+  void ZeroGrad(TraceBuilder& b, std::string_view source) override {
+    for (Tensor& g : grads_) b.Free(g, source);
   }
 
  private:

@@ -36,6 +36,7 @@ void Program::Run() {
   b_.Stage("load");
   hooks_.Load(b_);
   b_.Stage("loop start");
+  if (loop_.empty_cache_before_loop) b_.EmptyCache(loop_.reset_source);
   b_.ResetPeak(loop_.reset_source);
   for (int step = 1; step <= loop_.steps; ++step) Step(step);
 }
@@ -85,11 +86,12 @@ void Program::Step(int step) {
   hooks_.Embedding(b_, false, true);
   Free(grad);
   hooks_.BackwardEnd(b_);
-  if (loop_.sync_after_backward) b_.SynchronizeAll("fsdp_qlora.loss_item");
+  if (loop_.sync_after_backward) b_.SynchronizeAll(loop_.sync_source);
   b_.Stage(at + "optimizer step");
   hooks_.OptimizerStep(b_);
-  hooks_.ZeroGrad(b_);
-  b_.Free(kept_logits_, "fsdp_qlora.output_none");
+  hooks_.ZeroGrad(b_, loop_.zero_grad_source);
+  if (loop_.sync_after_step) b_.SynchronizeAll(loop_.sync_source);
+  b_.Free(kept_logits_, loop_.output_source);
 }
 
 // transformers' LlamaForCausalLM and its loss (full), torchtune's chunked output and
@@ -170,7 +172,7 @@ Tensor Program::LossBackward(LossSaved& loss) {
     }
     Tensor grad_logits = Act(2 * v / chunks, "torch.autograd.to_copy_backward");
     Free(grad_upcast);
-    if (!loss.logits.empty()) Free(loss.logits[static_cast<size_t>(c)]);
+    if (!loss.logits.empty()) b_.Free(loss.logits[static_cast<size_t>(c)], loop_.output_source);
     grads.push_back(HeadBackwardChunk(grad_logits, c == chunks - 1));
   }
   if (grads.size() == 1) return grads[0];

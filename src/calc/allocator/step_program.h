@@ -22,11 +22,20 @@ struct LoopOptions {
   // fsdp_qlora's train.py keeps the model output (the FP32 logits) until `output = None`, after the
   // optimizer step and zero_grad; other loops drop it with the loss's graph.
   bool output_until_step_end = false;
-  // loss.item() after backward synchronises the device (fsdp_qlora, every step).
+  // loss.item() after backward synchronises the device (fsdp_qlora, every step); after the optimizer
+  // step (torchtune's loss_to_log, every step).
   bool sync_after_backward = false;
-  int steps = 3;
-  // Where the loop resets the peak statistics, which the published figures count from (a source key).
-  std::string reset_source = "loop.reset_peak_memory_stats";  // the first allocates the optimizer states; the next two run in the steady state
+  bool sync_after_step = false;
+  // The loop empties the cache before it starts (torchtune's cleanup_before_training).
+  bool empty_cache_before_loop = false;
+  int steps = 3;  // the first allocates the optimizer states; the next two run in the steady state
+  // Source keys (data/step_trace_sources.json) of what the loop itself does: where it resets the peak
+  // statistics (the published figures count from there), where it lets the model output go (the
+  // logits die with the loss's graph), its zero_grad, and the syncs above.
+  std::string reset_source = "loop.reset_peak_memory_stats";
+  std::string output_source = "hf.trainer.training_step";
+  std::string zero_grad_source = "hf.trainer.zero_grad";
+  std::string sync_source;
 };
 
 Trace BuildStepTrace(const TraceModel& model, const TrainingSettings& settings, ParamHooks& hooks, const LoopOptions& loop);

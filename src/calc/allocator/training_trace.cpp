@@ -13,15 +13,26 @@ Result<Trace> TrainingTrace(const ModelInput& model, const TrainingSettings& s, 
   std::unique_ptr<ParamHooks> hooks;
   if (s.gpus <= 1) {
     hooks = SingleGpuParams(*shape, s);
-    loop.framework = "one GPU: weights on the GPU, a plain training loop";
+    loop.framework = "one GPU: weights on the GPU, HF Trainer's loop";
   } else if (s.fsdp_version == 1) {
     hooks = Fsdp1Params(*shape, s);
     loop.framework = s.keep_logits ? "FSDP1 as fsdp_qlora's train.py runs it" : "FSDP1 as accelerate's FSDP plugin runs it under HF Trainer";
-    loop.sync_after_backward = s.keep_logits;  // train.py: loss.item() after backward
-    if (s.keep_logits) loop.reset_source = "fsdp_qlora.reset_peak_memory_stats";
+    if (s.keep_logits) {  // train.py: loss.item() after backward, `output = None` at the step's end
+      loop.sync_after_backward = true;
+      loop.sync_source = "fsdp_qlora.loss_item";
+      loop.reset_source = "fsdp_qlora.reset_peak_memory_stats";
+      loop.output_source = "fsdp_qlora.output_none";
+      loop.zero_grad_source = "fsdp_qlora.zero_grad";
+    }
   } else {
     hooks = Fsdp2Params(*shape, s);
     loop.framework = "FSDP2 as torchtune's distributed recipes run it";
+    loop.empty_cache_before_loop = true;
+    loop.reset_source = "torchtune.cleanup_before_training";
+    loop.output_source = "torchtune.loss_step";
+    loop.zero_grad_source = "torchtune.zero_grad";
+    loop.sync_after_step = true;
+    loop.sync_source = "torchtune.loss_item";
   }
   loop.output_until_step_end = s.keep_logits;
   return BuildStepTrace(*shape, s, *hooks, loop);

@@ -57,6 +57,9 @@ std::vector<std::pair<std::string, TrainingSettings>> Variety() {
   fsdp_qlora.offload.params = true;
   fsdp_qlora.adapter_bytes = 2;
   v.emplace_back("fsdp1 qlora offload keep-logits", fsdp_qlora);
+  TrainingSettings fsdp_lora = Settings(Method::Lora, 2);
+  fsdp_lora.keep_logits = true;  // fsdp_qlora's loop with the gradients on the GPU (its zero_grad)
+  v.emplace_back("fsdp1 lora keep-logits", fsdp_lora);
   TrainingSettings fsdp_full = Settings(Method::Full, 4);
   fsdp_full.checkpointing = true;
   v.emplace_back("fsdp1 full", fsdp_full);
