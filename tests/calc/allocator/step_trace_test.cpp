@@ -33,7 +33,8 @@ TrainingSettings Settings(Method method, int gpus = 1) {
 }
 
 // One of each path the trace takes: one GPU (full, LoRA, QLoRA, the three losses, compile,
-// optimizer in backward, 8-bit states), FSDP1 (fsdp_qlora's loop, accelerate's, offload, full),
+// optimizer in backward, 8-bit states), FSDP1 (fsdp_qlora's loop with and without offload,
+// accelerate's, full),
 // FSDP2 (LoRA, full with offload and embeddings as units).
 std::vector<std::pair<std::string, TrainingSettings>> Variety() {
   std::vector<std::pair<std::string, TrainingSettings>> v;
