@@ -129,9 +129,15 @@ class Fsdp1 : public ParamHooks {
 
   void BackwardEnd(TraceBuilder& b) override {
     if (units_[0].trainable) ReduceGrad(b, units_[0]);
-    Reshard(b, units_[0]);  // _catch_all_reshard in the final callback
-    // _wait_for_post_backward: the compute stream waits for the reduce-scatters.
+    // _post_backward_final_callback: the compute stream waits for the reduce-scatters; with CPU
+    // offload the CPU then waits for the device (the gradients' copies to the host); then
+    // _catch_all_reshard reshards the root.
     joined_.emplace_back(b.Marker(kCompute, "fsdp1.wait_for_post_backward"), b.Marker(kPostBackward, "fsdp1.wait_for_post_backward"));
+    if (offload_) {
+      b.SynchronizeAll("fsdp1.post_backward_offload_synchronize");
+      joined_.clear();
+    }
+    Reshard(b, units_[0]);
   }
 
   void OptimizerStep(TraceBuilder& b) override {

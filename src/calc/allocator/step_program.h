@@ -22,9 +22,10 @@ struct LoopOptions {
   // fsdp_qlora's train.py keeps the model output (the FP32 logits) until `output = None`, after the
   // optimizer step and zero_grad; other loops drop it with the loss's graph.
   bool output_until_step_end = false;
-  // loss.item() after backward synchronises the device (fsdp_qlora, every step); after the optimizer
-  // step (torchtune's loss_to_log, every step).
-  bool sync_after_backward = false;
+  // The CPU reads the loss after backward, which synchronises the device (HF Trainer's NaN/inf
+  // filter, fsdp_qlora's loss.item(), every step); or after the optimizer step (torchtune's
+  // loss_to_log, every step).
+  bool sync_after_backward = true;
   bool sync_after_step = false;
   // The loop empties the cache before it starts (torchtune's cleanup_before_training).
   bool empty_cache_before_loop = false;
@@ -35,7 +36,7 @@ struct LoopOptions {
   std::string reset_source = "loop.reset_peak_memory_stats";
   std::string output_source = "hf.trainer.training_step";
   std::string zero_grad_source = "hf.trainer.zero_grad";
-  std::string sync_source;
+  std::string sync_source = "hf.trainer.logging_nan_inf_filter";
 };
 
 Trace BuildStepTrace(const TraceModel& model, const TrainingSettings& settings, ParamHooks& hooks, const LoopOptions& loop);

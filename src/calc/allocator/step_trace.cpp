@@ -20,17 +20,25 @@ TraceBuilder::Tensor TraceBuilder::Alloc(uint64_t bytes, StreamId stream, std::s
   stream_of_.push_back(stream);
   source_of_.push_back(SourceIndex(source));
   trace_.events.push_back({TraceOp::Alloc, stream, t, source_of_.back(), std::max<uint64_t>(bytes, 1)});
+  busy_.insert(stream);
   return t;
 }
 
 void TraceBuilder::Free(Tensor& t, std::string_view source) {
   if (t == kNone) return;
   const auto uses = uses_.find(t);
+  std::vector<StreamId> idle;
   if (uses != uses_.end()) {
-    for (StreamId s : uses->second) ++events_[s];  // the allocator records one event per use
+    for (StreamId s : uses->second) {
+      ++events_[s];  // the allocator records one event per use
+      if (!busy_.contains(s)) idle.push_back(s);
+    }
     uses_.erase(uses);
   }
   trace_.events.push_back({TraceOp::Free, stream_of_[t], t, source.empty() ? source_of_[t] : SourceIndex(source), 0});
+  // An event recorded on a stream with nothing queued since the device was last synchronised has
+  // already completed when the allocator next queries it (process_events' cudaEventQuery).
+  for (StreamId s : idle) trace_.events.push_back({TraceOp::Synchronize, s, 0, SourceIndex("allocator.process_events"), events_[s]});
   t = kNone;
 }
 
@@ -53,6 +61,7 @@ void TraceBuilder::Synchronize(StreamId stream, uint64_t marker, std::string_vie
 
 void TraceBuilder::SynchronizeAll(std::string_view source) {
   trace_.events.push_back({TraceOp::SynchronizeAll, kCompute, 0, SourceIndex(source), 0});
+  busy_.clear();
 }
 void TraceBuilder::EmptyCache(std::string_view source) { trace_.events.push_back({TraceOp::EmptyCache, kCompute, 0, SourceIndex(source), 0}); }
 void TraceBuilder::ResetPeak(std::string_view source) { trace_.events.push_back({TraceOp::ResetPeak, kCompute, 0, SourceIndex(source), 0}); }

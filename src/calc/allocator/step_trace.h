@@ -11,6 +11,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,6 +90,10 @@ class TraceBuilder {
   // live tensor (a free with uses records one event per use).
   std::map<StreamId, uint64_t> events_;
   std::map<Tensor, std::vector<StreamId>> uses_;
+  // Streams given work since the device was last synchronised (an allocation on them: the kernel
+  // that writes it; record_stream only notes a use made earlier): the GPU runs behind the CPU, so
+  // their events complete only at a later synchronisation.
+  std::set<StreamId> busy_;
   std::vector<StreamId> stream_of_;
   std::vector<uint16_t> source_of_;
 };

@@ -18,7 +18,6 @@ Result<Trace> TrainingTrace(const ModelInput& model, const TrainingSettings& s, 
     hooks = Fsdp1Params(*shape, s);
     loop.framework = s.keep_logits ? "FSDP1 as fsdp_qlora's train.py runs it" : "FSDP1 as accelerate's FSDP plugin runs it under HF Trainer";
     if (s.keep_logits) {  // train.py: loss.item() after backward, `output = None` at the step's end
-      loop.sync_after_backward = true;
       loop.sync_source = "fsdp_qlora.loss_item";
       loop.reset_source = "fsdp_qlora.reset_peak_memory_stats";
       loop.output_source = "fsdp_qlora.output_none";
@@ -31,6 +30,7 @@ Result<Trace> TrainingTrace(const ModelInput& model, const TrainingSettings& s, 
     loop.reset_source = "torchtune.cleanup_before_training";
     loop.output_source = "torchtune.loss_step";
     loop.zero_grad_source = "torchtune.zero_grad";
+    loop.sync_after_backward = false;
     loop.sync_after_step = true;
     loop.sync_source = "torchtune.loss_item";
   }
