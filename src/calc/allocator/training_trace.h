@@ -1,7 +1,7 @@
 // The step trace for a vram estimate's settings: which framework's hooks and loop the settings
 // describe, and the trace built from them (step_program.h), or why none is modelled.
-//   - one GPU: the weights loaded on the GPU, a plain training loop (torchtune's single-device
-//     recipes, HF Trainer);
+//   - one GPU: the weights loaded on the GPU, HF Trainer's loop (which torchtune's single-device
+//     recipes resemble in memory: the loss alone kept, the device waited for once a step);
 //   - FSDP1 over several GPUs: fsdp_qlora's train.py when the loop holds the model output
 //     (--keep-logits, as train.py does), else accelerate's FSDP plugin under HF Trainer, which wraps
 //     and shards the same way;
