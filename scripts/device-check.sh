@@ -133,7 +133,8 @@ fi
 
 step "VRAM peak of real training steps against lab_check vram"
 if [[ $have_torch == yes ]] && "$PYTHON" -c 'import transformers, peft' >/dev/null 2>&1; then
-  run_step 90 "$PYTHON" "$HERE/device/measure_vram_peak.py" --lab-check "$BIN" >"$WORK/vram_peak.jsonl" 2>"$WORK/vram_peak.stderr"
+  run_step 90 "$PYTHON" "$HERE/device/measure_vram_peak.py" --lab-check "$BIN" --snapshot-dir "$WORK/snapshots" \
+    >"$WORK/vram_peak.jsonl" 2>"$WORK/vram_peak.stderr"
   say "vram peak exit $?"; cat "$WORK/vram_peak.jsonl" >>"$LOG"
 else
   say "skipped: no torch with transformers and peft in ${PYTHON:-python3}"

@@ -170,28 +170,12 @@ Text BatchCell(const std::optional<int64_t>& batch) {
   return batch ? Text(std::to_string(*batch)) : T("не влезает", "does not fit");
 }
 
-// Under FSDP1 a column more: the batch if the run reserves as much more as the worst published
-// FSDP1 run did (reserved_margin.h), and a note that says so.
+// The largest batch at each sequence length and what a card needs for it.
 Table BatchTable(const TrainingPlan& plan) {
   Table table;
   table.columns = {T("seq", "seq"), T("Макс. batch на карту", "Max batch per card"), T("Память на карту", "Memory per card")};
-  if (plan.fsdp1_margin_ratio) {
-    table.columns.push_back(T(fmt::format("С запасом FSDP1 (×{:.2f})", *plan.fsdp1_margin_ratio),
-                              fmt::format("With the FSDP1 margin (×{:.2f})", *plan.fsdp1_margin_ratio)));
-  }
   for (const PlanRow& row : plan.rows) {
-    std::vector<Text> cells = {Text(std::to_string(row.seq)), BatchCell(row.max_batch), Text(FormatGiBAndGB(row.peak_bytes))};
-    if (plan.fsdp1_margin_ratio) cells.push_back(BatchCell(row.max_batch_with_margin));
-    table.AddRow(cells);
-  }
-  if (plan.fsdp1_margin_ratio) {
-    const CalcConstants& k = CalcConstants::Builtin();
-    table.notes.push_back(T(fmt::format("Последний столбец: batch, если запуск зарезервирует настолько больше оценки, насколько худший из {} "
-                                        "опубликованных запусков FSDP1 (×{:.2f}; медиана ×{:.2f}; docs/calculators.md).",
-                                        k.fsdp1_reserved_runs, k.fsdp1_reserved_ratio_max, k.fsdp1_reserved_ratio_median),
-                            fmt::format("The last column: the batch if the run reserves as much more than the estimate as the worst of {} "
-                                        "published FSDP1 runs did (×{:.2f}; median ×{:.2f}; docs/calculators.md).",
-                                        k.fsdp1_reserved_runs, k.fsdp1_reserved_ratio_max, k.fsdp1_reserved_ratio_median)));
+    table.AddRow({Text(std::to_string(row.seq)), BatchCell(row.max_batch), Text(FormatGiBAndGB(row.peak_bytes))});
   }
   return table;
 }
