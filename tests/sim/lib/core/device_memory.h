@@ -4,8 +4,10 @@
 // Work too big for two CPU cores (a 8192³ matmul, a 1 GiB all-reduce repeated 25 times, a 1 GiB
 // device copy) is recorded instead of done: the destination range gets a Producer, and a read
 // computes exactly the bytes it touches. Results are the same as if computed eagerly because
-//   - a write to a range first drops (fully covered) or materialises (partly covered) the
-//     producers already on it, and
+//   - a write to a range first drops the producers already on it, or, where it covers one only in
+//     part, cuts it to the pieces outside the write (a producer computes any bytes of its range,
+//     so a piece still gives exactly its own bytes: a 16 KiB pattern written into a 256 MiB memset
+//     no longer fills the other 256 MiB), and
 //   - a write to an allocation that a pending producer reads from materialises that producer
 //     first (our benchmarks never do this with a huge one);
 //   - inputs stay mapped while a producer refers to them, even after cuMemFree.
@@ -53,6 +55,7 @@ struct Allocation {
   struct Lazy {
     size_t offset, bytes;
     std::shared_ptr<const Producer> producer;
+    size_t from = 0;  // where in the producer's range this piece starts (a range cut by a write)
   };
   std::vector<Lazy> lazy;
   // Staged pageable copies not yet landed, oldest first; `legacy_device` is the device whose
@@ -94,6 +97,22 @@ void WriteLazy(const DevicePlace& to, size_t bytes, std::shared_ptr<const Produc
 void WriteAfterLegacyDma(const DevicePlace& to, const void* data, size_t bytes, int legacy_device);
 // The legacy stream of `device` was synchronised with: every copy it queued lands, in order.
 void LandPendingWrites(int device);
+
+// Async copies between pinned host memory and device memory (cuMemcpyHtoDAsync and
+// cuMemcpyDtoHAsync from cuMemHostAlloc'd memory) are DMA that runs after the call returns: until
+// the program has seen such a copy done it may neither change the bytes being sent nor read the
+// bytes being received (CUDA Driver API, "API synchronization behavior": the copy is
+// asynchronous; https://docs.nvidia.com/cuda/cuda-driver-api/api-sync-behavior.html). The sim
+// moves their bytes late too: at the next point where anything could tell — a wait for, or a
+// query of, any stream or event, any other access to device memory, freeing memory. A queued copy
+// of the same shape as one still queued (the same direction, host range and device range)
+// replaces it: a benchmark's back-to-back repeats move their bytes once, not once per repeat (each
+// was a 256 MiB memcmp or memcpy: most of a simulated gpu.host_device_copy's time). A copy whose
+// ranges conflict with a queued one's (bytes one of them writes) lands the queue first.
+void QueueDmaToDevice(const DevicePlace& to, const void* host, size_t bytes);
+void QueueDmaToHost(const DevicePlace& from, void* host, size_t bytes);
+// Moves the bytes of every queued copy, in the order they were queued. Cheap when none is.
+void LandQueuedDma();
 
 // Ready-made producers.
 std::shared_ptr<const Producer> CopyOf(const DevicePlace& source);

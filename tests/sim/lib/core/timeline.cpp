@@ -96,6 +96,7 @@ void OrderAfterLegacy(const Stream& stream) {
 }
 
 bool Done(const Stream& stream) {
+  LandQueuedDma();  // the program may look at what async pinned copies moved (core/device_memory.h)
   bool done;
   {
     std::lock_guard<std::mutex> lock(TimeLock());
@@ -106,6 +107,7 @@ bool Done(const Stream& stream) {
 }
 
 bool Done(const Event& event) {
+  LandQueuedDma();
   bool done;
   {
     std::lock_guard<std::mutex> lock(TimeLock());
@@ -117,6 +119,7 @@ bool Done(const Event& event) {
 }
 
 void Wait(const Stream& stream) {
+  LandQueuedDma();
   while (true) {
     RealClock::time_point until;
     {
