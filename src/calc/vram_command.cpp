@@ -239,10 +239,10 @@ Table MemoryTable(const TrainingMemory& memory, Lang lang) {
 
 // Without an architecture: the range over the catalog's dense models of this size, and which.
 void PrintSizeOnlyRange(const SizeRange& range, const std::string& model_text, const CommandContext& context) {
-  PrintLine(T(fmt::format("Только размер: нужно на карту {} – {}, пик аллокатора {} – {}.", FormatGiBAndGB(range.low_bytes),
-                          FormatGiBAndGB(range.high_bytes), FormatGiBAndGB(range.low_allocated), FormatGiBAndGB(range.high_allocated)),
-              fmt::format("Size only: needed per GPU {} – {}, allocator peak {} – {}.", FormatGiBAndGB(range.low_bytes),
-                          FormatGiBAndGB(range.high_bytes), FormatGiBAndGB(range.low_allocated), FormatGiBAndGB(range.high_allocated))).In(context.lang()),
+  const std::string needed = FormatRange(FormatGiBAndGB(range.low_bytes), FormatGiBAndGB(range.high_bytes));
+  const std::string allocated = FormatRange(FormatGiBAndGB(range.low_allocated), FormatGiBAndGB(range.high_allocated));
+  PrintLine(T(fmt::format("Только размер: нужно на карту {}, пик аллокатора {}.", needed, allocated),
+              fmt::format("Size only: needed per GPU {}, allocator peak {}.", needed, allocated)).In(context.lang()),
             context);
   std::string shapes;
   for (const std::string& name : range.shapes) shapes += (shapes.empty() ? "" : ", ") + name;

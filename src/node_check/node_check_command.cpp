@@ -14,6 +14,7 @@
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
 #include "node_check/fabric_retry.h"
+#include "node_check/findings/findings.h"
 #include "node_check/findings/judge_node.h"
 #include "node_check/outputs/node_report.h"
 #include "node_check/outputs/prometheus_metrics.h"
@@ -55,11 +56,25 @@ std::optional<std::string> Env(const std::string& name) {
   return v ? std::optional<std::string>(v) : std::nullopt;
 }
 
-// What the child's envelope says when it is not "ok": no driver or no GPU is "cannot tell",
-// unless GPUs were expected; a driver that is there but fails (cuInit 802: fabric manager down),
-// a crash or a hang is a sick node.
+// Whether this run is given the whole node: no *_VISIBLE_DEVICES or job's GPUs, not a container
+// (pci_bus_scan.h).
+bool WholeNode() {
+  const std::optional<std::string> fs_root = Env("LABCHECK_FS_ROOT");
+  return !PartialScope(Env) && !ContainerScope(fs_root.value_or(""), Env);
+}
+
+// What the child's envelope says when it is not "ok": the driver's state where it is a finding of
+// its own (installed but not loaded, versions that differ: driver_state_findings.cpp); else no
+// driver or no GPU is "cannot tell", unless GPUs were expected; a driver that is there but fails
+// (cuInit 802: fabric manager down), a crash or a hang is a sick node.
 NodeVerdict FromEnvelope(const CheckResult& problem, const NodeExpectations& expect) {
   NodeVerdict v;
+  const json driver_state = problem.data.is_object() ? problem.data.value("driver_state", json(nullptr)) : json(nullptr);
+  if (AddDriverStateFindings(driver_state, WholeNode(), v.findings)) {
+    v.state = NodeState::Unhealthy;
+    Classify(v, expect.report_only);
+    return v;
+  }
   if (problem.outcome == Outcome::Skip && !(expect.gpus && *expect.gpus > 0)) {
     v.state = NodeState::CannotTell;
     v.cannot_tell = problem.reason;
@@ -201,6 +216,7 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   if (std::optional<CheckResult> problem = gpu::EnvelopeProblem("node.check", outcome)) {
     verdict = FromEnvelope(*problem, o.expect);
     if (!problem->error.empty()) payload["error"] = problem->error;
+    if (problem->data.is_object() && problem->data.contains("driver_state")) payload["driver_state"] = problem->data["driver_state"];
   } else {
     payload = outcome.result.value();
     AddSysfsFacts(payload, ports_before);

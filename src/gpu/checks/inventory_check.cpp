@@ -39,7 +39,7 @@ Text LibraryStatus(const nlohmann::json& lib) {
 
 // The child's facts kept as they are in the check's data, and the GPU count.
 void RecordFacts(const nlohmann::json& payload, CheckResult& result) {
-  for (const char* key : {"gpus", "driver_version", "cuda_driver_version", "nccl_version", "libraries", "topology"})
+  for (const char* key : {"gpus", "driver_version", "cuda_driver_version", "nccl_version", "libraries", "topology", "driver_state"})
     result.data[key] = payload.value(key, nlohmann::json(nullptr));
   result.data["simulated"] = payload.value("simulated", false);
   if (result.data["simulated"].get<bool>()) result.data["simulated_machine"] = payload.value("simulated_machine", std::string());

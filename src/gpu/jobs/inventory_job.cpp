@@ -9,6 +9,7 @@
 #include "gpu/jobs/gpu_jobs.h"
 #include "gpu/jobs/gpu_runtime.h"
 #include "gpu/jobs/job_bodies.h"
+#include "gpu/nvidia/driver_state_probe.h"
 #include "gpu/nvidia/nccl_library.h"
 #include "gpu/topology.h"
 #include "gpu/topology_reader.h"
@@ -145,6 +146,7 @@ nlohmann::json InventoryJobOn(GpuRuntime& runtime, const JobArgs&) {
   if (!simulated.empty()) out["simulated_machine"] = simulated;
   out["driver_version"] = runtime.nvml() != nullptr ? nlohmann::json(runtime.nvml()->DriverVersion()) : nlohmann::json(nullptr);
   out["nvml_error"] = runtime.nvml_error();
+  out["driver_state"] = DriverStateJson(RunningDriverState(runtime.driver(), runtime.nvml()));
   out["topology"] = Topology(runtime);
   Result<const CublasLt*> lt = runtime.cublaslt();
   out["cublaslt_error"] = lt.ok() ? "" : lt.status().message();

@@ -27,6 +27,10 @@ struct DriverProblem {
   Text hint;
   std::string error;  // "CUDA_ERROR_STUB_LIBRARY (34)" and the like
   cuda::CUresult init_result = cuda::kSuccess;  // cuInit's result, where one was classified
+  // The libcuda whose answer this is (the one kept, else the first real one refused); "" when no
+  // libcuda answered (none found, or only the toolkit's stub).
+  std::string library_file;
+  bool simulated = false;  // that libcuda is tests/sim's (it exports labcheck_sim_machine)
 };
 
 // How far the fabric manager got registering the GPUs (NVML's fabric state, nvml_health_api.h),

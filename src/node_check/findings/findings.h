@@ -24,6 +24,10 @@ void AddHealthFindings(const nlohmann::json& health, const std::vector<const ref
 // (xid_findings.cpp): one finding for those that keep the node out of service, all of them in `xids`.
 void AddXidFindings(int gpu, const nlohmann::json& facts, const NodeExpectations& expect, std::vector<Finding>& out,
                     nlohmann::json& xids);
+// When CUDA did not start: the driver's state (the envelope's "driver_state") when it is a finding
+// of its own (module not loaded, library and module versions differ, no driver with GPUs on the
+// bus where `whole_node`); false when it leaves cuInit's verdict (driver_state_findings.cpp).
+bool AddDriverStateFindings(const nlohmann::json& driver_state, bool whole_node, std::vector<Finding>& out);
 // The GPUs sysfs lists on the PCI bus (pci_bus_scan.h) that the inventory lacks (bus_findings.cpp).
 void AddBusFindings(const nlohmann::json& bus, const nlohmann::json& inventory, std::vector<Finding>& out);
 // The driver's recovery action of one card's facts, when it asks for one (recovery_action_findings.cpp).

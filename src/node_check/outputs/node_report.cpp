@@ -72,6 +72,10 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
   for (const char* key : {"pci_bus", "network_ports"})  // what sysfs says beside the driver
     if (payload.contains(key)) out[key] = payload[key];
   if (payload.contains("error")) out["error"] = payload["error"];
+  // The driver's state (gpu/nvidia/driver_state.h): the child's envelope's when CUDA did not start,
+  // else the inventory's ("running").
+  if (payload.contains("driver_state")) out["driver_state"] = payload["driver_state"];
+  else if (inventory.contains("driver_state")) out["driver_state"] = inventory["driver_state"];
   return out;
 }
 

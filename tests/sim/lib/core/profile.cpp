@@ -73,6 +73,7 @@ double Machine::NumberOr(const char* path, double absent) const {
 std::string Machine::String(const char* path) const {
   return Typed(raw, Defaults(), path, IsString, "string").get<std::string>();
 }
+bool Machine::Flag(const char* path) const { return Typed(raw, Defaults(), path, IsFlag, "boolean").get<bool>(); }
 
 std::string CanonicalBusId(const std::string& text) {
   unsigned domain = 0, bus = 0, device = 0, function = 0;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/boot.h"
+#include "core/kernel_module.h"
 #include "cuda/cuda_internal.h"
 
 namespace cusim {
@@ -120,6 +121,11 @@ NVSIM_EXPORT(CUresult, cuInit, (unsigned flags)) {
   // stderr; no profile at all is a machine without GPUs.
   if (m.broken()) return kUnknown;
   if (!m.loaded) return kNoDevice;
+  switch (nvsim::KernelModuleState(m)) {
+    case nvsim::KernelModule::NotLoaded: return kNoDevice;  // /dev/nvidiactl cannot open without the module
+    case nvsim::KernelModule::OtherVersion: return 803;     // CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
+    case nvsim::KernelModule::Matches: break;
+  }
   const int error = static_cast<int>(m.Number("cuda/init_error"));
   if (error != 0 && nvsim::InitErrorHolds(m)) return error;
   if (IsRefusedCompatCopy(m)) return 804;  // CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE
