@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "platform/files.h"
 
@@ -28,6 +30,15 @@ std::string Quote(const std::string& s) {
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
+
+TempProfile::TempProfile(const std::string& base, const std::string& body) {
+  static int counter = 0;
+  path_ = "/tmp/nvsim-profile-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".json";
+  std::ofstream(path_) << R"({"base": ")" << LAB_CHECK_SOURCE_DIR << "/tests/sim/machines/" << base << R"(", )" << body
+                       << "}";
+}
+
+TempProfile::~TempProfile() { std::remove(path_.c_str()); }
 
 LibrarySearchPaths SimPaths() {
   LibrarySearchPaths paths;

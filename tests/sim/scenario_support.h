@@ -32,6 +32,20 @@ struct SimOptions {
 // written into a fresh temp folder.
 SimRun RunLabCheck(const SimOptions& options);
 
+// A profile written for one test: `body` (JSON members, without braces) merged over the machine
+// `base` (a file name under tests/sim/machines/); removed with the object.
+class TempProfile {
+ public:
+  TempProfile(const std::string& base, const std::string& body);
+  ~TempProfile();
+  TempProfile(const TempProfile&) = delete;
+  TempProfile& operator=(const TempProfile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 // One child job (`lab_check internal-child JOB [ARGS…]`, e.g. "gpu-inventory") on a simulated
 // machine (a file name under tests/sim/machines/ or an absolute path), with this process's
 // environment: its result envelope, null when it printed none.

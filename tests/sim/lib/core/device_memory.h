@@ -52,12 +52,12 @@ struct Allocation {
   size_t size = 0;
   int device = -1;  // profile index; -1 for pinned host memory
   uint64_t physical = 0;  // where it sits in the card's memory (core/physical_memory.h)
-  // A range whose bytes `producer` computes: byte i of the range is the producer's byte shift + i
+  // A range whose bytes `producer` computes: byte i of the range is the producer's byte from + i
   // (a range split by a smaller write keeps computing its own bytes, core/device_memory.cpp).
   struct Lazy {
     size_t offset, bytes;
     std::shared_ptr<const Producer> producer;
-    size_t shift = 0;
+    size_t from = 0;  // where in the producer's range this piece starts (a range cut by a write)
   };
   std::vector<Lazy> lazy;
   // Staged pageable copies not yet landed, oldest first; `legacy_device` is the device whose
@@ -106,6 +106,22 @@ using WriteObserver = void (*)(const Allocation& allocation, size_t offset, size
 void SetWriteObserver(WriteObserver observer);
 // The lock every function here takes (recursive): held by a caller that reads and writes in one step.
 std::recursive_mutex& MemoryLock();
+
+// Async copies between pinned host memory and device memory (cuMemcpyHtoDAsync and
+// cuMemcpyDtoHAsync from cuMemHostAlloc'd memory) are DMA that runs after the call returns: until
+// the program has seen such a copy done it may neither change the bytes being sent nor read the
+// bytes being received (CUDA Driver API, "API synchronization behavior": the copy is
+// asynchronous; https://docs.nvidia.com/cuda/cuda-driver-api/api-sync-behavior.html). The sim
+// moves their bytes late too: at the next point where anything could tell — a wait for, or a
+// query of, any stream or event, any other access to device memory, freeing memory. A queued copy
+// of the same shape as one still queued (the same direction, host range and device range)
+// replaces it: a benchmark's back-to-back repeats move their bytes once, not once per repeat (each
+// was a 256 MiB memcmp or memcpy: most of a simulated gpu.host_device_copy's time). A copy whose
+// ranges conflict with a queued one's (bytes one of them writes) lands the queue first.
+void QueueDmaToDevice(const DevicePlace& to, const void* host, size_t bytes);
+void QueueDmaToHost(const DevicePlace& from, void* host, size_t bytes);
+// Moves the bytes of every queued copy, in the order they were queued. Cheap when none is.
+void LandQueuedDma();
 
 // Ready-made producers.
 std::shared_ptr<const Producer> CopyOf(const DevicePlace& source);

@@ -1,6 +1,7 @@
 // libcuda.so.1 sim: device and pinned host memory, memset and copies. Each copy moves the bytes
-// for real (device-to-device ones are recorded and done when read, core/device_memory.h) and
-// takes bytes / the profile's bandwidth of modelled time on its stream.
+// for real (device-to-device ones are recorded and done when read, async ones from or to pinned
+// memory when the program could first tell, core/device_memory.h) and takes bytes / the
+// profile's bandwidth of modelled time on its stream.
 
 #include <cstring>
 #include <map>
@@ -84,7 +85,12 @@ CUresult HostCopy(bool to_device, CUdeviceptr device_pointer, void* host, size_t
   const auto started = nvsim::RealClock::now();
   {
     const nvsim::CallInProgress dma(place.allocation->device);
+    // An async copy from or to pinned memory is DMA after the call: its bytes move when the
+    // program could first tell (core/device_memory.h, QueueDmaToDevice).
+    const bool queued = pinned && !sync;
     if (lands_late) nvsim::WriteAfterLegacyDma(place, host, bytes, stream->device);
+    else if (queued && to_device) nvsim::QueueDmaToDevice(place, host, bytes);
+    else if (queued) nvsim::QueueDmaToHost(place, host, bytes);
     else if (to_device) nvsim::WriteFromHost(place, host, bytes);
     else nvsim::ReadBytes(place, host, bytes);
   }
@@ -131,6 +137,7 @@ NVSIM_EXPORT(CUresult, cuMemAlloc_v2, (CUdeviceptr * pointer, size_t bytes)) {
 
 NVSIM_EXPORT(CUresult, cuMemFree_v2, (CUdeviceptr pointer)) {
   if (!Initialised()) return kNotInitialized;
+  nvsim::LandQueuedDma();
   nvsim::DevicePlace place = nvsim::Find(static_cast<uintptr_t>(pointer), 0);
   if (!place.allocation || place.offset != 0) return kInvalidValue;
   nvsim::Release(place.allocation->device, place.allocation->size);
@@ -154,6 +161,7 @@ NVSIM_EXPORT(CUresult, cuMemHostAlloc, (void** pointer, size_t bytes, unsigned f
 
 NVSIM_EXPORT(CUresult, cuMemFreeHost, (void* pointer)) {
   if (!Initialised()) return kNotInitialized;
+  nvsim::LandQueuedDma();  // before the pages go: a queued copy still reads or writes them
   std::lock_guard<std::mutex> lock(PinnedLock());
   auto it = Pinned().find(reinterpret_cast<uintptr_t>(pointer));
   if (it == Pinned().end()) return kInvalidValue;
