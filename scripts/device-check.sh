@@ -2,7 +2,8 @@
 # One prepared run on an NVIDIA machine (an H200 is the one we measure on): the full lab_check,
 # the PyTorch reference figures for the same shapes, the memory test (its self-test, then 60 s of
 # it; issue 54), nccl-tests where installed and two GPUs or more exist, the VRAM-peak script when
-# PyTorch and transformers are there, and a side-by-side table of ratios (ratios.md, with the
+# PyTorch and transformers are there, node-check on the machine's own kernel log, the quick check
+# with the cards hidden and without torch (their statements, issue 56), and a side-by-side table of ratios (ratios.md, with the
 # memory test's patterns against lab_check's SM copy and PyTorch's copy_ at its end).
 #
 # Made for a bare, lent GPU machine: no network, perhaps no compiler, no apt, no PyTorch. It needs
@@ -138,6 +139,26 @@ if [[ $have_torch == yes ]] && "$PYTHON" -c 'import transformers, peft' >/dev/nu
   say "vram peak exit $?"; cat "$WORK/vram_peak.jsonl" >>"$LOG"
 else
   say "skipped: no torch with transformers and peft in ${PYTHON:-python3}"
+fi
+
+step "node-check on this machine's own kernel log (issue 53); the report's statements with the cards hidden and without torch (issue 56)"
+if [[ -x "$BIN" ]]; then
+  # What the gate reads in a real driver's log: dmesg where it may be read, else the kernel's journal.
+  { dmesg 2>/dev/null || journalctl -k -b --no-pager 2>/dev/null; } >"$WORK/kernel.log"
+  run_step 30 "$BIN" --lang en node-check --json --kernel-log "$WORK/kernel.log" >"$WORK/node-check.json" 2>>"$LOG"
+  say "node-check exit $? ($(wc -l <"$WORK/kernel.log") kernel log lines)"; head -c 4000 "$WORK/node-check.json" >>"$LOG"
+  run_step 60 env CUDA_VISIBLE_DEVICES= "$BIN" --lang en --quick "${python_args[@]}" --out "$WORK/hidden/lab-report.md" \
+    >"$WORK/hidden.stdout.txt" 2>&1
+  say "CUDA_VISIBLE_DEVICES=\"\" --quick exit $?"; cat "$WORK/hidden.stdout.txt" >>"$LOG"
+  if [[ -n "$PYTHON" ]]; then
+    # An interpreter without site-packages stands for a student outside the course's virtualenv.
+    printf '#!/bin/sh\nexec "%s" -S "$@"\n' "$PYTHON" >"$WORK/python-without-site" && chmod +x "$WORK/python-without-site"
+    run_step 60 "$BIN" --lang en --quick --python "$WORK/python-without-site" --out "$WORK/no-torch/lab-report.md" \
+      >"$WORK/no-torch.stdout.txt" 2>&1
+    say "--python without torch --quick exit $?"; cat "$WORK/no-torch.stdout.txt" >>"$LOG"
+  fi
+else
+  say "skipped: no lab_check binary"
 fi
 
 step "lab_check against the reference"

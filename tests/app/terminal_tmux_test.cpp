@@ -106,7 +106,9 @@ TEST_P(TmuxTerminal, ServeProseWrapsAtSpaces) {
   ASSERT_NE(screen.find("Assumptions:"), std::string::npos) << screen;
   WidestLine(screen, width);
   EXPECT_NE(screen.find("\n  vllm serve meta-llama/Llama-3.1-8B"), std::string::npos) << screen;
-  if (width < 100) EXPECT_NE(screen.find("\n    --"), std::string::npos) << screen;
+  if (width < 100) {
+    EXPECT_NE(screen.find("\n    --"), std::string::npos) << screen;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Widths, TmuxTerminal, ::testing::Values(80, 120));

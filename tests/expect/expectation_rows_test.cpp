@@ -213,7 +213,9 @@ TEST(RatedReferences, ASlowRiserDoesNotLowerTheRingsReference) {
   EXPECT_NE(ar.note.en.find("GPU 1's link: PCIe 3.0 x4 under load, the card is rated 4.0 x16"), std::string::npos) << ar.note.en;
   // The GPU→GPU copies keep their rated bands too.
   for (const Reading& reading : Row(rows, "gpu_to_gpu").readings)
-    if (reading.where == "GPU 1→2") EXPECT_DOUBLE_EQ(reading.band->low, 10);
+    if (reading.where == "GPU 1→2") {
+      EXPECT_DOUBLE_EQ(reading.band->low, 10);
+    }
 }
 
 // Under --only the rows whose checks did not run say nothing about this run: left out.

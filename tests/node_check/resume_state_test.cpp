@@ -62,7 +62,9 @@ TEST(ResumeState, BootIdFromTheKernelOrTheTestsFile) {
   std::ofstream(dir.path + "/boot_id") << "abc-1\n";
   EXPECT_EQ(ReadBootId(testing::FakeEnv({{"LABCHECK_BOOT_ID_FILE", dir.path + "/boot_id"}})), "abc-1");
   EXPECT_EQ(ReadBootId(testing::FakeEnv({{"LABCHECK_BOOT_ID_FILE", dir.path + "/missing"}})), "");
-  if (std::filesystem::exists("/proc/sys/kernel/random/boot_id")) EXPECT_EQ(ReadBootId(testing::FakeEnv({})).size(), 36u);
+  if (std::filesystem::exists("/proc/sys/kernel/random/boot_id")) {
+    EXPECT_EQ(ReadBootId(testing::FakeEnv({})).size(), 36u);
+  }
 }
 
 }  // namespace

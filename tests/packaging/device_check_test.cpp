@@ -118,7 +118,9 @@ TEST(DeviceCheck, WithoutAGpuNoGpuRowIsMetAndTheVersionIsTheBinarys) {
       << table;
   std::istringstream rows(table);
   for (std::string row; std::getline(rows, row);)
-    if (row.rfind("| ", 0) == 0) EXPECT_EQ(row.find("| yes |"), std::string::npos) << row;
+    if (row.rfind("| ", 0) == 0) {
+      EXPECT_EQ(row.find("| yes |"), std::string::npos) << row;
+    }
   fs::remove_all(run.out);
 }
 

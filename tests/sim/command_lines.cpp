@@ -87,7 +87,7 @@ bool EndsCommand(std::string& word) {
 
 bool Delimiter(const std::string& word) {
   return word == "|" || word == "&&" || word == "||" || word == "—" || word == "–" || word == "#" || word.front() == '(' ||
-         word.front() == '<' && word.back() != '>';
+         (word.front() == '<' && word.back() != '>');
 }
 
 const json* Spec(const json& tool, const std::string& subcommand) {

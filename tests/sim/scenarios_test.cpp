@@ -297,7 +297,9 @@ TEST(SimScenario, CudaVisibleDevicesRenumbersAndKeepsNvmlRows) {
   EXPECT_NE(CheckText(run, "gpu.inventory").find("CUDA_VISIBLE_DEVICES=1,3 leaves 2 of the driver's 4 GPUs"), std::string::npos)
       << CheckText(run, "gpu.inventory");
   for (const char* id : kGpuChecks)
-    if (std::string(id) != "gpu.inventory") EXPECT_EQ(Verdict(run, id), "PASS") << Dump(run);
+    if (std::string(id) != "gpu.inventory") {
+      EXPECT_EQ(Verdict(run, id), "PASS") << Dump(run);
+    }
 }
 
 // NVML absent: inventory without NVML's fields, says why; the measurements go on.

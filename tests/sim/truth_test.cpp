@@ -59,10 +59,6 @@ std::string Joined(const std::vector<std::string>& lines) {
   return out;
 }
 
-bool Says(const std::vector<Statement>& all, const std::string& phrase) {
-  return std::any_of(all.begin(), all.end(), [&](const Statement& s) { return s.text.find(phrase) != std::string::npos; });
-}
-
 // ---- the invariants ----------------------------------------------------------------------------
 
 // Where NVML lists cards, nothing says there is no GPU or no driver.
@@ -431,7 +427,9 @@ TEST(Truth, FabricManagerDown) {
 TEST(Truth, OnlySaysWhatWasNotChosen) {
   Truth t = RunCell({"course-4x4080.json", {"--lang", "en", "--quick", "--only", "gpu.matmul"}, {}, "/bin/false"}, true);
   for (const Statement& s : t.all)
-    if (s.where.find("_factor missing") != std::string::npos) EXPECT_NE(s.text.find("not chosen by --only"), std::string::npos) << s.text;
+    if (s.where.find("_factor missing") != std::string::npos) {
+      EXPECT_NE(s.text.find("not chosen by --only"), std::string::npos) << s.text;
+    }
 }
 
 // An interpreter that does not start gets no package advice («pip install -r
