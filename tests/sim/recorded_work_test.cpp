@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpu/nvidia/cuda_driver.h"
@@ -87,7 +88,7 @@ TEST_F(SimRecordedWork, AWriteIntoPartOfRecordedWorkLeavesTheRestAsItWas) {
     std::memcpy(expected_source.data() + at, patch.data(), n);
   }
   // (Pageable uploads land with the legacy stream; the sim does not order a device copy queued
-  // there after them: tests/sim/README.md, "Not modelled".)
+  // there after them: tests/sim/README.md, "Behaviours and the NVIDIA documents they follow".)
   ASSERT_EQ(cu().cuCtxSynchronize(), 0);
   // A recorded device copy of it, then a memset into part of the copy.
   ASSERT_EQ(cu().cuMemcpyDtoDAsync(copy, source, kBytes, nullptr), 0);
@@ -151,6 +152,52 @@ TEST_F(SimRecordedWork, PinnedAsyncCopiesMoveWhatTheProgramMaySee) {
   EXPECT_EQ(cu().cuEventDestroy(done), 0);
   EXPECT_EQ(cu().cuStreamDestroy(stream), 0);
   for (CUdeviceptr p : {device, other, third}) EXPECT_EQ(cu().cuMemFree(p), 0);
+}
+
+// Four threads, one card each, as the health job's load windows run: upload, wait, and at the end
+// free the pinned buffer. A thread's wait may land another thread's queued copy; that thread must
+// not see the queue empty and unmap its pages while the copy is still read from them (a SIGSEGV in
+// node-check's child, 1 run in 3 on the simulated HGX node, before LandQueuedLocked cleared the
+// flag only after landing). Each thread's device ends with its own last upload.
+TEST_F(SimRecordedWork, PinnedBuffersFreedWhileOtherThreadsLandTheQueue) {
+  constexpr size_t kSmall = 64u << 20;  // the health job's size: the landing thread reads it for long
+  constexpr int kThreads = 4, kRounds = 6, kUploads = 8;
+  std::vector<std::thread> threads;
+  std::vector<int> wrong(kThreads, 0), failed(kThreads, 0);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      gpu::cuda::CUcontext context = nullptr;
+      if (cu().cuDevicePrimaryCtxRetain(&context, t) != 0 || cu().cuCtxSetCurrent(context) != 0) {
+        ++failed[t];
+        return;
+      }
+      CUdeviceptr device = 0;
+      gpu::cuda::CUstream stream = nullptr;
+      failed[t] += cu().cuMemAlloc(&device, kSmall) != 0;
+      failed[t] += cu().cuStreamCreate(&stream, 0x1) != 0;
+      for (int round = 0; round < kRounds; ++round) {
+        void* pinned = nullptr;
+        failed[t] += cu().cuMemHostAlloc(&pinned, kSmall, 0) != 0;
+        const Bytes sent = Pattern(kSmall, static_cast<unsigned>(3 + 4 * t + round));
+        std::memcpy(pinned, sent.data(), kSmall);
+        for (int i = 0; i < kUploads; ++i) {
+          failed[t] += cu().cuMemcpyHtoDAsync(device, pinned, kSmall, stream) != 0;
+          failed[t] += cu().cuStreamSynchronize(stream) != 0;
+        }
+        failed[t] += cu().cuMemFreeHost(pinned) != 0;
+        Bytes got(kSmall);
+        failed[t] += cu().cuMemcpyDtoH(got.data(), device, kSmall) != 0;
+        wrong[t] += got != sent;
+      }
+      failed[t] += cu().cuStreamDestroy(stream) != 0;
+      failed[t] += cu().cuMemFree(device) != 0;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(failed[t], 0) << "thread " << t;
+    EXPECT_EQ(wrong[t], 0) << "thread " << t << ": rounds whose device did not hold the last upload";
+  }
 }
 
 }  // namespace

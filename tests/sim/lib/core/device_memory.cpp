@@ -200,16 +200,22 @@ bool Conflict(const QueuedDma& a, const QueuedDma& b) {
 
 void ReadLocked(const DevicePlace& from, void* out, size_t bytes);
 
-// Lock() held. The queue is taken first, so the reads and writes landing it find it empty.
+// Lock() held. The queue is taken first, so the reads and writes landing it find it empty and do
+// not land it again. DmaQueued() is cleared only once every copy has landed: another thread that
+// finds it clear without the lock (LandQueuedDma, from a stream wait or cuMemFreeHost) must find
+// its bytes moved, not still being moved by this thread from pages it is about to free.
 void LandQueuedLocked() {
-  if (!DmaQueued().load()) return;
+  static bool landing_now = false;  // guarded by Lock()
+  if (landing_now || !DmaQueued().load()) return;
+  landing_now = true;
   std::vector<QueuedDma> landing;
   landing.swap(DmaQueue());
-  DmaQueued().store(false);
   for (const QueuedDma& d : landing) {
     if (d.to_device) PutStaged(*d.device.allocation, d.device.offset, Stage(d.host, d.bytes));
     else ReadLocked(d.device, d.host, d.bytes);
   }
+  landing_now = false;
+  DmaQueued().store(!DmaQueue().empty());
 }
 
 void Queue(const QueuedDma& copy) {

@@ -161,7 +161,11 @@ NVSIM_EXPORT(CUresult, cuMemHostAlloc, (void** pointer, size_t bytes, unsigned f
 
 NVSIM_EXPORT(CUresult, cuMemFreeHost, (void* pointer)) {
   if (!Initialised()) return kNotInitialized;
-  nvsim::LandQueuedDma();  // before the pages go: a queued copy still reads or writes them
+  // Before the pages go, every queued copy lands: one may still read or write them. The memory
+  // lock is held until they are unmapped, since another thread may be landing the queue right now
+  // (it took the queue, so LandQueuedDma sees it empty) and reading these very pages.
+  std::lock_guard<std::recursive_mutex> memory(nvsim::MemoryLock());
+  nvsim::LandQueuedDma();
   std::lock_guard<std::mutex> lock(PinnedLock());
   auto it = Pinned().find(reinterpret_cast<uintptr_t>(pointer));
   if (it == Pinned().end()) return kInvalidValue;
