@@ -96,6 +96,16 @@ const json* Spec(const json& tool, const std::string& subcommand) {
   return &tool;
 }
 
+std::vector<std::string> SplitCommas(const std::string& value) {
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    const size_t comma = value.find(',', start);
+    parts.push_back(value.substr(start, comma - start));
+    if (comma == std::string::npos) return parts;
+    start = comma + 1;
+  }
+}
+
 bool Listed(const json& spec, const char* key, const std::string& flag) {
   if (!spec.contains(key)) return false;
   const json& list = spec[key];
@@ -178,21 +188,36 @@ std::vector<std::string> ToolProblems(const CommandLine& c) {
       continue;
     }
     const size_t eq = word.find('=');
-    const std::string name = word.substr(0, eq);
+    std::string name = word.substr(0, eq);
+    std::string attached;  // getopt's "-B5": a valued short flag with its value in the same word
+    const auto valued = [&](const std::string& n) { return Listed(spec, "valued", n) || Listed(tool, "valued", n); };
+    if (eq == std::string::npos && name.size() > 2 && name[1] != '-' && !Listed(spec, "switches", name) &&
+        !Listed(tool, "switches", name) && valued(name.substr(0, 2))) {
+      attached = name.substr(2);
+      name = name.substr(0, 2);
+    }
     const bool in_tool = Listed(tool, "switches", name) || Listed(tool, "valued", name);
     if (!Listed(spec, "switches", name) && !Listed(spec, "valued", name) && !in_tool) {
       problems.push_back(c.text + ": " + c.tool + (subcommand.empty() ? "" : " " + subcommand) + " has no flag " + name);
       continue;
     }
     if (!Listed(spec, "valued", name) && !Listed(tool, "valued", name)) continue;
-    std::string value = eq != std::string::npos ? word.substr(eq + 1) : (i + 1 < c.words.size() ? c.words[++i] : "");
+    std::string value = !attached.empty()         ? attached
+                        : eq != std::string::npos ? word.substr(eq + 1)
+                                                  : (i + 1 < c.words.size() ? c.words[++i] : "");
     if (value.empty()) {
       problems.push_back(c.text + ": " + name + " needs a value");
       continue;
     }
     const json& values = spec.contains("values") ? spec["values"] : tool.value("values", json::object());
-    if (values.contains(name) && std::find(values[name].begin(), values[name].end(), value) == values[name].end())
-      problems.push_back(c.text + ": " + name + " takes " + values[name].dump() + ", not " + value);
+    if (!values.contains(name)) continue;
+    // A flag listed in "comma_lists" takes several of its values joined by commas (nvidia-smi -d ECC,POWER).
+    std::vector<std::string> parts{value};
+    if (Listed(tool, "comma_lists", name)) parts = SplitCommas(value);
+    for (const std::string& part : parts) {
+      if (std::find(values[name].begin(), values[name].end(), part) == values[name].end())
+        problems.push_back(c.text + ": " + name + " takes " + values[name].dump() + ", not " + value);
+    }
   }
   return problems;
 }

@@ -282,7 +282,7 @@ TEST(SimScenario, CuInitErrorsAreCleanVerdicts) {
 // CUDA_VISIBLE_DEVICES=1,3 with NVML in another order: two GPUs, each row with its own card's
 // NVML figures (power limit and temperature differ per card in the profile).
 TEST(SimScenario, CudaVisibleDevicesRenumbersAndKeepsNvmlRows) {
-  SimRun run = RunLabCheck({"course-cvd-order.json", {"--quick", "--only", "gpu.*,interconnect.*"}, {{"CUDA_VISIBLE_DEVICES", "1,3"}}});
+  SimRun run = RunLabCheck({"course-cvd-order.json", {"--quick", "--lang", "en", "--only", "gpu.*,interconnect.*"}, {{"CUDA_VISIBLE_DEVICES", "1,3"}}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   const json& gpus = InventoryGpus(run);
   ASSERT_EQ(gpus.size(), 2u) << Dump(run);
