@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # One prepared run on an NVIDIA machine (an H200 is the one we measure on): the full lab_check,
-# the PyTorch reference figures for the same shapes, nccl-tests where installed and two GPUs or
-# more exist, the VRAM-peak script when PyTorch and transformers are there, and a side-by-side
-# table of ratios (ratios.md).
+# the PyTorch reference figures for the same shapes, the memory test (its self-test, then 60 s of
+# it; issue 54), nccl-tests where installed and two GPUs or more exist, the VRAM-peak script when
+# PyTorch and transformers are there, and a side-by-side table of ratios (ratios.md, with the
+# memory test's patterns against lab_check's SM copy and PyTorch's copy_ at its end).
 #
 # Made for a bare, lent GPU machine: no network, perhaps no compiler, no apt, no PyTorch. It needs
 # bash, coreutils and tar, and a prebuilt lab_check (static apart from glibc; tests/packaging keeps
 # it so). Whatever else is absent (nvidia-smi, python3, torch, nccl-tests) is skipped and said so.
 #
-# Budget: BUDGET_S seconds in all (default 450: the device tool's calls are 10 minutes at most and
-# a lease is 15). Every step gets its own timeout, cut to what is left, so one hang cannot eat the
+# Budget: BUDGET_S seconds in all (default 570: the device tool's calls are 10 minutes at most and
+# a lease is 15; the memory test takes 120 of them). Every step gets its own timeout, cut to what is left, so one hang cannot eat the
 # rest and the table is always written.
 #
 # OUTDIR receives at most 8 files (the device tool brings back 8): ratios.md, machine.txt,
@@ -34,7 +35,7 @@ if [[ -n "$PYTHON" ]] && ! "$PYTHON" -c 'pass' >/dev/null 2>&1; then
   echo "device-check: $PYTHON does not run; continuing without Python" >&2
   PYTHON=""
 fi
-BUDGET_S=${BUDGET_S:-450}
+BUDGET_S=${BUDGET_S:-570}
 read -r -a EXTRA_ARGS <<<"${LAB_CHECK_ARGS:-}"
 export PYTHONUNBUFFERED=1
 
@@ -108,6 +109,18 @@ else
   say "skipped: ${PYTHON:-python3} has no torch"
 fi
 
+step "lab_check memtest: the self-test, then 60 s of GPU time"
+if [[ -x "$BIN" ]]; then
+  # The self-test flips chosen bits through the driver: every pattern must report exactly those.
+  run_step 30 "$BIN" --lang en memtest --self-test --json --out "$WORK/memtest-self-test.md" \
+    >"$WORK/memtest-self-test.json" 2>>"$LOG"
+  say "memtest --self-test exit $?"
+  run_step 90 "$BIN" --lang en memtest --minutes 1 --json --out "$WORK/memtest.md" >"$WORK/memtest.json" 2>>"$LOG"
+  say "memtest --minutes 1 exit $?"
+else
+  say "skipped: no lab_check binary"
+fi
+
 NCCL_LOG=""
 if (( GPUS >= 2 )) && command -v all_reduce_perf >/dev/null; then
   step "nccl-tests all_reduce_perf on $GPUS GPUs"
@@ -120,7 +133,8 @@ fi
 
 step "VRAM peak of real training steps against lab_check vram"
 if [[ $have_torch == yes ]] && "$PYTHON" -c 'import transformers, peft' >/dev/null 2>&1; then
-  run_step 90 "$PYTHON" "$HERE/device/measure_vram_peak.py" --lab-check "$BIN" >"$WORK/vram_peak.jsonl" 2>"$WORK/vram_peak.stderr"
+  run_step 90 "$PYTHON" "$HERE/device/measure_vram_peak.py" --lab-check "$BIN" --snapshot-dir "$WORK/snapshots" \
+    >"$WORK/vram_peak.jsonl" 2>"$WORK/vram_peak.stderr"
   say "vram peak exit $?"; cat "$WORK/vram_peak.jsonl" >>"$LOG"
 else
   say "skipped: no torch with transformers and peft in ${PYTHON:-python3}"
@@ -137,6 +151,12 @@ elif [[ -s "$WORK/lab-report.json" ]]; then
   version=$("$BIN" --version 2>/dev/null | head -n 1)
   "$PYTHON" "$HERE/device/compare_to_torch.py" "$WORK/lab-report.json" "${reference[@]}" \
     --machine "$WORK/machine.txt" --version "$version" >"$WORK/ratios.md" 2>>"$LOG"
+  if [[ -s "$WORK/memtest.json" ]]; then
+    torch_args=()
+    [[ -s "$WORK/torch_reference.json" ]] && torch_args=(--torch "$WORK/torch_reference.json")
+    { echo; "$PYTHON" "$HERE/device/memtest_speed.py" --memtest "$WORK/memtest.json" --self-test "$WORK/memtest-self-test.json" \
+        --lab-report "$WORK/lab-report.json" "${torch_args[@]}"; } >>"$WORK/ratios.md" 2>>"$LOG"
+  fi
   cat "$WORK/ratios.md" >>"$LOG"
 else
   echo "no table: lab_check wrote no report (see device-check.log and lab_check.stderr in the bundle)" | tee "$WORK/ratios.md" >>"$LOG"

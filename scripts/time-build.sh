@@ -4,6 +4,12 @@
 #   scripts/time-build.sh                # report on build/ as it is (its Ninja log, its last ctest run)
 #   scripts/time-build.sh DIR            # the same for another build folder
 #   scripts/time-build.sh --fresh DIR    # first a clean build into DIR (ccache off, tests on), then report
+#   scripts/time-build.sh --suite [DIR]  # first the whole suite, as setup-and-test.sh runs it, then report
+#
+# --suite runs `ctest -j (cores + 3)` in the build folder and prints the load average before and after,
+# the wall time and the CPU time of ctest and every test it ran (user + sys: on a machine shared with
+# other builds this compares better than the wall time). It never fails on a failing test: it
+# measures; the suite's own output is in DIR/Testing/Temporary/LastTest.log.
 #
 # Reads what Ninja and CTest already record, so a report costs nothing after a build:
 #  - build/.ninja_log: start and end of every step of every build; the newest entry per output is
@@ -19,6 +25,11 @@ caller=$PWD
 from_caller() { [[ "$1" == /* ]] && echo "$1" || echo "$caller/$1"; }
 cd "$(dirname "$0")/.."
 build=build
+suite=0
+if [[ "${1:-}" == --suite ]]; then
+  suite=1
+  shift
+fi
 if [[ -n "${1:-}" && "$1" != --fresh ]]; then
   build=$(from_caller "$1")
   [[ -d "$build" ]] || { echo "time-build: $build is not a folder; give a build folder, or --fresh DIR" >&2; exit 2; }
@@ -31,6 +42,19 @@ if [[ "${1:-}" == --fresh ]]; then
   CCACHE_DISABLE=1 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLAB_CHECK_BUILD_TESTS=ON >/dev/null
   CCACHE_DISABLE=1 cmake --build "$build" -j "$(nproc)" >/dev/null
   echo "clean build (configure + build, ccache off, $(nproc) cores): $(( $(date +%s) - start )) s wall"
+fi
+if [[ $suite == 1 ]]; then
+  [[ -f "$build/CTestTestfile.cmake" ]] || { echo "time-build: $build has no tests (configure with -DLAB_CHECK_BUILD_TESTS=ON)" >&2; exit 2; }
+  echo "== the suite: ctest -j $(( $(nproc) + 3 )) --timeout 900 in $build"
+  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  times=$(mktemp)
+  (cd "$build" && /usr/bin/time -f "%e %U %S" -o "$times" ctest -j "$(( $(nproc) + 3 ))" --timeout 900 >"$times.out" 2>&1) || true
+  read -r wall user sys <"$times"
+  echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
+  grep -E "tests passed|tests failed" "$times.out" || true
+  echo "wall $wall s, CPU $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }') s (user $user, sys $sys)"
+  sed -n '/^Label Time Summary:/,/^$/p' "$times.out"
+  rm -f "$times" "$times.out"
 fi
 log="$build/.ninja_log"
 if [[ ! -f "$log" ]]; then

@@ -14,9 +14,16 @@ layers with FP32 adapters, NF4 with double quantisation for QLoRA, SDPA attentio
 zero_grad(set_to_none=True). QLoRA cases are skipped (with a JSON line saying why) when
 bitsandbytes is missing.
 
+With --snapshot-dir DIR it also writes, per case, the allocator's memory snapshot after the last
+step (torch.cuda.memory._snapshot(): every segment with its size, stream, pool and what is
+allocated in it, frames left out) with the run's max_memory_reserved and max_memory_allocated, to
+DIR/<model>-<method>-<seq>.json, and with --lab-check sets lab_check's replay of the same step
+against it (`lab_check vram ... --compare-snapshot FILE`, issue 55): the record then carries
+"snapshot_comparison".
+
 Usage: python3 scripts/device/measure_vram_peak.py [--lab-check build/lab_check]
            [--models qwen3-0.6b,qwen3-1.7b,llama-3.1-8b] [--methods full,lora,qlora]
-           [--seq 1024] [--batch 1] [--checkpointing] [--steps 3]
+           [--seq 1024] [--batch 1] [--checkpointing] [--steps 3] [--snapshot-dir DIR]
 """
 import argparse
 import gc
@@ -104,23 +111,60 @@ def measure(model_id, method, args):
     record.update(max_memory_allocated_bytes=torch.cuda.max_memory_allocated(),
                   max_memory_reserved_bytes=torch.cuda.max_memory_reserved(),
                   device_used_bytes=total - free, device=torch.cuda.get_device_name(0))
+    if args.snapshot_dir:
+        record["snapshot"] = write_snapshot(record, torch, args)
     del model, optimizer, params
     gc.collect()
     torch.cuda.empty_cache()
     return record
 
 
+def write_snapshot(record, torch, args):
+    """The allocator's segments after the last step, without the stack frames, and the run's peaks."""
+    segments = []
+    for seg in torch.cuda.memory._snapshot()["segments"]:
+        segments.append({key: seg.get(key) for key in ("address", "total_size", "allocated_size", "active_size",
+                                                        "requested_size", "stream", "segment_type", "is_expandable")})
+        segments[-1]["blocks"] = [{"size": b["size"], "requested_size": b.get("requested_size"), "state": b["state"]}
+                                  for b in seg.get("blocks", [])]
+    os.makedirs(args.snapshot_dir, exist_ok=True)
+    path = os.path.join(args.snapshot_dir, f"{record['model']}-{record['method']}-{args.seq}.json")
+    snapshot = {"model": record["model"], "method": record["method"], "seq": args.seq, "batch": args.batch,
+                "steps": args.steps, "torch": record["torch"], "device": record["device"],
+                "lab_check_args": vram_args(record, args),
+                "max_memory_reserved_bytes": record["max_memory_reserved_bytes"],
+                "max_memory_allocated_bytes": record["max_memory_allocated_bytes"], "segments": segments}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(snapshot, f)
+    return path
+
+
+def vram_args(record, args):
+    """The lab_check vram command that states this case's settings."""
+    command = ["vram", record["model"], "--method", record["method"], "--seq", str(args.seq),
+               "--batch", str(args.batch), "--lora-rank", str(args.lora_rank)]
+    # Say it both ways: lab_check turns checkpointing on by default for QLoRA (as PEFT does).
+    command.append("--checkpointing" if args.checkpointing else "--no-checkpointing")
+    return command
+
+
 def predict(record, args):
     if not args.lab_check or "skipped" in record:
         return
-    command = [args.lab_check, "vram", record["model"], "--method", record["method"], "--seq", str(args.seq),
-               "--batch", str(args.batch), "--lora-rank", str(args.lora_rank), "--json"]
-    # Say it both ways: lab_check turns checkpointing on by default for QLoRA (as PEFT does).
-    command.append("--checkpointing" if args.checkpointing else "--no-checkpointing")
+    command = [args.lab_check] + vram_args(record, args) + ["--json"]
+    if "snapshot" in record:
+        command += ["--compare-snapshot", record["snapshot"]]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    predicted = json.loads(out)["memory"]["peak_allocated"]["bytes"]
+    memory = json.loads(out)["memory"]
+    predicted = memory["peak_allocated"]["bytes"]
     record["predicted_peak_allocated_bytes"] = predicted
     record["error_percent"] = round((predicted / record["max_memory_allocated_bytes"] - 1) * 100, 1)
+    replay = memory.get("replay", {})
+    if replay.get("modelled"):
+        record["predicted_peak_reserved_bytes"] = replay["reserved_peak"]["bytes"]
+        record["reserved_error_percent"] = round((replay["reserved_peak"]["bytes"] / record["max_memory_reserved_bytes"] - 1) * 100, 1)
+    if "snapshot_comparison" in replay:
+        record["snapshot_comparison"] = replay["snapshot_comparison"]
 
 
 def main():
@@ -133,6 +177,7 @@ def main():
     parser.add_argument("--checkpointing", action="store_true")
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--lab-check", default="", help="path of the lab_check binary to add its prediction")
+    parser.add_argument("--snapshot-dir", default="", help="write the allocator's memory snapshot of each case here")
     args = parser.parse_args()
     try:
         import torch

@@ -12,9 +12,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/all_checks.h"
 #include "app/burn_command.h"
 #include "app/check_command.h"
 #include "app/cli_language.h"
+#include "app/memtest_command.h"
 #include "calc/calc_commands.h"
 #include "cluster/cluster_command.h"
 #include "cluster/dist_smoke_command.h"
@@ -27,6 +29,7 @@
 #include "probes/interpreter.h"
 #include "probes/python_probe.h"
 #include "report/report_layout.h"
+#include "runner/check_selection.h"
 #include "runner/child_job.h"
 #include "saved_reports/report_commands.h"
 
@@ -119,12 +122,46 @@ void AddSubcommands(CLI::App& app, Lang* parsed_lang, Lang peeked, const std::st
   cluster::AddDistSmokeSubcommand(app, parsed_lang, peeked, subcommand_exit);
   node_check::AddNodeCheckSubcommand(app, parsed_lang, peeked, self_exe, subcommand_exit);
   AddBurnSubcommand(app, parsed_lang, subcommand_exit, self_exe);
+  AddMemtestSubcommand(app, parsed_lang, subcommand_exit, self_exe);
+}
+
+// `lab_check internal-parse-only ARGS…`: ARGS parsed by the real command line with every
+// subcommand's action taken out, and --only's patterns matched against the checks, as a run would
+// before it starts; nothing runs. The tests check every lab_check command a hint or a finding's
+// action names with it (tests/sim/command_lines.cpp), so advice never names a flag or check that
+// does not exist.
+constexpr const char* kParseOnly = "internal-parse-only";
+
+void TakeOutActions(CLI::App& app) {
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    sub->callback(std::function<void()>());
+    TakeOutActions(*sub);
+  }
+}
+
+int ParsedOnly(const CLI::App& app, const CheckCommandOptions& options, Lang lang) {
+  if (!app.get_subcommands().empty()) return kExitOk;
+  if (const std::string unmatched = UnmatchedPattern(AllChecks(), options.only); !unmatched.empty()) {
+    std::fprintf(stderr, lang == Lang::Ru ? "lab_check: --only: «%s» не подходит ни к одной проверке\n"
+                                          : "lab_check: --only: '%s' matches no check\n",
+                 unmatched.c_str());
+    return kExitUsage;
+  }
+  return kExitOk;
 }
 
 }  // namespace
 
 int RunApp(int argc, char** argv) {
   if (argc >= 3 && std::string(argv[1]) == "internal-child") RunInternalChild(argc, argv);
+  std::vector<char*> shifted;
+  const bool parse_only = argc >= 2 && std::string(argv[1]) == kParseOnly;
+  if (parse_only) {
+    shifted.assign(argv, argv + argc);
+    shifted.erase(shifted.begin() + 1);
+    argc = static_cast<int>(shifted.size());
+    argv = shifted.data();
+  }
 
   // --lang is read before the command line is built, so that the help, every subcommand's
   // description and CLI11's own messages follow it; CLI11 validates the value afterwards.
@@ -153,6 +190,7 @@ int RunApp(int argc, char** argv) {
   const std::string self_exe = SelfExe(argv[0]);
   AddSubcommands(app, &parsed_lang, peeked, self_exe, &options, &subcommand_exit);
   FinishLocalizingCli(app, peeked);
+  if (parse_only) TakeOutActions(app);
 
   try {
     app.parse(argc, argv);
@@ -161,6 +199,7 @@ int RunApp(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitUsage;
   }
   options.lang = lang == "en" ? Lang::En : Lang::Ru;
+  if (parse_only) return ParsedOnly(app, options, options.lang);
   if (app.get_subcommands().empty()) return RunCheckCommand(options, self_exe);
   return subcommand_exit;
 }

@@ -17,6 +17,7 @@
 #include "gpu/gpu_checks.h"
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
+#include "gpu/memtest/memtest_verdicts.h"
 #include "platform/files.h"
 #include "probes/interpreter.h"
 #include "report/anonymize.h"
@@ -35,6 +36,7 @@ struct BurnOptions {
   bool json = false;
   std::string out = "journal/burn-report.md";
   std::string python;
+  bool memtest = false;  // the memory test beside the load (gpu.memtest in the same report)
 };
 
 constexpr double kQuickSeconds = 20;
@@ -92,6 +94,17 @@ CheckResult BurnResult(const ChildJobOutcome& outcome, const gpu::burn::Timeline
   return result;
 }
 
+// gpu.memtest from the log the burn's memory test wrote beside the load.
+CheckResult MemtestBeside(const std::string& log_text, bool interrupted, double duration_s) {
+  const gpu::memtest::MemtestLog log = gpu::memtest::ReadMemtestLog(log_text);
+  gpu::memtest::JudgeOptions options;
+  options.interrupted = interrupted;
+  CheckResult result = gpu::memtest::JudgeMemtest(log, options);
+  result.title = T("Тест памяти GPU под нагрузкой", "GPU memory test under load");
+  result.duration_s = duration_s;
+  return result;
+}
+
 int Run(const BurnOptions& o, Lang lang, const std::string& self_exe) {
   const bool ru = lang == Lang::Ru;
   if (!OptionsValid(o, ru)) return kExitUsage;
@@ -106,10 +119,11 @@ int Run(const BurnOptions& o, Lang lang, const std::string& self_exe) {
     std::fprintf(stderr, "lab_check burn: %s\n", dir.status().message().c_str());
     return kExitReportNotWritten;
   }
-  const std::string timeline_path = *dir + "/timeline.jsonl";
+  const std::string timeline_path = *dir + "/timeline.jsonl", memtest_path = *dir + "/memtest.jsonl";
   args.insert(args.end(), {"--seconds", fmt::format("{}", seconds), "--interval", fmt::format("{}", kIntervalS),
                            "--timeline", timeline_path});
   if (!o.gpus.empty()) args.insert(args.end(), {"--gpus", o.gpus});
+  if (o.memtest) args.insert(args.end(), {"--memtest-log", memtest_path});
   if (!o.json)
     std::fprintf(stderr, ru ? "Нагрузочный тест: %.0f с работы GPU, Ctrl-C — остановить и сохранить то, что измерено\n"
                             : "Burn test: %.0f s of GPU time, Ctrl-C stops it and keeps what was measured\n",
@@ -126,11 +140,12 @@ int Run(const BurnOptions& o, Lang lang, const std::string& self_exe) {
   // Wall-clock backstop only: the run itself ends on device time (docs/gpu-checks.md).
   ChildJobOutcome outcome = RunChildJob(self_exe, gpu::kBurnJob, args, 3 * seconds + 120, cancel);
   const bool interrupted = cancel.cancelled();
-  Result<std::string> text = ReadFile(timeline_path);
+  Result<std::string> text = ReadFile(timeline_path), memtest_text = ReadFile(memtest_path);
   RemoveTree(*dir);
   CheckResult result = BurnResult(outcome, gpu::burn::ReadTimeline(text.ok() ? *text : "", kIntervalS), interrupted);
   result.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.checks.push_back(result);
+  if (o.memtest) report.checks.push_back(MemtestBeside(memtest_text.ok() ? *memtest_text : "", interrupted, result.duration_s));
   report.meta.duration_s = result.duration_s;
   report.meta.finished_at = UtcTimestamp();
   report.meta.interrupted = interrupted;
@@ -156,6 +171,9 @@ void AddBurnSubcommand(CLI::App& app, const Lang* lang, int* exit_code, std::str
   burn->add_flag("--json", options->json, ru ? "только JSON на stdout" : "only the JSON on stdout");
   burn->add_option("--out", options->out, ru ? "путь Markdown-отчёта; JSON ляжет рядом" : "Markdown report path; the JSON goes beside it")
       ->capture_default_str();
+  burn->add_flag("--memtest", options->memtest,
+                 ru ? "тест памяти на оставшейся памяти каждой карты рядом с нагрузкой (нагрев выявляет слабые ячейки)"
+                    : "the memory test on each card's remaining memory beside the load (heat brings out weak cells)");
   burn->add_option("--python", options->python,
                    ru ? "интерпретатор, в site-packages которого искать cuBLAS" : "interpreter whose site-packages may hold cuBLAS");
   burn->callback([options, lang, exit_code, self_exe] { *exit_code = Run(*options, *lang, self_exe); });

@@ -20,6 +20,10 @@ std::string FormatGiBAndGB(double bytes) {
   return fmt::format("{} GiB ({} GB)", Short(ToGiB(bytes)), Short(ToGB(bytes)));
 }
 
+std::string FormatRange(const std::string& low, const std::string& high) {
+  return low == high ? low : low + " – " + high;
+}
+
 std::string FormatParams(double params) {
   if (params >= 1e9) return fmt::format("{:.2f} B", params / 1e9);
   if (params >= 1e6) return fmt::format("{:.1f} M", params / 1e6);

@@ -21,6 +21,8 @@ inline double ToGB(double bytes) { return bytes / kBytesPerGB; }
 
 // "15.26 GiB (16.38 GB)"
 std::string FormatGiBAndGB(double bytes);
+// "low – high", or the one figure when both ends print alike ("70.91 GiB", not "70.91 GiB – 70.91 GiB").
+std::string FormatRange(const std::string& low, const std::string& high);
 // "8.19 B" for a parameter count.
 std::string FormatParams(double params);
 // {"bytes": 16384000000, "gib": 15.26, "gb": 16.38}

@@ -56,10 +56,11 @@ CalcConstants Load() {
   c.adapter_weight_bytes = Number(root, "adapter_bytes_per_param", "weights");
   c.adapter_gradient_bytes = Number(root, "adapter_bytes_per_param", "gradients");
   c.cuda_context_gib = Number(root, "cuda_context_gib", "value");
+  c.nccl_buffers_gib = Number(root, "nccl_buffers_gib", "value");
+  for (const auto& [id, value] : root["cuda_total_capacity_gib"].items()) {
+    if (value.is_number()) c.cuda_total_capacity_gib[id] = value.get<double>();
+  }
   c.allocator_reserve_fraction = Number(root, "allocator_reserve_fraction", "value");
-  c.fsdp1_reserved_runs = static_cast<int>(Number(root, "fsdp1_reserved_checks", "runs"));
-  c.fsdp1_reserved_ratio_median = Number(root, "fsdp1_reserved_checks", "ratio_median");
-  c.fsdp1_reserved_ratio_max = Number(root, "fsdp1_reserved_checks", "ratio_max");
   c.lesson_full_bytes_per_param = Number(root, "lesson_rule_of_thumb", "full_bytes_per_param");
   c.lesson_full_multiplier = Number(root, "lesson_rule_of_thumb", "full_multiplier");
   c.lesson_qlora_bytes_per_param = Number(root, "lesson_rule_of_thumb", "qlora_bytes_per_param");

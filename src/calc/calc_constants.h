@@ -1,6 +1,8 @@
 // The calculators' constants, read once from data/models/calculator_constants.json where each
 // one carries its source. Code never types these numbers in.
 #pragma once
+#include <map>
+#include <string>
 
 namespace labcheck::calc {
 
@@ -26,12 +28,10 @@ struct CalcConstants {
   double adapter_weight_bytes = 0;    // PEFT keeps LoRA weights in FP32
   double adapter_gradient_bytes = 0;
   double cuda_context_gib = 0;
+  double nccl_buffers_gib = 0;  // per card of a run over several GPUs, outside PyTorch's allocator
+  // What the driver reports as the card's memory, by catalog id, where a source gives it.
+  std::map<std::string, double> cuda_total_capacity_gib;
   double allocator_reserve_fraction = 0;
-  // Published FSDP1 reserved peaks against lab_check's reserved figure (fsdp1_reserved_checks):
-  // how many runs, and measured/predicted at the median and at the largest. Printed, never applied.
-  int fsdp1_reserved_runs = 0;
-  double fsdp1_reserved_ratio_median = 0;
-  double fsdp1_reserved_ratio_max = 0;
   double lesson_full_bytes_per_param = 0;
   double lesson_full_multiplier = 0;
   double lesson_qlora_bytes_per_param = 0;

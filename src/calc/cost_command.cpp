@@ -104,9 +104,7 @@ Table CostTable(const std::optional<ModelInput>& model, const CostInput& in, con
   table.AddRow({T("Скорость на GPU", "Speed per GPU"),
                 throughput.tflops_low == throughput.tflops_high ? fmt::format("{:.1f} TFLOPS", throughput.tflops_low)
                                                                 : fmt::format("{:.1f}–{:.1f} TFLOPS", throughput.tflops_low, throughput.tflops_high)});
-  auto range = [&](double low, double high, auto format) {
-    return low == high ? format(low) : format(low) + " – " + format(high);
-  };
+  auto range = [&](double low, double high, auto format) { return FormatRange(format(low), format(high)); };
   table.AddRow({fmt::format(fmt::runtime(T("Время на {} GPU", "Time on {} GPUs").In(lang)), in.gpus),
                 range(cost.hours_low, cost.hours_high, [&](double h) { return FormatDuration(h, lang); })});
   table.AddRow({T("GPU-часов", "GPU-hours"), range(cost.gpu_hours_low, cost.gpu_hours_high, [](double h) { return fmt::format("{:.1f}", h); })});

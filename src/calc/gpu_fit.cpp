@@ -1,21 +1,28 @@
 #include "calc/gpu_fit.h"
 
 #include <algorithm>
+#include <future>
 
 #include "calc/byte_units.h"
 
 namespace labcheck::calc {
 
 std::vector<GpuFit> FitOnGpus(const std::vector<reference::GpuSpec>& gpus,
-                              const std::function<double(int)>& need_per_gpu) {
+                              const std::function<double(int)>& need_per_gpu,
+                              const std::function<double(const reference::GpuSpec&)>& capacity) {
   static constexpr int kCounts[] = {1, 2, 4, 8};
+  // Each count's need replays the step through the allocator several times (reserved_replay.h);
+  // the four are independent and run side by side.
+  std::vector<std::future<double>> pending;
+  for (int count : kCounts) pending.push_back(std::async(std::launch::async, need_per_gpu, count));
   std::vector<double> need;
-  for (int count : kCounts) need.push_back(need_per_gpu(count));
+  for (std::future<double>& f : pending) need.push_back(f.get());
   std::vector<GpuFit> fits;
   for (const reference::GpuSpec& gpu : gpus) {
     GpuFit fit{gpu.id, gpu.DisplayName(), gpu.memory_gib, std::nullopt, need.back()};
+    const double has = capacity ? capacity(gpu) : gpu.memory_gib * kBytesPerGiB;
     for (size_t i = 0; i < need.size(); ++i) {
-      if (need[i] <= gpu.memory_gib * kBytesPerGiB) {
+      if (need[i] <= has) {
         fit.count = kCounts[i];
         fit.per_gpu_bytes = need[i];
         break;

@@ -18,10 +18,13 @@ struct GpuFit {
   double per_gpu_bytes = 0;       // need per card at that count (or on max_count cards)
 };
 
-// `need_per_gpu(n)` is the memory one card needs when the job is split over n cards.
+// `need_per_gpu(n)` is the memory one card needs when the job is split over n cards (called for
+// the four counts at once, from threads of their own: it must be safe to);
+// `capacity(gpu)` what such a card has to give (its nominal size unless told otherwise).
 // Counts tried: 1, 2, 4, 8 (what servers carry).
 std::vector<GpuFit> FitOnGpus(const std::vector<reference::GpuSpec>& gpus,
-                              const std::function<double(int)>& need_per_gpu);
+                              const std::function<double(int)>& need_per_gpu,
+                              const std::function<double(const reference::GpuSpec&)>& capacity = nullptr);
 
 // Cards of one memory size answer "which card to rent" alike: the same count, the same need per
 // card. The catalog has 29 cards in 9 sizes; one row per size keeps the answer on a screen.

@@ -1,5 +1,6 @@
-// lab_check plan MODEL --method ...: what this machine can train, with which batch and sequence
-// length, and how long an epoch of D tokens takes here.
+// lab_check plan MODEL --method ... [--gpus N --gpu ID --gpu-mem GiB]: what this machine (or the one
+// given, or without either the course's) can train, with which batch and sequence length, and how
+// long an epoch of D tokens takes there.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -9,6 +10,7 @@
 #include "calc/byte_units.h"
 #include "calc/expert_parallel.h"
 #include "calc/machine_report.h"
+#include "calc/planned_machine.h"
 #include "calc/subcommands.h"
 #include "calc/training_options.h"
 #include "calc/training_plan.h"
@@ -20,6 +22,7 @@ namespace {
 
 struct PlanOptions {
   std::string model;
+  MachineFlags machine;  // --gpus, --gpu, --gpu-mem: plan for cards one does not have (yet)
   TrainingOptions training;
   std::string tokens = "100M";
   bool json = false;
@@ -31,23 +34,45 @@ struct PlanGpus {
   bool from_report = false;
   double memory_gib = 0;  // the smallest card's: every shard must fit on it
   const reference::GpuSpec* reference_gpu = nullptr;
+  MachineOrigin origin = MachineOrigin::ThisMachine;
+  Text source;  // which machine and why, where it is not this one's
+  // The last report measured this machine: its speed and interconnect fit only these cards.
+  bool report_applies() const { return origin == MachineOrigin::ThisMachine; }
 };
 
-PlanGpus FindPlanGpus(std::vector<LiveGpu> live, const MachineReport* report) {
+// The flags, else the live inventory, else (the driver is not reachable now) the cards the last
+// report measured, else the course's machine (planned_machine.h, as serve chooses).
+PlanGpus FindPlanGpus(const MachineFlags& flags, std::vector<LiveGpu> live, const MachineReport* report) {
   PlanGpus found;
-  found.gpus = std::move(live);
-  // No live inventory (the driver is not reachable now): the cards the last report measured.
-  if (found.gpus.empty() && report) {
+  std::vector<LiveGpu> cards = std::move(live);
+  if (cards.empty() && report) {
     for (const ReportGpu& g : report->gpus) {
-      if (g.memory_total_gib > 0) found.gpus.push_back({g.name, g.memory_total_gib});
+      if (g.memory_total_gib > 0) cards.push_back({g.name, g.memory_total_gib});
     }
-    found.from_report = !found.gpus.empty();
+    found.from_report = !cards.empty();
   }
-  if (!found.gpus.empty()) {
-    found.memory_gib = SmallestMemoryGib(found.gpus);
-    found.reference_gpu = reference::GpuCatalog::Builtin().Match(found.gpus.front().name, found.gpus.front().memory_total_gib);
+  const PlannedMachine m = ChooseMachine(flags, cards, CalcConstants::Builtin());
+  found.origin = m.origin;
+  found.source = m.source;
+  found.memory_gib = m.memory_gib;
+  found.reference_gpu = m.card;
+  if (m.origin == MachineOrigin::ThisMachine) {
+    cards.resize(static_cast<size_t>(m.gpus));
+    found.gpus = std::move(cards);
+  } else {
+    found.from_report = false;
+    found.gpus.assign(static_cast<size_t>(m.gpus), LiveGpu{m.gpu_name, m.memory_gib});
   }
   return found;
+}
+
+const char* OriginName(const PlanGpus& m) {
+  switch (m.origin) {
+    case MachineOrigin::Flags: return "flags";
+    case MachineOrigin::ThisMachine: return m.from_report ? "report" : "this_machine";
+    case MachineOrigin::CourseMachine: return "course_machine";
+  }
+  return "?";
 }
 
 struct PlanEstimate {
@@ -66,8 +91,9 @@ PlanEstimate EstimatePlan(const ModelInput& model, const PlanOptions& o, const T
   e.settings = s;
   e.defaults = DefaultsTaken(o.training, s, model.arch && model.arch->moe.enabled());
   e.machine = std::move(machine);
-  e.throughput = ResolveThroughput(std::nullopt, report, e.machine.reference_gpu, k);
-  e.bandwidth = ResolveAllreduceBandwidth(report, k);
+  const MachineReport* measured = e.machine.report_applies() ? report : nullptr;
+  e.throughput = ResolveThroughput(std::nullopt, measured, e.machine.reference_gpu, k);
+  e.bandwidth = ResolveAllreduceBandwidth(measured, k);
   e.plan = PlanTraining(model, s, tokens, static_cast<int>(e.machine.gpus.size()), e.machine.memory_gib, e.throughput,
                         e.bandwidth, k);
   return e;
@@ -75,13 +101,17 @@ PlanEstimate EstimatePlan(const ModelInput& model, const PlanOptions& o, const T
 
 void PrintPlanJson(const ModelInput& model, const PlanEstimate& e, const MachineReport* report, const CommandContext& context) {
   nlohmann::json names = nlohmann::json::array();
-  for (const LiveGpu& g : e.machine.gpus) names.push_back({{"name", g.name}, {"memory_total_gib", g.memory_total_gib}});
+  for (const LiveGpu& g : e.machine.gpus) {
+    names.push_back({{"name", g.name.empty() ? nlohmann::json(nullptr) : nlohmann::json(g.name)}, {"memory_total_gib", g.memory_total_gib}});
+  }
   PrintJson({{"command", "plan"},
              {"model", ModelJson(model)},
              {"settings", TrainingSettingsJson(e.settings)},
              {"defaults_taken", DefaultsJson(e.defaults)},
              {"gpus", names},
              {"gpus_from_report", e.machine.from_report},
+             {"gpu_origin", OriginName(e.machine)},
+             {"gpu_source", e.machine.report_applies() ? nlohmann::json(nullptr) : nlohmann::json(e.machine.source.In(Lang::En))},
              {"report", report ? nlohmann::json(report->path) : nlohmann::json(nullptr)},
              {"tflops_per_gpu", {{"low", e.throughput.tflops_low}, {"high", e.throughput.tflops_high}, {"source", e.throughput.source.In(Lang::En)}}},
              {"allreduce_busbw_gbps", {{"value", e.bandwidth.busbw_gbps}, {"source", e.bandwidth.source.In(Lang::En)}}},
@@ -89,7 +119,11 @@ void PrintPlanJson(const ModelInput& model, const PlanEstimate& e, const Machine
             context);
 }
 
-Text ReportSourceLine(const MachineReport* report, const std::string& report_path) {
+Text ReportSourceLine(const MachineReport* report, const std::string& report_path, bool report_applies) {
+  if (report && !report_applies) {
+    return T(fmt::format("Скорость и связь — справочные: отчёт {} описывает эту машину, а не ту, что в плане", report->path),
+             fmt::format("Speed and interconnect are reference figures: the report {} is this machine's, not the planned one's", report->path));
+  }
   return report ? T(fmt::format("Скорость и связь — из отчёта {}", report->path),
                     fmt::format("Speed and interconnect from the report {}", report->path))
                 : T(fmt::format("Отчёта {} нет: скорость и связь — справочные", report_path),
@@ -100,13 +134,17 @@ Text ReportSourceLine(const MachineReport* report, const std::string& report_pat
 void PrintPlanBasis(const PlanEstimate& e, const MachineReport* report, const CommandContext& context) {
   const Lang lang = context.lang();
   const PlanGpus& m = e.machine;
-  PrintLine(T(fmt::format("GPU: {} × {} (берётся наименьшая память: {:.1f} GiB)", m.gpus.size(), m.gpus.front().name, m.memory_gib),
+  if (!m.report_applies()) {
+    PrintLine(m.source.In(lang), context);
+  } else {
+    PrintLine(T(fmt::format("GPU: {} × {} (берётся наименьшая память: {:.1f} GiB)", m.gpus.size(), m.gpus.front().name, m.memory_gib),
               fmt::format("GPUs: {} × {} (planning with the smallest memory: {:.1f} GiB)", m.gpus.size(), m.gpus.front().name, m.memory_gib)).In(lang),
             context);
+  }
   if (m.from_report) {
     PrintLine(T("GPU сейчас не видны: беру карты и их память из отчёта.", "No GPUs visible now: the cards and their memory come from the report.").In(lang), context);
   }
-  PrintLine(ReportSourceLine(report, context.env->last_report_path).In(lang), context);
+  PrintLine(ReportSourceLine(report, context.env->last_report_path, m.report_applies()).In(lang), context);
   PrintLine(T("Настройки: ", "Settings: ").In(lang) + SettingsLine(e.settings), context);
   PrintDefaultsTaken(e.defaults, context);
 }
@@ -132,50 +170,28 @@ Text BatchCell(const std::optional<int64_t>& batch) {
   return batch ? Text(std::to_string(*batch)) : T("не влезает", "does not fit");
 }
 
-// Under FSDP1 a column more: the batch if the run reserves as much more as the worst published
-// FSDP1 run did (reserved_margin.h), and a note that says so.
+// The largest batch at each sequence length and what a card needs for it.
 Table BatchTable(const TrainingPlan& plan) {
   Table table;
   table.columns = {T("seq", "seq"), T("Макс. batch на карту", "Max batch per card"), T("Память на карту", "Memory per card")};
-  if (plan.fsdp1_margin_ratio) {
-    table.columns.push_back(T(fmt::format("С запасом FSDP1 (×{:.2f})", *plan.fsdp1_margin_ratio),
-                              fmt::format("With the FSDP1 margin (×{:.2f})", *plan.fsdp1_margin_ratio)));
-  }
   for (const PlanRow& row : plan.rows) {
-    std::vector<Text> cells = {Text(std::to_string(row.seq)), BatchCell(row.max_batch), Text(FormatGiBAndGB(row.peak_bytes))};
-    if (plan.fsdp1_margin_ratio) cells.push_back(BatchCell(row.max_batch_with_margin));
-    table.AddRow(cells);
-  }
-  if (plan.fsdp1_margin_ratio) {
-    const CalcConstants& k = CalcConstants::Builtin();
-    table.notes.push_back(T(fmt::format("Последний столбец: batch, если запуск зарезервирует настолько больше оценки, насколько худший из {} "
-                                        "опубликованных запусков FSDP1 (×{:.2f}; медиана ×{:.2f}; docs/calculators.md).",
-                                        k.fsdp1_reserved_runs, k.fsdp1_reserved_ratio_max, k.fsdp1_reserved_ratio_median),
-                            fmt::format("The last column: the batch if the run reserves as much more than the estimate as the worst of {} "
-                                        "published FSDP1 runs did (×{:.2f}; median ×{:.2f}; docs/calculators.md).",
-                                        k.fsdp1_reserved_runs, k.fsdp1_reserved_ratio_max, k.fsdp1_reserved_ratio_median)));
+    table.AddRow({Text(std::to_string(row.seq)), BatchCell(row.max_batch), Text(FormatGiBAndGB(row.peak_bytes))});
   }
   return table;
 }
 
 Text EpochLine(const TrainingPlan& plan, const TrainingSettings& s, Lang lang) {
-  return T(fmt::format("Эпоха {:.3g} токенов (seq {}, batch {}): вычисления {} – {}, обмен между картами до {}.",
-                       plan.tokens, s.seq, plan.batch_at_seq.value_or(1), FormatDuration(plan.cost.hours_low, lang),
-                       FormatDuration(plan.cost.hours_high, lang), FormatDuration(plan.comm_hours, lang)),
-           fmt::format("An epoch of {:.3g} tokens (seq {}, batch {}): compute {} – {}, communication up to {}.",
-                       plan.tokens, s.seq, plan.batch_at_seq.value_or(1), FormatDuration(plan.cost.hours_low, lang),
-                       FormatDuration(plan.cost.hours_high, lang), FormatDuration(plan.comm_hours, lang)));
+  const std::string compute = FormatRange(FormatDuration(plan.cost.hours_low, lang), FormatDuration(plan.cost.hours_high, lang));
+  return T(fmt::format("Эпоха {:.3g} токенов (seq {}, batch {}): вычисления {}, обмен между картами до {}.",
+                       plan.tokens, s.seq, plan.batch_at_seq.value_or(1), compute, FormatDuration(plan.comm_hours, lang)),
+           fmt::format("An epoch of {:.3g} tokens (seq {}, batch {}): compute {}, communication up to {}.",
+                       plan.tokens, s.seq, plan.batch_at_seq.value_or(1), compute, FormatDuration(plan.comm_hours, lang)));
 }
 
 void PrintPlanText(const ModelInput& model, const PlanEstimate& e, const MachineReport* report, const CommandContext& context) {
   const Lang lang = context.lang();
   const TrainingPlan& plan = e.plan;
   PrintLine(ModelLine(model, lang), context);
-  if (e.machine.gpus.empty()) {
-    PrintLine(T("GPU на этой машине не найдены: обучать здесь не на чем. Какую карту арендовать, покажет `lab_check vram`.",
-                "No GPUs found on this machine: nothing to train on here. `lab_check vram` shows which card to rent.").In(lang), context);
-    return;
-  }
   PrintPlanBasis(e, report, context);
   if (!plan.shard_gpus && plan.expert_parallel > static_cast<int>(e.machine.gpus.size())) {
     PrintLine(T(fmt::format("--expert-parallel {} больше, чем карт здесь ({}): группе EP не хватает GPU.", plan.expert_parallel, e.machine.gpus.size()),
@@ -211,10 +227,11 @@ void Run(const PlanOptions& o, const CommandContext& context) {
   if (!settings) return;
   if (const auto error = ExpertParallelModelError(*model, *settings)) return context.Fail(error->In(context.lang()));
   if (const auto error = MoeKernelModelError(*model, *settings)) return context.Fail(error->In(context.lang()));
+  if (const auto error = UnknownGpuIdError(o.machine.gpu_id)) return context.Fail(error->In(context.lang()));
   std::vector<LiveGpu> live = LiveGpus(context);
   const auto report_read = ReadMachineReport(context.env->last_report_path);
   const MachineReport* report = report_read.ok() ? &report_read.value() : nullptr;
-  const PlanEstimate estimate = EstimatePlan(*model, o, *settings, static_cast<double>(*tokens), FindPlanGpus(std::move(live), report), report);
+  const PlanEstimate estimate = EstimatePlan(*model, o, *settings, static_cast<double>(*tokens), FindPlanGpus(o.machine, std::move(live), report), report);
   if (o.json) PrintPlanJson(*model, estimate, report, context);
   else PrintPlanText(*model, estimate, report, context);
   context.Succeed();
@@ -224,8 +241,12 @@ void Run(const PlanOptions& o, const CommandContext& context) {
 
 void AddPlanCommand(CLI::App& app, const CommandContext& context) {
   auto options = std::make_shared<PlanOptions>();
-  CLI::App* sub = app.add_subcommand("plan", T("что эта машина может обучить, с каким батчем и длиной и как быстро", "What this machine can train, at which batch and length, and how fast").In(context.lang()));
+  CLI::App* sub = app.add_subcommand("plan", T("что эта машина (или заданная, или машина курса) может обучить, с каким батчем и длиной и как быстро",
+                                                    "What this machine (or the one given, or the course's) can train, at which batch and length, and how fast").In(context.lang()));
   sub->add_option("model", options->model, T("имя из каталога, размер (7B), путь к config.json или id репозитория HF из локального кэша", "catalog name, size (7B), config.json path or cached HF repo id").In(context.lang()))->required();
+  AddMachineOptions(sub, options->machine,
+                    T("её память (по паспорту, точнее с --gpu-mem) и справочная скорость", "its memory (as sold; --gpu-mem is exact) and reference speed"),
+                    context.lang());
   options->training.method = "lora";
   options->training.sharding = "fsdp";  // the plan shards one copy over the fewest cards it fits on
   AddTrainingOptions(sub, options->training, false, context.lang());

@@ -3,27 +3,24 @@
 // does it fit under vLLM, at which tensor-parallel degree, with how much KV cache.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <memory>
 
 #include "calc/byte_units.h"
 #include "calc/model_features.h"
+#include "calc/planned_machine.h"
 #include "calc/serve_notes.h"
 #include "calc/serving.h"
 #include "calc/subcommands.h"
 #include "calc/vllm_log_coverage.h"
-#include "reference/gpu_catalog.h"
 
 namespace labcheck::calc {
 namespace {
 
 struct ServeOptions {
   std::string model;
-  int gpus = 0;             // 0: from the machine, else the course's lab
-  std::string gpu;          // --gpu: a card id of data/gpus.json; empty: the machine's card, else unnamed
-  double gpu_mem_gib = 0;   // 0: same
+  MachineFlags machine;     // --gpus, --gpu, --gpu-mem
   std::string quant;  // empty: as the checkpoint stores it (quantization_config), else BF16
   double utilization = 0;   // 0: vLLM's default
   int64_t max_model_len = 0;
@@ -72,44 +69,17 @@ std::optional<ResolvedVersion> ResolveVllmVersion(const ServeOptions& o, const C
   return ResolvedVersion{DefaultVllmVersion(), VersionSource::Default};
 }
 
-// GPUs to plan for: the flags, else this machine, else the course's lab machine. Says which.
-// --gpu names the card (Run has checked the id); without --gpu-mem its memory is the size it is sold
-// with, a little above what PyTorch sees (79.19 GiB of an H100 80GB in the logs checked).
+// GPUs to plan for: the flags, else this machine, else the course's lab machine (planned_machine.h). Says which.
 Text ResolveGpus(const ServeOptions& o, const CommandContext& context, ServeSettings& s) {
-  const CalcConstants& k = CalcConstants::Builtin();
-  const std::vector<LiveGpu> live = LiveGpus(context);
-  if (const reference::GpuSpec* card = o.gpu.empty() ? nullptr : reference::GpuCatalog::Builtin().FindById(o.gpu)) {
-    s.gpu_name = card->name;
-    s.gpu_id = card->id;
-    s.gpu_cc_major = card->cc_major;
-    if (o.gpu_mem_gib <= 0) {
-      s.gpus = o.gpus > 0 ? o.gpus : 1;
-      s.gpu_memory_gib = card->memory_gib;
-      return T(fmt::format("{} × {}, {:g} GiB — объём по паспорту; PyTorch видит чуть меньше: точнее с --gpu-mem", s.gpus, card->DisplayName().ru,
-                           card->memory_gib),
-               fmt::format("{} × {}, {:g} GiB as sold; PyTorch sees a little less: give --gpu-mem for exact figures", s.gpus, card->name, card->memory_gib));
-    }
+  const PlannedMachine m = ChooseMachine(o.machine, LiveGpus(context), CalcConstants::Builtin());
+  s.gpus = m.gpus;
+  s.gpu_memory_gib = m.memory_gib;
+  s.gpu_name = m.gpu_name;
+  if (m.card) {
+    s.gpu_id = m.card->id;
+    s.gpu_cc_major = m.card->cc_major;
   }
-  if (o.gpu_mem_gib > 0) {
-    s.gpus = o.gpus > 0 ? o.gpus : 1;
-    s.gpu_memory_gib = o.gpu_mem_gib;
-    return T("GPU заданы в командной строке", "GPUs as given on the command line");
-  }
-  if (!live.empty()) {
-    s.gpus = o.gpus > 0 ? std::min<int>(o.gpus, static_cast<int>(live.size())) : static_cast<int>(live.size());
-    s.gpu_memory_gib = SmallestMemoryGib(live);
-    s.gpu_name = live.front().name;
-    if (const reference::GpuSpec* card = reference::GpuCatalog::Builtin().Match(s.gpu_name, s.gpu_memory_gib)) {
-      s.gpu_id = card->id;
-      s.gpu_cc_major = card->cc_major;
-    }
-    return T(fmt::format("GPU этой машины: {} × {:.1f} GiB", s.gpus, s.gpu_memory_gib),
-             fmt::format("this machine's GPUs: {} × {:.1f} GiB", s.gpus, s.gpu_memory_gib));
-  }
-  s.gpus = o.gpus > 0 ? o.gpus : k.course_lab_gpus;
-  s.gpu_memory_gib = k.course_lab_memory_gib;
-  return T(fmt::format("GPU не найдены и не заданы (--gpu-mem): считаю для машины курса, {} × {:g} GiB", s.gpus, s.gpu_memory_gib),
-           fmt::format("no GPUs found or given (--gpu-mem): assuming the course's machine, {} × {:g} GiB", s.gpus, s.gpu_memory_gib));
+  return m.source;
 }
 
 std::string Tokens(const std::optional<int64_t>& tokens, Lang lang) {
@@ -244,6 +214,20 @@ Table TpTable(const ServeEstimate& e, const CalcConstants& k, Lang lang) {
   return table;
 }
 
+// The narrower degrees that fail on the length alone: the --max-model-len each holds and its command.
+void PrintShorterLengths(const ServePlan& plan, const CommandContext& context) {
+  for (const ShorterLength& l : plan.shorter_lengths) {
+    PrintLine(T(fmt::format("При tensor parallel = {} не помещается одна последовательность из {} токенов; влезает --max-model-len {} "
+                            "(ошибка vLLM назовёт его: «the estimated maximum model length is {}»). Команда:",
+                            l.tp, plan.max_model_len, l.max_model_len, l.max_model_len),
+                fmt::format("At tensor parallel = {} one sequence of {} tokens does not fit; --max-model-len {} does "
+                            "(vLLM's error names it: \"the estimated maximum model length is {}\"). Command:",
+                            l.tp, plan.max_model_len, l.max_model_len, l.max_model_len)).In(context.lang()),
+              context);
+    PrintLine("  " + l.vllm_command, context);
+  }
+}
+
 // The answer: the tp that fits with its command, vLLM's shorter length, or why nothing fits.
 void PrintServeVerdict(const ServePlan& plan, const CommandContext& context) {
   const Lang lang = context.lang();
@@ -268,6 +252,7 @@ void PrintServeVerdict(const ServePlan& plan, const CommandContext& context) {
     PrintLine(T("Не влезает: веса и профиль не оставляют места KV-кэшу. Возьмите более сильное квантование или больше GPU.",
                 "Does not fit: weights and the profile leave no room for the KV cache. Quantise further or add GPUs.").In(lang), context);
   }
+  PrintShorterLengths(plan, context);
   if (!plan.note.empty()) PrintLine(plan.note.In(lang), context);
 }
 
@@ -284,13 +269,7 @@ void Run(const ServeOptions& o, const CommandContext& context) {
   if (!model) return;
   const std::optional<ResolvedVersion> version = ResolveVllmVersion(o, context);
   if (!version) return;
-  if (!o.gpu.empty() && !reference::GpuCatalog::Builtin().FindById(o.gpu)) {
-    std::vector<std::string> ids;
-    for (const reference::GpuSpec& g : reference::GpuCatalog::Builtin().gpus()) ids.push_back(g.id);
-    context.Fail(T(fmt::format("--gpu \"{}\": такой карты нет в data/gpus.json; есть: {}", o.gpu, fmt::join(ids, ", ")),
-                   fmt::format("--gpu \"{}\" is not a card of data/gpus.json; known: {}", o.gpu, fmt::join(ids, ", "))).In(context.lang()));
-    return;
-  }
+  if (const std::optional<Text> error = UnknownGpuIdError(o.machine.gpu_id)) return context.Fail(error->In(context.lang()));
   const ServeEstimate estimate = EstimateServe(*model, o, *version, context);
   if (estimate.settings.gpus < o.data_parallel) {
     context.Fail(T(fmt::format("--data-parallel-size {} требует хотя бы {} GPU, а их {}: задайте --gpus", o.data_parallel, o.data_parallel, estimate.settings.gpus),
@@ -308,11 +287,9 @@ void AddServeCommand(CLI::App& app, const CommandContext& context) {
   auto options = std::make_shared<ServeOptions>();
   CLI::App* sub = app.add_subcommand("serve", T("инференс в vLLM: поместится ли модель, тензорный параллелизм, токены KV-кэша", "Serving with vLLM: fit, tensor parallelism, KV-cache tokens").In(context.lang()));
   sub->add_option("model", options->model, T("имя из каталога, размер (7B), путь к config.json или id репозитория HF из локального кэша", "catalog name, size (7B), config.json path or cached HF repo id").In(context.lang()))->required();
-  sub->add_option("--gpus", options->gpus, T("сколько GPU есть", "GPUs available").In(context.lang()))->check(CLI::Range(1, 1024));
-  sub->add_option("--gpu", options->gpu,
-                  T("карта по id из data/gpus.json (rtx-4090, a100-sxm-80gb, ...): умолчания vLLM для неё и сколько логов с неё сверено",
-                    "the card, an id of data/gpus.json (rtx-4090, a100-sxm-80gb, ...): vLLM's defaults for it and how many logs from it were checked").In(context.lang()));
-  sub->add_option("--gpu-mem", options->gpu_mem_gib, T("память одной GPU, ГиБ", "memory per GPU, GiB").In(context.lang()))->check(CLI::Range(0.1, 100000.0));
+  AddMachineOptions(sub, options->machine,
+                    T("умолчания vLLM для неё и сколько логов с неё сверено", "vLLM's defaults for it and how many logs from it were checked"),
+                    context.lang());
   sub->add_option("--quant", options->quant, T("bf16 | int8 | int4 (по умолчанию — как в чекпойнте, иначе bf16)", "bf16 | int8 | int4 (default: as the checkpoint stores it, else bf16)").In(context.lang()))->check(CLI::IsMember({"bf16", "int8", "int4"}));
   const Text default_utilization = DefaultUtilizationSpans();
   sub->add_option("--utilization", options->utilization,

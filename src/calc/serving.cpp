@@ -243,8 +243,8 @@ void SuggestShorterLength(ServePlan& plan) {
   }
 }
 
-// `vllm serve` with the flags that make the plan hold: the chosen tp, else the suggested one.
-std::string VllmCommand(const ModelInput& model, const ServeSettings& s, const ServePlan& plan, int tp) {
+// `vllm serve` with the flags that make the plan hold at `tp` and `len` (0: no --max-model-len).
+std::string VllmCommand(const ModelInput& model, const ServeSettings& s, const ServePlan& plan, int tp, int64_t len) {
   const std::string repo = model.hf_repo.empty() ? "<model>" : model.hf_repo;
   // The hybrid KV cache manager, which the chunked layers' figures assume, needs this with chunked
   // attention (vllm/config/vllm.py disables it otherwise where the variable defaults to 0).
@@ -258,7 +258,6 @@ std::string VllmCommand(const ModelInput& model, const ServeSettings& s, const S
   if (s.data_parallel > 1) command += fmt::format(" --data-parallel-size {}", s.data_parallel);
   if (s.expert_parallel) command += " --enable-expert-parallel";
   command += " --gpu-memory-utilization " + FormatUtilization(s.utilization);
-  const int64_t len = plan.chosen_tp ? plan.max_model_len : plan.suggested_max_model_len.value_or(0);
   if (len > 0) command += fmt::format(" --max-model-len {}", len);
   if (s.max_num_seqs > 0) command += fmt::format(" --max-num-seqs {}", s.max_num_seqs);
   if (s.max_num_batched_tokens > 0) command += fmt::format(" --max-num-batched-tokens {}", s.max_num_batched_tokens);
@@ -315,8 +314,17 @@ ServePlan PlanServing(const ModelInput& model, const ServeSettings& s, const Cal
     if (plan.options.back().fits && !plan.chosen_tp) plan.chosen_tp = tp;
   }
   if (!plan.chosen_tp) SuggestShorterLength(plan);
-  if (const std::optional<int> tp = plan.chosen_tp ? plan.chosen_tp : plan.suggested_tp) {
-    plan.vllm_command = VllmCommand(model, s, plan, *tp);
+  if (plan.chosen_tp) {
+    plan.vllm_command = VllmCommand(model, s, plan, *plan.chosen_tp, plan.max_model_len);
+  } else if (plan.suggested_tp) {
+    plan.vllm_command = VllmCommand(model, s, plan, *plan.suggested_tp, *plan.suggested_max_model_len);
+  }
+  // Each other degree that fails on the length alone: the length it holds, as vLLM's error for it
+  // would estimate, and its command (the lesson's "70B in 4 bits on 2 cards" at a shorter length).
+  for (const TpOption& o : plan.options) {
+    if (!o.longest_fitting_len || *o.longest_fitting_len <= 0 || plan.suggested_tp == o.tp) continue;
+    if (plan.chosen_tp && o.tp > *plan.chosen_tp) continue;
+    plan.shorter_lengths.push_back({o.tp, *o.longest_fitting_len, VllmCommand(model, s, plan, o.tp, *o.longest_fitting_len)});
   }
   plan.note = ServeNote(model, s, k);
   return plan;
@@ -362,6 +370,10 @@ nlohmann::json ServePlanJson(const ServePlan& plan, const ServeSettings& s) {
                                   {"non_torch_tp_gib", p.rule.non_torch_tp_gib},
                                   {"hybrid_kv_groups", p.rule.hybrid_kv_groups},
                                   {"cuda_graphs_in_budget", p.rule.cuda_graphs_in_budget}};
+  nlohmann::json shorter = nlohmann::json::array();
+  for (const ShorterLength& l : plan.shorter_lengths) {
+    shorter.push_back({{"tensor_parallel_size", l.tp}, {"max_model_len", l.max_model_len}, {"vllm_command", l.vllm_command}});
+  }
   return {{"quant", ServeQuantName(s.quant)},
           {"vllm_profile", profile},
           {"kv_layer_slots", {{"attention_layers", plan.kv_slots.attention_layers},
@@ -388,6 +400,7 @@ nlohmann::json ServePlanJson(const ServePlan& plan, const ServeSettings& s) {
                                                             {"max_model_len", *plan.suggested_max_model_len}})
                                           : nlohmann::json(nullptr)},
           {"vllm_command", plan.vllm_command.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan.vllm_command)},
+          {"at_shorter_max_model_len", shorter},
           {"note", plan.note.In(Lang::En)}};
 }
 

@@ -74,6 +74,14 @@ struct TpOption {
   bool fits = false;
 };
 
+// A tensor-parallel degree at a shorter --max-model-len than asked: what vLLM's own error would
+// estimate for it ("the estimated maximum model length is …") and the command that starts with it.
+struct ShorterLength {
+  int tp = 1;
+  int64_t max_model_len = 0;
+  std::string vllm_command;
+};
+
 struct ServePlan {
   double weights_bytes = 0;  // whole model at the chosen quantisation
   double expert_weights_bytes = 0;  // the routed experts' part of it (what expert parallelism shards)
@@ -93,6 +101,9 @@ struct ServePlan {
   std::optional<int> suggested_tp;
   std::optional<int64_t> suggested_max_model_len;
   std::string vllm_command;       // empty when nothing can start
+  // The degrees narrower than the chosen one (or beside the suggested one) that fail only because one
+  // sequence of max_model_len does not fit: the longest length each holds and its command.
+  std::vector<ShorterLength> shorter_lengths;
   Text note;                       // about quantisation or bare sizes
 };
 

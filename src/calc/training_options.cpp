@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "calc/allocator/alloc_conf.h"
 #include "calc/expert_parallel.h"
 
 namespace labcheck::calc {
@@ -82,6 +83,9 @@ void AddTrainingOptions(CLI::App* sub, TrainingOptions& o, bool with_batch_and_g
                                                  T("MoE: на сколько GPU делятся маршрутизируемые эксперты, целыми экспертами (Megatron-Core --expert-model-parallel-size, torchtitan expert_parallel_degree, DeepSpeed-MoE ep_size)",
                                                    "MoE: GPUs the routed experts are split over, whole experts each (Megatron-Core --expert-model-parallel-size, torchtitan expert_parallel_degree, DeepSpeed-MoE ep_size)").In(lang))
                                      ->check(CLI::Range(1, 1024)));
+  Remember(o, "alloc_conf", sub->add_option("--alloc-conf", o.alloc_conf,
+                                            T("настройки аллокатора PyTorch в синтаксисе PYTORCH_CUDA_ALLOC_CONF, напр. expandable_segments:True",
+                                              "PyTorch allocator settings in PYTORCH_CUDA_ALLOC_CONF syntax, e.g. expandable_segments:True").In(lang)));
   Remember(o, "lora_rank", sub->add_option("--lora-rank", o.lora_rank, T("ранг LoRA", "LoRA rank").In(lang))->check(CLI::Range(int64_t{1}, int64_t{4096})));
   Remember(o, "lora_dropout", sub->add_option("--lora-dropout", o.lora_dropout,
                                               T("PEFT lora_dropout: доля, 0 — без dropout", "PEFT lora_dropout: a fraction, 0 = none").In(lang))
@@ -129,6 +133,11 @@ Result<TrainingSettings> ToTrainingSettings(const TrainingOptions& o, Lang lang)
   s.packing = o.packing;
   s.compile = o.compile;
   s.keep_logits = o.keep_logits;
+  s.alloc_conf = o.alloc_conf;
+  if (const auto conf = allocator::ParseAllocConf(o.alloc_conf, allocator::AllocatorConstants::Builtin()); !conf.ok()) {
+    return Status::Error(T(conf.status().message() + " (синтаксис PYTORCH_CUDA_ALLOC_CONF: ключ:значение через запятую)",
+                           conf.status().message() + " (PYTORCH_CUDA_ALLOC_CONF syntax: comma-separated key:value)").In(lang));
+  }
   if (s.keep_logits && s.loss != LossKind::Full) {
     return Status::Error(T("--keep-logits — это FP32-логиты, которые transformers возвращает в выходе модели; с --loss chunked или fused их нет: уберите --keep-logits",
                            "--keep-logits is the FP32 logits transformers returns in the model output; with --loss chunked or fused there are none: drop --keep-logits").In(lang));

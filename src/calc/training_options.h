@@ -29,6 +29,7 @@ struct TrainingOptions {
   std::string offload = "none";
   std::string reshard_after_forward = "yes";
   std::string fsdp_version = "1";
+  std::string alloc_conf;  // PYTORCH_CUDA_ALLOC_CONF
   int64_t seq = 2048;
   int64_t batch = 1;
   int64_t lora_rank = 16;

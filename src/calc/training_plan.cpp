@@ -4,7 +4,7 @@
 
 #include "calc/byte_units.h"
 #include "calc/param_count.h"
-#include "calc/reserved_margin.h"
+#include "calc/reserved_replay.h"
 #include "calc/training_memory.h"
 
 namespace labcheck::calc {
@@ -13,36 +13,35 @@ namespace {
 constexpr int64_t kMaxBatch = 256;
 constexpr int64_t kSeqLengths[] = {512, 1024, 2048, 4096, 8192, 16384, 32768};
 
-// The memory one card needs, or the rule-free lower bound when the architecture is unknown.
-double NeedPerGpu(const ModelInput& model, TrainingSettings s, const CalcConstants& k) {
+// Whether the job fits one card of `limit` bytes: decided as the
+// allocator does where a step trace is modelled (the replay completes within the card less the CUDA
+// context and NCCL, the cache freed and retried where it would fail; reserved_replay.h), else by the
+// flat estimate (or the rule-free lower bound when the architecture is unknown).
+bool FitsOnCard(const ModelInput& model, const TrainingSettings& s, double limit, const CalcConstants& k) {
+  const TrainingReplayer replayer(model, s, k, AllocConfFrom(s.alloc_conf).value());
+  if (const auto on = replayer.OnCard(CardFor("", limit / kBytesPerGiB, s.gpus, k))) return on->fits;
   const TrainingMemory m = EstimateTrainingMemory(model, s, k);
-  return m.peak_total_bytes.value_or(m.known_bytes);
+  return m.peak_total_bytes.value_or(m.known_bytes) <= limit;
 }
 
-// The same need with the published FSDP1 margin applied to its reserved part (reserved_margin.h).
-double NeedWithFsdp1Margin(const ModelInput& model, const TrainingSettings& s, const CalcConstants& k) {
+// What one card needs: the least the replay completes in, with the CUDA context and NCCL, or the
+// flat estimate.
+double NeedPerGpu(const ModelInput& model, const TrainingSettings& s, const CalcConstants& k) {
   const TrainingMemory m = EstimateTrainingMemory(model, s, k);
-  const std::optional<ReservedMargin> margin = PublishedReservedMargin(s, m, k);
-  return margin ? margin->per_gpu_at_max : m.peak_total_bytes.value_or(m.known_bytes);
+  return NeedFromReplay(TrainingReplayer(model, s, k, AllocConfFrom(s.alloc_conf).value()).Replay(), m);
 }
 
-template <typename Need>
-std::optional<int64_t> LargestBatch(TrainingSettings s, double limit, Need need) {
+std::optional<int64_t> LargestBatch(const ModelInput& model, TrainingSettings s, double limit, const CalcConstants& k) {
   std::optional<int64_t> best;
   for (int64_t batch = 1; batch <= kMaxBatch; batch *= 2) {
     s.batch = batch;
-    if (need(s) > limit) break;
+    if (!FitsOnCard(model, s, limit, k)) break;
     best = batch;
   }
   return best;
 }
 
-std::optional<int64_t> LargestBatch(const ModelInput& model, const TrainingSettings& s, double limit, const CalcConstants& k) {
-  return LargestBatch(s, limit, [&](const TrainingSettings& t) { return NeedPerGpu(model, t, k); });
-}
-
-// The largest batch at each sequence length up to the model's context, on the sharded layout;
-// under FSDP1 also the largest that holds the published FSDP1 margin.
+// The largest batch at each sequence length up to the model's context, on the sharded layout.
 std::vector<PlanRow> BatchRows(const ModelInput& model, const TrainingSettings& sharded, double limit, const CalcConstants& k) {
   std::vector<PlanRow> rows;
   const int64_t max_seq = model.arch && model.arch->max_context > 0 ? model.arch->max_context : kSeqLengths[std::size(kSeqLengths) - 1];
@@ -50,10 +49,7 @@ std::vector<PlanRow> BatchRows(const ModelInput& model, const TrainingSettings& 
     if (seq > max_seq) break;
     TrainingSettings s = sharded;
     s.seq = seq;
-    PlanRow row{seq, LargestBatch(model, s, limit, k), 0, std::nullopt};
-    if (Fsdp1MarginApplies(s)) {
-      row.max_batch_with_margin = LargestBatch(s, limit, [&](const TrainingSettings& t) { return NeedWithFsdp1Margin(model, t, k); });
-    }
+    PlanRow row{seq, LargestBatch(model, s, limit, k), 0};
     s.batch = row.max_batch.value_or(1);
     row.peak_bytes = NeedPerGpu(model, s, k);
     rows.push_back(row);
@@ -82,7 +78,7 @@ TrainingPlan PlanTraining(const ModelInput& model, const TrainingSettings& reque
       TrainingSettings s = settings;
       s.gpus = shards;
       s.batch = 1;
-      if (NeedPerGpu(model, s, k) <= limit) return shards;
+      if (FitsOnCard(model, s, limit, k)) return shards;
     }
     return std::nullopt;
   };
@@ -99,7 +95,6 @@ TrainingPlan PlanTraining(const ModelInput& model, const TrainingSettings& reque
   // When nothing fits, show the rows for the widest sharding: the closest it gets.
   sharded.gpus = plan.shard_gpus.value_or(widest);
   plan.rows = BatchRows(model, sharded, limit, k);
-  if (Fsdp1MarginApplies(sharded) && k.fsdp1_reserved_runs > 0) plan.fsdp1_margin_ratio = k.fsdp1_reserved_ratio_max;
   TrainingSettings at_seq = sharded;
   plan.batch_at_seq = LargestBatch(model, at_seq, limit, k);
   if (!plan.shard_gpus) return plan;
@@ -138,7 +133,6 @@ nlohmann::json TrainingPlanJson(const TrainingPlan& plan) {
   for (const PlanRow& row : plan.rows) {
     rows.push_back({{"seq", row.seq},
                     {"max_batch", row.max_batch ? nlohmann::json(*row.max_batch) : nlohmann::json(nullptr)},
-                    {"max_batch_with_fsdp1_margin", row.max_batch_with_margin ? nlohmann::json(*row.max_batch_with_margin) : nlohmann::json(nullptr)},
                     {"peak_per_gpu", BytesJson(row.peak_bytes)}});
   }
   return {{"gpu_count", plan.gpu_count},
@@ -151,8 +145,7 @@ nlohmann::json TrainingPlanJson(const TrainingPlan& plan) {
           {"flops", plan.cost.flops},
           {"compute_hours", {{"low", plan.cost.hours_low}, {"high", plan.cost.hours_high}}},
           {"communication_hours", plan.comm_hours},
-          {"checkpointing_added", plan.checkpointing_added},
-          {"fsdp1_margin_ratio", plan.fsdp1_margin_ratio ? nlohmann::json(*plan.fsdp1_margin_ratio) : nlohmann::json(nullptr)}};
+          {"checkpointing_added", plan.checkpointing_added}};
 }
 
 }  // namespace labcheck::calc

@@ -18,9 +18,6 @@ struct PlanRow {
   int64_t seq = 0;
   std::optional<int64_t> max_batch;  // nullopt: not even batch 1 fits
   double peak_bytes = 0;             // per GPU at max_batch (or at batch 1 when it does not fit)
-  // Under FSDP1 over several cards: the largest batch if the run reserves as much more than the
-  // estimate as the worst published FSDP1 run did (reserved_margin.h); nullopt: not even batch 1.
-  std::optional<int64_t> max_batch_with_margin;
 };
 
 struct TrainingPlan {
@@ -36,9 +33,6 @@ struct TrainingPlan {
   double tokens = 0;
   // Checkpointing was not asked for, but without it nothing fits; the plan turned it on.
   bool checkpointing_added = false;
-  // Set when the plan shards with FSDP1 over several cards: the published FSDP1 runs' largest
-  // reserved / estimate ratio, which max_batch_with_margin is planned with.
-  std::optional<double> fsdp1_margin_ratio;
 };
 
 TrainingPlan PlanTraining(const ModelInput& model, const TrainingSettings& settings, double tokens, int gpu_count,

@@ -96,6 +96,9 @@ struct TrainingSettings {
   LoraTargets lora_targets = LoraTargets::AllLinear();
   bool lora_experts = true;        // MoE: adapters on every expert's linear layers too
   double adapter_bytes = 4;        // FP32 (PEFT's autocast_adapter_dtype) or BF16
+  // The caching allocator's settings as PYTORCH_CUDA_ALLOC_CONF writes them (--alloc-conf),
+  // checked when parsed (calc/allocator/alloc_conf.h); empty = PyTorch's defaults.
+  std::string alloc_conf;
 
   // GPUs that weights, gradients and optimizer states are split over (1 when replicated).
   int WeightShards() const;

@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <fstream>
+
 #include <map>
 #include <memory>
 #include <numeric>
@@ -15,7 +17,7 @@
 #include "calc/host_ram_check.h"
 #include "calc/machine_report.h"
 #include "calc/model_features.h"
-#include "calc/reserved_margin.h"
+#include "calc/reserved_replay.h"
 #include "calc/rule_of_thumb.h"
 #include "calc/subcommands.h"
 #include "calc/training_memory.h"
@@ -30,6 +32,9 @@ namespace {
 struct VramOptions {
   std::string model;
   TrainingOptions training;
+  std::string gpu;       // --gpu: the card the run is placed on (catalog id)
+  double gpu_mem = 0;    // --gpu-mem: its memory in GiB, for a card outside the catalog
+  std::string snapshot;  // --compare-snapshot: a real run's torch.cuda.memory._snapshot() to set the replay against
   bool json = false;
 };
 
@@ -115,9 +120,7 @@ struct VramEstimate {
   std::vector<GpuFit> fits;
   std::vector<WorkNote> features;
   std::vector<WorkNote> assumptions;
-  std::optional<ReservedMargin> reserved_margin;
-  // For the rent table: the need per card on n cards with the published FSDP1 margin, where it applies.
-  std::map<int, double> margin_need_per_gpu;
+  ReservedReplay replay;  // the step through the allocator's rules (reserved_replay.h)
 };
 
 // The settings of the job split over n cards (FSDP unless another sharding was asked for).
@@ -131,68 +134,73 @@ TrainingSettings SplitOver(const VramOptions& o, const VramEstimate& e, int n) {
   return split;
 }
 
-// Need per card when split over n cards: the detailed peak when known, else the top of the bare
+// Need per card when split over n cards: the least the step's replay completes in plus the CUDA
+// context and NCCL, or the flat estimate where no trace is modelled, else the top of the bare
 // size's range.
 double NeedPerGpu(const ModelInput& model, const VramOptions& o, const VramEstimate& e, int n) {
   const CalcConstants& k = CalcConstants::Builtin();
   const TrainingSettings split = SplitOver(o, e, n);
-  const TrainingMemory m = EstimateTrainingMemory(model, split, k);
+  TrainingMemory m = EstimateTrainingMemory(model, split, k);
+  const ReservedReplay replay = TrainingReplayer(model, split, k, AllocConfFrom(split.alloc_conf).value()).Replay();
+  if (replay.modelled) return NeedFromReplay(replay, m);
   if (m.peak_total_bytes) return *m.peak_total_bytes;
   if (auto r = BareSizeRange(model, split, ModelCatalog::Builtin(), k)) return r->high_bytes;
   return e.rule.bytes.value_or(m.known_bytes * n) / n + k.cuda_context_gib * kBytesPerGiB;
 }
 
-// For the rent table: the need per card with the published FSDP1 margin, at each card count the
-// fits settled on, where the margin applies (reserved_margin.h).
-std::map<int, double> MarginNeedPerGpu(const ModelInput& model, const VramOptions& o, const VramEstimate& e) {
-  const CalcConstants& k = CalcConstants::Builtin();
-  std::map<int, double> need;
-  for (const GpuFit& f : e.fits) {
-    if (!f.count || need.count(*f.count) > 0) continue;
-    const TrainingSettings split = SplitOver(o, e, *f.count);
-    if (const auto margin = PublishedReservedMargin(split, EstimateTrainingMemory(model, split, k), k)) need[*f.count] = margin->per_gpu_at_max;
-  }
-  return need;
+// --compare-snapshot FILE, read and checked.
+Result<allocator::SnapshotFigures> ReadSnapshotFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::Error(fmt::format("--compare-snapshot {}: cannot read the file", path));
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded()) return Status::Error(fmt::format("--compare-snapshot {}: not JSON", path));
+  auto figures = allocator::ReadSnapshot(j);
+  if (!figures.ok()) return Status::Error(fmt::format("--compare-snapshot {}: {}", path, figures.status().message()));
+  return figures;
 }
 
-VramEstimate EstimateVram(const ModelInput& model, const VramOptions& o, const TrainingSettings& s) {
+// --gpu / --gpu-mem: the card the replay places the run on.
+std::optional<CardMemory> CardOf(const VramOptions& o, const TrainingSettings& s) {
+  const CalcConstants& k = CalcConstants::Builtin();
+  if (!o.gpu.empty()) {
+    if (const reference::GpuSpec* gpu = reference::GpuCatalog::Builtin().FindById(o.gpu)) return CardFor(gpu->id, gpu->memory_gib, s.gpus, k);
+  }
+  if (o.gpu_mem > 0) return CardFor("", o.gpu_mem, s.gpus, k);
+  return std::nullopt;
+}
+
+VramEstimate EstimateVram(const ModelInput& model, const VramOptions& o, const TrainingSettings& s,
+                          const std::optional<allocator::SnapshotFigures>& measured) {
   const CalcConstants& k = CalcConstants::Builtin();
   VramEstimate e;
   e.settings = s;
   e.defaults = DefaultsTaken(o.training, s, model.arch && model.arch->moe.enabled());
   e.memory = EstimateTrainingMemory(model, s, k);
-  e.reserved_margin = PublishedReservedMargin(s, e.memory, k);
+  const TrainingReplayer replayer(model, s, k, AllocConfFrom(s.alloc_conf).value());
+  e.replay = replayer.Replay(CardOf(o, s));
+  if (measured) e.replay.snapshot = replayer.Compare(*measured);
+  ApplyReplay(e.memory, e.replay, s.gpus, k);
   e.range = BareSizeRange(model, s, ModelCatalog::Builtin(), k);
   // The lesson's rule is for one card; compare it with the one-card estimate.
   TrainingSettings one_gpu = s;
   one_gpu.gpus = 1;
   one_gpu.expert_parallel = 1;
   e.rule = LessonRuleOfThumb(model, one_gpu, EstimateTrainingMemory(model, one_gpu, k), k);
-  e.fits = FitOnGpus(reference::GpuCatalog::Builtin().gpus(), [&](int n) { return NeedPerGpu(model, o, e, n); });
-  e.margin_need_per_gpu = MarginNeedPerGpu(model, o, e);
+  // A card gives what its driver reports (cited totals, else the nominal size).
+  e.fits = FitOnGpus(reference::GpuCatalog::Builtin().gpus(), [&](int n) { return NeedPerGpu(model, o, e, n); },
+                     [&](const reference::GpuSpec& gpu) { return CardFor(gpu.id, gpu.memory_gib, 1, k).total_bytes; });
   e.features = FeaturesOf(model);
   e.assumptions = VramAssumptions(model, s);
   for (WorkNote& note : ExpertParallelNotes(model, s)) e.assumptions.push_back(std::move(note));
   return e;
 }
 
-// Whether `count` cards of `memory_gib` still hold the job with the published FSDP1 margin;
-// nullopt where the margin does not apply (one card, another sharding, no fit).
-std::optional<bool> HoldsFsdp1Margin(const VramEstimate& e, std::optional<int> count, double memory_gib) {
-  if (!count) return std::nullopt;
-  const auto margin = e.margin_need_per_gpu.find(*count);
-  if (margin == e.margin_need_per_gpu.end()) return std::nullopt;
-  return margin->second <= memory_gib * kBytesPerGiB;
-}
-
 nlohmann::json RentJson(const VramEstimate& e) {
   nlohmann::json gpus = nlohmann::json::array();
   for (const GpuFit& f : e.fits) {
-    const std::optional<bool> holds = HoldsFsdp1Margin(e, f.count, f.memory_gib);
     gpus.push_back({{"id", f.gpu_id}, {"name", f.gpu_name.en}, {"memory_gib", f.memory_gib},
                     {"count", f.count ? nlohmann::json(*f.count) : nlohmann::json(nullptr)},
-                    {"per_gpu", BytesJson(f.per_gpu_bytes)},
-                    {"fits_with_fsdp1_margin", holds ? nlohmann::json(*holds) : nlohmann::json(nullptr)}});
+                    {"per_gpu", BytesJson(f.per_gpu_bytes)}});
   }
   return gpus;
 }
@@ -218,7 +226,7 @@ void PrintVramJson(const ModelInput& model, const VramOptions& o, const VramEsti
                       {"assumptions", WorkNotesJson(e.assumptions)}};
   if (e.range) j["size_range"] = SizeRangeJson(*e.range);
   j["memory"]["host_ram"]["machine"] = HostRamReportJson(e.memory, report);
-  j["memory"]["published_reserved_margin"] = ReservedMarginJson(e.reserved_margin);
+  j["memory"]["replay"] = ReservedReplayJson(e.replay);
   PrintJson(j, context);
 }
 
@@ -239,16 +247,61 @@ Table MemoryTable(const TrainingMemory& memory, Lang lang) {
 
 // Without an architecture: the range over the catalog's dense models of this size, and which.
 void PrintSizeOnlyRange(const SizeRange& range, const std::string& model_text, const CommandContext& context) {
-  PrintLine(T(fmt::format("Только размер: нужно на карту {} – {}, пик аллокатора {} – {}.", FormatGiBAndGB(range.low_bytes),
-                          FormatGiBAndGB(range.high_bytes), FormatGiBAndGB(range.low_allocated), FormatGiBAndGB(range.high_allocated)),
-              fmt::format("Size only: needed per GPU {} – {}, allocator peak {} – {}.", FormatGiBAndGB(range.low_bytes),
-                          FormatGiBAndGB(range.high_bytes), FormatGiBAndGB(range.low_allocated), FormatGiBAndGB(range.high_allocated))).In(context.lang()),
+  const std::string needed = FormatRange(FormatGiBAndGB(range.low_bytes), FormatGiBAndGB(range.high_bytes));
+  const std::string allocated = FormatRange(FormatGiBAndGB(range.low_allocated), FormatGiBAndGB(range.high_allocated));
+  PrintLine(T(fmt::format("Только размер: нужно на карту {}, пик аллокатора {}.", needed, allocated),
+              fmt::format("Size only: needed per GPU {}, allocator peak {}.", needed, allocated)).In(context.lang()),
             context);
   std::string shapes;
   for (const std::string& name : range.shapes) shapes += (shapes.empty() ? "" : ", ") + name;
   PrintLine(T(fmt::format("Допущение: модель устроена как {} (каталог), оценка каждой пересчитана на {}.", shapes, model_text),
               fmt::format("Assumption: the model is shaped like {} (catalog), each estimate scaled to {}.", shapes, model_text)).In(context.lang()),
             context);
+}
+
+// What a card needs: from the replay (the least it completes in) or the flat estimate.
+Text NeedLine(const VramEstimate& e) {
+  const std::string total = FormatGiBAndGB(*e.memory.peak_total_bytes);
+  if (!e.replay.modelled) return T("Нужно на карту (с контекстом CUDA и кэшем): " + total, "Needed per GPU (with CUDA context and cache): " + total);
+  if (e.settings.gpus > 1) {
+    return T("Нужно на карту (наименьшее, с чем шаг проходит через аллокатор, с контекстом CUDA и буферами NCCL): " + total,
+             "Needed per GPU (the least the step completes in through the allocator, with the CUDA context and NCCL's buffers): " + total);
+  }
+  return T("Нужно на карту (наименьшее, с чем шаг проходит через аллокатор, с контекстом CUDA): " + total,
+           "Needed per GPU (the least the step completes in through the allocator, with the CUDA context): " + total);
+}
+
+// --gpu / --gpu-mem: the step replayed within that card's memory.
+Text CardLine(const ReservedReplay& r) {
+  const CardReplay& c = *r.on_card;
+  const reference::GpuSpec* gpu = c.card.id.empty() ? nullptr : reference::GpuCatalog::Builtin().FindById(c.card.id);
+  const Text name = gpu ? gpu->DisplayName() : T("карте", "the card");
+  const std::string total = FormatGiBAndGB(c.card.total_bytes), limit = FormatGiBAndGB(c.card.limit_bytes);
+  const Text where = T(fmt::format("На {} ({} {}, аллокатору остаётся {})", name.ru, total, c.card.total_from_source ? "по данным драйвера" : "номинально", limit),
+                       fmt::format("On {} ({} {}, {} left for the allocator)", name.en, total, c.card.total_from_source ? "as its driver reports" : "nominal", limit));
+  if (!c.fits) {
+    const Text stage = StageText(c.oom_stage);
+    return T(where.ru + fmt::format(": не помещается — нехватка памяти на этапе «{}», даже после сброса кэша.", stage.ru),
+             where.en + fmt::format(": does not fit: out of memory at \"{}\", even after the cache is freed.", stage.en));
+  }
+  const std::string reserved = FormatGiBAndGB(c.reserved_peak);
+  if (c.cache_flushes == 0) return T(where.ru + ": помещается, зарезервирует " + reserved + ".", where.en + ": fits, reserving " + reserved + ".");
+  return T(where.ru + fmt::format(": помещается, зарезервирует {}, но аллокатор {} раз(а) освобождает кэш и повторяет выделение (это медленнее).", reserved, c.cache_flushes),
+           where.en + fmt::format(": fits, reserving {}, but the allocator frees its cache and retries {} time(s) (slower).", reserved, c.cache_flushes));
+}
+
+// --compare-snapshot: the replay's segments after the last step and its peaks beside the run's.
+Text SnapshotLine(const allocator::SnapshotComparison& c) {
+  auto gib = [](uint64_t bytes) { return fmt::format("{:.2f}", static_cast<double>(bytes) / kBytesPerGiB); };
+  auto peak = [&](const std::optional<uint64_t>& v) { return v ? gib(*v) : std::string("?"); };
+  const std::string figures =
+      fmt::format("{} / {} GiB ({} / {} small, {} / {} large; {} / {} segments); max_memory_reserved {} / {}, max_memory_allocated {} / {}",
+                  gib(c.replay.reserved()), gib(c.measured.reserved()), gib(c.replay.reserved_small), gib(c.measured.reserved_small),
+                  gib(c.replay.reserved_large), gib(c.measured.reserved_large), c.replay.segments_small + c.replay.segments_large,
+                  c.measured.segments_small + c.measured.segments_large, peak(c.replay.max_reserved), peak(c.measured.max_reserved),
+                  peak(c.replay.max_allocated), peak(c.measured.max_allocated));
+  return T("Снимок памяти, зарезервировано после последнего шага (шаг через модель / снимок): " + figures,
+           "Memory snapshot, reserved after the last step (replay / snapshot): " + figures);
 }
 
 // The figure that must fit: the detailed peak, else the size-only range, else the known lower bound.
@@ -258,9 +311,10 @@ void PrintPeak(const VramEstimate& e, const std::string& model_text, const Comma
   if (memory.peak_allocated_bytes) {
     PrintLine(T("Пик аллокатора (torch.cuda.max_memory_allocated): ", "Allocator peak (torch.cuda.max_memory_allocated): ").In(lang) +
                   FormatGiBAndGB(*memory.peak_allocated_bytes), context);
-    PrintLine(T("Нужно на карту (с контекстом CUDA и кэшем): ", "Needed per GPU (with CUDA context and cache): ").In(lang) +
-                  FormatGiBAndGB(*memory.peak_total_bytes), context);
-    if (e.reserved_margin) PrintLine(ReservedMarginNote(*e.reserved_margin, CalcConstants::Builtin()).In(lang), context);
+    PrintLine(ReservedReplayLine(e.replay).In(lang), context);
+    PrintLine(NeedLine(e).In(lang), context);
+    if (e.replay.on_card) PrintLine(CardLine(e.replay).In(lang), context);
+    if (e.replay.snapshot) PrintLine(SnapshotLine(*e.replay.snapshot).In(lang), context);
   } else if (e.range) {
     PrintSizeOnlyRange(*e.range, model_text, context);
   } else {
@@ -307,7 +361,6 @@ Table RentTable(const VramEstimate& e, const TrainingOptions& training) {
   rent.title = T("Какую карту арендовать", "Which card to rent");
   rent.columns = {T("Память", "Memory"), T("Карт", "Cards"), T("Нужно на карту", "Needed per card"), T("GPU", "GPU")};
   std::optional<GpuFitGroup> largest_too_small;
-  bool any_short_of_margin = false;
   for (const GpuFitGroup& group : GroupByMemorySize(e.fits)) {
     if (!group.count) {
       if (!largest_too_small || group.memory_gib > largest_too_small->memory_gib) largest_too_small = group;
@@ -315,18 +368,8 @@ Table RentTable(const VramEstimate& e, const TrainingOptions& training) {
     }
     std::vector<Text> names;
     for (const Text& name : group.gpu_names) names.push_back(ShortUnbrokenName(name));
-    const std::optional<bool> holds = HoldsFsdp1Margin(e, group.count, group.memory_gib);
-    const bool short_of_margin = holds.has_value() && !*holds;
-    any_short_of_margin = any_short_of_margin || short_of_margin;
-    rent.AddRow({fmt::format("{:g} GiB", group.memory_gib), std::to_string(*group.count) + (short_of_margin ? "*" : ""),
+    rent.AddRow({fmt::format("{:g} GiB", group.memory_gib), std::to_string(*group.count),
                  FormatGiBAndGB(group.per_gpu_bytes), Join(names, ", ")});
-  }
-  if (any_short_of_margin) {
-    const CalcConstants& k = CalcConstants::Builtin();
-    rent.notes.push_back(T(fmt::format("* Под FSDP1 с наибольшим запасом из опубликованных запусков (×{:.2f}) карте этого размера не хватит: "
-                                       "возьмите больше карт или карту побольше.", k.fsdp1_reserved_ratio_max),
-                           fmt::format("* Under FSDP1, with the largest margin the published runs showed (×{:.2f}), a card of this size falls "
-                                       "short: take more cards or a larger card.", k.fsdp1_reserved_ratio_max)));
   }
   if (largest_too_small) {
     const std::string need = FormatGiBAndGB(largest_too_small->per_gpu_bytes);
@@ -380,7 +423,17 @@ void Run(const VramOptions& o, const CommandContext& context) {
   if (!settings) return;
   if (const auto error = ExpertParallelModelError(*model, *settings)) return context.Fail(error->In(context.lang()));
   if (const auto error = MoeKernelModelError(*model, *settings)) return context.Fail(error->In(context.lang()));
-  const VramEstimate estimate = EstimateVram(*model, o, *settings);
+  if (!o.gpu.empty() && reference::GpuCatalog::Builtin().FindById(o.gpu) == nullptr) {
+    return context.Fail(T(fmt::format("--gpu {}: такой карты нет в каталоге; id — в столбце GPU таблицы «Какую карту арендовать» (или задайте --gpu-mem)", o.gpu),
+                          fmt::format("--gpu {}: no such card in the catalog; the ids are those of `lab_check vram ... --json` \"rent\" (or give --gpu-mem)", o.gpu)).In(context.lang()));
+  }
+  std::optional<allocator::SnapshotFigures> measured;
+  if (!o.snapshot.empty()) {
+    auto read = ReadSnapshotFile(o.snapshot);
+    if (!read.ok()) return context.Fail(read.status().message());
+    measured = std::move(read).value();
+  }
+  const VramEstimate estimate = EstimateVram(*model, o, *settings, measured);
   // Only offloaded runs read the report: for their host RAM (host_ram_check.h).
   const auto report_read = estimate.memory.cpu_bytes > 0 ? ReadMachineReport(context.env->last_report_path) : Result<MachineReport>(Status::Error(""));
   const MachineReport* report = report_read.ok() ? &report_read.value() : nullptr;
@@ -396,6 +449,13 @@ void AddVramCommand(CLI::App& app, const CommandContext& context) {
   CLI::App* sub = app.add_subcommand("vram", T("память GPU для обучения: полное дообучение, LoRA, QLoRA", "GPU memory for training: full fine-tuning, LoRA, QLoRA").In(context.lang()));
   sub->add_option("model", options->model, T("имя из каталога, размер (7B), путь к config.json или id репозитория HF из локального кэша", "catalog name, size (7B), config.json path or cached HF repo id").In(context.lang()))->required();
   AddTrainingOptions(sub, options->training, true, context.lang());
+  sub->add_option("--gpu", options->gpu, T("карта, на которой идёт обучение (id из каталога, напр. rtx-4090): шаг проигрывается на её памяти",
+                                             "the card the run is on (catalog id, e.g. rtx-4090): the step is replayed within its memory").In(context.lang()));
+  sub->add_option("--gpu-mem", options->gpu_mem, T("память такой карты, GiB (если её нет в каталоге)", "that card's memory in GiB (for one outside the catalog)").In(context.lang()))
+      ->check(CLI::Range(1.0, 4096.0));
+  sub->add_option("--compare-snapshot", options->snapshot,
+                  T("снимок памяти настоящего запуска (torch.cuda.memory._snapshot(), как его пишет scripts/device/measure_vram_peak.py): сравнить с ним сегменты шага",
+                    "a real run's memory snapshot (torch.cuda.memory._snapshot(), as scripts/device/measure_vram_peak.py writes it): set the step's segments against it").In(context.lang()));
   sub->add_flag("--json", options->json, T("напечатать только JSON", "print JSON only").In(context.lang()));
   sub->callback([options, context] { Run(*options, context); });
 }

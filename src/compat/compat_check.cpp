@@ -1,6 +1,7 @@
 #include "compat/compat_check.h"
 
 #include "compat/compat_rules.h"
+#include "facts/statements.h"
 #include "probes/interpreter.h"
 
 namespace labcheck {
@@ -9,9 +10,13 @@ namespace compat {
 
 CheckResult RunCompatCheck(CheckContext& context) {
   CompatFacts facts;
-  if (const CheckResult* inventory = context.Earlier("gpu.inventory");
-      inventory != nullptr && (inventory->outcome == Outcome::Pass || inventory->outcome == Outcome::Warn))
+  const CheckResult* inventory = context.Earlier("gpu.inventory");
+  if (inventory != nullptr && (inventory->outcome == Outcome::Pass || inventory->outcome == Outcome::Warn))
     facts.driver = DriverFromInventory(inventory->data);
+  const facts::CardFacts cards = facts::ReadCardFacts(inventory);
+  facts.driver_gpu_count = cards.DriverCount();
+  if (cards.AnyGpu()) facts.no_cuda_card = facts::WhyCudaHasNoGpu(cards).value_or(Text());
+  facts.torch_missing = facts::TorchMissing(facts::ReadTorchFacts(context.Earlier("env.python"), nullptr)).value_or(Text());
 
   const std::string& python = context.options().python;
   if (python.empty()) {
@@ -39,10 +44,6 @@ CheckResult RunCompatCheck(CheckContext& context) {
     }
   }
   CheckResult result = AssessCompat(facts, EmbeddedCompatData());
-  if (!facts.python && !facts.driver) {
-    return Skipped("env.compat", T("нет ни Python с torch, ни драйвера NVIDIA: сравнивать нечего",
-                                   "neither a Python with torch nor an NVIDIA driver: nothing to compare"));
-  }
   // torch installed (its metadata is there) but `import torch` fails: every rule above is moot.
   const bool torch_installed = facts.python && facts.python->packages.count("torch") > 0 && facts.python->packages.at("torch").has_value();
   if (torch_installed && !facts.python->torch_import_error.empty() && result.outcome == Outcome::Pass) {
@@ -64,7 +65,7 @@ void RegisterCompatChecks(Registry& registry) {
       // `import torch` plus bitsandbytes and flash-attn: seconds warm, tens of seconds from a cold disk.
       .budget_s = 120,
       .run = compat::RunCompatCheck,
-      .reads = {"gpu.inventory"},
+      .reads = {"env.python", "gpu.inventory"},
   });
 }
 

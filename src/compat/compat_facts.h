@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/status.h"
+#include "core/text.h"
 
 namespace labcheck::compat {
 
@@ -46,6 +47,11 @@ struct CompatFacts {
   std::optional<PythonSide> python;  // nullopt: no Python or the probe failed
   std::string python_problem;        // why python is nullopt
   std::optional<DriverSide> driver;  // nullopt: no GPU/driver (gpu.inventory did not pass)
+  // The report's facts (src/facts/): the cards the driver has (NVML; CUDA_VISIBLE_DEVICES does not
+  // hide them from it), why CUDA sees none of them when it does not, and why there is no torch.
+  int driver_gpu_count = 0;
+  Text no_cuda_card;   // empty: CUDA sees a card, or there is none to see
+  Text torch_missing;  // empty: torch is installed (or nothing is known)
 };
 
 // The packages the probe is asked about.

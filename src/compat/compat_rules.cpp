@@ -49,13 +49,34 @@ std::string DriverFor(const CompatData& data, const std::string& cuda) {
   return "";
 }
 
+// A torch without CUDA beside a driver that has cards: PyTorch leaves them idle. The fix is the
+// CUDA build this driver runs (its wheel index for the first card), as the course's step 3 installs.
+void TorchWithoutCuda(Builder& b, const CompatFacts& f, const Text& subject) {
+  const int cards = f.driver && !f.driver->gpus.empty() ? static_cast<int>(f.driver->gpus.size()) : f.driver_gpu_count;
+  if (cards == 0)
+    return b.NotAvailable("torch_cuda_vs_driver", {}, subject,
+                          T("torch собран без CUDA, а GPU нет: сравнивать не с чем", "torch is built without CUDA, and there is no GPU to compare with"));
+  const std::string driver = f.driver && !f.driver->driver_version.empty() ? " " + f.driver->driver_version : "";
+  CompatLine& line = b.Add("torch_without_cuda", {}, Outcome::Warn, subject,
+                           T(fmt::format("torch {} собран без CUDA; у драйвера{} GPU: {}", *f.python->torch_version, driver, cards),
+                             fmt::format("torch {} is built without CUDA; the driver{} has {} GPU(s)", *f.python->torch_version, driver, cards)));
+  const std::optional<int> dc = f.driver && !f.driver->driver_cuda.empty() ? CudaNumber(f.driver->driver_cuda) : std::nullopt;
+  const int cc = f.driver && !f.driver->gpus.empty() ? f.driver->gpus.front().cc : 0;
+  const WheelIndex* wheel = dc ? WheelFor(b.data, dc, cc) : nullptr;
+  line.fix = wheel != nullptr ? Text(TorchInstall(*wheel))
+                              : T("pip uninstall -y torch && pip install torch (шаги 2–3 настройки)",
+                                  "pip uninstall -y torch && pip install torch (setup steps 2–3)");
+}
+
 void TorchVsDriver(Builder& b, const CompatFacts& f) {
   const Text subject = T("CUDA-сборка torch и драйвер", "torch's CUDA build and the driver");
-  if (!f.python || !f.python->torch_version) return b.NotAvailable("torch_cuda_vs_driver", {}, subject, T("torch не установлен", "torch is not installed"));
-  if (!f.python->torch_cuda)
-    return b.NotAvailable("torch_cuda_vs_driver", {}, subject, T("torch собран без CUDA (см. env.python)", "torch is built without CUDA (see env.python)"));
+  if (!f.python || !f.python->torch_version)
+    return b.NotAvailable("torch_cuda_vs_driver", {}, subject,
+                          f.torch_missing.empty() ? T("torch не установлен", "torch is not installed") : f.torch_missing);
+  if (!f.python->torch_cuda) return TorchWithoutCuda(b, f, subject);
   if (!f.driver || f.driver->driver_cuda.empty())
-    return b.NotAvailable("torch_cuda_vs_driver", {}, subject, T("драйвер NVIDIA не найден", "no NVIDIA driver found"));
+    return b.NotAvailable("torch_cuda_vs_driver", {}, subject,
+                          f.no_cuda_card.empty() ? T("драйвер NVIDIA не найден", "no NVIDIA driver found") : f.no_cuda_card);
   const std::string& tc_text = *f.python->torch_cuda;
   const std::optional<int> tc = CudaNumber(tc_text), dc = CudaNumber(f.driver->driver_cuda);
   if (!tc || !dc) return b.NotAvailable("torch_cuda_vs_driver", {}, subject, Text("CUDA " + tc_text + " / " + f.driver->driver_cuda));
@@ -262,6 +283,33 @@ void Nccl(Builder& b, const CompatFacts& f) {
 
 const char* StatusName(const CompatLine& line) { return line.na ? "N/A" : OutcomeName(line.status); }
 
+// Why nothing could be judged, from the report's facts: the torch side and the driver side, each
+// in its own words (not "no driver" where NVML lists cards that CUDA_VISIBLE_DEVICES hides).
+Text NothingToCompare(const CompatFacts& facts) {
+  std::vector<Text> parts;
+  if (!facts.python_problem.empty()) parts.push_back(Text(facts.python_problem));
+  else if (!facts.torch_missing.empty()) parts.push_back(facts.torch_missing);
+  if (!facts.no_cuda_card.empty()) parts.push_back(facts.no_cuda_card);
+  else if (!facts.driver && facts.driver_gpu_count == 0) parts.push_back(T("нет драйвера NVIDIA с картами", "no NVIDIA driver with cards"));
+  if (parts.empty()) return T("нет ни драйвера NVIDIA, ни torch с CUDA", "neither an NVIDIA driver nor torch with CUDA");
+  Text out;
+  for (const Text& p : parts) {
+    out.ru += (out.ru.empty() ? "" : "; ") + p.ru;
+    out.en += (out.en.empty() ? "" : "; ") + p.en;
+  }
+  return out;
+}
+
+// "everything fits" only where every rule about torch was judged; a torch rule left N/A is named.
+Text AllFit(const std::vector<CompatLine>& judged) {
+  for (const CompatLine& l : judged) {
+    if (!l.na || l.rule.rfind("feature_", 0) == 0) continue;  // a feature the card lacks and nothing needs
+    return T("проверенное совместимо; не проверено: " + l.subject.ru + " (" + l.facts.ru + ")",
+             "what was judged fits; not judged: " + l.subject.en + " (" + l.facts.en + ")");
+  }
+  return T("всё совместимо", "everything fits");
+}
+
 }  // namespace
 
 const WheelIndex* WheelFor(const CompatData& data, std::optional<int> driver_cuda, int cc) {
@@ -318,15 +366,14 @@ CheckResult AssessCompat(const CompatFacts& facts, const CompatData& data) {
   const bool any_judged = std::any_of(judged.begin(), judged.end(), [](const CompatLine& l) { return !l.na; });
   if (!any_judged) {
     result.outcome = Outcome::Skip;
-    const Text missing = !facts.python_problem.empty() ? Text(facts.python_problem)
-                                                       : T("нет ни драйвера NVIDIA, ни torch с CUDA", "neither an NVIDIA driver nor torch with CUDA");
+    const Text missing = NothingToCompare(facts);
     result.reason = T("сравнивать нечего: " + missing.ru, "nothing to compare: " + missing.en);
     result.summary = result.reason;
     return result;
   }
   int fails = 0, warns = 0;
   for (const CompatLine* p : problems) (p->status == Outcome::Fail ? fails : warns)++;
-  result.summary = problems.empty() ? T("всё совместимо", "everything fits")
+  result.summary = problems.empty() ? AllFit(judged)
                                     : T(fmt::format("несовместимостей: {}, предупреждений: {}", fails, warns),
                                         fmt::format("{} mismatch(es), {} warning(s)", fails, warns));
   for (Outcome want : {Outcome::Fail, Outcome::Warn}) {

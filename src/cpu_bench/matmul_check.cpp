@@ -205,7 +205,10 @@ void SetSgemmVerdict(CheckResult& result, const MatmulInputs& in, double median,
   if (j.judged && median < kSgemmWarnRatio * *j.judged) {
     warnings.push_back(T(fmt::format("{:.1f} GFLOPS — меньше половины достижимых {:.1f} GFLOPS.", median, *j.judged),
                          fmt::format("{:.1f} GFLOPS is under half the reachable {:.1f} GFLOPS.", median, *j.judged)));
-    hints.push_back(T("Проверьте, что процессор не перегрет и не в режиме энергосбережения "
+    // A busy machine explains a low figure by itself (its note says to run again when idle); the
+    // hardware advice answers a low figure on an idle one.
+    if (!in.load.busy())
+      hints.push_back(T("Проверьте, что процессор не перегрет и не в режиме энергосбережения "
                       "(sudo cpupower frequency-set -g performance).",
                       "Check that the CPU is not overheating and not in a power-saving mode "
                       "(sudo cpupower frequency-set -g performance)."));

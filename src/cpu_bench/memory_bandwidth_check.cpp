@@ -145,7 +145,10 @@ void SetStreamVerdict(CheckResult& result, const MemoryBandwidthInputs& in, doub
                                      triad_gbps, in.peak->gbps),
                          fmt::format("triad {:.1f} GB/s is under half the theoretical {:.1f} GB/s.",
                                      triad_gbps, in.peak->gbps)));
-    hints.push_back(T("Проверьте, что модули стоят во всех каналах (по схеме из инструкции к плате) и "
+    // A busy machine explains a low figure by itself (its note says to run again when idle); the
+    // hardware advice answers a low figure on an idle one.
+    if (!in.load.busy())
+      hints.push_back(T("Проверьте, что модули стоят во всех каналах (по схеме из инструкции к плате) и "
                       "что в BIOS включён профиль XMP/EXPO.",
                       "Check that modules populate every channel (see the board manual's slot order) "
                       "and that XMP/EXPO is enabled in the BIOS."));

@@ -22,7 +22,9 @@ std::string Unquote(std::string value) {
 
 }  // namespace
 
-std::string ParseOsPrettyName(std::string_view os_release) {
+namespace {
+
+std::map<std::string, std::string> OsReleaseFields(std::string_view os_release) {
   std::map<std::string, std::string> fields;
   std::istringstream lines{std::string(os_release)};
   for (std::string line; std::getline(lines, line);) {
@@ -30,6 +32,19 @@ std::string ParseOsPrettyName(std::string_view os_release) {
     if (equals == std::string::npos || line.starts_with('#')) continue;
     fields[Trim(line.substr(0, equals))] = Unquote(Trim(line.substr(equals + 1)));
   }
+  return fields;
+}
+
+}  // namespace
+
+std::string ParseOsField(std::string_view os_release, const std::string& key) {
+  const std::map<std::string, std::string> fields = OsReleaseFields(os_release);
+  auto it = fields.find(key);
+  return it == fields.end() ? std::string() : it->second;
+}
+
+std::string ParseOsPrettyName(std::string_view os_release) {
+  std::map<std::string, std::string> fields = OsReleaseFields(os_release);
   if (!fields["PRETTY_NAME"].empty()) return fields["PRETTY_NAME"];
   std::string name = fields["NAME"];
   if (!fields["VERSION"].empty()) name += (name.empty() ? "" : " ") + fields["VERSION"];
@@ -61,6 +76,8 @@ OsInfo ReadOsInfo() {
   for (const char* path : {"/etc/os-release", "/usr/lib/os-release"}) {
     if (auto text = ReadFile(path); text.ok()) {
       os.name = ParseOsPrettyName(*text);
+      os.id = ParseOsField(*text, "ID");
+      os.id_like = ParseOsField(*text, "ID_LIKE");
       if (!os.name.empty()) break;
     }
   }

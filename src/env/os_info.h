@@ -12,6 +12,8 @@ namespace labcheck::env {
 
 // PRETTY_NAME from os-release ("Ubuntu 24.04.1 LTS"), else NAME VERSION, else empty.
 std::string ParseOsPrettyName(std::string_view os_release);
+// One field of os-release, unquoted ("ID" → "ubuntu", "ID_LIKE" → "debian"); empty when absent.
+std::string ParseOsField(std::string_view os_release, const std::string& key);
 
 struct MemInfo {
   uint64_t total_bytes = 0;
@@ -25,6 +27,8 @@ Result<MemInfo> ParseMemInfo(std::string_view meminfo);
 
 struct OsInfo {
   std::string name;     // "Debian GNU/Linux 12 (bookworm)"
+  std::string id;       // os-release ID: "debian", "ubuntu", "rocky"
+  std::string id_like;  // os-release ID_LIKE: "debian" on Ubuntu, "rhel centos fedora" on Rocky
   std::string kernel;   // uname release, e.g. "6.8.0-45-generic"
   std::string machine;  // "x86_64"
   std::string glibc;    // runtime glibc version, e.g. "2.36"

@@ -1,11 +1,11 @@
 #include "env/python_check.h"
 
-#include <unistd.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/text_util.h"
+#include "facts/statements.h"
 #include "probes/interpreter.h"
 
 namespace labcheck::env {
@@ -70,7 +70,8 @@ Table PackagesTable(const PythonFacts& facts) {
   return packages;
 }
 
-// WARN when the versions cannot be read, torch is missing, or it cannot see the NVIDIA driver's cards.
+// WARN when the versions cannot be read or torch is missing; torch's build against the cards is
+// env.compat's (python_check.h).
 void SetPythonVerdict(CheckResult& result, const PythonFacts& facts, const PythonContext& context) {
   std::vector<Text> warnings, hints;
   if (!facts.metadata_error.empty()) {
@@ -78,19 +79,13 @@ void SetPythonVerdict(CheckResult& result, const PythonFacts& facts, const Pytho
                               facts.metadata_error));
     hints.push_back(T("Курсу нужен Python 3.9 или новее.", "The course needs Python 3.9 or newer."));
   } else if (!HasTorch(facts)) {
-    warnings.push_back(T("PyTorch не установлен: без него не работают замеры на GPU и смоук-тесты",
-                         "PyTorch is not installed: GPU measurements and smoke tests need it"));
-    hints.push_back(T("Активируйте окружение курса или установите: pip install torch numpy "
-                      "(шаг 3 настройки)",
-                      "Activate the course environment or install it: pip install torch numpy "
-                      "(setup step 3)"));
-  } else if (!facts.torch_cuda && !facts.torch_hip && facts.torch_version_error.empty() &&
-             context.nvidia_driver_present) {
-    warnings.push_back(T("драйвер NVIDIA есть, а PyTorch собран только для CPU: карты он не увидит",
-                         "the NVIDIA driver is present but PyTorch is a CPU-only build: it will "
-                         "not see the GPUs"));
-    hints.push_back(T("pip uninstall -y torch && pip install torch (шаги 2–3 настройки)",
-                      "pip uninstall -y torch && pip install torch (setup steps 2–3)"));
+    facts::TorchFacts torch;
+    torch.state = facts::TorchState::Absent;
+    torch.python = context.python_path;
+    const Text missing = *facts::TorchMissing(torch);
+    warnings.push_back(T(missing.ru + ": без него не работают смоук-тесты PyTorch",
+                         missing.en + ": the PyTorch smoke tests need it"));
+    hints.push_back(facts::FixTorchMissing(torch));
   }
   result.outcome = warnings.empty() ? Outcome::Pass : Outcome::Warn;
   result.reason = Join(warnings, "; ");
@@ -109,6 +104,7 @@ json PythonData(const PythonFacts& facts, const PythonContext& context) {
                   {"conda", facts.conda},
                   {"site_packages", facts.site_packages}}},
       {"packages", packages_data},
+      {"torch_installed", HasTorch(facts)},
       {"torch_cuda", facts.torch_cuda ? json(*facts.torch_cuda) : json(nullptr)},
       {"torch_hip", facts.torch_hip ? json(*facts.torch_hip) : json(nullptr)}};
 }
@@ -117,7 +113,10 @@ Text PythonSummary(const PythonFacts& facts) {
   int installed = 0;
   for (const auto& entry : facts.packages) installed += entry.second ? 1 : 0;
   std::string counts = fmt::format("{}/{}", installed, facts.packages.size());
-  Text torch_part = T("PyTorch нет", "no PyTorch");
+  // The commonest first run is the course's environment not activated: the line a student reads
+  // first (the progress line, the summary table) says so and what to do, not only "no PyTorch".
+  Text torch_part = T("PyTorch не установлен в этом интерпретаторе: активируйте окружение курса или укажите --python",
+                      "torch is not installed in this interpreter: activate the course's environment or pass --python");
   if (HasTorch(facts)) {
     const std::optional<std::string>* torch = facts.Version("torch");
     std::string version = (torch && *torch) ? **torch : std::string("?");
@@ -182,7 +181,6 @@ CheckResult RunPythonCheck(CheckContext& ctx) {
   }
   PythonContext context;
   context.python_path = python;
-  context.nvidia_driver_present = access("/proc/driver/nvidia/version", F_OK) == 0;
   CheckResult result = AssessPython(*facts, context);
 
   // The versions above need no import; every later part that uses torch imports it. A hang there is

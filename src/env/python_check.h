@@ -10,9 +10,10 @@
 
 namespace labcheck::env {
 
+// Whether torch's build fits the machine's cards is env.compat's to say, which reads the driver's
+// cards from gpu.inventory (it runs after it); this check judges the interpreter and its packages.
 struct PythonContext {
-  std::string python_path;             // the interpreter that was run (RunOptions::python)
-  bool nvidia_driver_present = false;  // /proc/driver/nvidia/version exists
+  std::string python_path;  // the interpreter that was run (RunOptions::python)
 };
 
 CheckResult AssessPython(const PythonFacts& facts, const PythonContext& context);

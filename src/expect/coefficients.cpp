@@ -5,16 +5,15 @@
 #include <fmt/format.h>
 
 #include "expect/expectation_rows.h"
+#include "facts/statements.h"
 
 namespace labcheck::expect {
 namespace {
 
-// Why GPU figures cannot exist: no GPU at all, or one PyTorch cannot use (then the smoke tests
-// ran on the CPU and their speed says nothing about the cards).
-std::optional<Text> NoUsableGpu(const ReportFacts& facts) {
-  if (facts.usable_gpu_count() > 0) return std::nullopt;
-  if (facts.gpus.empty()) return T("нет GPU", "no GPU");
-  return T("PyTorch не видит ни одной GPU, смоук-тесты шли на CPU", "PyTorch sees no GPU, the smoke tests ran on the CPU");
+// The Llama smoke test ran, on the CPU: why PyTorch had no card, in the report's one wording.
+std::optional<Text> RanOnTheCpu(const Report& report, const ReportFacts& facts) {
+  if (!MeasuredValue(report, "smoke.llama_cpu_tiny.tokens_per_s")) return std::nullopt;
+  return facts::WhyTorchHasNoGpu(facts.run).value_or(T("PyTorch не видит GPU", "PyTorch sees no GPU"));
 }
 
 // Why a check left no usable figure, naming the check.
@@ -42,18 +41,12 @@ Coefficient TrainingTimeFactor(const Report& report, const ReportFacts& facts, c
   c.from_key = "smoke.llama.train_tflops";
   c.measured_unit = "TFLOPS";
   c.measured = MeasuredValue(report, c.from_key);
-  if (auto why = NoUsableGpu(facts)) {
-    c.missing_reason = T(why->ru + ": оценки времени в уроках посчитаны для видеокарт",
-                         why->en + ": the lessons' time estimates are for GPUs");
-    c.measured.reset();
-    return c;
-  }
   const CheckResult* check = FindCheck(report, "smoke.llama_train");
   if (!c.measured || *c.measured <= 0) {
     c.measured.reset();
-    if (facts.quick && check == nullptr) {
-      c.missing_reason = T("--quick: смоук-тест обучения Llama не запускался; запустите без --quick",
-                           "--quick: the Llama training smoke test did not run; run without --quick");
+    if (auto cpu = RanOnTheCpu(report, facts)) {
+      c.missing_reason = T("смоук-тест шёл на CPU (" + cpu->ru + "): оценки времени в уроках посчитаны для видеокарт",
+                           "the smoke test ran on the CPU (" + cpu->en + "): the lessons' time estimates are for GPUs");
     } else {
       c.missing_reason = CheckMissing(report, facts, "smoke.llama_train");
     }
@@ -80,21 +73,20 @@ Coefficient CommunicationTimeFactor(const Report& report, const ReportFacts& fac
   // NCCL measured the cards through the driver, not through PyTorch: a CPU-only torch (to be
   // reinstalled) does not change the busbw the cards will have once it is fixed, so the driver's
   // count decides here, unlike for the training factor.
-  const int gpus = static_cast<int>(facts.gpus.size());
-  const CheckResult* check = FindCheck(report, "interconnect.allreduce");
+  // The cards the driver has decide whether the factor applies at all (CUDA_VISIBLE_DEVICES may
+  // show fewer; the check then says why it measured nothing).
+  const int gpus = std::max(facts.run.cards.DriverCount(), static_cast<int>(facts.gpus.size()));
   const bool wrong_sum = AllreduceWrongSum(report);
-  if (facts.gpus.empty()) {
+  if (gpus == 0 && facts.run.cards.inventory_ran) {
     c.missing_reason = T("нет GPU: обмена между картами нет", "no GPU: there is no communication between cards");
-  } else if (gpus < 2) {
+  } else if (gpus == 1) {
     c.missing_reason = T("одна GPU: обмена между картами нет, коэффициент не нужен",
                          "one GPU: there is no communication between cards, the factor does not apply");
   } else if (wrong_sum) {
     c.missing_reason = T("all-reduce вернул неверную сумму: скорость не в счёт, сначала исправьте обмен",
                          "all-reduce returned a wrong sum: its speed does not count, fix the communication first");
   } else if (!c.measured || *c.measured <= 0) {
-    c.missing_reason = facts.skip_dist && check == nullptr
-                           ? T("--skip-dist: all-reduce не запускался", "--skip-dist: all-reduce did not run")
-                           : CheckMissing(report, facts, "interconnect.allreduce");
+    c.missing_reason = CheckMissing(report, facts, "interconnect.allreduce");
   } else {
     c.value = course.allreduce_busbw_assumed_gbps / *c.measured;
     // What bounds the figure, so the factor reads as a property of the links, not of the run.

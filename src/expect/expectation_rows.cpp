@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "expect/report_facts.h"
+#include "facts/statements.h"
 
 namespace labcheck::expect {
 
@@ -56,12 +57,12 @@ void FinishRow(ExpectationRow& row, const CourseReference& course, const Text& m
 
 Text MissingBecause(const Report& report, const ReportFacts& facts, const std::string& check_id) {
   const CheckResult* check = FindCheck(report, check_id);
-  if (check == nullptr) {
-    if (facts.interrupted) return T("не запускался: проверка прервана", "not run: the run was interrupted");
-    if (facts.quick && check_id.rfind("smoke.", 0) == 0) return T("не запускался (--quick)", "not run (--quick)");
-    return T("не запускался", "not run");
-  }
+  if (check == nullptr) return facts::NotInReport(facts.run.flags);
   const std::string outcome = OutcomeName(check->outcome);
+  // It ran and has no such figure: --quick measures less (matmul: one precision per card).
+  if (check->outcome == Outcome::Pass && facts.quick) return facts::ShortenedByQuick();
+  if (check->outcome == Outcome::Warn && !check->reason.empty())
+    return T(outcome + ": " + check->reason.ru, outcome + ": " + check->reason.en);
   if (check->outcome == Outcome::Pass || check->outcome == Outcome::Warn) {
     return T(outcome + ", но без этого замера", outcome + ", without this figure");
   }

@@ -41,6 +41,10 @@ struct ExpectationRow {
   bool course_machine = false;      // the reference is the course page's own
   bool modified_card = false;       // the course's modified 32 GB RTX 4080: figures may differ
   Text note;
+  // A fault this report found that explains the row's deviation (a link below its rating, a clock
+  // limit read during the run, a hang or a wrong sum): then the deviation is this machine's to fix,
+  // not the course's estimates to correct (send_to_authors_section.cpp).
+  Text local_cause;
 
   bool flagged() const { return failure.has_value() || (worst && worst->flagged()); }
   Text FlagCell() const;

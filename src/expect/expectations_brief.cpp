@@ -48,7 +48,7 @@ void AddBriefExpectations(const Analysis& a, ReportSection& s) {
   }
   if (!table.rows.empty()) s.brief_tables.push_back(std::move(table));
   const Text unmeasured = UnmeasuredLine(a.rows);
-  if (a.facts.gpus.empty() && s.brief_tables.empty()) {
+  if (a.facts.gpus.empty() && !a.facts.run.cards.AnyGpu() && s.brief_tables.empty()) {
     // Why the first row has no figure is why they all have none: the driver's SKIP, as a rule.
     const Text why = a.rows.empty() ? Text("—") : a.rows.front().measured;
     s.brief_lines.push_back(T("Строкам про GPU нужна видеокарта, здесь её нет (" + why.ru + "). Ориентиры курса — в отчёте.",

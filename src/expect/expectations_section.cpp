@@ -5,6 +5,7 @@
 
 #include "core/text_util.h"
 #include "expect/sections.h"
+#include "facts/statements.h"
 
 namespace labcheck::expect {
 namespace {
@@ -157,9 +158,20 @@ ReportSection ExpectationsSection(const Analysis& a, const CourseReference& cour
 
 Text GpuSummary(const ReportFacts& facts) {
   if (facts.gpus.empty()) return T("нет GPU", "no GPU");
+  // Cards the driver has that CUDA does not see: the count says so, with why.
+  if (const std::optional<Text> fewer = facts::WhyFewerGpus(facts.run.cards)) {
+    const Text seen = GpuNames(facts);
+    return T(seen.ru + " (" + fewer->ru + ")", seen.en + " (" + fewer->en + ")");
+  }
+  return GpuNames(facts);
+}
+
+Text GpuNames(const ReportFacts& facts) {
   std::vector<std::pair<Text, int>> counts;  // in the order the cards come, counted by the English name
   for (const GpuFacts& g : facts.gpus) {
-    const Text name = g.derived() ? Text(g.driver.name) : g.spec().DisplayName();
+    // NVML's list names the cards without their memory: the driver's name, not a catalog variant
+    // (an RTX 4080 of 16 or of 32 GB) that nothing measured.
+    const Text name = g.derived() || facts.gpus_from_nvml ? Text(g.driver.name) : g.spec().DisplayName();
     auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first.en == name.en; });
     if (it == counts.end()) {
       counts.emplace_back(name, 1);

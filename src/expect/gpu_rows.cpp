@@ -6,6 +6,7 @@
 
 #include "core/measurement_key.h"
 #include "expect/expectation_rows.h"
+#include "expect/hint_triggers.h"
 
 namespace labcheck::expect {
 namespace {
@@ -122,6 +123,22 @@ void SetLinkReference(ExpectationRow& row, const GpuSpec& spec, const reference:
                                 Num(link->limit_gbps), BandText(link->practice_gbps)));
 }
 
+// A low row that a fault found here explains: a clock limit read during the matmul on one of its
+// cards, or (host copies) a link that ran below its rating.
+void NoteLocalCause(const ReportFacts& facts, const Group& group, ExpectationRow& row) {
+  if (!row.worst || row.worst->ratio >= 1) return;
+  if (row.id.rfind("matmul_", 0) == 0) {
+    for (const GpuFacts* g : group.gpus)
+      for (const std::string& reason : g->clock_event_reasons)
+        if (IsThrottling(reason)) {
+          row.local_cause = T(fmt::format("GPU {}: ", g->index) + ClockReasonText(reason).ru, fmt::format("GPU {}: ", g->index) + ClockReasonText(reason).en);
+          return;
+        }
+  } else if (row.id == "h2d" || row.id == "d2h") {
+    if (const auto link = SlowestLinkBelowRating(facts)) row.local_cause = reference::DescribeLinkBelowRating(*link);
+  }
+}
+
 }  // namespace
 
 void AddGpuRows(const Report& report, const ReportFacts& facts, const CourseReference& course,
@@ -180,6 +197,7 @@ void AddGpuRows(const Report& report, const ReportFacts& facts, const CourseRefe
         row.note.en += (row.note.en.empty() ? "" : "; ") + kind.fallback_note.en;
       }
       FinishRow(row, course, MissingBecause(report, facts, kind.check_id));
+      NoteLocalCause(facts, group, row);
       rows.push_back(std::move(row));
     }
   }

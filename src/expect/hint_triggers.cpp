@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "facts/statements.h"
+
 namespace labcheck::expect {
 namespace {
 
@@ -23,48 +25,41 @@ bool Mentions(const std::string& text, std::initializer_list<const char*> needle
   return std::any_of(needles.begin(), needles.end(), [&](const char* n) { return text.find(n) != std::string::npos; });
 }
 
-bool NoGpu(const ReportFacts& facts) { return facts.gpus.empty() || facts.usable_gpu_count() == 0; }
-
-// A SKIP that installing packages can fix. The smoke checks keep their probe's answer in
-// data.probe {reason: "package_missing" | "no_gpu" | ..., package}; without it, judge by the
-// words: not --quick, and not "there is no GPU" on a machine that has none.
+// A SKIP that installing a package can fix: the probe said the package is missing (data.probe
+// {reason: "package_missing", package}) from an interpreter whose torch imports. A SKIP or FAIL
+// without the probe's word (the interpreter did not start, an older report) gets no package advice.
 bool PackageSkip(const CheckResult* c, const ReportFacts& facts, const char* package = nullptr) {
-  if (c == nullptr || c->outcome != Outcome::Skip || facts.quick) return false;
-  if (c->data.is_object() && c->data.contains("probe") && c->data["probe"].is_object()) {
-    const json& probe = c->data["probe"];
-    if (DataString(probe, "reason") != "package_missing") return false;
-    return package == nullptr || DataString(probe, "package").empty() || DataString(probe, "package") == package;
-  }
-  const std::string text = CheckText(*c);
-  if (Mentions(text, {"--quick", "--skip-dist"})) return false;
-  return !(NoGpu(facts) && Mentions(text, {"gpu", "cuda"}));
+  if (c == nullptr || c->outcome != Outcome::Skip || !facts.run.torch.installed()) return false;
+  if (!c->data.is_object() || !c->data.contains("probe") || !c->data["probe"].is_object()) return false;
+  const json& probe = c->data["probe"];
+  if (DataString(probe, "reason") != "package_missing") return false;
+  return package == nullptr || DataString(probe, "package").empty() || DataString(probe, "package") == package;
 }
 
-// Reasons that explain a slow matmul; idle and application-clock settings do not.
-bool IsThrottling(const std::string& reason) {
-  return reason != "gpu_idle" && reason != "none" && reason != "applications_clocks_setting";
-}
-
+// The course's two rows about cards PyTorch does not see, each where its action answers the cause:
+// «GPU не найдены» (reinstall torch, update the driver) for a torch whose build has no CUDA or does
+// not run on this driver; «меньше 4 карт» (CUDA_VISIBLE_DEVICES, nvidia-smi) for cards the variable
+// hides from a CUDA torch. A torch that is missing or does not start is env.python's to say.
 void GpuCountHints(const ReportFacts& facts, const CourseReference& course, std::vector<TriggeredHint>& out) {
-  const int driver_count = static_cast<int>(facts.gpus.size());
-  if (!facts.inventory_present || driver_count == 0) return;
-  const bool torch_blind = facts.torch_cuda_usable == false || facts.torch_gpu_count == 0;
-  if (torch_blind) {
+  const facts::RunFacts& run = facts.run;
+  const int driver_count = run.cards.DriverCount();
+  if (!run.cards.inventory_ran || driver_count == 0) return;
+  const bool cuda_torch_blind = run.torch.state == facts::TorchState::Cuda && run.cards.cuda_ok && run.torch.sees == 0;
+  if (run.torch.state == facts::TorchState::NoCuda || cuda_torch_blind) {
+    const Text why = facts::WhyTorchHasNoGpu(run).value_or(Text());
     out.push_back({hint::kNoGpuSeen,
-                   T(fmt::format("драйвер (nvidia-smi) видит {} GPU, PyTorch — ни одной", driver_count),
-                     fmt::format("the driver (nvidia-smi) sees {} GPU(s), PyTorch none", driver_count)),
+                   T(fmt::format("драйвер (nvidia-smi) видит {} GPU; {}", driver_count, why.ru),
+                     fmt::format("the driver (nvidia-smi) sees {} GPU(s); {}", driver_count, why.en)),
                    "env.python"});
     return;
   }
-  if (facts.torch_gpu_count && *facts.torch_gpu_count < driver_count) {
-    out.push_back({hint::kFewerGpus,
-                   T(fmt::format("PyTorch видит {} из {} GPU", *facts.torch_gpu_count, driver_count),
-                     fmt::format("PyTorch sees {} of {} GPUs", *facts.torch_gpu_count, driver_count)),
-                   "env.python"});
+  if (run.cards.visible_devices && run.cards.SomeHidden() && run.torch.state == facts::TorchState::Cuda) {
+    out.push_back({hint::kFewerGpus, *facts::WhyFewerGpus(run.cards), "gpu.inventory"});
     return;
   }
-  // The course machine has four cards; fewer, even as nvidia-smi lists them, is the same advice.
-  if (course.IsCourseGpu(facts.gpus.front().spec().id) && driver_count < course.course_gpu_count) {
+  // The course machine has four cards; fewer in the driver itself, with nothing hiding any.
+  if (!facts.gpus.empty() && course.IsCourseGpu(facts.gpus.front().spec().id) && driver_count < course.course_gpu_count &&
+      !run.cards.SomeHidden()) {
     out.push_back({hint::kFewerGpus,
                    T(fmt::format("видно {} из {} карт машины курса", driver_count, course.course_gpu_count),
                      fmt::format("{} of the course machine's {} cards are visible", driver_count,
@@ -83,20 +78,18 @@ void AllreduceHints(const Report& report, const ReportFacts& facts, const std::v
       out.push_back({hint::kNcclHang, T("all-reduce: " + row.failure->ru, "all-reduce: " + row.failure->en),
                      "interconnect.allreduce"});
     } else if (row.worst && row.worst->level == Level::OffLow) {
-      // The course machine is judged against the lessons' W, other machines against the slowest
-      // link of their ring (machine_rows.cpp).
+      // Slow, not hung: the hang advice (NCCL_P2P_DISABLE, IOMMU) does not answer it. A link below
+      // its rating does (the slot, the riser, the BIOS); without one, the deviation is the authors'.
+      const auto link = SlowestLinkBelowRating(facts);
+      if (!link) continue;
       const Text against = row.course_machine ? T("W из уроков", "the lessons' W")
                                               : T("того, что позволяет самая медленная связь кольца",
                                                   "what the ring's slowest link allows");
-      Text detail = T("all-reduce " + row.measured.ru + " ГБ/с — в 2 раза и больше ниже " + against.ru,
-                      "all-reduce " + row.measured.en + " GB/s: 2× or more below " + against.en);
-      // What was measured explains it; the reference stays what the hardware is rated for.
-      if (const auto link = SlowestLinkBelowRating(facts)) {
-        const Text bound = reference::DescribeLinkBelowRating(*link);
-        detail.ru += "; упирается в " + bound.ru;
-        detail.en += "; bound by " + bound.en;
-      }
-      out.push_back({hint::kNcclHang, detail, "interconnect.allreduce"});
+      const Text bound = reference::DescribeLinkBelowRating(*link);
+      out.push_back({hint::kPcieGen3,
+                     T("all-reduce " + row.measured.ru + " ГБ/с — в 2 раза и больше ниже " + against.ru + "; упирается в " + bound.ru,
+                       "all-reduce " + row.measured.en + " GB/s: 2× or more below " + against.en + "; bound by " + bound.en),
+                     "interconnect.allreduce"});
     }
   }
   for (const char* id : {"smoke.ddp", "smoke.fsdp2"}) {
@@ -182,14 +175,15 @@ void SmokeHints(const Report& report, const ReportFacts& facts, std::vector<Trig
     }
   }
   if (const CheckResult* q = FindCheck(report, "smoke.qlora")) {
-    const bool broken = q->outcome == Outcome::Fail && Mentions(CheckText(*q), {"undefined symbol", "bitsandbytes"});
+    const bool broken = q->outcome == Outcome::Fail && facts.run.torch.installed() &&
+                        Mentions(CheckText(*q), {"undefined symbol", "bitsandbytes"});
     if (broken || PackageSkip(q, facts, "bitsandbytes")) {
       out.push_back({hint::kBitsandbytes, Text(std::string("smoke.qlora: ") + OutcomeName(q->outcome)), "smoke.qlora"});
     }
   }
   for (const char* id : {"smoke.triton", "smoke.torch_compile"}) {
     const CheckResult* c = FindCheck(report, id);
-    if (c != nullptr && c->outcome == Outcome::Fail &&
+    if (c != nullptr && c->outcome == Outcome::Fail && facts.run.torch.installed() &&
         Mentions(CheckText(*c), {"python.h", "compiler", "gcc", "cc1", "g++", "ld returned"})) {
       out.push_back({hint::kTritonCompiler, T(std::string(id) + ": FAIL (компилятор)", std::string(id) + ": FAIL (compiler)"), id});
       break;
@@ -201,6 +195,10 @@ void SmokeHints(const Report& report, const ReportFacts& facts, std::vector<Trig
 }
 
 }  // namespace
+
+bool IsThrottling(const std::string& reason) {
+  return reason != "gpu_idle" && reason != "none" && reason != "applications_clocks_setting";
+}
 
 Text ClockReasonText(const std::string& reason) {
   if (reason == "power_cap" || reason == "sw_power_cap") return T("лимит мощности (power_cap)", "power limit (power_cap)");

@@ -25,6 +25,9 @@ std::vector<TriggeredHint> FindHints(const Report& report, const ReportFacts& fa
                                      const CourseReference& course, const reference::GpuCatalog& catalog,
                                      const std::vector<ExpectationRow>& rows);
 
+// Clock-event reasons that explain a slow matmul; idle and application-clock settings do not.
+bool IsThrottling(const std::string& reason);
+
 // Clock-event reasons as the GPU check stores them ("power_cap", "thermal"), in words.
 Text ClockReasonText(const std::string& reason);
 

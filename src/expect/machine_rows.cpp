@@ -7,6 +7,7 @@
 
 #include "core/regex_instances.h"  // <regex>, its code generated once
 #include "expect/expectation_rows.h"
+#include "facts/statements.h"
 
 namespace labcheck::expect {
 namespace {
@@ -62,14 +63,13 @@ bool AllNvlinkBoards(const ReportFacts& facts) {
   return true;
 }
 
-Text NeedsTwoGpus(const ReportFacts& facts) {
-  if (facts.gpus.empty() && facts.usable_gpu_count() == 0) return T("нет GPU", "no GPU");
-  return T("нужно минимум 2 GPU", "needs at least 2 GPUs");
+// The machine has one card (the driver's count, not what CUDA_VISIBLE_DEVICES leaves visible):
+// the pair rows have no pair to expect anything of.
+bool OneCardMachine(const ReportFacts& facts) {
+  return std::max(facts.run.cards.DriverCount(), static_cast<int>(facts.gpus.size())) == 1;
 }
 
-Text NeedsGpu(const ReportFacts& facts) {
-  return facts.gpus.empty() ? T("нет GPU", "no GPU") : T("PyTorch не видит GPU", "PyTorch sees no GPU");
-}
+Text NoPair() { return T("одна GPU: пары карт нет", "one GPU: there is no pair of cards"); }
 
 // "GPU 0↔1, 2↔3" for a set of unordered pairs; "все пары" when it covers all of them.
 Text PairList(std::vector<std::pair<int, int>> pairs, const ReportFacts& facts) {
@@ -111,6 +111,8 @@ ExpectationRow P2pRow(const Report& report, const ReportFacts& facts, const Cour
       row.reference.ru += "; " + rest.ru;
       row.reference.en += "; " + rest.en;
     }
+  } else if (OneCardMachine(facts)) {
+    row.reference = NoPair();
   } else if (!AnyGeforce(facts) && !facts.gpus.empty()) {
     row.reference = !facts.topology_known && AllNvlinkBoards(facts)
                         ? T("с NVLink — «да»", "with NVLink: “yes”")
@@ -118,7 +120,7 @@ ExpectationRow P2pRow(const Report& report, const ReportFacts& facts, const Cour
                             "depends on the platform; without P2P data goes through host memory");
   }
   if (access.empty()) {
-    row.measured = facts.usable_gpu_count() < 2 ? NeedsTwoGpus(facts) : MissingBecause(report, facts, "gpu.p2p");
+    row.measured = MissingBecause(report, facts, "gpu.p2p");
     return row;
   }
   row.answered = true;
@@ -149,6 +151,7 @@ ExpectationRow P2pRow(const Report& report, const ReportFacts& facts, const Cour
   if (!no_p2p.empty()) {
     const Text pairs = PairList(no_p2p, facts);
     row.failure = T("нет P2P по NVLink (" + pairs.ru + ")", "no P2P over NVLink (" + pairs.en + ")");
+    row.local_cause = *row.failure;
   }
   // Without NVML's topology: NVLink boards should have P2P between every pair.
   if (!facts.topology_known && AllNvlinkBoards(facts) && !AnyGeforce(facts) && yes < static_cast<int>(access.size())) {
@@ -164,6 +167,7 @@ void NoteLinkBelowRating(const ReportFacts& facts, ExpectationRow& row) {
   if (const auto link = SlowestLinkBelowRating(facts)) {
     const Text bound = reference::DescribeLinkBelowRating(*link);
     row.note = T("упирается в " + bound.ru, "bound by " + bound.en);
+    row.local_cause = bound;
   }
 }
 
@@ -237,6 +241,14 @@ ExpectationRow GpuToGpuRow(const Report& report, const ReportFacts& facts, const
     row.course_machine = true;  // the course's text, already the reference
   } else if (!judged.empty()) {
     row.reference = PerLinkReference(judged, facts);
+  } else if (OneCardMachine(facts)) {
+    row.reference = NoPair();
+  } else if (!course_gpu && !facts.gpus.empty()) {
+    // Another model, its links unknown (no topology): not the course's GeForce wording.
+    row.reference = AllNvlinkBoards(facts) ? T("по NVLink: число линков × скорость линка (топология неизвестна)",
+                                               "over NVLink: links × the link rate (the topology is unknown)")
+                                           : T("зависит от связи между картами; здесь она неизвестна (нет топологии)",
+                                               "depends on the link between the cards, unknown here (no topology)");
   }
   // One band for the row where every pair shares it (the JSON's "band"); else each reading has its own.
   for (size_t i = 0; i < row.readings.size(); ++i) {
@@ -244,8 +256,7 @@ ExpectationRow GpuToGpuRow(const Report& report, const ReportFacts& facts, const
     else if (!SameBand(row.band, row.readings[i].band)) row.band.reset();
   }
   if (row.readings.empty() && course_gpu) row.band = course_row->course_band;
-  const Text missing = facts.usable_gpu_count() < 2 ? NeedsTwoGpus(facts) : MissingBecause(report, facts, "gpu.p2p");
-  FinishRow(row, course, missing);
+  FinishRow(row, course, MissingBecause(report, facts, "gpu.p2p"));
   NoteLinkBelowRating(facts, row);
   return row;
 }
@@ -283,6 +294,9 @@ ExpectationRow AllreduceRow(const Report& report, const ReportFacts& facts, cons
     // The course machine: the lessons' W is its own reference (and its PCIe limit is in the text).
     row.band = Band{w, w};
     row.course_machine = true;
+  } else if (OneCardMachine(facts)) {
+    row.reference = T(fmt::format("в уроках W = {}; с одной GPU all-reduce нечего передавать", Num(w)),
+                      fmt::format("the lessons assume W = {}; with one GPU an all-reduce has nothing to pass", Num(w)));
   } else if (facts.ring) {
     // nccl-tests: bus bandwidth "should reflect the speed of the hardware bottleneck"; a ring
     // through a pair without NVLink is bound by that pair, whatever links the others have.
@@ -301,11 +315,9 @@ ExpectationRow AllreduceRow(const Report& report, const ReportFacts& facts, cons
     row.readings.push_back(Reading{"", -1, "nccl.allreduce_busbw_gbps", *busbw, std::nullopt});
   }
   row.failure = AllreduceFailure(report);
-  Text missing = facts.usable_gpu_count() < 2 ? NeedsTwoGpus(facts)
-                 : facts.skip_dist           ? T("не запускался (--skip-dist)", "not run (--skip-dist)")
-                                             : MissingBecause(report, facts, "interconnect.allreduce");
+  if (row.failure) row.local_cause = *row.failure;
   if (row.failure && row.readings.empty()) row.measured = *row.failure;
-  FinishRow(row, course, missing);
+  FinishRow(row, course, MissingBecause(report, facts, "interconnect.allreduce"));
   NoteLinkBelowRating(facts, row);
   return row;
 }
@@ -314,12 +326,11 @@ ExpectationRow LlamaRow(const Report& report, const ReportFacts& facts, const Co
   ExpectationRow row = CourseWorded("llama_train", course);
   row.course_machine = true;  // the lessons assume 20–40 TFLOPS per card whatever the card
   const auto tflops = MeasuredValue(report, "smoke.llama.train_tflops");
-  if (facts.usable_gpu_count() == 0) {
-    // smoke.llama_train trains a tiny configuration on the CPU; its speed compares with nothing.
-    row.measured = MeasuredValue(report, "smoke.llama_cpu_tiny.tokens_per_s")
-                       ? T("нет GPU (на CPU шла крошечная конфигурация, её скорость не сравнима)",
-                           "no GPU (a tiny configuration ran on the CPU; its speed compares with nothing)")
-                       : NeedsGpu(facts);
+  if (!tflops && MeasuredValue(report, "smoke.llama_cpu_tiny.tokens_per_s")) {
+    // smoke.llama_train trained a tiny configuration on the CPU; its speed compares with nothing.
+    const Text why = facts::WhyTorchHasNoGpu(facts.run).value_or(T("PyTorch не видит GPU", "PyTorch sees no GPU"));
+    row.measured = T("на CPU шла крошечная конфигурация, её скорость не сравнима: " + why.ru,
+                     "a tiny configuration ran on the CPU, its speed compares with nothing: " + why.en);
     return row;
   }
   row.band = course.train_tflops_assumed;

@@ -41,6 +41,8 @@ reference::PeerCard Card(const GpuFacts& g) {
 }  // namespace
 
 void ReadPairFacts(const Report& report, const reference::GpuCatalog& catalog, ReportFacts& facts) {
+  // Cards CUDA did not see: no topology and no P2P answer, so no pair's link (or the ring) is known.
+  if (facts.gpus_from_nvml) return;
   const json* matrix = TopologyMatrix(report);
   const size_t n = facts.gpus.size();
   std::vector<reference::PeerCard> cards;

@@ -89,23 +89,17 @@ void ReadLinksUnderLoad(const Report& report, std::vector<GpuFacts>& gpus) {
   }
 }
 
-// env.python's torch_cuda: a bool (available), an object {available, device_count}, or the CUDA
-// version string of the torch build (null = CPU-only build). Accept all three.
-void ReadTorchCuda(const Report& report, ReportFacts& facts) {
-  const CheckResult* python = FindCheck(report, "env.python");
-  if (python == nullptr || !python->data.contains("torch_cuda")) return;
-  const json& tc = python->data["torch_cuda"];
-  if (tc.is_boolean()) {
-    facts.torch_cuda_usable = tc.get<bool>();
-  } else if (tc.is_null()) {
-    facts.torch_cuda_usable = false;
-  } else if (tc.is_string()) {
-    facts.torch_cuda_usable = !tc.get<std::string>().empty();
-  } else if (tc.is_object()) {
-    if (auto available = Optional<bool>(tc, "available")) facts.torch_cuda_usable = available;
-    // PyTorch's own count wins over gpu.count: CUDA_VISIBLE_DEVICES and a CPU-only torch build
-    // show up here, which is what the hints about "PyTorch sees fewer cards" are about.
-    if (auto count = Optional<int>(tc, "device_count")) facts.torch_gpu_count = count;
+// The driver's cards as NVML lists them, where CUDA saw none: identity only (name; NVML's index).
+void ReadNvmlOnlyGpus(const Report& report, std::vector<GpuFacts>& gpus) {
+  const CheckResult* inventory = FindCheck(report, "gpu.inventory");
+  if (inventory == nullptr || !inventory->data.contains("nvml_gpus") || !inventory->data["nvml_gpus"].is_array()) return;
+  int position = 0;
+  for (const json& g : inventory->data["nvml_gpus"]) {
+    if (!g.is_object()) continue;
+    GpuFacts f;
+    f.index = Optional<int>(g, "index").value_or(position++);
+    f.driver.name = DataString(g, "name");
+    gpus.push_back(std::move(f));
   }
 }
 
@@ -155,6 +149,10 @@ ReportFacts ReadFacts(const Report& report, const reference::GpuCatalog& catalog
       facts.gpus.push_back(std::move(f));
     }
   }
+  if (facts.gpus.empty()) {
+    ReadNvmlOnlyGpus(report, facts.gpus);
+    facts.gpus_from_nvml = !facts.gpus.empty();
+  }
   for (auto& g : facts.gpus) {
     g.catalog_spec = catalog.Match(g.driver.name, g.driver.memory_gib);
     if (g.catalog_spec == nullptr) g.derived_spec = reference::DeriveSpec(g.driver, catalog);
@@ -163,8 +161,7 @@ ReportFacts ReadFacts(const Report& report, const reference::GpuCatalog& catalog
   ReadLinksUnderLoad(report, facts.gpus);
   ReadPairFacts(report, catalog, facts);
 
-  if (auto count = MeasuredValue(report, "gpu.count")) facts.torch_gpu_count = static_cast<int>(*count);
-  ReadTorchCuda(report, facts);
+  facts.run = facts::ReadRunFacts(report);
   return facts;
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "facts/run_facts.h"
 #include "report/saved_report_json.h"  // DataFlag, DataString
 #include "reference/derived_spec.h"
 #include "reference/gpu_catalog.h"
@@ -44,10 +45,15 @@ struct RingLimit {
 };
 
 struct ReportFacts {
-  std::vector<GpuFacts> gpus;  // the driver's view (gpu.inventory), else indices seen in keys
+  // The cards CUDA saw (gpu.inventory), else indices seen in keys; where CUDA saw none and NVML
+  // lists the driver's cards (hidden by CUDA_VISIBLE_DEVICES, CUDA failed), those, so that every
+  // reference is the right model's; nothing of theirs is measured then.
+  std::vector<GpuFacts> gpus;
+  bool gpus_from_nvml = false;  // NVML's list: no link between them is known, none is measured
   bool inventory_present = false;
-  std::optional<int> torch_gpu_count;     // env.python torch_cuda.device_count, else gpu.count
-  std::optional<bool> torch_cuda_usable;  // false: PyTorch without CUDA or CUDA unavailable
+  // The interpreter and torch, the driver's cards against CUDA's, the flags: what the words are
+  // chosen from (src/facts/statements.h).
+  facts::RunFacts run;
   bool quick = false;
   bool skip_dist = false;
   bool interrupted = false;
@@ -61,12 +67,6 @@ struct ReportFacts {
     return nullptr;
   }
 
-  // The number of GPUs this run could use: none when PyTorch has no CUDA, else what PyTorch sees
-  // when known, else the driver's count.
-  int usable_gpu_count() const {
-    if (torch_cuda_usable == false) return 0;
-    return torch_gpu_count.value_or(static_cast<int>(gpus.size()));
-  }
 };
 
 // Report's lookups taking string_view, as the analyser's keys are often literals.

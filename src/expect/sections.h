@@ -32,6 +32,8 @@ void AddBriefRecommendations(const Analysis& analysis, ReportSection& recommenda
 
 // "4× NVIDIA GeForce RTX 4080 32 GB (modified)", "2× A + 1× B", or «нет GPU».
 Text GpuSummary(const ReportFacts& facts);
+// The models CUDA saw ("4× RTX 4080"), without why fewer.
+Text GpuNames(const ReportFacts& facts);
 // A coefficient as one line: «×1.20 (0.80–1.60), из smoke.llama.train_tflops = 25.0 TFLOPS».
 Text CoefficientLine(const Coefficient& c);
 

@@ -29,8 +29,13 @@ Text FlaggedLine(const ExpectationRow& row) {
     label.ru += " (" + row.gpu_name.ru + ")";
     label.en += " (" + row.gpu_name.en + ")";
   }
-  return T(fmt::format("{}: {} — {} (ориентир: {})", label.ru, row.measured.ru, flag.ru, row.reference.ru),
-           fmt::format("{}: {}, {} (reference: {})", label.en, row.measured.en, flag.en, row.reference.en));
+  Text line = T(fmt::format("{}: {} — {} (ориентир: {})", label.ru, row.measured.ru, flag.ru, row.reference.ru),
+                fmt::format("{}: {}, {} (reference: {})", label.en, row.measured.en, flag.en, row.reference.en));
+  if (!row.local_cause.empty()) {
+    line.ru += "; причина здесь: " + row.local_cause.ru;
+    line.en += "; the cause here: " + row.local_cause.en;
+  }
+  return line;
 }
 
 }  // namespace
@@ -40,20 +45,32 @@ ReportSection SendToAuthorsSection(const Report& report, const Analysis& a) {
   s.id = "send_to_authors";
   s.title = T("Отправить отчёт авторам курса", "Sending the report to the course authors");
   std::vector<const ExpectationRow*> flagged;
+  bool unexplained = false;
   for (const auto& row : a.rows) {
-    if (row.flagged()) flagged.push_back(&row);
+    if (!row.flagged()) continue;
+    flagged.push_back(&row);
+    unexplained = unexplained || row.local_cause.empty();
   }
   if (flagged.empty()) {
     s.paragraphs.push_back(T("Расхождений больше чем в 2 раза нет. Отчёт без расхождений тоже пригодится авторам: "
                              "он подтверждает, что ориентиры верны.",
                              "Nothing is off by 2× or more. A report without deviations helps the authors too: it "
                              "confirms the reference figures."));
+  } else if (!unexplained) {
+    // Every deviation has a cause on this machine that the report names: the estimates are right,
+    // the machine is to fix.
+    s.paragraphs.push_back(T("Расхождения в 2 раза и больше объясняются неполадкой, которую нашёл отчёт (см. подсказки "
+                             "выше): исправьте её и запустите проверку снова. Оценки курса из-за них править не нужно.",
+                             "The figures off by 2× or more are explained by a fault this report found (see the hints "
+                             "above): fix it and run the check again. The course's estimates need no correction for "
+                             "them."));
   } else {
-    s.paragraphs.push_back(T("Есть расхождения в 2 раза и больше. Пришлите journal/lab-report.md авторам: создайте "
-                             "issue в репозитории курса, вставьте сводку ниже и приложите файл. Оценки поправят.",
-                             "Some figures are off by 2× or more. Send journal/lab-report.md to the authors: open an "
-                             "issue in the course repository, paste the summary below and attach the file. They will "
-                             "correct the estimates."));
+    s.paragraphs.push_back(T("Есть расхождения в 2 раза и больше, которые отчёт ничем не объясняет. Пришлите "
+                             "journal/lab-report.md авторам: создайте issue в репозитории курса, вставьте сводку ниже и "
+                             "приложите файл. Оценки поправят.",
+                             "Some figures are off by 2× or more and nothing in this report explains them. Send "
+                             "journal/lab-report.md to the authors: open an issue in the course repository, paste the "
+                             "summary below and attach the file. They will correct the estimates."));
   }
   s.paragraphs.push_back(T("Что попадает в отчёт: модели процессора и видеокарт, версии программ, свободное место на "
                            "дисках и результаты замеров. Имени пользователя там нет: домашняя папка в путях заменена "

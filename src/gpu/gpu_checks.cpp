@@ -17,7 +17,7 @@ namespace {
 // before gpu.p2p, which judges its copies without P2P against them.
 const gpu::GpuCheckSpec* const kGpuChecks[] = {
     &gpu::kInventoryCheck,  &gpu::kHealthCheck, &gpu::kMatmulCheck,     &gpu::kMemoryBandwidthCheck,
-    &gpu::kHostDeviceCopyCheck, &gpu::kPeerCheck, &gpu::kAllReduceCheck,
+    &gpu::kMemtestCheck,    &gpu::kHostDeviceCopyCheck, &gpu::kPeerCheck, &gpu::kAllReduceCheck,
 };
 
 // The child jobs no check owns: their commands start them (cluster/, app/burn_command.cpp,

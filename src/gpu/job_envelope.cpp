@@ -59,6 +59,7 @@ std::optional<CheckResult> EnvelopeProblem(const std::string& check_id, const Ch
   CheckResult r = verdict == "skip" ? Skipped(check_id, reason, hint) : Failed(check_id, reason, hint, error);
   r.error = error;
   if (j.contains("libraries")) r.data["libraries"] = j["libraries"];
+  if (j.contains("driver_state")) r.data["driver_state"] = j["driver_state"];
   return r;
 }
 

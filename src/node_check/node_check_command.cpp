@@ -14,11 +14,13 @@
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
 #include "node_check/fabric_retry.h"
+#include "node_check/findings/findings.h"
 #include "node_check/findings/judge_node.h"
 #include "node_check/outputs/node_report.h"
 #include "node_check/outputs/prometheus_metrics.h"
 #include "node_check/scan/job_gpus.h"
 #include "node_check/scan/network_ports.h"
+#include "node_check/scan/network_roles.h"
 #include "node_check/scan/pci_bus_scan.h"
 #include "node_check/slurm/slurm_drain.h"
 #include "node_check/slurm/slurm_policy.h"
@@ -48,6 +50,7 @@ struct Options {
   std::string kernel_log;
   std::vector<std::string> site_packages;
   std::optional<double> timeout_s;  // default: kHealthCheckTimeoutS in slurmd's health check, else kDefaultTimeoutS
+  double memtest_s = 0;             // --memtest: seconds of the memory test on every card; 0: none
 };
 
 std::optional<std::string> Env(const std::string& name) {
@@ -55,11 +58,88 @@ std::optional<std::string> Env(const std::string& name) {
   return v ? std::optional<std::string>(v) : std::nullopt;
 }
 
-// What the child's envelope says when it is not "ok": no driver or no GPU is "cannot tell",
-// unless GPUs were expected; a driver that is there but fails (cuInit 802: fabric manager down),
-// a crash or a hang is a sick node.
-NodeVerdict FromEnvelope(const CheckResult& problem, const NodeExpectations& expect) {
+// --memtest: a private folder for the memory test's log, the child's arguments for it, and the
+// log read into the payload after the child (findings/memtest_findings.cpp).
+class MemtestLogFile {
+ public:
+  explicit MemtestLogFile(double seconds) : seconds_(seconds) {
+    if (seconds_ <= 0) return;
+    Result<std::string> dir = MakePrivateTempDir("lab_nodecheck_memtest");
+    if (dir.ok()) dir_ = *dir;
+  }
+  ~MemtestLogFile() {
+    if (!dir_.empty()) RemoveTree(dir_);
+  }
+  MemtestLogFile(const MemtestLogFile&) = delete;
+  MemtestLogFile& operator=(const MemtestLogFile&) = delete;
+  std::vector<std::string> ChildArgs() const {
+    if (seconds_ <= 0 || dir_.empty()) return {};
+    return {"--memtest-seconds", fmt::format("{}", seconds_), "--memtest-log", dir_ + "/memtest.jsonl"};
+  }
+  void AddTo(json& payload) const {
+    if (seconds_ <= 0) return;
+    json memtest = {{"seconds", seconds_}};
+    const Result<std::string> text = dir_.empty() ? Result<std::string>(Status::Error("no temporary folder")) : ReadFile(dir_ + "/memtest.jsonl");
+    memtest["log"] = text.ok() ? *text : "";
+    if (!text.ok()) memtest["error"] = text.status().message();
+    if (payload.contains("memtest_error")) memtest["error"] = payload["memtest_error"];
+    payload["memtest"] = memtest;
+  }
+
+ private:
+  double seconds_;
+  std::string dir_;
+};
+
+// The child's time: the gate's own, and the memory test's on top (its allocation and the cards'
+// setup besides its GPU time). Under slurmd's health check the gate's 30 s holds for both: the
+// rest of slurmd's 60 s is for a hung card's kill and --drain (node_check_command.h).
+double ChildTimeout(const Options& o) {
+  const bool health_check = InHealthCheckContext(Env);
+  const double base = o.timeout_s.value_or(health_check ? kHealthCheckTimeoutS : kDefaultTimeoutS);
+  if (o.memtest_s <= 0) return base;
+  return health_check ? base : base + o.memtest_s + kMemtestSetupS;
+}
+
+// False after saying what is wrong with --memtest.
+bool MemtestFits(const Options& o, bool ru) {
+  if (o.memtest_s < 0 || o.memtest_s > kMemtestMostS) {
+    std::fprintf(stderr, ru ? "lab_check node-check: --memtest %g: нужно число секунд от 1 до %g, например --memtest 20\n"
+                            : "lab_check node-check: --memtest %g: give seconds from 1 to %g, e.g. --memtest 20\n",
+                 o.memtest_s, kMemtestMostS);
+    return false;
+  }
+  if (o.memtest_s > kMemtestInHealthCheckS && InHealthCheckContext(Env)) {
+    std::fprintf(stderr, ru ? "lab_check node-check: --memtest %g не уложится в 60 с HealthCheckProgram вместе с остальной проверкой: "
+                              "не больше %g с (или запускайте в прологе)\n"
+                            : "lab_check node-check: --memtest %g does not fit slurmd's 60 s health check with the rest of the "
+                              "gate: at most %g s there (or run it in a prolog)\n",
+                 o.memtest_s, kMemtestInHealthCheckS);
+    return false;
+  }
+  return true;
+}
+
+// Whether this run is given the whole node: no *_VISIBLE_DEVICES or job's GPUs, not a container
+// (pci_bus_scan.h).
+bool WholeNode() {
+  const std::optional<std::string> fs_root = Env("LABCHECK_FS_ROOT");
+  return !PartialScope(Env) && !ContainerScope(fs_root.value_or(""), Env);
+}
+
+// What the child's envelope says when it is not "ok": the driver's state where it is a finding of
+// its own (installed but not loaded, versions that differ: driver_state_findings.cpp); else no
+// driver or no GPU is "cannot tell", unless GPUs were expected; a driver that is there but fails, a
+// crash or a hang is a sick node. cuInit 802 is the fabric manager's (LC111, whose action starts
+// it), not a driver to reboot.
+NodeVerdict FromEnvelope(const CheckResult& problem, const NodeExpectations& expect, bool fabric_not_ready) {
   NodeVerdict v;
+  const json driver_state = problem.data.is_object() ? problem.data.value("driver_state", json(nullptr)) : json(nullptr);
+  if (AddDriverStateFindings(driver_state, WholeNode(), v.findings)) {
+    v.state = NodeState::Unhealthy;
+    Classify(v, expect.report_only);
+    return v;
+  }
   if (problem.outcome == Outcome::Skip && !(expect.gpus && *expect.gpus > 0)) {
     v.state = NodeState::CannotTell;
     v.cannot_tell = problem.reason;
@@ -69,7 +149,8 @@ NodeVerdict FromEnvelope(const CheckResult& problem, const NodeExpectations& exp
   Text reason = problem.reason;
   if (problem.outcome == Outcome::Skip) reason = T(fmt::format("нет GPU (ожидалось {}): {}", *expect.gpus, problem.reason.ru),
                                                    fmt::format("no GPU (expected {}): {}", *expect.gpus, problem.reason.en));
-  v.findings.push_back({-1, problem.outcome == Outcome::Skip ? "gpu_none" : "driver_failed", reason});
+  const char* item = problem.outcome == Outcome::Skip ? "gpu_none" : fabric_not_ready ? "fabric_manager" : "driver_failed";
+  v.findings.push_back({-1, item, reason});
   Classify(v, expect.report_only);
   return v;
 }
@@ -125,14 +206,21 @@ bool WriteFiles(const Options& o, const std::string& node, const json& report, c
   return written;
 }
 
-// What sysfs says beside the driver: the cards on the PCI bus and the network ports (issue 45).
-void AddSysfsFacts(json& payload, const json& ports_before) {
+// What sysfs says beside the driver: the cards on the PCI bus and the network ports (issue 45), each
+// port and each network card the RDMA stack lacks with its role beside the GPUs (issue 53).
+void AddSysfsFacts(json& payload, const json& ports_before, const std::vector<std::string>& ib_devices) {
   const bool simulated = payload.value("inventory", json::object()).value("simulated", false);
   payload["pci_bus"] = PciBusFacts(Env, simulated);
-  if (std::optional<std::string> root = GateSysRoot(Env, simulated))
-    payload["network_ports"] = WithCounterGrowth(ports_before, ReadNetworkPorts(*root));
-  else
+  if (std::optional<std::string> root = GateSysRoot(Env, simulated)) {
+    const json gpus = ReadGpuLocations(*root);
+    const json ports = WithCounterGrowth(ports_before, ReadNetworkPorts(*root)), lost = ReadNetworkCardsWithoutRdma(*root);
+    json hcas = ports;
+    hcas.insert(hcas.end(), lost.begin(), lost.end());
+    payload["network_ports"] = WithNetworkRoles(ports, gpus, ib_devices, hcas);
+    payload["network_cards_without_rdma"] = WithNetworkRoles(lost, gpus, ib_devices, hcas);
+  } else {
     payload["network_ports"] = {{"na", "a simulated machine: the real /sys is not its network (set LABCHECK_SYS_ROOT)"}};
+  }
 }
 
 // On stderr, so that the one line on stdout stays what a scheduler parses: what to do for each
@@ -172,6 +260,7 @@ std::vector<std::string> ChildArgs(const Options& o) {
 int Run(Options o, Lang lang, const std::string& self_exe) {
   const bool ru = lang == Lang::Ru;
   const auto started = std::chrono::steady_clock::now();
+  if (!MemtestFits(o, ru)) return kExitUsage;
   o.expect.mig = o.mig == "on";
   // Under a job, its GPUs are what is judged and expected (job_gpus.h): a shared node's other
   // GPUs and their jobs' processes are none of this job's business.
@@ -181,11 +270,13 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   // The ports' counters before the check's load: growth across it is a link flapping now.
   const json ports_before = ReadNetworkPorts(gpu::SysRoot());
   const CancelToken cancel = InstallInterruptHandlers();
-  const double timeout_s = o.timeout_s.value_or(InHealthCheckContext(Env) ? kHealthCheckTimeoutS : kDefaultTimeoutS);
+  const MemtestLogFile memtest(o.memtest_s);
+  std::vector<std::string> child_args = ChildArgs(o);
+  for (std::string& a : memtest.ChildArgs()) child_args.push_back(std::move(a));
   int fabric_retries = 0;
   ChildJobOutcome outcome = RunWhileFabricStarts(
       [&] {
-        return RunChildJob(self_exe, gpu::kNodeCheckJob, ChildArgs(o), timeout_s, cancel,
+        return RunChildJob(self_exe, gpu::kNodeCheckJob, child_args, ChildTimeout(o), cancel,
                            job ? job->child_env : decltype(job->child_env){});
       },
       cancel, Env, fabric_retries);
@@ -199,11 +290,13 @@ int Run(Options o, Lang lang, const std::string& self_exe) {
   NodeVerdict verdict;
   json payload = json::object();
   if (std::optional<CheckResult> problem = gpu::EnvelopeProblem("node.check", outcome)) {
-    verdict = FromEnvelope(*problem, o.expect);
+    verdict = FromEnvelope(*problem, o.expect, FabricNotReady(outcome));
     if (!problem->error.empty()) payload["error"] = problem->error;
+    if (problem->data.is_object() && problem->data.contains("driver_state")) payload["driver_state"] = problem->data["driver_state"];
   } else {
     payload = outcome.result.value();
-    AddSysfsFacts(payload, ports_before);
+    AddSysfsFacts(payload, ports_before, o.expect.ib_devices);
+    memtest.AddTo(payload);
     verdict = JudgeNode(payload, o.expect);
   }
   verdict.timings["total_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -248,6 +341,28 @@ void AddMonitorThresholds(CLI::App* cmd, const std::shared_ptr<Options>& o,
                     "more NVLink errors (replays, recoveries, CRC) on a link since the driver loaded than this is a monitor finding"))
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+}
+
+// The network ports (issue 53): how many of each link layer, and which are the compute rails where
+// the PCI bus cannot tell (scan/network_roles.h). Any of them has every port judged by its role.
+void AddNetworkPortFlags(CLI::App* cmd, const std::shared_ptr<Options>& o, const std::function<std::string(const char*, const char*)>& h) {
+  cmd->add_option("--expect-ib", o->expect.ib_ports,
+                  h("портов InfiniBand не меньше N (RoCE считает --expect-roce); каждый порт проверяется по своей роли: вычислительная сеть "
+                    "строго (ACTIVE/LinkUp, скорость как у соседних, без сбросов за проверку), карты хранилища и управления — по таким же "
+                    "картам (по умолчанию: порты не проверяются)",
+                    "at least N InfiniBand ports (RoCE ports: --expect-roce); each port is judged by its role: compute rails strictly "
+                    "(ACTIVE/LinkUp, at their siblings' rate, no link drops during the check), storage and in-band cards against their "
+                    "peers (default: ports not judged)"))
+      ->check(CLI::Range(0, 64));
+  cmd->add_option("--expect-roce", o->expect.roce_ports, h("портов RoCE (link layer Ethernet) не меньше N; порты проверяются, как с --expect-ib",
+                                                          "at least N RoCE ports (link layer Ethernet); the ports are judged as with --expect-ib"))
+      ->check(CLI::Range(0, 64));
+  cmd->add_option("--ib-devices", o->expect.ib_devices,
+                  h("вычислительная сеть по именам устройств RDMA через запятую (mlx5_0,mlx5_3,…), где шина PCI этого не скажет (GH200); "
+                    "остальные порты — хранилище и управление; названного устройства нет — находка",
+                    "the compute rails by RDMA device name, comma-separated (mlx5_0,mlx5_3,…), where the PCI bus cannot tell (GH200); every "
+                    "other port is judged as storage/in-band; a named device that is not there is a finding"))
+      ->delimiter(',');
 }
 
 // What the site says of the rules themselves: XIDs it ignores or fails on, and codes it only
@@ -343,9 +458,7 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
       ->check(CLI::Range(0.01, 0.99))
       ->capture_default_str();
   AddMonitorThresholds(cmd, o, h);
-  cmd->add_option("--expect-ib", o->expect.ib_ports, h("портов InfiniBand/RoCE не меньше N; каждый должен быть ACTIVE/LinkUp на полной скорости, без сбросов за проверку (по умолчанию: порты не проверяются)",
-                                                     "at least N InfiniBand/RoCE ports, each ACTIVE/LinkUp at its siblings' rate with no link drops during the check (default: ports not judged)"))
-      ->check(CLI::Range(0, 64));
+  AddNetworkPortFlags(cmd, o, h);
   cmd->add_flag("--json", o->json, h("всё подробно одной строкой JSON", "the full detail as one line of JSON"));
   AddDrainOptions(cmd, o, help_lang);
   cmd->add_option("--node", o->node, h("имя узла в Slurm (по умолчанию SLURMD_NODENAME, иначе hostname -s)", "the node's name in Slurm (default SLURMD_NODENAME, else hostname -s)"));
@@ -367,6 +480,11 @@ void AddNodeCheckSubcommand(CLI::App& app, const Lang* lang, Lang help_lang, con
       ->check(CLI::ExistingFile);
   AddRuleFlags(cmd, o, h);
   cmd->add_option("--site-packages", o->site_packages, h("папка site-packages с cuBLAS (nvidia/cublas/lib), если в системе его нет", "a site-packages folder holding cuBLAS (nvidia/cublas/lib) when the system has none"));
+  cmd->add_option("--memtest", o->memtest_s,
+                  h("ещё и тест памяти на каждой карте, столько секунд работы GPU (по умолчанию выключен; под задачей — только её "
+                    "GPU; в HealthCheckProgram не больше 10)",
+                    "also the memory test on every card for this many seconds of GPU time (off by default; under a job only "
+                    "its GPUs; at most 10 in slurmd's HealthCheckProgram)"));
   cmd->add_option("--timeout", o->timeout_s, h("секунд на проверку; зависшая — FAIL (по умолчанию 60, в HealthCheckProgram Slurm 30: slurmd убивает его через 60 с)",
                                                "seconds for the check; a hung one is a FAIL (default 60; 30 as Slurm's HealthCheckProgram, which slurmd kills at 60 s)"))
       ->check(CLI::Range(5.0, 3600.0));

@@ -28,6 +28,10 @@ inline constexpr int kExitHealthy = 0, kExitUnhealthy = 1, kExitUsage = 2, kExit
 // leaves 13 s for start-up and the report, so a hung GPU is still judged and drained. A check done
 // early leaves the Slurm calls more (slurm_policy.h, HealthCheckSlurmBudgetS).
 inline constexpr double kHealthCheckTimeoutS = 30, kDefaultTimeoutS = 60;
+// --memtest SECONDS: at most an hour; under slurmd's health check at most 10 s, inside the gate's
+// own 30 s with the rest of the gate (about 10 s on an 8-GPU node); elsewhere the child is given
+// the test's time and this much more for its setup (allocation, module load).
+inline constexpr double kMemtestMostS = 3600, kMemtestInHealthCheckS = 10, kMemtestSetupS = 30;
 
 // The health check's context: slurmd sets SLURMD_NODENAME for HealthCheckProgram, prologs and
 // epilogs; only prologs, epilogs and job steps have SLURM_JOB_ID.

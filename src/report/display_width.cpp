@@ -1,5 +1,6 @@
 #include "report/display_width.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace labcheck {
@@ -112,40 +113,177 @@ void SplitLongWord(std::string_view word, size_t width, std::vector<std::string>
   }
 }
 
-void WrapParagraph(std::string_view text, size_t width, std::vector<std::string>& lines) {
-  std::string line;
-  size_t used = 0;
+// One word of a paragraph and the space that follows it: a plain space may break the line, a
+// no-break space (or a figure's rule below) may not.
+struct Word {
+  std::string_view text;
+  bool glued_to_next = false;
+};
+
+// Code points that may stand before a figure's first digit: brackets, quotes, signs, comparisons.
+bool IsFigurePrefix(char32_t cp) {
+  switch (cp) {
+    case '(': case '[': case '"': case '\'': case '-': case '+': case '~': case '<': case '>': case '=': case '$':
+    case U'«': case U'−': case U'≈': case U'≤': case U'≥': case U'±': case U'×': case U'„': case U'“':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// "716.8", "(-10.00", "≈4", "2026-12-07": after its brackets and signs the word begins with a digit.
+bool StartsWithFigure(std::string_view word) {
+  for (size_t i = 0; i < word.size();) {
+    if (word[i] >= '0' && word[i] <= '9') return true;
+    if (!IsFigurePrefix(Next(word, i))) return false;
+  }
+  return false;
+}
+
+// "716.8", "(-10.00", "85%", "4×": a figure that its unit or noun would follow.
+bool EndsAFigure(std::string_view word) {
+  constexpr std::string_view kTimes = "×";
+  const bool times = word.size() > kTimes.size() && word.substr(word.size() - kTimes.size()) == kTimes;
+  return StartsWithFigure(word) && ((word.back() >= '0' && word.back() <= '9') || word.back() == '%' || times);
+}
+
+bool IsDash(std::string_view word) { return word == "—" || word == "–"; }
+
+// A word, not a sign: "ещё", "TP" and "of" are words; "/", "+" and "→" are not.
+bool HasLetter(std::string_view word) {
+  for (size_t i = 0; i < word.size();) {
+    const char32_t cp = Next(word, i);
+    if ((cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= 0x00C0 && cp <= 0x024F) || (cp >= 0x0400 && cp <= 0x04FF)) return true;
+  }
+  return false;
+}
+
+// "≥", "×", "=", "→": a sign of one column; a dash, which parts clauses, is not one.
+bool IsSign(std::string_view word) { return DisplayWidth(word) == 1 && !HasLetter(word) && !IsDash(word) && !StartsWithFigure(word); }
+
+// "--max-model-len": a command-line option, which keeps its value.
+bool IsOption(std::string_view word) { return word.size() > 1 && word[0] == '-' && HasLetter(word); }
+
+// "и", "в", "a": the typesetter's rule for Russian prepositions and conjunctions keeps them off a
+// line's end («и ещё 11» stays whole).
+bool IsOneLetterWord(std::string_view word) { return DisplayWidth(word) == 1 && HasLetter(word); }
+
+// Whether the space between `left` and `right` must not break the line (`before`: the word before
+// `left`, empty at the start). This is the typesetter's no-break space in each such place, put
+// once here rather than in every message:
+// - a figure stays with the word after it, its unit or noun ("0.0 s", "(-10.00 GB)", "11 more"),
+//   unless that word opens a bracket or is an option (the next thing: "68–83 (70–85%", "0.92 --x");
+// - a figure stays with a short word before it, a count word or a label ("ещё 11", "TP 2"), unless
+//   a clause ends there or that word is the unit of a figure before it ("9.32 GiB (-10.00 GB)");
+// - and with a sign or an option before it ("≥ 70 GiB", "--max-model-len 48432");
+// - a one-letter word never ends a line, a dash never starts one, and "N = 1024" stays whole.
+bool MustNotBreak(std::string_view before, std::string_view left, std::string_view right) {
+  if (EndsAFigure(left) && !IsOption(right) && right.front() != '(' && right.front() != '[') return true;
+  constexpr size_t kShortWord = 3;
+  if (StartsWithFigure(right) && DisplayWidth(left) <= kShortWord && HasLetter(left) && !EndsAFigure(before) &&
+      std::string_view(".,;:!?").find(left.back()) == std::string_view::npos) {
+    return true;
+  }
+  if (StartsWithFigure(right) && (IsSign(left) || IsOption(left))) return true;
+  return IsOneLetterWord(left) || right == "=" || IsDash(right);
+}
+
+// The paragraph's words, split at plain and no-break spaces (runs of spaces count as one).
+std::vector<Word> SplitWords(std::string_view text) {
+  std::vector<Word> words;
   size_t i = 0;
   while (i < text.size()) {
-    while (i < text.size() && text[i] == ' ') ++i;
-    if (i >= text.size()) break;
-    size_t end = text.find(' ', i);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view word = text.substr(i, end - i);
-    const size_t cols = DisplayWidth(word);
-    i = end;
-    if (used > 0 && used + 1 + cols <= width) {
-      line += ' ';
-      line.append(word);
-      used += 1 + cols;
+    if (text[i] == ' ') {
+      ++i;
       continue;
     }
-    if (used > 0) {
-      lines.push_back(std::move(line));
-      line.clear();
-      used = 0;
+    if (text.compare(i, kNoBreakSpace.size(), kNoBreakSpace) == 0) {
+      if (!words.empty()) words.back().glued_to_next = true;
+      i += kNoBreakSpace.size();
+      continue;
     }
-    if (cols <= width) {
-      line.append(word);
-      used = cols;
+    size_t end = i;
+    while (end < text.size() && text[end] != ' ' && text.compare(end, kNoBreakSpace.size(), kNoBreakSpace) != 0) ++end;
+    words.push_back({text.substr(i, end - i)});
+    i = end;
+  }
+  for (size_t k = 0; k + 1 < words.size(); ++k) {
+    const std::string_view before = k > 0 ? words[k - 1].text : std::string_view();
+    if (MustNotBreak(before, words[k].text, words[k + 1].text)) words[k].glued_to_next = true;
+  }
+  return words;
+}
+
+// Lines of at most `width` columns, filled word by word; only a word wider than a line is cut.
+class LineFiller {
+ public:
+  LineFiller(size_t width, std::vector<std::string>& lines) : width_(width), lines_(lines) {}
+  size_t room_left() const { return used_ == 0 ? width_ : (used_ + 1 < width_ ? width_ - used_ - 1 : 0); }
+  bool empty() const { return used_ == 0; }
+  void NewLine() {
+    if (used_ == 0) return;
+    lines_.push_back(std::move(line_));
+    line_.clear();
+    used_ = 0;
+  }
+  void Add(std::string_view word) {
+    const size_t cols = DisplayWidth(word);
+    if (used_ > 0 && used_ + 1 + cols <= width_) {
+      line_ += ' ';
+      line_.append(word);
+      used_ += 1 + cols;
+      return;
+    }
+    NewLine();
+    if (cols <= width_) {
+      line_.append(word);
+      used_ = cols;
     } else {
-      SplitLongWord(word, width, lines, line, used);
+      SplitLongWord(word, width_, lines_, line_, used_);
     }
   }
-  lines.push_back(std::move(line));
+  void Finish() { lines_.push_back(std::move(line_)); }
+
+ private:
+  size_t width_;
+  std::vector<std::string>& lines_;
+  std::string line_;
+  size_t used_ = 0;
+};
+
+// Greedy filling by groups of glued words: a group goes whole onto this line or the next. A group
+// wider than a whole line (a long list of figures) falls back to breaking between its words.
+void WrapParagraph(std::string_view text, size_t width, std::vector<std::string>& lines) {
+  const std::vector<Word> words = SplitWords(text);
+  LineFiller filler(width, lines);
+  for (size_t first = 0; first < words.size();) {
+    size_t last = first, cols = DisplayWidth(words[first].text);
+    while (words[last].glued_to_next && last + 1 < words.size()) cols += 1 + DisplayWidth(words[++last].text);
+    if (cols > filler.room_left() && cols <= width) filler.NewLine();
+    for (size_t k = first; k <= last; ++k) filler.Add(words[k].text);
+    first = last + 1;
+  }
+  filler.Finish();
 }
 
 }  // namespace
+
+size_t WidestUnbreakable(std::string_view utf8) {
+  size_t widest = 0;
+  for (size_t start = 0; start <= utf8.size();) {
+    size_t end = utf8.find('\n', start);
+    if (end == std::string_view::npos) end = utf8.size();
+    const std::vector<Word> words = SplitWords(utf8.substr(start, end - start));
+    for (size_t first = 0; first < words.size();) {
+      size_t last = first, cols = DisplayWidth(words[first].text);
+      while (words[last].glued_to_next && last + 1 < words.size()) cols += 1 + DisplayWidth(words[++last].text);
+      widest = std::max(widest, cols);
+      first = last + 1;
+    }
+    start = end + 1;
+  }
+  return widest;
+}
 
 std::string NoBreak(std::string_view text) {
   std::string out;

@@ -47,7 +47,7 @@ void SetBarLegend(BarChart& chart, Lang lang) {
 std::vector<ReportChart> BuildReportCharts(const Report& report) {
   std::vector<ReportChart> charts;
   using Part = void (*)(const Report&, std::vector<ReportChart>&);
-  for (Part part : {AddExpectationCharts, AddCpuCharts, AddPerGpuCharts, AddBurnCharts, AddBusbwChart}) {
+  for (Part part : {AddExpectationCharts, AddCpuCharts, AddPerGpuCharts, AddBurnCharts, AddMemtestCharts, AddBusbwChart}) {
     // Check data comes from other modules and old reports; a part that meets a shape it does not
     // expect (a string where a number was) leaves its charts out, the report is still written.
     std::vector<ReportChart> some;

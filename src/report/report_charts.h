@@ -27,6 +27,7 @@ void AddExpectationCharts(const Report& report, std::vector<ReportChart>& charts
 void AddPerGpuCharts(const Report& report, std::vector<ReportChart>& charts);       // the other GPU figures
 void AddBusbwChart(const Report& report, std::vector<ReportChart>& charts);         // all-reduce busbw
 void AddBurnCharts(const Report& report, std::vector<ReportChart>& charts);         // gpu.burn timeline
+void AddMemtestCharts(const Report& report, std::vector<ReportChart>& charts);      // gpu.memtest wrong bits
 void AddCpuCharts(const Report& report, std::vector<ReportChart>& charts);          // CPU vs theoretical
 
 // Shared by the parts: a bar for a measurement (its value and min–max whisker).

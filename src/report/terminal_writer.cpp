@@ -52,17 +52,6 @@ size_t WidestLine(const std::string& text) {
   return widest;
 }
 
-size_t LongestWord(const std::string& text) {
-  size_t longest = 0, start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find_first_of(" \n", start);
-    if (end == std::string::npos) end = text.size();
-    longest = std::max(longest, DisplayWidth(std::string_view(text).substr(start, end - start)));
-    start = end + 1;
-  }
-  return longest;
-}
-
 }  // namespace
 
 std::string WrapWithPrefix(const std::string& text, size_t width, const std::string& first, const std::string& rest) {
@@ -91,11 +80,11 @@ ColumnLayout LayOut(const std::vector<std::vector<std::string>>& cells, size_t w
   for (const auto& row : cells) {
     for (size_t i = 0; i < n; ++i) natural[i] = std::max(natural[i], WidestLine(row[i]));
   }
-  // Not narrower than the header's longest word, nor than the cells' longest word up to
-  // kMaxUnbrokenWord ("1024×1024×1024" stays whole; a path may break).
+  // Not narrower than the header's longest word, nor than the cells' longest word or figure with
+  // its unit up to kMaxUnbrokenWord ("1024×1024×1024" and "716.8 GB/s" stay whole; a path may break).
   for (size_t i = 0; i < n; ++i) {
-    size_t word = LongestWord(cells.front()[i]);
-    for (size_t r = 1; r < cells.size(); ++r) word = std::max(word, std::min(LongestWord(cells[r][i]), kMaxUnbrokenWord));
+    size_t word = WidestUnbreakable(cells.front()[i]);
+    for (size_t r = 1; r < cells.size(); ++r) word = std::max(word, std::min(WidestUnbreakable(cells[r][i]), kMaxUnbrokenWord));
     minimum[i] = std::min(natural[i], std::max(kMinColumnWidth, word));
   }
   ColumnLayout layout;

@@ -23,10 +23,7 @@ Text CpuNote(const std::optional<std::string>& cpu_because) {
              "one GPU: the distributed path was tested on the CPU; NCCL between cards was not exercised");
   }
   if (cpu_because == "forced_cpu") return T("CPU по LABCHECK_SMOKE_FORCE_CPU=1", "CPU forced by LABCHECK_SMOKE_FORCE_CPU=1");
-  if (cpu_because == "no_gpu") {
-    return T("GPU нет: два процесса через gloo, как описано на странице курса",
-             "no GPU: two processes over gloo, as the course page describes");
-  }
+  // "no_gpu": why PyTorch had none is the report's facts' to say (verdict.cpp, SayWhyNoGpu).
   return {};
 }
 

@@ -24,7 +24,17 @@ CheckResult RunSmokeCheck(const SmokeTest& test, SmokeSession& session, CheckCon
   // This test's probe is the one that found it: a FAIL, with the same reason and hint.
   if (!known && interpreter.unresponsive() && !outcome.result)
     return probes::UnresponsiveResult(test.check_id, *interpreter.unresponsive(), /*found_now=*/true, outcome.lost_error);
-  return JudgeOutcome(test, outcome, session.facts(), python);
+  // The report's facts as far as they are known now: the interpreter (env.python), the driver's
+  // cards against CUDA's (gpu.inventory), what torch itself saw (the shared probe's facts).
+  facts::RunFacts run;
+  run.torch = facts::ReadTorchFacts(ctx.Earlier("env.python"), session.facts());
+  run.cards = facts::ReadCardFacts(ctx.Earlier("gpu.inventory"));
+  run.flags.quick = ctx.options().quick;
+  run.flags.skip_dist = ctx.options().skip_dist;
+  CheckResult result = JudgeOutcome(test, outcome, session.facts(), python, &run);
+  // What torch saw, kept for the report's facts (src/facts/run_facts.cpp reads it back).
+  if (session.facts().is_object() && session.facts().contains("cuda_available")) result.data["torch"] = session.facts();
+  return result;
 }
 
 }  // namespace
@@ -39,6 +49,7 @@ void RegisterSmokeChecks(Registry& registry, std::shared_ptr<SmokeSession> sessi
     check.distributed = test.launch == Launch::Torchrun;
     check.budget_s = test.budget_s;
     check.run = [&test, session](CheckContext& ctx) { return RunSmokeCheck(test, *session, ctx); };
+    check.reads = {"env.python", "gpu.inventory"};  // the report's facts: why PyTorch has no card
     registry.Add(std::move(check));
   }
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "facts/statements.h"
 #include "smoke/judge_common.h"
 #include "smoke/judges.h"
 #include "smoke/skip_reasons.h"
@@ -131,10 +132,52 @@ CheckResult FromResult(const SmokeTest& test, const nlohmann::json& result, cons
                 T("пришлите отчёт авторам lab_check", "please send the report to the lab_check authors"), result.dump());
 }
 
+// The probe's word that PyTorch had no card: it ran on the CPU (not by choice: one GPU and
+// LABCHECK_SMOKE_FORCE_CPU are choices of their own), or skipped with "no_gpu".
+bool RanOnTheCpu(const nlohmann::json& probe) {
+  const std::string because = StringOr(probe, "cpu_because");
+  return StringOr(probe, "status") == "ran" && StringOr(probe, "device") == "cpu" && because != "one_gpu" && because != "forced_cpu";
+}
+bool SkippedForNoGpu(const nlohmann::json& probe) {
+  return StringOr(probe, "status") == "skip" && StringOr(probe, "reason") == "no_gpu";
+}
+
+// Why PyTorch had no card, in the report's one wording (facts/statements.h), and a WARN with the
+// fix where the machine has cards that it left idle; a PASS on a machine without a GPU, as the
+// course page describes.
+void SayWhyNoGpu(const nlohmann::json& probe, const facts::RunFacts* run, CheckResult& out) {
+  const bool cpu = RanOnTheCpu(probe), skipped = SkippedForNoGpu(probe);
+  if (!cpu && !skipped) return;
+  const std::optional<Text> known = run != nullptr ? facts::WhyTorchHasNoGpu(*run) : std::nullopt;
+  const Text why = known.value_or(T("PyTorch не видит ни одной видеокарты", "PyTorch sees no CUDA device"));
+  const bool idle_cards = run != nullptr && run->cards.AnyGpu();
+  if (skipped) {
+    out.reason = T("нужна GPU: " + why.ru, "needs a GPU: " + why.en);
+    if (idle_cards) out.hint = facts::FixTorchHasNoGpu(*run);
+    return;
+  }
+  out.summary = T(out.summary.ru + "; на CPU: " + why.ru, out.summary.en + "; on the CPU: " + why.en);
+  if (!idle_cards || out.outcome != Outcome::Pass) return;
+  out.outcome = Outcome::Warn;
+  out.reason = T(fmt::format("шёл на CPU, хотя у машины есть GPU ({}): {}", run->cards.DriverCount(), why.ru),
+                 fmt::format("ran on the CPU although the machine has GPUs ({}): {}", run->cards.DriverCount(), why.en));
+  out.hint = facts::FixTorchHasNoGpu(*run);
+}
+
+// The probe found no torch; where the report's facts say it is not installed, their words and fix
+// (the same as env.python's), not a second wording of the same cause.
+void SayTorchMissing(const nlohmann::json& probe, const facts::RunFacts* run, CheckResult& out) {
+  if (run == nullptr || StringOr(probe, "status") != "skip" || StringOr(probe, "reason") != "no_torch") return;
+  if (const std::optional<Text> missing = facts::TorchMissing(run->torch)) {
+    out.reason = *missing;
+    out.hint = facts::FixTorchMissing(run->torch);
+  }
+}
+
 }  // namespace
 
 CheckResult JudgeOutcome(const SmokeTest& test, const TestOutcome& outcome, const nlohmann::json& facts,
-                         const std::string& python) {
+                         const std::string& python, const facts::RunFacts* run) {
   CheckResult out;
   if (!outcome.result) {
     // The ranks run over NCCL where there are two GPUs or more (smoke_dist_launch.choose_layout).
@@ -145,9 +188,11 @@ CheckResult JudgeOutcome(const SmokeTest& test, const TestOutcome& outcome, cons
     if (outcome.cancelled) out.outcome = Outcome::NotRun;
   } else {
     out = FromResult(test, *outcome.result, python);
+    SayWhyNoGpu(*outcome.result, run, out);
+    SayTorchMissing(*outcome.result, run, out);
     out.data["probe"] = *outcome.result;
   }
-  if (test.name == "vllm") AddVllmAdvice(out, facts);
+  if (test.name == "vllm") AddVllmAdvice(out, facts, run);
   return out;
 }
 

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "facts/statements.h"
+
 namespace labcheck::smoke {
 namespace {
 
@@ -50,7 +52,7 @@ std::optional<ServeAdvice> VllmServeAdvice(const nlohmann::json& facts) {
   return std::nullopt;
 }
 
-void AddVllmAdvice(CheckResult& result, const nlohmann::json& facts) {
+void AddVllmAdvice(CheckResult& result, const nlohmann::json& facts, const facts::RunFacts* run) {
   Table table;
   table.title = T("vLLM на этой машине", "vLLM on this machine");
   table.columns = {T("что", "what"), T("команда", "command")};
@@ -64,9 +66,12 @@ void AddVllmAdvice(CheckResult& result, const nlohmann::json& facts) {
                             fmt::format("the model is the largest Qwen3 whose BF16 weights take at most {:.0f}% of the "
                                         "memory of {} GPU(s); the rest is for the KV cache",
                                         kWeightsShare * 100, advice->tensor_parallel)));
-  } else {
+  } else if (run == nullptr || (run->cards.inventory_ran && !run->cards.AnyGpu())) {
     table.notes.push_back(T("GPU нет: vLLM нужна видеокарта; на CPU курс запускает модели через llama.cpp (ступень 7)",
                             "no GPU: vLLM needs one; on a CPU the course runs models with llama.cpp (stage 7)"));
+  } else if (const std::optional<Text> why = facts::WhyTorchHasNoGpu(*run)) {
+    // The machine has cards: what keeps PyTorch (and so vLLM) from them, not "no GPU".
+    table.notes.push_back(T("команды vllm serve нет: " + why->ru, "no vllm serve command: " + why->en));
   }
   result.tables.push_back(std::move(table));
   if (auto advice = VllmServeAdvice(facts)) result.data["vllm_serve_command"] = advice->command;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/check_result.h"
+#include "facts/run_facts.h"
 
 namespace labcheck::smoke {
 
@@ -20,7 +21,8 @@ struct ServeAdvice {
 // From the probe's torch facts ({"devices": [{"memory_gib": ...}]}); nullopt without a GPU.
 std::optional<ServeAdvice> VllmServeAdvice(const nlohmann::json& facts);
 
-// Adds the table "vLLM on this machine" with both commands to the vLLM check's result.
-void AddVllmAdvice(CheckResult& result, const nlohmann::json& facts);
+// Adds the table "vLLM on this machine" with both commands to the vLLM check's result. `run`: the
+// report's facts, for why there is no `vllm serve` line (nullptr: the probe's facts alone).
+void AddVllmAdvice(CheckResult& result, const nlohmann::json& facts, const facts::RunFacts* run = nullptr);
 
 }  // namespace labcheck::smoke

@@ -76,6 +76,53 @@ TEST(ServingTest, WhenTheLengthDoesNotFitTheLongestThatDoesIsSuggested) {
   EXPECT_NE(plan.vllm_command.find(fmt::format("--max-model-len {}", *plan.suggested_max_model_len)), std::string::npos);
 }
 
+// Issue 52: the lesson's "70B in 4 bits on 2–4 cards". On the course's 4 × 32 GiB, TP 4 holds the
+// model's 131072 tokens and TP 2 does not, but it holds a shorter length: the one vLLM's error at
+// TP 2 names. vLLM (vllm/v1/core/kv_cache_utils.py, estimate_max_model_len) bisects for the longest
+// length whose request fits the room, a full-attention layer taking cdiv(len, 16) blocks of 16
+// tokens (vllm/v1/kv_cache_interface.py, FullAttentionSpec.max_memory_usage_bytes). By hand: 80
+// layers × K and V × 4 of the 8 KV heads × 128 × 2 bytes = 163,840 bytes per token per card at TP 2.
+TEST(ServingTest, ADegreeThatFailsOnTheLengthAloneGetsTheLengthItHolds) {
+  ServeSettings s;
+  s.gpus = 4;
+  s.gpu_memory_gib = 32;
+  s.quant = ServeQuant::Int4;
+  s.utilization = s.profile.rule.default_utilization;  // 0.92, as serve takes it without --utilization
+  const ServePlan plan = PlanServing(CatalogModel("llama-3.1-70b"), s, CalcConstants::Builtin());
+  ASSERT_EQ(plan.chosen_tp, 4);
+  const TpOption& tp2 = plan.options[1];
+  ASSERT_FALSE(tp2.fits);
+  ASSERT_TRUE(tp2.longest_fitting_len.has_value());
+  const double token_bytes = 80.0 * 2 * 4 * 128 * 2;
+  const int64_t blocks = static_cast<int64_t>(tp2.kv_room_per_gpu / (16 * token_bytes));
+  EXPECT_EQ(*tp2.longest_fitting_len, blocks * 16);
+  EXPECT_EQ(*tp2.longest_fitting_len, 48432);  // the figure the issue quotes, with vLLM 0.29.0's rule
+  // TP 1 has no room at all (the weights alone pass 32 GiB) and TP 3 does not divide the 64 heads:
+  // neither fails on the length alone, so TP 2 is the one shorter length offered.
+  ASSERT_EQ(plan.shorter_lengths.size(), 1u);
+  EXPECT_EQ(plan.shorter_lengths[0].tp, 2);
+  EXPECT_EQ(plan.shorter_lengths[0].max_model_len, 48432);
+  EXPECT_NE(plan.shorter_lengths[0].vllm_command.find("--tensor-parallel-size 2 "), std::string::npos);
+  EXPECT_NE(plan.shorter_lengths[0].vllm_command.find("--max-model-len 48432"), std::string::npos);
+  EXPECT_NE(plan.vllm_command.find("--tensor-parallel-size 4 "), std::string::npos);
+  EXPECT_NE(plan.vllm_command.find("--max-model-len 131072"), std::string::npos);
+}
+
+// When nothing fits, the widest degree's length is the verdict's command; a narrower degree that
+// fails on the length alone is offered beside it, never the widest twice.
+TEST(ServingTest, BesideTheSuggestedLengthTheNarrowerDegreesAreOffered) {
+  ServeSettings s;
+  s.gpus = 2;
+  s.gpu_memory_gib = 20;
+  s.utilization = s.profile.rule.default_utilization;
+  const ServePlan plan = PlanServing(CatalogModel("llama-3.1-8b"), s, CalcConstants::Builtin());
+  ASSERT_FALSE(plan.chosen_tp.has_value());
+  ASSERT_EQ(plan.suggested_tp, 2);
+  ASSERT_EQ(plan.shorter_lengths.size(), 1u);
+  EXPECT_EQ(plan.shorter_lengths[0].tp, 1);
+  EXPECT_LT(plan.shorter_lengths[0].max_model_len, *plan.suggested_max_model_len);
+}
+
 TEST(ServingTest, TheVersionPicksTheSamplerAndNonTorchMemory) {
   ServeSettings s;
   s.gpus = 2;

@@ -36,7 +36,7 @@ TEST(CompatData, ValidateCatchesAFactWithoutASource) {
 }
 
 TEST(CompatData, EveryRuleTheCodeUsesIsInTheDataFile) {
-  for (const char* id : {"torch_cuda_vs_driver", "torch_cuda_minor_compat", "torch_arch_list", "feature_bf16", "feature_fp8",
+  for (const char* id : {"torch_cuda_vs_driver", "torch_without_cuda", "torch_cuda_minor_compat", "torch_arch_list", "feature_bf16", "feature_fp8",
                          "feature_flash_attn_2", "feature_flash_attn_3", "package_requires_torch", "extension_import",
                          "triton_pin", "nccl_versions"})
     EXPECT_NE(Data().FindRule(id), nullptr) << id;
@@ -83,6 +83,55 @@ TEST(CompatRules, TorchForANewerCudaMajorThanTheDriverFailsWithAWheelThatFits) {
   CheckResult r = AssessCompat(f, Data());
   EXPECT_EQ(r.outcome, Outcome::Fail);
   EXPECT_EQ(r.hint.en, lines[0].fix.en);
+}
+
+// A CPU-only torch beside a driver that has cards (issue 56): a WARN whose fix is the CUDA wheel
+// this driver runs, not an N/A beside "everything fits". Without a card there is nothing to fix.
+TEST(CompatRules, ACpuOnlyTorchBesideTheDriversCardsWarnsWithTheWheel) {
+  PythonSide cpu = Torch("2.5.1+cpu", "", {});
+  cpu.torch_cuda.reset();
+  cpu.arch_list.reset();
+  CompatFacts f{cpu, "", Driver("12.4", {kRtx4090})};
+  auto lines = Lines("torch_without_cuda", f);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].status, Outcome::Warn);
+  EXPECT_EQ(lines[0].fix.en, "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu128");  // as WheelFor picks for 12.4
+  CheckResult r = AssessCompat(f, Data());
+  EXPECT_EQ(r.outcome, Outcome::Warn);
+  EXPECT_NE(r.reason.en.find("torch.cuda.is_available() returns False"), std::string::npos) << r.reason.en;
+
+  CompatFacts none{cpu, "", std::nullopt};
+  EXPECT_TRUE(Lines("torch_without_cuda", none).empty());
+  // The cards NVML lists while CUDA_VISIBLE_DEVICES hides them from CUDA count too.
+  none.driver_gpu_count = 4;
+  EXPECT_EQ(Lines("torch_without_cuda", none).size(), 1u);
+}
+
+// "Everything fits" only where the torch rules were judged; otherwise the summary names what was
+// not and why (torch not installed in the interpreter).
+TEST(CompatRules, EverythingFitsOnlyWhereTheTorchRulesWereJudged) {
+  CompatFacts f{std::nullopt, "", Driver("12.4", {kRtx4090})};
+  f.torch_missing = T("PyTorch не установлен в интерпретаторе /usr/bin/python3", "torch is not installed in the interpreter /usr/bin/python3");
+  CheckResult r = AssessCompat(f, Data());
+  EXPECT_EQ(r.summary.en.find("everything fits"), std::string::npos) << r.summary.en;
+  EXPECT_NE(r.summary.en.find("not judged"), std::string::npos) << r.summary.en;
+  EXPECT_NE(r.summary.en.find("torch is not installed in the interpreter /usr/bin/python3"), std::string::npos) << r.summary.en;
+  CompatFacts judged{Torch("2.5.1+cu124", "12.4", {"sm_89"}), "", Driver("12.4", {kRtx4090})};
+  EXPECT_EQ(AssessCompat(judged, Data()).summary.en, "everything fits");
+}
+
+// Nothing to compare: the causes in the report's words, not "neither an NVIDIA driver nor torch
+// with CUDA" where NVML lists cards that a variable hides.
+TEST(CompatRules, NothingToCompareNamesTheRealCauses) {
+  CompatFacts f;
+  f.torch_missing = T("PyTorch не установлен", "torch is not installed in the interpreter /p");
+  f.driver_gpu_count = 4;
+  f.no_cuda_card = T("скрывает", "CUDA_VISIBLE_DEVICES=\"\" hides all the driver's 4 GPUs");
+  CheckResult r = AssessCompat(f, Data());
+  EXPECT_EQ(r.outcome, Outcome::Skip);
+  EXPECT_EQ(r.reason.en.find("neither"), std::string::npos) << r.reason.en;
+  EXPECT_NE(r.reason.en.find("CUDA_VISIBLE_DEVICES"), std::string::npos) << r.reason.en;
+  EXPECT_NE(r.reason.en.find("torch is not installed"), std::string::npos) << r.reason.en;
 }
 
 TEST(CompatRules, ADataCenterCardGetsTheForwardCompatibilityException) {

@@ -82,6 +82,17 @@ TEST(AssessMemoryBandwidth, SaysHowBytesAreCounted) {
   EXPECT_NE(result.data["bytes_counted"].get<std::string>().find("write-allocate"), std::string::npos);
 }
 
+// The channels/XMP hint answers a low triad on an idle machine; a busy one's note says why.
+TEST(AssessMemoryBandwidth, TheModulesHintOnlyOnAnIdleMachine) {
+  MemoryBandwidthInputs in = StreamInputs({1.0}, {1.0});
+  in.peak = Peak(512);
+  EXPECT_NE(AssessMemoryBandwidth(in).hint.en.find("XMP/EXPO"), std::string::npos);
+  in.load = {8.5, 2};
+  const CheckResult busy = AssessMemoryBandwidth(in);
+  EXPECT_EQ(busy.outcome, Outcome::Warn);
+  EXPECT_EQ(busy.hint.en.find("XMP"), std::string::npos) << busy.hint.en;
+}
+
 TEST(AssessMemoryBandwidth, BusyMachineWarnsEvenWithoutTheoreticalFigure) {
   MemoryBandwidthInputs in = StreamInputs({1.0}, {1.0});
   in.load = {8.5, 2};

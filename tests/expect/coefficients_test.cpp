@@ -33,13 +33,17 @@ TEST(TrainingFactor, MissingWithoutGpuEvenWithACpuFigure) {
 }
 
 TEST(TrainingFactor, MissingWhenPyTorchSeesNoneOfTheCards) {
-  // nvidia-smi lists four cards, torch is a CPU-only build: the smoke test ran on the CPU.
+  // nvidia-smi lists four cards, torch is a CPU-only build: the smoke test ran on the CPU, and the
+  // factor says why in the report's one wording of that cause.
   Report r = testing::CourseMachineReport();
   AddCheck(r, "env.python", Outcome::Pass).data["torch_cuda"] = nullptr;
   testing::RemoveMeasurement(r, "gpu.count");
+  testing::RemoveMeasurement(r, "smoke.llama.train_tflops");
+  Measure(r, "smoke.llama_train", "smoke.llama_cpu_tiny.tokens_per_s", 2400, "tokens/s");
   const Coefficient c = TrainingTimeFactor(r, Facts(r), Course());
   EXPECT_FALSE(c.value.has_value());
-  EXPECT_NE(c.missing_reason.ru.find("PyTorch не видит"), std::string::npos) << c.missing_reason.ru;
+  EXPECT_NE(c.missing_reason.ru.find("сборка только для CPU"), std::string::npos) << c.missing_reason.ru;
+  EXPECT_NE(c.missing_reason.en.find("ran on the CPU"), std::string::npos) << c.missing_reason.en;
   // The all-reduce went through the driver and NCCL, not PyTorch: its factor stands, since a
   // reinstalled torch will see the same links.
   const Coefficient communication = CommunicationTimeFactor(r, Facts(r), Course());
@@ -61,6 +65,7 @@ TEST(TrainingFactor, MissingWhenTheTestFailedOrDidNotRun) {
   quick.checks.erase(std::remove_if(quick.checks.begin(), quick.checks.end(),
                                     [](const CheckResult& ch) { return ch.id == "smoke.llama_train"; }),
                      quick.checks.end());
+  AddCheck(quick, "smoke.llama_train", Outcome::Skip, "пропущено в режиме --quick");  // as the runner marks it
   const Coefficient q = TrainingTimeFactor(quick, Facts(quick), Course());
   EXPECT_FALSE(q.value.has_value());
   EXPECT_NE(q.missing_reason.ru.find("--quick"), std::string::npos);
@@ -129,6 +134,7 @@ TEST(CommunicationFactor, MissingCasesSayWhy) {
   skipped.checks.erase(std::remove_if(skipped.checks.begin(), skipped.checks.end(),
                                       [](const CheckResult& ch) { return ch.id == "interconnect.allreduce"; }),
                        skipped.checks.end());
+  AddCheck(skipped, "interconnect.allreduce", Outcome::Skip, "пропущено по флагу --skip-dist");  // as the runner marks it
   EXPECT_NE(CommunicationTimeFactor(skipped, Facts(skipped), Course()).missing_reason.ru.find("--skip-dist"),
             std::string::npos);
 

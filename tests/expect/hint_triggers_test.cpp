@@ -27,6 +27,11 @@ const TriggeredHint* Find(const std::vector<TriggeredHint>& hints, hint::Id id) 
   return nullptr;
 }
 
+// The smoke probe's own word that a package is missing (smoke/verdict.cpp keeps it in data.probe).
+nlohmann::json PackageMissing(const std::string& package) {
+  return {{"status", "skip"}, {"reason", "package_missing"}, {"package", package}};
+}
+
 // All situations below, by the hint they must trigger; the last test checks they cover the table.
 std::vector<std::pair<hint::Id, Report>> Situations() {
   std::vector<std::pair<hint::Id, Report>> s;
@@ -35,9 +40,13 @@ std::vector<std::pair<hint::Id, Report>> Situations() {
     AddCheck(r, "env.python", Outcome::Pass).data["torch_cuda"] = nullptr;
     s.emplace_back(hint::kNoGpuSeen, r);
   }
-  {  // CUDA_VISIBLE_DEVICES=0,1,2
+  {  // CUDA_VISIBLE_DEVICES=0,1,2: NVML lists four, CUDA (and so a CUDA torch) sees three.
     Report r = testing::CourseMachineReport();
-    AddCheck(r, "env.python", Outcome::Pass).data["torch_cuda"]["device_count"] = 3;
+    auto& inventory = testing::Inventory(r);
+    inventory["nvml_gpus"] = nlohmann::json::array();
+    for (int i = 0; i < 4; ++i) inventory["nvml_gpus"].push_back({{"index", i}, {"name", "NVIDIA GeForce RTX 4080"}});
+    inventory["gpus"].erase(3);
+    inventory["cuda_visible_devices"] = "0,1,2";
     s.emplace_back(hint::kFewerGpus, r);
   }
   {
@@ -64,7 +73,7 @@ std::vector<std::pair<hint::Id, Report>> Situations() {
   }
   {
     Report r = testing::CourseMachineReport();
-    AddCheck(r, "smoke.lora", Outcome::Skip, "peft не установлен");
+    AddCheck(r, "smoke.lora", Outcome::Skip, "peft не установлен").data["probe"] = PackageMissing("peft");
     s.emplace_back(hint::kLlamaLoraSkip, r);
   }
   {
@@ -79,7 +88,7 @@ std::vector<std::pair<hint::Id, Report>> Situations() {
   }
   {
     Report r = testing::CourseMachineReport();
-    AddCheck(r, "smoke.vllm", Outcome::Skip, "vllm не установлен");
+    AddCheck(r, "smoke.vllm", Outcome::Skip, "vllm не установлен").data["probe"] = PackageMissing("vllm");
     s.emplace_back(hint::kVllmSkip, r);
   }
   return s;
@@ -92,14 +101,22 @@ TEST(Hints, HealthyMachinesTriggerNone) {
   EXPECT_TRUE(Hints(testing::BridgedA100Report()).empty());
 }
 
-// Off the course machine, all-reduce is judged against the ring's slowest link, and the hint says so.
-TEST(Hints, AllReduceFarBelowItsRingsSlowestLink) {
+// Off the course machine, all-reduce is judged against the ring's slowest link. Slow is not hung:
+// the hang advice (NCCL_P2P_DISABLE, IOMMU) does not answer it (issue 56); with no link below its
+// rating to blame, the row stays flagged for the authors.
+TEST(Hints, AllReduceFarBelowItsRingsSlowestLinkIsNoHang) {
   Report r = testing::BridgedA100Report();
   Measure(r, "interconnect.allreduce", "nccl.allreduce_busbw_gbps", 5.0);  // under half of 12.25
   const auto hints = Hints(r);
-  const auto* h = Find(hints, hint::kNcclHang);
-  ASSERT_NE(h, nullptr);
-  EXPECT_NE(h->detail.en.find("slowest link"), std::string::npos) << h->detail.en;
+  EXPECT_EQ(Find(hints, hint::kNcclHang), nullptr);
+  const auto& catalog = reference::GpuCatalog::Builtin();
+  const ReportFacts facts = ReadFacts(r, catalog);
+  for (const ExpectationRow& row : BuildRows(r, facts, Course(), catalog))
+    if (row.id == "allreduce") {
+      EXPECT_TRUE(row.flagged());
+      EXPECT_NE(row.reference.en.find("slowest link"), std::string::npos) << row.reference.en;
+      EXPECT_TRUE(row.local_cause.empty()) << row.local_cause.en;
+    }
 }
 
 TEST(Hints, EachSituationTriggersItsHint) {
@@ -133,7 +150,7 @@ TEST(FewerGpus, TheCourseMachineWithThreeVisibleCards) {
   EXPECT_EQ(h->detail.ru, "видно 3 из 4 карт машины курса");
 }
 
-TEST(NcclHang, FromNcclErrorsDdpFailuresAndASlowAllreduce) {
+TEST(NcclHang, FromNcclErrorsAndDdpFailuresNotFromASlowAllreduce) {
   {
     Report r = testing::CourseMachineReport();
     AddCheck(r, "interconnect.allreduce", Outcome::Fail).data["nccl_error"] = "unhandled system error";
@@ -144,10 +161,10 @@ TEST(NcclHang, FromNcclErrorsDdpFailuresAndASlowAllreduce) {
     AddCheck(r, "smoke.ddp", Outcome::Fail).error = "torch.distributed.DistBackendError: NCCL error in: ...";
     EXPECT_NE(Find(Hints(r), hint::kNcclHang), nullptr);
   }
-  {
+  {  // slow, never hung: not the hang advice (issue 56)
     Report r = testing::CourseMachineReport();
     Measure(r, "interconnect.allreduce", "nccl.allreduce_busbw_gbps", 4.1);
-    EXPECT_NE(Find(Hints(r), hint::kNcclHang), nullptr);
+    EXPECT_EQ(Find(Hints(r), hint::kNcclHang), nullptr);
   }
   {
     Report r = testing::CourseMachineReport();
@@ -232,9 +249,32 @@ TEST(SmokeSkips, TheProbesOwnReasonDecides) {
   EXPECT_EQ(Find(Hints(r), hint::kBitsandbytes), nullptr);
 }
 
+// An interpreter that does not start (issue 56): its smoke tests say so, and no advice to install
+// packages into it follows, whatever the words of their reasons.
+TEST(SmokeSkips, NoPackageAdviceWhenTheInterpreterDoesNotStart) {
+  Report r = testing::CourseMachineReport();
+  CheckResult& python = AddCheck(r, "env.python", Outcome::Fail, "the interpreter /x/python does not work: exit code 127");
+  python.data = {{"interpreter_unresponsive", {{"python", "/x/python"}, {"stage", ""}, {"ended", "exit code 127"}}}};
+  for (const char* id : {"smoke.hf_llama", "smoke.lora", "smoke.vllm"}) AddCheck(r, id, Outcome::Skip, "the interpreter /x/python does not work");
+  AddCheck(r, "smoke.qlora", Outcome::Fail, "bitsandbytes: the interpreter /x/python does not work");
+  const auto hints = Hints(r);
+  for (hint::Id id : {hint::kLlamaLoraSkip, hint::kBitsandbytes, hint::kVllmSkip, hint::kNoGpuSeen})
+    EXPECT_EQ(Find(hints, id), nullptr) << hint::Key(id);
+}
+
+// torch not installed in the interpreter (the course's virtualenv not activated): the course's
+// «GPU не найдены» row, whose action uninstalls torch, does not answer it (issue 56).
+TEST(NoGpuSeen, NotForATorchThatIsNotInstalled) {
+  Report r = testing::CourseMachineReport();
+  CheckResult& python = AddCheck(r, "env.python", Outcome::Warn);
+  python.data = {{"python", {{"path", "/usr/bin/python3"}}}, {"packages", {{"torch", nullptr}}}, {"torch_installed", false},
+                 {"torch_cuda", nullptr}};
+  EXPECT_EQ(Find(Hints(r), hint::kNoGpuSeen), nullptr);
+}
+
 TEST(Bitsandbytes, SkipOnAGpuMachine) {
   Report r = testing::CourseMachineReport();
-  AddCheck(r, "smoke.qlora", Outcome::Skip, "bitsandbytes не установлен");
+  AddCheck(r, "smoke.qlora", Outcome::Skip, "bitsandbytes не установлен").data["probe"] = PackageMissing("bitsandbytes");
   EXPECT_NE(Find(Hints(r), hint::kBitsandbytes), nullptr);
 }
 

@@ -301,6 +301,7 @@ TEST(Abi, CudaDriverTypesAndConstants) {
   EXPECT_EQ(cuda::kErrorUnsupportedPtxVersion, CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
   EXPECT_EQ(cuda::kErrorNotFound, CUDA_ERROR_NOT_FOUND);
   EXPECT_EQ(cuda::kErrorIllegalAddress, CUDA_ERROR_ILLEGAL_ADDRESS);
+  EXPECT_EQ(cuda::kErrorEccUncorrectable, CUDA_ERROR_ECC_UNCORRECTABLE);
   static_assert(sizeof(cuda::CUjit_option) == sizeof(::CUjit_option));
   EXPECT_EQ(cuda::kJitErrorLogBuffer, CU_JIT_ERROR_LOG_BUFFER);
   EXPECT_EQ(cuda::kJitErrorLogBufferSizeBytes, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES);

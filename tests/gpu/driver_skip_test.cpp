@@ -69,7 +69,7 @@ TEST(DriverInit, EachResultHasItsOwnCauseVerdictAndHint) {
       {cuda::kErrorSystemDriverMismatch, DriverVerdict::Fail, "/proc/driver/nvidia/version", "kernel module"},
       {cuda::kErrorCompatNotSupportedOnDevice, DriverVerdict::Fail, "cuda-compat", "forward-compatibility"},
       {cuda::kErrorUnknown, DriverVerdict::Fail, "nvidia_uvm", "could not reach the GPU"},
-      {cuda::kErrorInsufficientDriver, DriverVerdict::Fail, "ubuntu-drivers", "too old"},
+      {cuda::kErrorInsufficientDriver, DriverVerdict::Fail, "proprietary driver", "too old"},
       {cuda::kErrorNotInitialized, DriverVerdict::Fail, "modprobe nvidia_uvm", "nvidia_uvm"},
       {cuda::kErrorDeviceUnavailable, DriverVerdict::Fail, "nvidia-smi -c DEFAULT", "EXCLUSIVE_PROCESS"},
   };
@@ -93,6 +93,19 @@ TEST(DriverInit, EachResultHasItsOwnCauseVerdictAndHint) {
 
 // 802 said by NVML's fabric state: still registering is "still starting", never "not running";
 // without a state both causes are named (node-check's scenarios pin the first two end to end).
+// The install command is the one this distribution has (issue 56): ubuntu-drivers exists on
+// Ubuntu only; Debian installs its nvidia-driver package; elsewhere no command is guessed.
+TEST(DriverInit, TheInstallHintNamesTheDistributionsOwnCommand) {
+  EXPECT_NE(DriverInstallHintFor("ubuntu").en.find("sudo ubuntu-drivers install"), std::string::npos);
+  const Text debian = DriverInstallHintFor("debian");
+  EXPECT_EQ(debian.en.find("ubuntu-drivers"), std::string::npos) << debian.en;
+  EXPECT_NE(debian.en.find("sudo apt install nvidia-driver"), std::string::npos) << debian.en;
+  const Text rocky = DriverInstallHintFor("rocky");
+  EXPECT_EQ(rocky.en.find("ubuntu-drivers"), std::string::npos) << rocky.en;
+  EXPECT_EQ(rocky.en.find("apt"), std::string::npos) << rocky.en;
+  EXPECT_FALSE(rocky.ru.empty());
+}
+
 TEST(DriverInit, SystemNotReadySaysWhatTheFabricStateTells) {
   const DriverProblem starting = FabricNotReady(FabricRegistration::InProgress, "e");
   EXPECT_NE(starting.reason.en.find("still starting"), std::string::npos) << starting.reason.en;
@@ -219,11 +232,12 @@ TEST(InventoryCheck, StubDriverSkipsTheCheckAndTheOthersFollowWithoutRunning) {
   ScopedEnv env("LD_LIBRARY_PATH", kStubFolder);
   Registry registry;
   RegisterGpuChecks(registry);
-  ASSERT_EQ(registry.checks().size(), 7u);
+  ASSERT_EQ(registry.checks().size(), 8u);
   EXPECT_EQ(registry.checks()[0].id, "gpu.inventory");
   EXPECT_EQ(registry.checks()[1].id, "gpu.health");  // right after the inventory, before the load
-  EXPECT_EQ(registry.checks()[6].id, "interconnect.allreduce");
-  EXPECT_TRUE(registry.checks()[6].distributed);
+  EXPECT_EQ(registry.checks()[4].id, "gpu.memtest");  // after the bandwidth, before the copies
+  EXPECT_EQ(registry.checks()[7].id, "interconnect.allreduce");
+  EXPECT_TRUE(registry.checks()[7].distributed);
 
   RunOptions options;
   options.self_exe = LAB_CHECK_BINARY;

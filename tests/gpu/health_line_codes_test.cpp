@@ -32,7 +32,15 @@ TEST(HealthLineCodes, XidLinesTakeTheStrictestClass) {
   EXPECT_EQ(FindingCodeOfLine(Line("xid_kernel_log", Outcome::Warn), log), "LC301");
   const json users_only = {{"xid_kernel_log", {{{"xid", 31}, {"line", ""}}}}};
   EXPECT_EQ(FindingCodeOfLine(Line("xid_kernel_log", Outcome::Warn), users_only), "");
-  EXPECT_EQ(FindingCodeOfLine(Line("xid_during_run", Outcome::Fail), {{"xid_during_run", {48, 79}}}), "LC302");
+  // 79 is node-check's "fell off the bus" (LC110), not the reboot-class XID finding (LC302).
+  EXPECT_EQ(FindingCodeOfLine(Line("xid_during_run", Outcome::Fail), {{"xid_during_run", {48, 79}}}), "LC110");
+  // An NVLink5 line the sheet says to ignore asks nothing; one it says to reset is a reset.
+  const json ber = {{"xid_kernel_log",
+                     {{{"xid", 149},
+                       {"driver_version", "570.124.06"},
+                       {"line", "NVRM: Xid (PCI:0018:01:00): 149, NETIR_BER_EVENT Nonfatal XC0 i0 Link 03 (0x00086226 0x00000001 0x00000000 "
+                                "0x00000000 0x00000000 0x00000000)"}}}}};
+  EXPECT_EQ(FindingCodeOfLine(Line("xid_kernel_log", Outcome::Warn), ber), "");
 }
 
 TEST(HealthLineCodes, SettingsAndLinks) {

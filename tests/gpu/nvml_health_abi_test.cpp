@@ -16,6 +16,16 @@ namespace labcheck::gpu {
 namespace {
 
 #ifdef LAB_HAVE_NVML_H
+#ifdef NVML_FI_DEV_GET_GPU_RECOVERY_ACTION
+// Value 5 is CUDA 13.3's nvml.h's; an enumerator is no macro, so its presence is asked of the enum
+// type, in a template so that an older header's missing name is never looked up.
+template <typename Action>
+void ExpectImexDomainValue() {
+  if constexpr (requires { Action::NVML_GPU_RECOVERY_ACTION_RECOVER_IMEX_DOMAIN; })
+    EXPECT_EQ(nvml::kRecoveryActionRecoverImexDomain, static_cast<unsigned>(Action::NVML_GPU_RECOVERY_ACTION_RECOVER_IMEX_DOMAIN));
+}
+#endif
+
 TEST(Abi, NvmlHealthTypesAndConstants) {
   static_assert(sizeof(nvml::nvmlEventData_t) == sizeof(::nvmlEventData_t));
   static_assert(offsetof(nvml::nvmlEventData_t, eventType) == offsetof(::nvmlEventData_t, eventType));
@@ -70,13 +80,14 @@ TEST(Abi, NvmlHealthTypesAndConstants) {
   EXPECT_EQ(nvml::kNvLinkErrorCrcData, NVML_NVLINK_ERROR_DL_CRC_DATA);
   EXPECT_EQ(nvml::kValueTypeUnsignedInt, NVML_VALUE_TYPE_UNSIGNED_INT);
   EXPECT_EQ(nvml::kValueTypeUnsignedLongLong, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG);
-#ifdef NVML_FI_DEV_GET_GPU_RECOVERY_ACTION  // nvml.h of R550 and later; the one install-deps.sh unpacks is older
+#ifdef NVML_FI_DEV_GET_GPU_RECOVERY_ACTION  // nvml.h of NVML 12.8 (R570) and later; the one install-deps.sh unpacks is older
   EXPECT_EQ(nvml::kFieldGpuRecoveryAction, static_cast<unsigned>(NVML_FI_DEV_GET_GPU_RECOVERY_ACTION));
   EXPECT_EQ(nvml::kRecoveryActionNone, static_cast<unsigned>(NVML_GPU_RECOVERY_ACTION_NONE));
   EXPECT_EQ(nvml::kRecoveryActionGpuReset, static_cast<unsigned>(NVML_GPU_RECOVERY_ACTION_GPU_RESET));
   EXPECT_EQ(nvml::kRecoveryActionNodeReboot, static_cast<unsigned>(NVML_GPU_RECOVERY_ACTION_NODE_REBOOT));
   EXPECT_EQ(nvml::kRecoveryActionDrainP2p, static_cast<unsigned>(NVML_GPU_RECOVERY_ACTION_DRAIN_P2P));
   EXPECT_EQ(nvml::kRecoveryActionDrainAndReset, static_cast<unsigned>(NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET));
+  ExpectImexDomainValue<nvmlDeviceGpuRecoveryAction_t>();
 #endif
 #ifdef NVML_GPU_FABRIC_STATE_IN_PROGRESS  // nvml.h of CUDA 12.x and later; the one install-deps.sh unpacks is older
   static_assert(sizeof(nvml::nvmlGpuFabricInfo_t) == sizeof(::nvmlGpuFabricInfo_t));

@@ -54,6 +54,28 @@ TEST(FindingSeverity, APendingRowRemapIsAResetNamingTheCard) {
   EXPECT_EQ(j["pci_bus_id"], "0000:31:00.0");
 }
 
+// Cause before effect (issue 56): a card held at a power limit below its default is slow because
+// of it. Its slow matmul (LC601) takes the limit's severity and points at LC502 instead of "open a
+// ticket"; the same slowness on a card without a cap stays a card to isolate.
+TEST(FindingSeverity, APowerLimitExplainsTheSlowMatmulOnItsCard) {
+  json p = TwoH100s();
+  p["matmul"] = json::array();
+  for (int i = 0; i < 2; ++i) p["matmul"].push_back({{"index", i}, {"tflops", 300.0}, {"precision", "bf16"}});
+  p["health"]["gpus"][0]["facts"]["power_limit_w"] = 350.0;
+  const NodeVerdict v = JudgeNode(p, {});
+  const Finding* capped = nullptr;
+  const Finding* uncapped = nullptr;
+  for (const Finding& f : v.findings)
+    if (f.code == "LC601") (f.gpu == 0 ? capped : uncapped) = &f;
+  ASSERT_NE(capped, nullptr) << VerdictLine(v, Lang::En);
+  ASSERT_NE(uncapped, nullptr) << VerdictLine(v, Lang::En);
+  EXPECT_EQ(capped->severity, Severity::Config);
+  EXPECT_NE(capped->action.en.find("the effect of LC502 on this card"), std::string::npos) << capped->action.en;
+  EXPECT_EQ(capped->action.en.find("ticket"), std::string::npos) << capped->action.en;
+  EXPECT_EQ(uncapped->severity, Severity::Isolate);
+  EXPECT_NE(uncapped->action.en.find("open a ticket"), std::string::npos) << uncapped->action.en;
+}
+
 TEST(FindingSeverity, APowerCapIsConfigAndItsCommandRestoresTheDefault) {
   json p = TwoH100s();
   p["health"]["gpus"][0]["facts"]["power_limit_w"] = 450.0;
@@ -87,7 +109,7 @@ TEST(FindingSeverity, XidsSplitByClassEachWithItsSeverity) {
   std::map<std::string, Severity> by_code;
   for (const Finding& f : v.findings) by_code[f.code] = f.severity;
   EXPECT_EQ(by_code.at("LC301"), Severity::Reset);   // XID 48: RESET_GPU
-  EXPECT_EQ(by_code.at("LC302"), Severity::Reboot);  // XID 79: RESTART_BM
+  EXPECT_EQ(by_code.at("LC110"), Severity::Reboot);  // XID 79: RESTART_BM, the card fell off the bus
 }
 
 TEST(FindingSeverity, MonitorFindingsNeverFailTheNode) {

@@ -31,6 +31,12 @@ TEST(NeedsReboot, ByTheFindingsClearingRule) {
 
 TEST(NeedsReboot, FromAReasonLabCheckWrote) {
   EXPECT_TRUE(ReasonNeedsReboot("lab_check: LC302 GPU1 (0000:41:00.0) XID 79 (GPU has fallen off the bus): reboot"));
+  // Issue 53's codes: a card that fell off the bus or failed to initialise, NVLink setup that failed;
+  // drain P2P clears when the driver says so (a later run), no reboot.
+  EXPECT_TRUE(ReasonNeedsReboot("lab_check: LC110 GPU1 (0000:41:00.0) fell off the bus (XID 79): reboot"));
+  EXPECT_TRUE(ReasonNeedsReboot("lab_check: LC306 GPU 0000:0b:00.0 failed to initialise (RmInitAdapter failed!)"));
+  EXPECT_TRUE(ReasonNeedsReboot("lab_check: LC307 the driver could not set up NVLink between the GPUs"));
+  EXPECT_FALSE(ReasonNeedsReboot("lab_check: LC308 GPU2 (0000:29:00.0) the driver asks to drain peer-to-peer traffic"));
   EXPECT_TRUE(ReasonNeedsReboot("lab_check: LC301 GPU1 (0000:41:00.0) XID 48 (…): reset the GPU; LC106 GPU 0000:9a:00.0 on the PCI bus"));
   EXPECT_FALSE(ReasonNeedsReboot("lab_check: LC301 GPU1 (0000:41:00.0) XID 48 (Double Bit ECC Error): reset the GPU"));
   // The codes decide, not the words: LC204's action says "or reboot" and still clears with a reset.

@@ -44,8 +44,8 @@ TEST_F(NetworkPorts, APortDownAndAPortAtHalfRateAreNamed) {
   testing::AddIbPortsOneDownOneHalf(dir_);
   const json payload = {{"network_ports", ReadNetworkPorts(dir_)}};
   EXPECT_EQ(Lines(JudgeNode(payload, ExpectIb(4))),
-            (std::vector<std::string>{"mlx5_1 port 1: down (DOWN, Disabled)", "mlx5_2 port 1: 200 Gb/s, its siblings 400"}));
-  EXPECT_EQ(Lines(JudgeNode(payload, ExpectIb(6))).front(), "4 InfiniBand/RoCE ports, expected 6");
+            (std::vector<std::string>{"mlx5_1 port 1 (compute): down (DOWN, Disabled)", "mlx5_2 port 1 (compute): 200 Gb/s, its compute siblings 400"}));
+  EXPECT_EQ(Lines(JudgeNode(payload, ExpectIb(6))).front(), "4 InfiniBand ports, expected 6");
   // A down port's stale rate is no sibling to measure against.
   json faster_but_down = payload;
   faster_but_down["network_ports"][1]["rate_gbit"] = 800.0;
@@ -58,7 +58,7 @@ TEST_F(NetworkPorts, NoPortsAndNoExpectationSayNothing) {
   const json payload = {{"network_ports", ReadNetworkPorts(dir_)}};
   EXPECT_TRUE(payload["network_ports"].empty());
   EXPECT_TRUE(Lines(JudgeNode(payload, {})).empty());
-  EXPECT_EQ(Lines(JudgeNode(payload, ExpectIb(1))), std::vector<std::string>{"0 InfiniBand/RoCE ports, expected 1"});
+  EXPECT_EQ(Lines(JudgeNode(payload, ExpectIb(1))), std::vector<std::string>{"0 InfiniBand ports, expected 1"});
 }
 
 TEST_F(NetworkPorts, CountersGrowingDuringTheCheckFail) {
@@ -71,8 +71,8 @@ TEST_F(NetworkPorts, CountersGrowingDuringTheCheckFail) {
   const json after = WithCounterGrowth(before, ReadNetworkPorts(dir_));
   EXPECT_EQ(after[0]["link_downed_growth"], 2);
   EXPECT_EQ(Lines(JudgeNode({{"network_ports", after}}, ExpectIb(1))),
-            (std::vector<std::string>{"mlx5_0 port 1: link_downed grew by 2 during the check",
-                                      "mlx5_0 port 1: symbol_error grew by 7 during the check"}));
+            (std::vector<std::string>{"mlx5_0 port 1 (compute): link_downed grew by 2 during the check",
+                                      "mlx5_0 port 1 (compute): symbol_error grew by 7 during the check"}));
   // Counts left from before the check are history, not a fault now.
   EXPECT_TRUE(Lines(JudgeNode({{"network_ports", WithCounterGrowth(after, after)}}, ExpectIb(1))).empty());
 }
@@ -87,8 +87,10 @@ TEST_F(NetworkPorts, ARoceInterfaceThatIsDownFails) {
   testing::WriteAttribute(std::filesystem::path(dir_) / "class/net/ens1f0np0/speed", "-1");
   const json ports = ReadNetworkPorts(dir_);
   EXPECT_EQ(ports[0]["netdev"], "ens1f0np0");
-  EXPECT_EQ(Lines(JudgeNode({{"network_ports", ports}}, ExpectIb(1))),
-            std::vector<std::string>{"mlx5_0 port 1: interface ens1f0np0 is not up"});
+  NodeExpectations expect_roce;
+  expect_roce.roce_ports = 1;
+  EXPECT_EQ(Lines(JudgeNode({{"network_ports", ports}}, expect_roce)),
+            std::vector<std::string>{"mlx5_0 port 1 (compute): interface ens1f0np0 is not up"});
 }
 
 }  // namespace

@@ -4,7 +4,12 @@
 // InfiniBand ports down or slow in a fake /sys/class/infiniband; a fatal NVSwitch SXid in --kernel-log.
 #include <gtest/gtest.h>
 
+#include "daemon_support.h"
+#include "fake_network_layouts.h"
 #include "fake_sysfs.h"
+#include "platform/files.h"
+#include "runner/cancel.h"
+#include "runner/child_process.h"
 #include "node_check/verdict/node_verdict.h"
 #include "node_check_run.h"
 
@@ -60,7 +65,49 @@ TEST_F(NodeCheckGateSim, APortDownAndAPortAtHalfRate) {
   testing::AddIbPortsOneDownOneHalf(sys_);
   testing::Run run = NodeCheck("hgx-8xh100-nvswitch.json", {"--expect-ib", "4"}, {{"LABCHECK_SYS_ROOT", sys_}});
   EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.err;
-  EXPECT_EQ(run.line, "FAIL: LC108 mlx5_1 port 1: down (DOWN, Disabled); LC108 mlx5_2 port 1: 200 Gb/s, its siblings 400");
+  // Plain folders for a tree: no place on the bus, so every port is judged as a compute rail.
+  EXPECT_EQ(run.line, "FAIL: LC108 mlx5_1 port 1 (compute): down (DOWN, Disabled); LC108 mlx5_2 port 1 (compute): 200 Gb/s, its compute "
+                      "siblings 400");
+}
+
+// Issue 53 with the real binary: imbue's H100 node layout (fake_network_layouts.h) with the
+// simulated board's GPUs at their bus ids, its storage cards' second ports uncabled: OK, and the
+// roles in --json and the metrics; one InfiniBand card lost beside the RoCE ports: FAIL naming it.
+TEST_F(NodeCheckGateSim, StorageCardsBesideRailsByRole) {
+  const std::string sys = dir_ + "/imbue", prom = dir_ + "/node.prom";
+  testing::AddImbueH100(sys, {0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb});
+  testing::Run ok = NodeCheck("hgx-8xh100-nvswitch.json", {"--json", "--expect-ib", "8", "--expect-roce", "4", "--prometheus", prom},
+                              {{"LABCHECK_SYS_ROOT", sys}});
+  EXPECT_EQ(ok.outcome.exit_code, 0) << ok.outcome.out << ok.outcome.err;
+  EXPECT_EQ(ok.json["line"], "OK") << ok.outcome.out;
+  ASSERT_EQ(ok.json["network_ports"].size(), 12u) << ok.outcome.out;
+  EXPECT_EQ(ok.json["network_ports"][0]["device"], "mlx5_0");
+  EXPECT_EQ(ok.json["network_ports"][0]["role"], "compute");
+  EXPECT_EQ(ok.json["network_ports"][0]["beside_gpu"], "0000:18:00.0");
+  auto metrics = ReadFile(prom);
+  ASSERT_TRUE(metrics.ok());
+  EXPECT_TRUE(Says(*metrics, R"(lab_check_network_port_up{device="mlx5_2",port="1",pci_bus_id="0000:1b:00.1",role="other"} 0)")) << *metrics;
+
+  testing::LoseRdmaDevice(sys, "mlx5_6");
+  testing::Run lost = NodeCheck("hgx-8xh100-nvswitch.json", {"--json", "--expect-ib", "8", "--prometheus", prom}, {{"LABCHECK_SYS_ROOT", sys}});
+  EXPECT_EQ(lost.outcome.exit_code, 1) << lost.outcome.err;
+  EXPECT_EQ(lost.json["line"],
+            "FAIL: LC109 7 InfiniBand ports, expected 8 (RoCE ports, 4, are counted apart: --expect-roce); LC407 InfiniBand card "
+            "0000:9c:00.0 (compute) on the PCI bus but not in the RDMA stack: the driver lost it");
+  EXPECT_TRUE(Says(lost.outcome.err, "warning: LC406 --expect-ib 8 counts InfiniBand ports only")) << lost.outcome.err;
+  EXPECT_TRUE(Says(lost.outcome.err, "`lspci -s 0000:9c:00`")) << "the action names the card: " << lost.outcome.err;
+  metrics = ReadFile(prom);
+  ASSERT_TRUE(metrics.ok());
+  EXPECT_TRUE(Says(*metrics, R"(lab_check_finding{code="LC407",severity="reboot",gpu="",uuid="",held="false",pci_bus_id="0000:9c:00.0",device="",port=""} 1)"))
+      << *metrics;
+
+  const std::string promtool = testing::Which("promtool");
+  if (promtool.empty()) GTEST_SKIP() << "no promtool: install Debian's prometheus (scripts/install-deps.sh --with-tests)";
+  ChildSpec check;
+  check.argv = {"/bin/sh", "-c", "exec \"$0\" check metrics < \"$1\"", promtool, prom};
+  check.timeout_s = 30;
+  const ChildOutcome lint = RunChild(check, CancelToken::Never());
+  EXPECT_TRUE(lint.exited_ok()) << lint.Describe() << "\n" << lint.out << lint.err;
 }
 
 TEST_F(NodeCheckGateSim, NvLinkReplaysGrowingDuringTheCheck) {
@@ -90,6 +137,7 @@ TEST_F(NodeCheckGateSim, AFatalSxidInTheKernelLogFails) {
   EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.out << run.outcome.err;
   EXPECT_EQ(run.json["line"], "FAIL: LC107 NVSwitch 0000:07:00.0 SXid 20034 (fatal): Link 30 LTSSM Fault Up; reboot the node");
   EXPECT_EQ(run.json["sxids"].size(), 2u) << run.outcome.out;
+  EXPECT_EQ(run.json["findings"][0]["pci_bus_id"], "0000:07:00.0") << "the switch's bus id, not only in the text";
   // The non-fatal one alone is only listed (judged on the same facts, without a second run).
   nlohmann::json payload = {{"health", {{"sxid_kernel_log", {run.json["sxids"][0]}}}}};
   for (const Finding& f : JudgeNode(payload, {}).findings) EXPECT_NE(f.item, "nvswitch_sxid") << FindingText(f, Lang::En);

@@ -69,8 +69,8 @@ TEST_F(NodeCheckSim, HealthFaultsNameEachCard) {
   EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.out << run.outcome.err;
   const std::string& line = run.line;
   EXPECT_EQ(line.rfind("FAIL: ", 0), 0u) << line;
-  EXPECT_TRUE(Names(line, "GPU0 2 uncorrected ECC errors since boot")) << line;
-  EXPECT_TRUE(Names(line, "GPU0 XID 79 (GPU has fallen off the bus) during the check")) << line;
+  EXPECT_TRUE(Names(line, "GPU0 2 uncorrected ECC errors since the driver loaded")) << line;
+  EXPECT_TRUE(Names(line, "GPU0 fell off the bus (XID 79 during the check): reboot")) << line;
   EXPECT_TRUE(Names(line, "GPU1 row remap pending a reset")) << line;
   EXPECT_TRUE(Names(line, "GPU2 PCIe replays growing")) << line;
   EXPECT_TRUE(Names(line, "GPU3 power limit 250 W (default 320 W)")) << line;
@@ -169,6 +169,8 @@ TEST_F(NodeCheckSim, CannotTellAndBadUsage) {
   // A driver that is there and fails (fabric manager stopped) is a node to drain.
   testing::Run fabric = NodeCheck("driver-init-802-fabric-manager.json", {}, {{"LABCHECK_TEST_FABRIC_RETRY_MS", "10"}});
   EXPECT_EQ(fabric.outcome.exit_code, 1) << fabric.line;
+  // Its own code, whose action starts the fabric manager; not LC104's reboot (issue 56).
+  EXPECT_EQ(fabric.line.rfind("FAIL: LC111 ", 0), 0u) << fabric.line;
 
   testing::Run bad = NodeCheck("course-4x4080.json", {"--max-spread", "7"});
   EXPECT_EQ(bad.outcome.exit_code, 2);
@@ -242,8 +244,9 @@ TEST_F(NodeCheckSim, DrainThatFailsExitsFourAndOutWritesTheJson) {
   const std::string dir = ::testing::TempDir() + "node_check_out";
   testing::Run run = NodeCheck("health-faults.json", {"--drain", "--scontrol", "/bin/false", "--node", "gpu07", "--out", dir + "/{node}.json"});
   EXPECT_EQ(run.outcome.exit_code, 4) << run.outcome.err;
-  EXPECT_EQ(run.line.rfind("FAIL: LC203 GPU0", 0), 0u) << run.line;
-  EXPECT_NE(run.outcome.err.find("failed: /bin/false update nodename=gpu07 state=drain reason=\"lab_check: LC203 GPU0"), std::string::npos)
+  // GPU0 fell off the bus (XID 79 during the check): its worst finding leads.
+  EXPECT_EQ(run.line.rfind("FAIL: LC110 GPU0", 0), 0u) << run.line;
+  EXPECT_NE(run.outcome.err.find("failed: /bin/false update nodename=gpu07 state=drain reason=\"lab_check: LC110 GPU0"), std::string::npos)
       << run.outcome.err;
   EXPECT_TRUE(std::filesystem::exists(dir + "/gpu07.json"));
   std::filesystem::remove_all(dir);
@@ -386,8 +389,8 @@ TEST_F(NodeCheckSim, ResetAndRebootClassXidsFailNamingTheAction) {
                           "[ 200.0] NVRM: Xid (PCI:0000:c1:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n");
   testing::Run run = NodeCheck("course-4x4080.json", {"--kernel-log", log});
   EXPECT_EQ(run.outcome.exit_code, 1) << run.outcome.err;
-  EXPECT_EQ(run.line, "FAIL: LC301 GPU1 (0000:41:00.0) XID 48 (Double Bit ECC Error): reset the GPU; LC302 GPU3 (0000:c1:00.0) XID 79 (GPU has fallen off "
-            "the bus): reboot");
+  EXPECT_EQ(run.line, "FAIL: LC301 GPU1 (0000:41:00.0) XID 48 (Double Bit ECC Error): reset the GPU; LC110 GPU3 (0000:c1:00.0) fell off the bus "
+            "(XID 79): reboot");
   // The driver loaded again after both: the reset-class XID is cleared, the reboot-class one not.
   const std::string reloaded = KernelLogFile(
       "reloaded.log", std::string(kBoot) +

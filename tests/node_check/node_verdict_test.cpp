@@ -68,14 +68,14 @@ TEST(NodeVerdict, EachHealthFaultNamesItsCard) {
     const char* expected;
   };
   const std::vector<Case> cases = {
-      {"ecc_uncorrected_volatile", 2, "LC203 GPU2 (0000:12:00.0) 2 uncorrected ECC errors since boot"},
+      {"ecc_uncorrected_volatile", 2, "LC203 GPU2 (0000:12:00.0) 2 uncorrected ECC errors since the driver loaded"},
       {"retired_pages_pending", true, "LC206 GPU2 (0000:12:00.0) retired pages pending a reset"},
       {"pcie_replay_growth", 5, "LC401 GPU2 (0000:12:00.0) PCIe replays growing (+5 under load)"},
       {"persistence_mode", false, "LC501 GPU2 (0000:12:00.0) persistence mode off"},
       {"power_limit_w", 500.0, "LC502 GPU2 (0000:12:00.0) power limit 500 W (default 700 W)"},
       {"other_processes", json::array({{{"pid", 4242}, {"used_gib", 20.0}, {"name", "python"}}}), "LC503 GPU2 (0000:12:00.0) another process holds 20.0 GiB"},
       {"mig_mode", {{"current", true}, {"pending", true}}, "LC504 GPU2 (0000:12:00.0) MIG on (expected off)"},
-      {"xid_during_run", json::array({79}), "LC302 GPU2 (0000:12:00.0) XID 79 (GPU has fallen off the bus) during the check"},
+      {"xid_during_run", json::array({79}), "LC110 GPU2 (0000:12:00.0) fell off the bus (XID 79 during the check): reboot"},
       {"pcie_width_under_load", 8, "LC402 GPU2 (0000:12:00.0) PCIe Gen5 x8 (max Gen5 x16)"},
   };
   for (const Case& c : cases) {
@@ -97,7 +97,7 @@ json KernelXid(const std::string& pci, int xid, json extra = json::object()) {
 TEST(NodeVerdict, KernelLogXidsGoToTheirCard) {
   json p = Payload();
   p["health"]["xid_kernel_log"] = json::array({KernelXid("0000:14:00", 79)});
-  EXPECT_EQ(Line(p), "FAIL: LC302 GPU4 (0000:14:00.0) XID 79 (GPU has fallen off the bus): reboot");
+  EXPECT_EQ(Line(p), "FAIL: LC110 GPU4 (0000:14:00.0) fell off the bus (XID 79): reboot");
   // Unreadable (dmesg_restrict): not a finding.
   p["health"]["xid_kernel_log"] = {{"na", "/dev/kmsg is readable only by root here"}};
   EXPECT_EQ(Line(p), "OK");
@@ -134,7 +134,7 @@ TEST(NodeVerdict, AResetClassXidClearsWhenTheDriverLoadedOrTheGpuWasResetAfterIt
   EXPECT_EQ(Line(p), "OK");
   // A reboot-class XID is not cleared by a driver reload: only a reboot empties the log.
   p["health"]["xid_kernel_log"] = json::array({KernelXid("0000:14:00", 79, {{"cleared_by", "driver_load"}})});
-  EXPECT_EQ(Line(p), "FAIL: LC302 GPU4 (0000:14:00.0) XID 79 (GPU has fallen off the bus): reboot");
+  EXPECT_EQ(Line(p), "FAIL: LC110 GPU4 (0000:14:00.0) fell off the bus (XID 79): reboot");
 }
 
 TEST(NodeVerdict, TheSitesListsComeFirst) {

@@ -6,6 +6,8 @@
 
 #include "fake_sysfs.h"
 #include "node_check/findings/judge_node.h"
+#include "node_check/outputs/node_report.h"
+#include "node_check/outputs/prometheus_metrics.h"
 #include "node_check/verdict/node_verdict.h"
 
 namespace labcheck::node_check {
@@ -108,6 +110,25 @@ TEST_F(PciBusScan, ACardTheDriverLostIsNamedWithAndWithoutExpectGpus) {
   EXPECT_EQ(Items(v, "gpu_off_bus"), expected);
   EXPECT_EQ(Items(v, "gpu_count"), std::vector<std::string>{"7 GPUs, expected 8"});
   EXPECT_EQ(v.state, NodeState::Unhealthy);
+}
+
+// Issue 53, item 5: tooling that files the RMA by findings[].pci_bus_id gets the lost card's bus
+// id (it was only in the text), in --json and in the metrics' labels.
+TEST_F(PciBusScan, TheLostCardsBusIdIsInTheJsonAndTheMetrics) {
+  testing::AddHgxBoard(dir_);
+  const json payload = PayloadWithout("0000:9a:00.0", ScanPciBus(dir_));
+  const NodeVerdict v = JudgeNode(payload, {});
+  const json report = NodeReportJson(v, payload, {}, "gpu07");
+  json lost;
+  for (const json& f : report["findings"])
+    if (f["code"] == "LC106") lost = f;
+  ASSERT_TRUE(lost.is_object()) << report["findings"].dump();
+  EXPECT_EQ(lost["pci_bus_id"], "0000:9a:00.0");
+  EXPECT_EQ(lost["gpu"], nullptr);
+  const std::string metrics = PrometheusText(v, payload, 0);
+  EXPECT_NE(metrics.find(R"(lab_check_finding{code="LC106",severity="reboot",gpu="",uuid="",held="false",pci_bus_id="0000:9a:00.0",device="",port=""} 1)"),
+            std::string::npos)
+      << metrics;
 }
 
 TEST_F(PciBusScan, AllCardsInTheDriverOrAPartialRunSayNothing) {

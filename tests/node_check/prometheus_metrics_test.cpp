@@ -67,13 +67,24 @@ TEST(PrometheusMetrics, FindingsByCodeAndSeverity) {
   v.gpus = json::array({{{"index", 0}, {"name", "H100"}, {"uuid", "GPU-1"}}});
   v.findings.push_back({0, "remapped_rows_pending", Text("row remap pending a reset")});
   v.findings.push_back({0, "ecc_corrected", Text("many corrected errors")});
-  v.findings.push_back({-1, "network_port", Text("mlx5_1 port 1: down")});
-  v.findings.push_back({-1, "network_port", Text("mlx5_2 port 1: down")});
+  for (const char* device : {"mlx5_1", "mlx5_2"}) {
+    Finding port{-1, "network_port", Text(std::string(device) + " port 1 (compute): down")};
+    port.pci_bus_id = device == std::string("mlx5_1") ? "0000:29:00.0" : "0000:29:00.1";
+    port.device = device;
+    port.port = 1;
+    v.findings.push_back(port);
+  }
   Classify(v, {"LC108"});
   const std::string text = PrometheusText(v, json::object(), 0);
-  EXPECT_EQ(Sample(text, R"(lab_check_finding{code="LC204",severity="reset",gpu="0",uuid="GPU-1",held="false"})"), 1) << text;
-  EXPECT_EQ(Sample(text, R"(lab_check_finding{code="LC208",severity="monitor",gpu="0",uuid="GPU-1",held="false"})"), 1) << text;
-  EXPECT_EQ(Sample(text, R"(lab_check_finding{code="LC108",severity="isolate",gpu="",uuid="",held="true"})"), 2) << text;
+  EXPECT_EQ(Sample(text, R"(lab_check_finding{code="LC204",severity="reset",gpu="0",uuid="GPU-1",held="false",pci_bus_id="",device="",port=""})"), 1) << text;
+  EXPECT_EQ(Sample(text, R"(lab_check_finding{code="LC208",severity="monitor",gpu="0",uuid="GPU-1",held="false",pci_bus_id="",device="",port=""})"), 1) << text;
+  // Issue 53: each port's finding names its card, device and port.
+  EXPECT_EQ(Sample(text, R"(lab_check_finding{code="LC108",severity="isolate",gpu="",uuid="",held="true",pci_bus_id="0000:29:00.0",device="mlx5_1",port="1"})"),
+            1)
+      << text;
+  EXPECT_EQ(Sample(text, R"(lab_check_finding{code="LC108",severity="isolate",gpu="",uuid="",held="true",pci_bus_id="0000:29:00.1",device="mlx5_2",port="1"})"),
+            1)
+      << text;
   EXPECT_EQ(Sample(text, R"(lab_check_node_findings_by_severity{severity="isolate"})"), 2) << text;
   EXPECT_EQ(Sample(text, R"(lab_check_node_findings_by_severity{severity="config"})"), 0) << text;
   EXPECT_EQ(Sample(text, "lab_check_node_findings"), 1) << "only the pending remap keeps the node out: " << text;
@@ -100,14 +111,18 @@ TEST(PrometheusMetrics, RecoveryActionBusAndPorts) {
   json payload = {{"inventory", {{"gpus", {{{"uuid", "GPU-1"}}}}}},
                   {"health", {{"gpus", {{{"facts", {{"recovery_action", "gpu_reset"}}}}}}}},
                   {"pci_bus", {{"gpus", {"0000:18:00.0", "0000:2a:00.0"}}, {"nvswitches", json::array()}}},
-                  {"network_ports", {{{"device", "mlx5_0"}, {"port", 1}, {"state", "ACTIVE"}, {"phys_state", "LinkUp"}, {"rate_gbit", 400.0}},
-                                     {{"device", "mlx5_1"}, {"port", 1}, {"state", "DOWN"}, {"phys_state", "Disabled"}, {"rate_gbit", 10.0}}}}};
+                  {"network_ports", {{{"device", "mlx5_0"}, {"port", 1}, {"state", "ACTIVE"}, {"phys_state", "LinkUp"}, {"rate_gbit", 400.0},
+                                      {"pci_bus_id", "0000:18:00.0"}, {"role", "compute"}},
+                                     {{"device", "mlx5_1"}, {"port", 1}, {"state", "DOWN"}, {"phys_state", "Disabled"}, {"rate_gbit", 10.0},
+                                      {"pci_bus_id", nullptr}}}}};
   std::string text = PrometheusText(v, payload, 0);
   EXPECT_EQ(Sample(text, R"(lab_check_gpu_recovery_action{gpu="0",uuid="GPU-1",model="H100",action="gpu_reset"})"), 1) << text;
   EXPECT_EQ(Sample(text, "lab_check_node_gpus_on_pci_bus"), 2) << text;
-  EXPECT_EQ(Sample(text, R"(lab_check_network_port_up{device="mlx5_0",port="1"})"), 1) << text;
-  EXPECT_EQ(Sample(text, R"(lab_check_network_port_up{device="mlx5_1",port="1"})"), 0) << text;
-  EXPECT_EQ(Sample(text, R"(lab_check_network_port_rate_bits_per_second{device="mlx5_0",port="1"})"), 400e9) << text;
+  EXPECT_EQ(Sample(text, R"(lab_check_network_port_up{device="mlx5_0",port="1",pci_bus_id="0000:18:00.0",role="compute"})"), 1) << text;
+  EXPECT_EQ(Sample(text, R"(lab_check_network_port_up{device="mlx5_1",port="1",pci_bus_id="",role=""})"), 0) << text;
+  EXPECT_EQ(Sample(text, R"(lab_check_network_port_rate_bytes_per_second{device="mlx5_0",port="1",pci_bus_id="0000:18:00.0",role="compute"})"),
+            50e9)
+      << text;
   payload["pci_bus"]["partial"] = "CUDA_VISIBLE_DEVICES=0";
   payload["health"]["gpus"][0]["facts"]["recovery_action"] = {{"na", "old driver"}};
   text = PrometheusText(v, payload, 0);

@@ -50,16 +50,21 @@ TEST_F(SlurmCluster, NodeCheckDrainsASickNodeAndLeavesAHealthyOneIdle) {
   for (const char* a : {LAB_CHECK_BINARY, "node-check", "--drain", "--lang", "en"}) sick.push_back(a);
   ChildOutcome fail = Run(sick);
   EXPECT_EQ(fail.exit_code, 1) << fail.Describe() << "\n" << fail.out << fail.err;
-  EXPECT_EQ(fail.out.rfind("FAIL: LC203 GPU0 ", 0), 0u) << fail.out;
+  // GPU0 fell off the bus (XID 79 during the check): its worst finding leads, its ECC errors after it.
+  EXPECT_EQ(fail.out.rfind("FAIL: LC110 GPU0 (0000:01:00.0) fell off the bus (XID 79 during the check): reboot; LC203 GPU0 ", 0), 0u)
+      << fail.out;
   // It says what it ran, with the node name slurmd gave the step (SLURMD_NODENAME).
-  EXPECT_NE(fail.err.find(std::string("scontrol update nodename=") + kNode + " state=drain reason=\"lab_check: LC203 GPU0"),
+  EXPECT_NE(fail.err.find(std::string("scontrol update nodename=") + kNode + " state=drain reason=\"lab_check: LC110 GPU0"),
             std::string::npos)
       << fail.err;
   for (int i = 0; i < 50 && State() != "drained"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_EQ(State(), "drained");
   const std::string findings = fail.out.substr(6, fail.out.find('\n') - 6);  // after "FAIL: "
   EXPECT_EQ(Reason(), DrainReason(findings));
-  EXPECT_EQ(Reason().rfind("lab_check: LC203 GPU0 (0000:01:00.0) 2 uncorrected ECC errors since boot", 0), 0u) << Reason();
+  EXPECT_EQ(Reason().rfind("lab_check: LC110 GPU0 (0000:01:00.0) fell off the bus (XID 79 during the check): reboot; LC203 GPU0 (0000:01:00.0) 2 "
+                           "uncorrected ECC errors since the driver loaded",
+                           0),
+            0u) << Reason();
 
   // How an administrator returns it (docs/cluster-gate.md).
   ChildOutcome resume = Run({"scontrol", "update", std::string("nodename=") + kNode, "state=resume"});
@@ -125,7 +130,10 @@ TEST_F(SlurmCluster, HealthCheckProgramUnderSlurmdDrainsASickNode) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   ASSERT_EQ(State(), "drained") << "node-check said: " << said << "\nlogs in " << dir_ << "/log";
-  EXPECT_EQ(Reason().rfind("lab_check: LC203 GPU0 (0000:01:00.0) 2 uncorrected ECC errors since boot", 0), 0u) << Reason();
+  EXPECT_EQ(Reason().rfind("lab_check: LC110 GPU0 (0000:01:00.0) fell off the bus (XID 79 during the check): reboot; LC203 GPU0 (0000:01:00.0) 2 "
+                           "uncorrected ECC errors since the driver loaded",
+                           0),
+            0u) << Reason();
   // Found outside PATH, and run by its full path.
   EXPECT_NE(said.find(std::string("ran: /")), std::string::npos) << said;
   EXPECT_NE(said.find(std::string("scontrol update nodename=") + kNode + " state=drain"), std::string::npos) << said;

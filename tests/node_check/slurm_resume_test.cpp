@@ -51,11 +51,11 @@ TEST_F(SlurmCluster, AnAdministratorsDrainIsLeftAsItIs) {
 TEST_F(SlurmCluster, TheDrainCapHoldsAThirdDrainOfTen) {
   for (const char* other : {"labnode2", "labnode3"})
     ASSERT_EQ("", Scontrol({"update", std::string("nodename=") + other, "state=drain",
-                          "reason=lab_check: LC203 GPU0 (0000:01:00.0) 2 uncorrected ECC errors since boot"}));
+                          "reason=lab_check: LC203 GPU0 (0000:01:00.0) 2 uncorrected ECC errors since the driver loaded"}));
   const std::string out = dir_ + "/capped.json";
   testing::Run sick = Check("health-faults.json", {"--drain-cap", "20%", "--out", out});
   EXPECT_EQ(sick.outcome.exit_code, 4) << sick.outcome.err;
-  EXPECT_EQ(sick.line.rfind("FAIL: LC203 GPU0 ", 0), 0u) << sick.line;  // the finding stays in the report
+  EXPECT_EQ(sick.line.rfind("FAIL: LC110 GPU0 ", 0), 0u) << sick.line;  // the findings stay in the report
   EXPECT_NE(sick.outcome.err.find("drain cap reached: 2 of 10 nodes of gpu drained by lab_check (cap 20%)"), std::string::npos)
       << sick.outcome.err;
   EXPECT_EQ(sick.outcome.err.find("state=drain"), std::string::npos) << sick.outcome.err;
@@ -100,7 +100,7 @@ TEST_F(SlurmCluster, ARebootClassDrainIsResumedOnlyFromAnotherBoot) {
   testing::Run sick = Check("course-4x4080.json", {"--kernel-log", log}, env);
   EXPECT_EQ(sick.outcome.exit_code, 1) << sick.outcome.err;
   WaitFor("drained");
-  EXPECT_NE(Reason().find("XID 79 (GPU has fallen off the bus): reboot"), std::string::npos) << Reason();
+  EXPECT_NE(Reason().find("LC110 GPU1 (0000:41:00.0) fell off the bus (XID 79): reboot"), std::string::npos) << Reason();
   testing::Run same_boot = Check("course-4x4080.json", {"--kernel-log", clean}, env);
   EXPECT_EQ(same_boot.outcome.exit_code, 0) << same_boot.outcome.err;
   EXPECT_NE(same_boot.outcome.err.find("has not rebooted since (same boot id): not resumed"), std::string::npos)

@@ -33,7 +33,7 @@ fs::path UnpacedH200(const fs::path& folder) {
   const fs::path source = LAB_CHECK_SOURCE_DIR;
   fs::copy_file(source / "tests/sim/machines/single-h200.json", folder / "single-h200.json");
   std::ofstream(folder / "h200-unpaced.json")
-      << R"({"base": "single-h200.json", "pacing": {"copy": 0, "matmul": 0, "collective": 0, "load_linger_ms": 0}})";
+      << R"({"base": "single-h200.json", "pacing": {"copy": 0, "matmul": 0, "collective": 0, "memtest": 0, "load_linger_ms": 0}})";
   return folder / "h200-unpaced.json";
 }
 

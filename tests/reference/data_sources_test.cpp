@@ -32,7 +32,7 @@ namespace {
 // Each top-level data file the reference library embeds is served whole: a table that lost its
 // last entries (a count that disagreed with the files listed) hid data/compat.json once.
 TEST(DataSources, EveryEmbeddedReferenceFileIsServedWhole) {
-  for (const char* name : {"gpus.json", "hints.json", "xid_catalog.json", "compat.json", "finding_codes.json"}) {
+  for (const char* name : {"gpus.json", "hints.json", "xid_catalog.json", "compat.json", "finding_codes.json", "nvlink5_xid_decode.json"}) {
     auto text = ReadFile(std::string(LAB_CHECK_SOURCE_DIR) + "/data/" + name);
     ASSERT_TRUE(text.ok()) << name;
     EXPECT_EQ(reference::ReferenceFile(name), *text) << name;

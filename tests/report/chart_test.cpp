@@ -93,6 +93,32 @@ TEST(ReportCharts, OddlyShapedDataLeavesTheChartOutNotTheReport) {
   EXPECT_NE(Chart(charts, "expected-h2d"), nullptr);
 }
 
+// gpu.memtest's wrong bits: a dot per recorded word and bit, one colour per card; no chart for a
+// clean run (the records here are made up for the test).
+TEST(ReportCharts, MemtestErrorsAreDotsByOffsetAndBitOnlyWhenThereAreAny) {
+  Report r;
+  r.lang = Lang::En;
+  CheckResult memtest;
+  memtest.id = "gpu.memtest";
+  memtest.section = "gpu";
+  const nlohmann::json record = {{"offset_gib", 3.0}, {"bits", {13, 40}}};
+  memtest.data = {{"cards", {{{"index", 0}, {"patterns", {{{"errors", {{"records", nlohmann::json::array()}}}}}}},
+                             {{"index", 1}, {"patterns", {{{"errors", {{"records", {record, record}}}}}}}}}}};
+  r.checks.push_back(memtest);
+  const std::vector<ReportChart> charts = BuildReportCharts(r);
+  const ReportChart* chart = Chart(charts, "memtest-errors");
+  ASSERT_NE(chart, nullptr);
+  const std::string svg = chart->svg.Document();
+  EXPECT_NE(svg.find("Memory test: wrong bits by offset"), std::string::npos);
+  EXPECT_NE(svg.find("GPU 1"), std::string::npos);
+  EXPECT_EQ(svg.find("GPU 0"), std::string::npos);  // a clean card has no dots and no legend entry
+  size_t circles = 0;
+  for (size_t at = 0; (at = svg.find("<circle", at)) != std::string::npos; ++at) ++circles;
+  EXPECT_EQ(circles, 1u + 4u);  // the legend's, then 2 records × 2 bits
+  r.checks[0].data["cards"][1]["patterns"][0]["errors"]["records"] = nlohmann::json::array();
+  EXPECT_EQ(Chart(BuildReportCharts(r), "memtest-errors"), nullptr);
+}
+
 // Every chart is well-formed XML, by libxml2's parser (xmllint, Debian's libxml2-utils).
 TEST(ReportCharts, EverySvgIsValidXml) {
   if (std::system("command -v xmllint >/dev/null 2>&1") != 0) GTEST_SKIP() << "xmllint not installed (libxml2-utils)";

@@ -139,6 +139,70 @@ TEST(WrapToWidth, NoBreakSpaceHoldsWordsTogetherAndPrintsAsASpace) {
   EXPECT_EQ(WrapToWidth("\x1b[31mFAIL\x1b[0m x", 6), (std::vector<std::string>{"\x1b[31mFAIL\x1b[0m x"}));
 }
 
+// Issues 52 and 56: a figure is never parted from its unit, its bracket or its phrase.
+TEST(WrapToWidth, KeepsAFigureWithItsUnitAndItsPhrase) {
+  // A plain greedy fill would end the first line with the figure.
+  EXPECT_EQ(WrapToWidth("Matmul 716.8 GB/s", 12), (std::vector<std::string>{"Matmul", "716.8 GB/s"}));
+  EXPECT_EQ(WrapToWidth("[1–11/40] SKIP    GPU checks и ещё 10 0.0 s", 36),
+            (std::vector<std::string>{"[1–11/40] SKIP GPU checks", "и ещё 10 0.0 s"}));
+  EXPECT_EQ(WrapToWidth("Left for cache 12.00 GiB (-10.00 GB)", 33),
+            (std::vector<std::string>{"Left for cache 12.00 GiB", "(-10.00 GB)"}));
+  // A longer word before a figure is a label, not its phrase: the line may break after it.
+  EXPECT_EQ(WrapToWidth("you have 716.8 GB/s", 12), (std::vector<std::string>{"you have", "716.8 GB/s"}));
+  EXPECT_EQ(WrapToWidth("skipped: Python and 11 more", 22), (std::vector<std::string>{"skipped: Python", "and 11 more"}));
+  EXPECT_EQ(WrapToWidth("Всего 32 GiB — мало", 10), (std::vector<std::string>{"Всего", "32 GiB —", "мало"}));
+  EXPECT_EQ(WrapToWidth("карты = в процессе и ещё 10 0.0 s", 24),
+            (std::vector<std::string>{"карты = в процессе", "и ещё 10 0.0 s"}));
+  EXPECT_EQ(WrapToWidth("29.2 GFLOPS (18%), N = 1024", 20), (std::vector<std::string>{"29.2 GFLOPS (18%),", "N = 1024"}));
+  EXPECT_EQ(WrapToWidth("vllm serve --max-model-len 131072", 26),
+            (std::vector<std::string>{"vllm serve", "--max-model-len 131072"}));
+  // A figure does not bind the option after it: the flags of a command break between each other.
+  EXPECT_EQ(WrapToWidth("--tp 4 --utilization 0.92 --max-model-len 131072", 30),
+            (std::vector<std::string>{"--tp 4 --utilization 0.92", "--max-model-len 131072"}));
+  EXPECT_EQ(WrapToWidth("8192/1024 при ≥ 70 GiB", 16), (std::vector<std::string>{"8192/1024 при", "≥ 70 GiB"}));
+  EXPECT_EQ(WrapToWidth("not real GPUs: 4× NVIDIA", 20), (std::vector<std::string>{"not real GPUs:", "4× NVIDIA"}));
+  EXPECT_EQ(WrapToWidth("реально 68–83 (70–85% паспорта)", 20), (std::vector<std::string>{"реально 68–83", "(70–85% паспорта)"}));
+  // The unit of one figure is not the phrase of the next: the cell breaks between the two.
+  EXPECT_EQ(WrapToWidth("-9.32 GiB (-10.00 GB)", 16), (std::vector<std::string>{"-9.32 GiB", "(-10.00 GB)"}));
+}
+
+TEST(WrapToWidth, BreaksBeforeAFigureWhereASentenceOrClauseEnds) {
+  EXPECT_EQ(WrapToWidth("It fits at 48432. 131072 does not", 17),
+            (std::vector<std::string>{"It fits at 48432.", "131072 does not"}));
+  EXPECT_EQ(WrapToWidth("TP 2, TP 4", 6), (std::vector<std::string>{"TP 2,", "TP 4"}));
+  EXPECT_EQ(WrapToWidth("memory: 32 GiB", 8), (std::vector<std::string>{"memory:", "32 GiB"}));
+  // A figure inside a word is no figure: "A10," and "sm_89" break as words do.
+  EXPECT_EQ(WrapToWidth("cards A10 sm_89 here", 9), (std::vector<std::string>{"cards A10", "sm_89", "here"}));
+}
+
+TEST(WrapToWidth, AGroupWiderThanTheLineBreaksBetweenItsWords) {
+  EXPECT_EQ(WrapToWidth("1 2 3 4 5 6 7 8", 5), (std::vector<std::string>{"1 2 3", "4 5 6", "7 8"}));
+  const std::string named = "NVIDIA\xC2\xA0" "GeForce\xC2\xA0" "RTX\xC2\xA0" "4080";
+  EXPECT_EQ(WrapToWidth(named, 14), (std::vector<std::string>{"NVIDIA GeForce", "RTX 4080"}));
+}
+
+// Every width from the widest group of words held together up to 60 columns, over the report's
+// own kinds of line: no line ends with a figure that the paragraph continues after (its unit on
+// the next line), none starts with a dash.
+TEST(WrapToWidth, NoWidthPartsAFigureFromItsUnit) {
+  const std::vector<std::string> texts = {
+      "[1–11/40] SKIP    Python: interpreter и ещё 10 0.0 s — no Python interpreter",
+      "Memory bandwidth, GB/s: expected 570–650 → you have 716.8 GB/s (1.10 × the course)",
+      "TP 2: 12.00 GiB (-10.00 GB) left for KV, 48432 tokens; with --max-model-len 48432 it fits",
+      "Пропускная способность 716.8 ГБ/с при 32 ГиБ памяти и ещё 11 проверок за 0.0 с"};
+  for (const std::string& text : texts) {
+    for (size_t width = WidestUnbreakable(text); width <= 60; ++width) {
+      const std::vector<std::string> lines = WrapToWidth(text, width);
+      for (size_t k = 0; k + 1 < lines.size(); ++k) {
+        const std::string& line = lines[k];
+        const char last = line.back();
+        EXPECT_FALSE(last >= '0' && last <= '9') << "at " << width << ": \"" << line << "\" / \"" << lines[k + 1] << "\"";
+        EXPECT_NE(lines[k + 1].rfind("—", 0), 0u) << "at " << width << ": " << lines[k + 1];
+      }
+    }
+  }
+}
+
 TEST(TerminalWidth, ColumnsVariableWinsAndIsClampedToTheMinimum) {
   setenv("COLUMNS", "132", 1);
   EXPECT_EQ(TerminalWidth(-1), 132u);

@@ -43,11 +43,13 @@ struct ChildRun {
   std::string stdout_text;
 };
 
+// `env`: more VAR=value words for the child ("LABCHECK_SYS_ROOT='…'").
 ChildRun RunChild(const std::string& machine, const std::string& job, const std::string& ld_library_path,
-                  const std::string& args = "") {
+                  const std::string& args = "", const std::string& env = "") {
   char pattern[] = "/tmp/labcheck_simdrv_XXXXXX";
   const fs::path dir = mkdtemp(pattern);
-  const std::string command = "env -u CUDA_VISIBLE_DEVICES LD_LIBRARY_PATH=" + Quote(ld_library_path) +
+  const std::string command = "env -u CUDA_VISIBLE_DEVICES -u LABCHECK_SYS_ROOT -u LABCHECK_PROC_ROOT " + env +
+                              " LD_LIBRARY_PATH=" + Quote(ld_library_path) +
                               " LABCHECK_SIM_MACHINE=" +
                               Quote((fs::path(LAB_CHECK_SOURCE_DIR) / "tests/sim/machines" / machine).string()) + " " +
                               Quote(LAB_CHECK_BINARY) + " internal-child " + Quote(job) + " " + args + " >" +
@@ -191,7 +193,7 @@ TEST(SimDriver, EachCuInitResultNamesItsCause) {
       {"driver-init-804-compat.json", "fail", "cuda-compat", "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (804)"},
       {"driver-init-999-unknown.json", "fail", "dmesg", "CUDA_ERROR_UNKNOWN (999)"},
       {"driver-init-100-no-device.json", "skip", "CUDA_VISIBLE_DEVICES", "CUDA_ERROR_NO_DEVICE (100)"},
-      {"driver-init-35-insufficient.json", "fail", "ubuntu-drivers", "CUDA_ERROR_INSUFFICIENT_DRIVER (35)"},
+      {"driver-init-35-insufficient.json", "fail", "proprietary driver", "CUDA_ERROR_INSUFFICIENT_DRIVER (35)"},
       {"driver-init-3-not-initialized.json", "fail", "nvidia_uvm", "CUDA_ERROR_NOT_INITIALIZED (3)"},
       {"driver-init-46-unavailable.json", "fail", "nvidia-smi -c DEFAULT", "CUDA_ERROR_DEVICE_UNAVAILABLE (46)"},
   };
@@ -212,6 +214,78 @@ TEST(SimDriver, EachCuInitResultNamesItsCause) {
   }
 }
 
+// A fake /sys holding the HGX board's eight GPUs (vendor 0x10de, class 0x030200, as
+// Documentation/ABI/testing/sysfs-bus-pci writes them) and a fake /proc, empty or with the module's
+// version line in the proprietary module's form (nv-procfs.c's "NVRM version: " and its id).
+// Written here.
+struct FakeProcAndSys {
+  fs::path root;
+  explicit FakeProcAndSys(const std::string& module_version = "") {
+    char pattern[] = "/tmp/labcheck_simroots_XXXXXX";
+    root = mkdtemp(pattern);
+    for (const char* id : {"0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0", "0000:9a:00.0", "0000:ab:00.0",
+                           "0000:ba:00.0", "0000:db:00.0"}) {
+      fs::create_directories(root / "sys/bus/pci/devices" / id);
+      std::ofstream(root / "sys/bus/pci/devices" / id / "vendor") << "0x10de\n";
+      std::ofstream(root / "sys/bus/pci/devices" / id / "class") << "0x030200\n";
+    }
+    fs::create_directories(root / "proc/driver/nvidia");
+    if (!module_version.empty())
+      std::ofstream(root / "proc/driver/nvidia/version")
+          << "NVRM version: NVIDIA UNIX x86_64 Kernel Module  " << module_version << "  Sat Feb 15 00:00:00 UTC 2025\n";
+  }
+  ~FakeProcAndSys() {
+    std::error_code ignored;
+    fs::remove_all(root, ignored);
+  }
+  std::string Env() const {
+    return "LABCHECK_SYS_ROOT=" + Quote((root / "sys").string()) + " LABCHECK_PROC_ROOT=" + Quote((root / "proc").string());
+  }
+};
+
+// The simulated driver installed without its module (cuInit 100, nvmlInit_v2 9, as NVIDIA's
+// libraries answer: tests/gpu/real_driver_test.cpp). Its /proc and /sys are not this machine's, so
+// without fake ones nothing tells it from hidden cards and cuInit's own SKIP stands; with a fake
+// bus of eight GPUs and no module in the fake /proc, it is a FAIL saying so.
+TEST(SimDriver, AModuleNotLoadedIsAFailWhereTheBusAndProcSaySo) {
+  ChildRun unknown = RunChild("driver-module-not-loaded.json", "gpu-inventory", (kBuild / "sim-nvidia").string());
+  ASSERT_TRUE(unknown.envelope.is_object()) << unknown.stdout_text;
+  EXPECT_EQ(unknown.envelope.value("outcome", ""), "skip") << unknown.envelope.dump();
+  const json& unread = unknown.envelope["driver_state"];
+  EXPECT_EQ(unread["state"], "unknown") << unread.dump(1);
+  EXPECT_EQ(unread["libcuda"]["cu_init"], 100);
+  EXPECT_EQ(unread["nvml"]["nvml_init"], 9);
+  EXPECT_NE(unread["kernel_module"].value("na", "").find("simulated machine"), std::string::npos) << unread.dump(1);
+
+  const FakeProcAndSys roots;
+  ChildRun run = RunChild("driver-module-not-loaded.json", "gpu-inventory", (kBuild / "sim-nvidia").string(), "", roots.Env());
+  ASSERT_TRUE(run.envelope.is_object()) << run.stdout_text;
+  EXPECT_EQ(run.envelope.value("outcome", ""), "fail") << run.envelope.dump();
+  EXPECT_EQ(run.envelope["reason"].value("en", ""),
+            "the NVIDIA driver is installed but its kernel module is not loaded: 8 NVIDIA GPUs on the PCI bus, and no "
+            "/proc/driver/nvidia/version");
+  EXPECT_NE(run.envelope["hint"].value("en", "").find("mokutil --sb-state"), std::string::npos) << run.envelope.dump();
+  EXPECT_EQ(run.envelope["driver_state"]["state"], "module_not_loaded") << run.envelope["driver_state"].dump(1);
+}
+
+// A driver upgraded without a reboot: the simulated libraries answer 803 and 18 (the real pair's
+// codes, cuda.h and nvml.h), and the fake /proc names the old module: both versions are said.
+TEST(SimDriver, ALibraryNewerThanTheLoadedModuleSaysBothVersions) {
+  if (RealDriverInstalled()) GTEST_SKIP() << "a real libcuda here would be found after the refused simulated one";
+  const FakeProcAndSys roots("570.124.06");
+  ChildRun run = RunChild("driver-init-803-mismatch.json", "gpu-inventory", (kBuild / "sim-nvidia").string(), "", roots.Env());
+  ASSERT_TRUE(run.envelope.is_object()) << run.stdout_text;
+  EXPECT_EQ(run.envelope.value("outcome", ""), "fail") << run.envelope.dump();
+  const json& state = run.envelope["driver_state"];
+  EXPECT_EQ(state["state"], "version_mismatch") << state.dump(1);
+  EXPECT_EQ(state["libcuda"]["cu_init"], 803);
+  EXPECT_EQ(state["nvml"]["nvml_init"], 18);
+  EXPECT_EQ(state["kernel_module"]["version"], "570.124.06");
+  EXPECT_NE(run.envelope["reason"].value("en", "").find("the loaded kernel module (570.124.06) are different versions"),
+            std::string::npos) << run.envelope.dump();
+  EXPECT_NE(run.envelope["hint"].value("en", "").find("reboot"), std::string::npos);
+}
+
 // The reproduction: 802 on an NVSwitch board is a FAIL whose hint names the fabric manager,
 // in the report a user reads; the other GPU checks SKIP behind it.
 TEST(SimDriver, FabricManagerDownIsAFailNamingIt) {
@@ -220,7 +294,7 @@ TEST(SimDriver, FabricManagerDownIsAFailNamingIt) {
   EXPECT_EQ(Verdict(run, "gpu.inventory"), "FAIL") << Printed(run);
   const std::string text = CheckText(run, "gpu.inventory");
   EXPECT_NE(text.find("systemctl status nvidia-fabricmanager"), std::string::npos) << text;
-  EXPECT_EQ(text.find("ubuntu-drivers"), std::string::npos) << "not the generic driver hint: " << text;
+  EXPECT_EQ(text.find("proprietary driver"), std::string::npos) << "not the generic driver hint: " << text;
   for (const char* id : {"gpu.matmul", "gpu.memory_bandwidth", "gpu.p2p", "interconnect.allreduce"})
     EXPECT_EQ(Verdict(run, id), "SKIP") << id;
 }

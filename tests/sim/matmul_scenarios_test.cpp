@@ -29,22 +29,6 @@ void ExpectTflops(const json& job, int gpu, const char* precision, double expect
   EXPECT_NEAR(figure["tflops"].get<double>(), expected, expected * 0.05) << precision << ": " << figure.dump();
 }
 
-// A profile written for one test: `body` merged over the machine `base` (tests/sim/machines).
-class TempProfile {
- public:
-  TempProfile(const std::string& base, const std::string& body)
-      : path_("/tmp/nvsim-matmul-" + std::to_string(getpid()) + "-" + std::to_string(counter_++) + ".json") {
-    std::ofstream(path_) << R"({"base": ")" << LAB_CHECK_SOURCE_DIR << "/tests/sim/machines/" << base << R"(", )"
-                         << body << "}";
-  }
-  ~TempProfile() { std::remove(path_.c_str()); }
-  const std::string& path() const { return path_; }
-
- private:
-  static inline int counter_ = 0;
-  std::string path_;
-};
-
 // --quick on one H200 whose clocks take 300 ms of work to come up: a figure taken after a count of
 // calls is the ramp (~70 % of the card); one taken after the clocks settled is the card.
 TEST(SimMatmul, QuickFigureIsTakenAfterTheClocksSettle) {

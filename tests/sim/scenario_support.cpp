@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "platform/files.h"
 
@@ -28,6 +30,15 @@ std::string Quote(const std::string& s) {
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
+
+TempProfile::TempProfile(const std::string& base, const std::string& body) {
+  static int counter = 0;
+  path_ = "/tmp/nvsim-profile-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".json";
+  std::ofstream(path_) << R"({"base": ")" << LAB_CHECK_SOURCE_DIR << "/tests/sim/machines/" << base << R"(", )" << body
+                       << "}";
+}
+
+TempProfile::~TempProfile() { std::remove(path_.c_str()); }
 
 LibrarySearchPaths SimPaths() {
   LibrarySearchPaths paths;
@@ -54,8 +65,9 @@ SimRun RunLabCheck(const SimOptions& options) {
                                                                : source / "tests/sim/machines" / options.machine;
   command += " LABCHECK_SIM_MACHINE=" + Quote(machine.string());
   for (const auto& [k, v] : options.env) command += " " + k + "=" + Quote(v);
-  command += " " + Quote(binary.string()) + " --out " + Quote((dir / "report.md").string()) +
-             " --python /bin/false";
+  if (options.python.empty()) command += " PATH=/nonexistent VIRTUAL_ENV= CONDA_PREFIX=";
+  command += " " + Quote(binary.string()) + " --out " + Quote((dir / "report.md").string());
+  if (!options.python.empty()) command += " --python " + Quote(options.python);
   for (const std::string& a : options.args) command += " " + Quote(a);
   command += " >" + Quote((dir / "stdout").string()) + " 2>" + Quote((dir / "stderr").string());
   const auto started = std::chrono::steady_clock::now();

@@ -24,11 +24,27 @@ struct SimOptions {
   std::string machine;  // file name under tests/sim/machines/, or an absolute path
   std::vector<std::string> args = {"--quick"};             // besides --out and --python
   std::vector<std::pair<std::string, std::string>> env;   // extra environment
+  // The interpreter for --python; "": none given and none on PATH (the run finds no Python).
+  std::string python = "/bin/false";
 };
 
 // build/lab_check with LD_LIBRARY_PATH=build/sim-nvidia and LABCHECK_SIM_MACHINE set, the report
 // written into a fresh temp folder.
 SimRun RunLabCheck(const SimOptions& options);
+
+// A profile written for one test: `body` (JSON members, without braces) merged over the machine
+// `base` (a file name under tests/sim/machines/); removed with the object.
+class TempProfile {
+ public:
+  TempProfile(const std::string& base, const std::string& body);
+  ~TempProfile();
+  TempProfile(const TempProfile&) = delete;
+  TempProfile& operator=(const TempProfile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 // One child job (`lab_check internal-child JOB [ARGS…]`, e.g. "gpu-inventory") on a simulated
 // machine (a file name under tests/sim/machines/ or an absolute path), with this process's

@@ -158,7 +158,11 @@ TEST(SimScenario, NcclHangRetriedWithoutP2p) {
 // P2P works but is slower than NCCL's shared-memory path: the full check measures both and says
 // that NCCL_P2P_DISABLE=1 is faster here (WARN with the export), keeping both sweeps.
 TEST(SimScenario, SlowerP2pPathIsComparedAndNamed) {
-  SimRun run = RunLabCheck({"course-p2p-slower.json", {"--only", "interconnect.allreduce"}});
+  // Collectives unpaced: every figure asserted here is event-timed, and the two sweeps (to 1 GiB,
+  // then to 256 MiB with NCCL_P2P_DISABLE=1) paced in real time were 8 s of waiting; only the "as
+  // nccl-tests" figure, which this test does not read, needs the pacing (tests/sim/README.md).
+  const TempProfile machine("course-p2p-slower.json", R"("pacing": {"collective": 0})");
+  SimRun run = RunLabCheck({machine.path(), {"--only", "interconnect.allreduce"}});
   ASSERT_TRUE(run.report.is_object()) << run.stderr_text;
   EXPECT_EQ(Verdict(run, "interconnect.allreduce"), "WARN") << Dump(run);
   const json& data = (*Check(run, "interconnect.allreduce"))["data"];
@@ -288,7 +292,12 @@ TEST(SimScenario, CudaVisibleDevicesRenumbersAndKeepsNvmlRows) {
   EXPECT_EQ(gpus[1].value("pci_bus_id", ""), "0000:41:00.0");
   EXPECT_NEAR(gpus[1].value("power_limit_w", 0.0), 330.0, 1e-9);
   EXPECT_EQ(gpus[1].value("temperature_c", 0), 34);
-  for (const char* id : kGpuChecks) EXPECT_EQ(Verdict(run, id), "PASS") << Dump(run);
+  // Two of the driver's four cards hidden: a WARN that names the variable (issue 56); the rest pass.
+  EXPECT_EQ(Verdict(run, "gpu.inventory"), "WARN") << Dump(run);
+  EXPECT_NE(CheckText(run, "gpu.inventory").find("CUDA_VISIBLE_DEVICES=1,3 leaves 2 of the driver's 4 GPUs"), std::string::npos)
+      << CheckText(run, "gpu.inventory");
+  for (const char* id : kGpuChecks)
+    if (std::string(id) != "gpu.inventory") EXPECT_EQ(Verdict(run, id), "PASS") << Dump(run);
 }
 
 // NVML absent: inventory without NVML's fields, says why; the measurements go on.

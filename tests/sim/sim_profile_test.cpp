@@ -63,7 +63,7 @@ TEST(SimProfile, AProfileStartsFromTheDefaults) {
   const nvsim::Machine m = nvsim::LoadMachine(path.string());
   ASSERT_TRUE(m.loaded) << m.error;
   EXPECT_EQ(m.String("cuda_driver_version"), "13.0");
-  EXPECT_EQ(m.Number("pacing/matmul"), 0.05);
+  EXPECT_EQ(m.Number("pacing/matmul"), 0.02);
   EXPECT_EQ(m.At("numa/nodes"), nullptr);
   ASSERT_EQ(m.gpus.size(), 1u);
   const nvsim::Gpu& g = m.gpus[0];

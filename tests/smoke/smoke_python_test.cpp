@@ -67,7 +67,7 @@ TEST(SmokePython, OneInterpreterRunsOrSkipsEverySingleProcessTest) {
     EXPECT_EQ(Verdict(run, "torch_compile", python).reason.en.find("needs PyTorch 2.0 or newer"), 0u);
   }
   if (!gpu) {
-    EXPECT_EQ(Verdict(run, "flash_attention", python).reason.en, "no GPU: PyTorch sees no CUDA device");
+    EXPECT_EQ(Verdict(run, "flash_attention", python).reason.en, "needs a GPU: PyTorch sees no CUDA device");
     CheckResult triton = Verdict(run, "triton", python);
     EXPECT_EQ(triton.outcome, Outcome::Skip);
   }

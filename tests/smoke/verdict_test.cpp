@@ -27,6 +27,66 @@ TEST(Verdict, MissingPackagesSkipWithTheCourseHint) {
   EXPECT_EQ(r.data["probe"]["package"], "transformers");  // the probe's own words stay in the JSON report
 }
 
+// The report's facts for a machine whose driver has four cards: `state` is torch's.
+facts::RunFacts FourCards(facts::TorchState state) {
+  facts::RunFacts run;
+  run.torch.state = state;
+  run.torch.python = "/usr/bin/python3";
+  run.torch.version = "2.5.1+cpu";
+  run.torch.build = T("сборка только для CPU", "CPU-only build");
+  run.cards.inventory_ran = true;
+  run.cards.cuda_ok = true;
+  run.cards.cuda_gpus = 4;
+  run.cards.nvml = std::vector<facts::DriverGpu>(4);
+  return run;
+}
+
+const nlohmann::json kDdpOnTheCpu = {{"status", "ran"}, {"backend", "gloo"}, {"world_size", 2}, {"device", "cpu"},
+                                     {"cpu_because", "no_gpu"}, {"steps", 5}, {"max_abs_diff", 1e-8},
+                                     {"cross_rank_max_diff", 0.0}, {"max_abs_param", 0.5}};
+
+// A CPU-only torch on a machine with four cards (issue 56): DDP over gloo is a WARN that says why
+// and what to do, never a PASS "no GPU: two processes over gloo, as the course page describes";
+// on a machine without a GPU it stays the course page's PASS.
+TEST(Verdict, ACpuRunOnAMachineWithCardsWarnsWithTheCause) {
+  const facts::RunFacts cpu_only = FourCards(facts::TorchState::NoCuda);
+  CheckResult r = JudgeOutcome(*FindSmokeTest("ddp"), TestOutcome::Of(kDdpOnTheCpu), kNoFacts, "/usr/bin/python3", &cpu_only);
+  EXPECT_EQ(r.outcome, Outcome::Warn);
+  EXPECT_NE(r.reason.en.find("ran on the CPU although the machine has GPUs (4)"), std::string::npos) << r.reason.en;
+  EXPECT_NE(r.reason.en.find("CPU-only build"), std::string::npos) << r.reason.en;
+  EXPECT_NE(r.hint.en.find("env.compat"), std::string::npos) << r.hint.en;
+  EXPECT_EQ(r.summary.en.find("no GPU"), std::string::npos) << r.summary.en;
+
+  facts::RunFacts none;
+  none.torch.state = facts::TorchState::NoCuda;
+  none.cards.inventory_ran = true;
+  r = JudgeOutcome(*FindSmokeTest("ddp"), TestOutcome::Of(kDdpOnTheCpu), kNoFacts, "/usr/bin/python3", &none);
+  EXPECT_EQ(r.outcome, Outcome::Pass);
+  EXPECT_NE(r.summary.en.find("on the CPU: no GPU"), std::string::npos) << r.summary.en;
+}
+
+// A SKIP for want of a GPU says the cause (cards hidden by the variable), not "no GPU".
+TEST(Verdict, ANoGpuSkipSaysWhyPyTorchHasNone) {
+  facts::RunFacts hidden = FourCards(facts::TorchState::Cuda);
+  hidden.cards.cuda_ok = false;
+  hidden.cards.cuda_gpus = 0;
+  hidden.cards.visible_devices = "";
+  CheckResult r = JudgeOutcome(*FindSmokeTest("flash_attention"), TestOutcome::Of({{"status", "skip"}, {"reason", "no_gpu"}}), kNoFacts,
+                               "/usr/bin/python3", &hidden);
+  EXPECT_EQ(r.outcome, Outcome::Skip);
+  EXPECT_NE(r.reason.en.find("CUDA_VISIBLE_DEVICES=\"\" hides all the driver's 4 GPUs"), std::string::npos) << r.reason.en;
+  EXPECT_NE(r.hint.en.find("unset CUDA_VISIBLE_DEVICES"), std::string::npos) << r.hint.en;
+}
+
+// torch not installed: the smoke SKIP says what env.python says, with the same fix.
+TEST(Verdict, NoTorchSaysWhatEnvPythonSays) {
+  const facts::RunFacts absent = FourCards(facts::TorchState::Absent);
+  CheckResult r = JudgeOutcome(*FindSmokeTest("llama_train"), TestOutcome::Of({{"status", "skip"}, {"reason", "no_torch"}}), kNoFacts,
+                               "/usr/bin/python3", &absent);
+  EXPECT_EQ(r.reason.en, "torch is not installed in the interpreter /usr/bin/python3");
+  EXPECT_NE(r.hint.en.find("activate the course's environment"), std::string::npos) << r.hint.en;
+}
+
 TEST(Verdict, NoTorchNamesTheInterpreterAndSaysHowToInstall) {
   CheckResult r = Judge("llama_train", {{"status", "skip"}, {"reason", "no_torch"}, {"error", "ModuleNotFoundError: No module named 'torch'"}});
   EXPECT_EQ(r.outcome, Outcome::Skip);

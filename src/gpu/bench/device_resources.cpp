@@ -40,6 +40,14 @@ Result<DeviceBuffer> DeviceBuffer::Allocate(const CudaDriver& driver, size_t byt
   return buffer;
 }
 
+DeviceBuffer DeviceBuffer::Adopt(const CudaDriver& driver, cuda::CUdeviceptr pointer, size_t bytes) {
+  DeviceBuffer buffer;
+  buffer.driver_ = &driver;
+  buffer.pointer_ = pointer;
+  buffer.bytes_ = bytes;
+  return buffer;
+}
+
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   std::swap(driver_, other.driver_);
   std::swap(pointer_, other.pointer_);

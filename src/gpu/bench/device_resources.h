@@ -44,6 +44,8 @@ class DeviceBuffer {
  public:
   // Allocates in the current context.
   static Result<DeviceBuffer> Allocate(const CudaDriver& driver, size_t bytes);
+  // Takes over `pointer` (from the caller's own cuMemAlloc, which needed its CUresult): freed with it.
+  static DeviceBuffer Adopt(const CudaDriver& driver, cuda::CUdeviceptr pointer, size_t bytes);
   DeviceBuffer() = default;
   DeviceBuffer(DeviceBuffer&& other) noexcept { *this = std::move(other); }
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;

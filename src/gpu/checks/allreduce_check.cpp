@@ -315,13 +315,9 @@ void FailureVerdict(const AllReduceRun& run, const AllReduceAttempt* good, Check
 // No GPU, or one: nothing crosses a link, so there is no all-reduce to judge (as gpu.p2p).
 std::optional<CheckResult> SkipBeforeRunning(const CheckContext& context) {
   if (auto skip = SkipWithoutGpus(context, kAllReduceCheck.id)) return skip;
-  if (const CheckResult* inventory = context.Earlier(kInventoryCheck.id)) {
-    const nlohmann::json& gpus = inventory->data.value("gpus", nlohmann::json::array());
-    if (gpus.is_array() && gpus.size() == 1)
-      return Skipped(kAllReduceCheck.id, T("одна видеокарта: all-reduce нечего передавать между картами, bus bandwidth не имеет смысла",
-                                           "one GPU: an all-reduce has nothing to pass between cards, bus bandwidth has no meaning"));
-  }
-  return std::nullopt;
+  return SkipWithOneGpu(context, kAllReduceCheck.id,
+                        T("одна видеокарта: all-reduce нечего передавать между картами, bus bandwidth не имеет смысла",
+                          "one GPU: an all-reduce has nothing to pass between cards, bus bandwidth has no meaning"));
 }
 
 CheckResult RunAllReduceCheck(CheckContext& context) {

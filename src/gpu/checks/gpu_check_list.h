@@ -8,6 +8,7 @@ extern const GpuCheckSpec kInventoryCheck;       // inventory_check.cpp
 extern const GpuCheckSpec kHealthCheck;          // health_check.cpp
 extern const GpuCheckSpec kMatmulCheck;          // matmul_check.cpp
 extern const GpuCheckSpec kMemoryBandwidthCheck;  // memory_check.cpp
+extern const GpuCheckSpec kMemtestCheck;         // memtest_check.cpp
 extern const GpuCheckSpec kHostDeviceCopyCheck;  // copy_checks.cpp
 extern const GpuCheckSpec kPeerCheck;            // peer_check.cpp
 extern const GpuCheckSpec kAllReduceCheck;       // allreduce_check.cpp

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "facts/statements.h"
 #include "gpu/checks/gpu_check_list.h"
 #include "gpu/job_envelope.h"
 #include "probes/interpreter.h"
@@ -45,11 +46,27 @@ GpuJobReply RunFirstGpuJob(CheckContext& context, const GpuCheckSpec& check, con
 std::optional<CheckResult> SkipWithoutGpus(const CheckContext& context, const std::string& check_id) {
   const CheckResult* inventory = context.Earlier(kInventoryCheck.id);
   if (inventory == nullptr) return std::nullopt;
-  if (inventory->outcome == Outcome::Skip || inventory->outcome == Outcome::NotRun)
+  // A WARN without a card: every card hidden from CUDA (CUDA_VISIBLE_DEVICES), its reason says so.
+  const nlohmann::json& gpus = inventory->data.value("gpus", nlohmann::json::array());
+  const bool no_card = !gpus.is_array() || gpus.empty();
+  if (inventory->outcome == Outcome::Skip || inventory->outcome == Outcome::NotRun || (inventory->outcome == Outcome::Warn && no_card))
     return Skipped(check_id, inventory->reason, inventory->hint);
   if (inventory->outcome == Outcome::Fail)
     return Skipped(check_id, T("GPU недоступны: см. gpu.inventory", "GPUs unavailable: see gpu.inventory"), inventory->hint);
   return std::nullopt;
+}
+
+std::optional<CheckResult> SkipWithOneGpu(const CheckContext& context, const std::string& check_id, const Text& one_gpu) {
+  const CheckResult* inventory = context.Earlier(kInventoryCheck.id);
+  if (inventory == nullptr) return std::nullopt;
+  const facts::CardFacts cards = facts::ReadCardFacts(inventory);
+  if (cards.cuda_gpus != 1) return std::nullopt;
+  // One card visible of several: the variable is the cause, and unsetting it the fix.
+  if (std::optional<Text> fewer = facts::WhyFewerGpus(cards); fewer && cards.visible_devices) {
+    const Text what = T("пары для замера нет", "there is no pair to measure");
+    return Skipped(check_id, T(fewer->ru + ": " + what.ru, fewer->en + ": " + what.en), facts::FixFewerGpus(cards));
+  }
+  return Skipped(check_id, one_gpu);
 }
 
 const nlohmann::json* InventoryGpu(const CheckContext& context, int index) {

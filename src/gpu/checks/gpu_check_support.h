@@ -41,6 +41,9 @@ GpuJobReply RunFirstGpuJob(CheckContext& context, const GpuCheckSpec& check, con
 std::optional<CheckResult> SkipWithoutGpus(const CheckContext& context, const std::string& check_id);
 
 // The GPU count and each GPU's inventory entry, from gpu.inventory's data (empty if it did not run).
+// SKIP for a check that needs a pair of cards where CUDA sees one: `one_gpu` on a one-card
+// machine; where CUDA_VISIBLE_DEVICES leaves one of several visible, that and its fix.
+std::optional<CheckResult> SkipWithOneGpu(const CheckContext& context, const std::string& check_id, const Text& one_gpu);
 const nlohmann::json* InventoryGpu(const CheckContext& context, int index);
 
 // The spread of a rate measured from repeated timings: a figure's {median_ms, min_ms, max_ms,

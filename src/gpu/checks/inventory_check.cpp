@@ -1,9 +1,11 @@
 // gpu.inventory: every GPU, the driver, the libraries in use and the topology (docs/report-schema.md).
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "facts/statements.h"
 #include "gpu/checks/gpu_check_list.h"
 #include "gpu/checks/gpu_check_support.h"
 #include "gpu/job_envelope.h"
@@ -39,7 +41,7 @@ Text LibraryStatus(const nlohmann::json& lib) {
 
 // The child's facts kept as they are in the check's data, and the GPU count.
 void RecordFacts(const nlohmann::json& payload, CheckResult& result) {
-  for (const char* key : {"gpus", "driver_version", "cuda_driver_version", "nccl_version", "libraries", "topology"})
+  for (const char* key : {"gpus", "driver_version", "cuda_driver_version", "nccl_version", "libraries", "topology", "driver_state"})
     result.data[key] = payload.value(key, nlohmann::json(nullptr));
   result.data["simulated"] = payload.value("simulated", false);
   if (result.data["simulated"].get<bool>()) result.data["simulated_machine"] = payload.value("simulated_machine", std::string());
@@ -186,14 +188,60 @@ Text Summary(const nlohmann::json& payload, const std::map<std::string, int>& mo
            "SIMULATED (tests/sim), not real GPUs: " + summary.en);
 }
 
+// What the report's facts compare CUDA's cards with: NVML's list and the variable lab_check was
+// started with (its children, and PyTorch in this shell, inherit it).
+void RecordDriverView(const nlohmann::json& payload, CheckResult& result) {
+  result.data["nvml_gpus"] = payload.is_object() ? payload.value("nvml_gpus", nlohmann::json(nullptr)) : nlohmann::json(nullptr);
+  // Where CUDA failed, NVML's driver version is the only one there is.
+  if (!result.data.contains("driver_version") && payload.is_object() && payload.value("driver_version", nlohmann::json()).is_string())
+    result.data["driver_version"] = payload["driver_version"];
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  result.data["cuda_visible_devices"] = visible != nullptr ? nlohmann::json(visible) : nlohmann::json(nullptr);
+}
+
+// Cards the driver has and CUDA does not see are a WARN that names why (the variable) and the fix,
+// never "no GPU": facts/statements.h words it, for this check and every later one that refers to it.
+void WarnHiddenCards(CheckResult& result) {
+  const facts::CardFacts cards = facts::ReadCardFacts(&result);
+  const std::optional<Text> fewer = facts::WhyFewerGpus(cards);
+  if (!fewer || !cards.visible_devices) return;
+  if (result.outcome == Outcome::Pass || result.outcome == Outcome::Skip) {
+    result.outcome = Outcome::Warn;
+    result.reason = *fewer;
+    result.hint = facts::FixFewerGpus(cards);
+  } else {
+    result.reason = T(result.reason.ru + "; " + fewer->ru, result.reason.en + "; " + fewer->en);
+  }
+  if (result.summary.empty()) result.summary = result.reason;
+}
+
+// CUDA found no card where NVML lists some, with no variable to blame: "the driver sees no GPU"
+// would be false; the reason says what CUDA and NVML each see, the verdict and hint stay cuInit's.
+void NoCudaCardWhereNvmlHasSome(CheckResult& result) {
+  const facts::CardFacts cards = facts::ReadCardFacts(&result);
+  // Only NVML's own list counts here: GPUs seen on the PCI bus alone are the driver's state, which
+  // its own reason says (driver_state.h).
+  if (cards.visible_devices || !cards.nvml || cards.nvml->empty() || result.outcome != Outcome::Skip) return;
+  result.reason = T(fmt::format("CUDA не видит ни одной из {} GPU, которые перечисляет NVML ({})", cards.nvml->size(), result.error),
+                    fmt::format("CUDA sees none of the {} GPUs NVML lists ({})", cards.nvml->size(), result.error));
+}
+
 CheckResult RunInventoryCheck(CheckContext& context) {
-  GpuJobReply reply = RunFirstGpuJob(context, kInventoryCheck, "NVIDIA driver, NVML");
-  if (reply.ending) return *reply.ending;
-  const nlohmann::json& j = reply.payload;
+  context.Progress(-1, "NVIDIA driver, NVML");
+  ChildJobOutcome outcome = RunGpuJob(context, kInventoryCheck.job);
+  if (std::optional<CheckResult> ending = EnvelopeProblem(kInventoryCheck.id, outcome)) {
+    if (ending->outcome == Outcome::NotRun) return *ending;
+    RecordDriverView(outcome.result.ok() ? *outcome.result : nlohmann::json(), *ending);
+    NoCudaCardWhereNvmlHasSome(*ending);
+    WarnHiddenCards(*ending);
+    return *ending;
+  }
+  const nlohmann::json& j = *outcome.result;
 
   CheckResult result;
   result.outcome = Outcome::Pass;
   RecordFacts(j, result);
+  RecordDriverView(j, result);
   const nlohmann::json& gpus = j["gpus"];
   std::map<std::string, int> models;
   result.tables.push_back(GpuTable(gpus, result, models));
@@ -201,6 +249,7 @@ CheckResult RunInventoryCheck(CheckContext& context) {
   const nlohmann::json& topology = j["topology"];
   if (gpus.size() > 1 && topology.is_object()) result.tables.push_back(TopologyTable(topology));
   WarnDriverOthersLoad(j.value("libraries", nlohmann::json::array()), result);
+  WarnHiddenCards(result);
   result.summary = Summary(j, models, result.data["simulated"].get<bool>());
   return result;
 }

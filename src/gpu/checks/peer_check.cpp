@@ -3,6 +3,8 @@
 // NVLink, a PCIe pair with P2P against the slower card's PCIe link, a pair without P2P against
 // the host path. On a workstation with bridges on some pairs, the bridged pairs are fast and the
 // others are not, and neither is a finding; a pair that does not behave as its link says is.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "gpu/checks/gpu_check_list.h"
@@ -205,16 +207,22 @@ Table CopyTable(const nlohmann::json& payload, const PeerAccess& access, const s
   return copies;
 }
 
-// A pair off its link is a WARN, unless the driver's silence already made one.
-void PickVerdict(const std::vector<Text>& findings, CheckResult& result) {
+// A pair off its link is a WARN, unless the driver's silence already made one. The advice is for
+// the cards there are: NVLink bridges only where a card has NVLink (no GeForce 40-series has).
+void PickVerdict(const std::vector<Text>& findings, const std::vector<reference::PeerCard>& cards, CheckResult& result) {
   if (findings.empty() || result.outcome != Outcome::Pass) return;
   result.outcome = Outcome::Warn;
   result.reason = T("пара ведёт себя не так, как её связь: " + findings.front().ru,
                     "a pair does not behave as its link says: " + findings.front().en);
-  result.hint = T("проверьте мосты NVLink и P2P: nvidia-smi topo -m, nvidia-smi topo -p2p r, nvidia-smi nvlink -s; "
-                  "без P2P такая пара обменивается через память процессора",
-                  "check the NVLink bridges and P2P: nvidia-smi topo -m, nvidia-smi topo -p2p r, nvidia-smi nvlink -s; "
-                  "without P2P such a pair exchanges data through host memory");
+  const bool nvlink = std::any_of(cards.begin(), cards.end(), [](const reference::PeerCard& c) { return c.spec && c.spec->nvlink; });
+  result.hint = nvlink ? T("проверьте мосты NVLink и P2P: nvidia-smi topo -m, nvidia-smi topo -p2p r, nvidia-smi nvlink -s; "
+                           "без P2P такая пара обменивается через память процессора",
+                           "check the NVLink bridges and P2P: nvidia-smi topo -m, nvidia-smi topo -p2p r, nvidia-smi nvlink -s; "
+                           "without P2P such a pair exchanges data through host memory")
+                       : T("проверьте путь PCIe между картами и P2P: nvidia-smi topo -m, nvidia-smi topo -p2p r; без P2P такая "
+                           "пара обменивается через память процессора, и её скорость — не больше, чем CPU↔GPU",
+                           "check the PCIe path between the cards and P2P: nvidia-smi topo -m, nvidia-smi topo -p2p r; without "
+                           "P2P such a pair exchanges data through host memory, no faster than CPU↔GPU");
 }
 
 // Wrong bytes outweigh every speed finding: training on such a pair breaks without an error.
@@ -232,10 +240,7 @@ void PickDataVerdict(const std::vector<Text>& wrong_data, CheckResult& result) {
 }
 
 CheckResult RunPeerCheck(CheckContext& context) {
-  if (const CheckResult* inventory = context.Earlier(kInventoryCheck.id)) {
-    const nlohmann::json& gpus = inventory->data.value("gpus", nlohmann::json::array());
-    if (gpus.is_array() && gpus.size() == 1) return Skipped(kPeerCheck.id, OneGpuReason());
-  }
+  if (std::optional<CheckResult> one = SkipWithOneGpu(context, kPeerCheck.id, OneGpuReason())) return *one;
   GpuJobReply reply = RunGpuJobFor(context, kPeerCheck, "cuMemcpyPeer");
   if (reply.ending) return *reply.ending;
   const nlohmann::json& j = reply.payload;
@@ -253,7 +258,7 @@ CheckResult RunPeerCheck(CheckContext& context) {
   PairTally tally;
   result.tables.push_back(CopyTable(j, access, cards, count, result, tally));
   PickDataVerdict(tally.wrong_data, result);
-  PickVerdict(tally.findings, result);
+  PickVerdict(tally.findings, cards, result);
   result.summary = T(fmt::format("P2P: {} из {} пар; до {} ГБ/с", access.peers, count * (count - 1), Figure(tally.best)),
                      fmt::format("P2P: {} of {} pairs; up to {} GB/s", access.peers, count * (count - 1), Figure(tally.best)));
   return result;

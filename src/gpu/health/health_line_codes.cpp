@@ -28,11 +28,19 @@ std::optional<XidClass> StrictestClass(const json& xids) {
   std::optional<XidClass> worst;
   if (!xids.is_array()) return worst;
   for (const json& x : xids) {
-    const XidClass cls = x.is_number() ? LookUpXid(x.get<int>()).cls : LookUpXid(x.value("xid", 0), x.value("line", "")).cls;
+    const XidClass cls = x.is_number() ? LookUpXid(x.get<int>()).cls
+                                       : LookUpXid(x.value("xid", 0), x.value("line", ""), x.value("driver_version", "")).cls;
     if (cls == XidClass::Application) continue;
     if (!worst || static_cast<int>(cls) > static_cast<int>(*worst)) worst = cls;
   }
   return worst;
+}
+
+bool FellOffTheBus(const json& xids) {
+  if (!xids.is_array()) return false;
+  for (const json& x : xids)
+    if ((x.is_number() ? x.get<int>() : x.value("xid", 0)) == 79) return true;
+  return false;
 }
 
 // node-check's finding key for the line, by item and what the line says.
@@ -44,8 +52,11 @@ std::string KeyOf(const HealthLine& line, const json& facts) {
   if (line.item == "pcie_downtrain") return "pcie_link";
   if (line.item == "xid_during_run" || line.item == "xid_kernel_log") {
     const auto it = facts.find(line.item);
-    const std::optional<XidClass> cls = StrictestClass(it == facts.end() ? json(nullptr) : *it);
+    const json& xids = it == facts.end() ? json(nullptr) : *it;
+    const std::optional<XidClass> cls = StrictestClass(xids);
     if (!cls) return "";
+    // XID 79 is node-check's "fell off the bus" (LC110), which outranks the other reboot-class XIDs.
+    if (*cls == XidClass::Reboot && FellOffTheBus(xids)) return "gpu_fell_off_bus";
     const reference::FindingCode* entry = reference::FindingCodeForXidClass(XidClassKey(*cls));
     return entry != nullptr ? entry->key : "";
   }

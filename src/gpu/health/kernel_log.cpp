@@ -8,38 +8,20 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 
 #include "core/regex_instances.h"  // <regex>, its code generated once
+#include "gpu/health/fallen_off_bus.h"
 
 namespace labcheck::gpu::health {
 
 namespace {
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// The kernel's clock of a line: a /dev/kmsg record ("6,1234,5678901,-;message": microseconds),
-// or dmesg's and `journalctl -k -o short-monotonic`'s "[ 5678.901234]". `journalctl -k`'s default
-// wall-clock stamp is not the kernel's clock: no time then, the order still holds.
-std::optional<double> KernelTime(const std::string& line) {
-  static const std::regex kKmsg(R"(^\d+,\d+,(\d+),[^;]*;)");
-  static const std::regex kBracket(R"(\[\s*(\d+\.\d+)\])");
-  std::smatch m;
-  if (std::regex_search(line, m, kKmsg)) return std::stod(m[1].str()) / 1e6;
-  if (std::regex_search(line, m, kBracket)) return std::stod(m[1].str());
-  return std::nullopt;
-}
-
-bool IsBoot(const std::string& line) { return line.find("Linux version ") != std::string::npos; }
-bool IsDriverLoad(const std::string& line) { return line.find("NVRM: loading NVIDIA UNIX") != std::string::npos; }
-
 std::optional<std::string> ResetNotePci(const std::string& line) {
   static const std::regex kNote(R"(lab_check: GPU ([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})[^ ]* reset)");
   std::smatch m;
-  if (!std::regex_search(line, m, kNote)) return std::nullopt;
-  return Lower(m[1].str());
+  if (line.find("lab_check: GPU") == std::string::npos || !std::regex_search(line, m, kNote)) return std::nullopt;
+  return KernelPci(m[1].str());
 }
 
 void Clear(std::vector<KernelXid>& xids, const std::string& by, std::optional<double> at, const std::string& pci = {}) {
@@ -48,6 +30,67 @@ void Clear(std::vector<KernelXid>& xids, const std::string& by, std::optional<do
     x.cleared_by = by;
     x.cleared_at_s = at;
   }
+}
+
+// The card's identity as the driver logs it before a card's first XID (open-gpu-kernel-modules
+// src/nvidia/src/kernel/gpu/rc/kernel_rc.c, _krcLogUuidOnce: "NVRM: GPU at PCI:%04x:%02x:%02x: %s",
+// then "NVRM: GPU Board Serial Number: %s") and after "GPU has fallen off the bus." (osinit.c:
+// "GPU serial number is %s.").
+class KernelCardIds {
+ public:
+  bool Read(const std::string& line) {
+    if (line.find("NVRM: GPU") == std::string::npos) return false;
+    static const std::regex kUuid(R"(NVRM: GPU at PCI:([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}): (GPU-[0-9A-Fa-f-]+))");
+    static const std::regex kBoardSerial(R"(NVRM: GPU Board Serial Number: (\S+))");
+    static const std::regex kSerialIs(R"(NVRM: GPU ([0-9A-Fa-f:]+\.[0-7]): GPU serial number is (\S+?)\.?$)");
+    std::smatch m;
+    if (std::regex_search(line, m, kUuid)) {
+      last_ = KernelPci(m[1].str());
+      ids_[last_].second = m[2].str();
+    } else if (std::regex_search(line, m, kBoardSerial) && !last_.empty()) {
+      ids_[last_].first = m[1].str();
+    } else if (std::regex_search(line, m, kSerialIs)) {
+      ids_[KernelPci(m[1].str())].first = m[2].str();
+    } else {
+      return false;
+    }
+    return true;
+  }
+  void Fill(std::vector<KernelXid>& xids) const {
+    for (KernelXid& x : xids) {
+      auto it = ids_.find(x.pci);
+      if (it == ids_.end()) continue;
+      if (x.serial.empty()) x.serial = it->second.first;
+      if (x.uuid.empty()) x.uuid = it->second.second;
+    }
+  }
+
+ private:
+  std::map<std::string, std::pair<std::string, std::string>> ids_;  // pci → {serial, uuid}
+  std::string last_;                                                // the card "GPU at PCI:" named last
+};
+
+// XID 79 is one event per card however many lines say it (an XID 79 line, then the driver's own
+// "GPU has fallen off the bus." a few microseconds later): later lines are the first one's evidence.
+void AddOrMerge(std::vector<KernelXid>& xids, KernelXid x) {
+  if (x.xid == 79) {
+    for (KernelXid& earlier : xids) {
+      if (earlier.xid != 79 || earlier.pci != x.pci) continue;
+      earlier.also.push_back({x.form, x.line});
+      return;
+    }
+  }
+  xids.push_back(std::move(x));
+}
+
+KernelXid FromFallenOffBus(const FallenOffBus& f) {
+  KernelXid x;
+  x.pci = f.pci;
+  x.xid = 79;
+  x.line = f.line;
+  x.form = f.form;
+  x.time_s = f.time_s;
+  return x;
 }
 
 Result<std::vector<std::string>> ReadKmsgRecords(const std::string& path) {
@@ -82,11 +125,13 @@ Result<std::vector<std::string>> ReadTextLines(const std::string& path) {
 
 std::optional<KernelXid> ParseXidLine(const std::string& message) {
   // "NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
-  static const std::regex kXid(R"(NVRM: Xid \(PCI:([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})[^)]*\): (\d+))");
+  // and older drivers' "NVRM: Xid (0000:03:00): 14, Channel 00000001"; a MIG instance's
+  // "(PCI:0000:01:00 GPU-I:05)" and a function's ".0" are read past.
+  static const std::regex kXid(R"(NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})[^)]*\): (\d+))");
   std::smatch m;
-  if (!std::regex_search(message, m, kXid)) return std::nullopt;
+  if (message.find("NVRM: Xid") == std::string::npos || !std::regex_search(message, m, kXid)) return std::nullopt;
   KernelXid x;
-  x.pci = Lower(m[1].str());
+  x.pci = KernelPci(m[1].str());
   x.xid = std::stoi(m[2].str());
   // The line only: a /dev/kmsg record continues with " SUBSYSTEM=pci" and such after a newline.
   x.line = message.substr(message.find("NVRM: Xid"));
@@ -95,18 +140,33 @@ std::optional<KernelXid> ParseXidLine(const std::string& message) {
   return x;
 }
 
-std::vector<KernelXid> KernelXidsOf(const std::vector<std::string>& lines) {
+std::vector<KernelXid> KernelXidsOf(const std::vector<std::string>& records) {
   std::vector<KernelXid> xids;
-  for (const std::string& line : lines) {
-    const std::optional<double> time = KernelTime(line);
-    if (IsBoot(line)) xids.clear();
-    else if (IsDriverLoad(line)) Clear(xids, "driver_load", time);
-    else if (std::optional<std::string> pci = ResetNotePci(line)) Clear(xids, "gpu_reset", time, *pci);
-    else if (std::optional<KernelXid> x = ParseXidLine(line)) {
-      x->time_s = time;
-      xids.push_back(*x);
+  std::string version;  // of the driver loaded last in this boot
+  KernelCardIds ids;
+  FallenOffBusMatcher fallen;
+  for (const LogLine& line : KernelLogLinesOf(records)) {
+    const std::optional<FallenOffBus> off = fallen.Feed(line);
+    if (IsBootLine(line.text)) {
+      xids.clear(), version.clear(), ids = KernelCardIds(), fallen = FallenOffBusMatcher();
+    } else if (std::optional<std::string> loaded = DriverLoadVersion(line.text)) {
+      Clear(xids, "driver_load", line.time_s);
+      version = *loaded;
+    } else if (std::optional<std::string> pci = ResetNotePci(line.text)) {
+      Clear(xids, "gpu_reset", line.time_s, *pci);
+    } else if (std::optional<KernelXid> x = ParseXidLine(line.text)) {
+      x->time_s = line.time_s;
+      x->driver_version = version;
+      AddOrMerge(xids, std::move(*x));
+    } else if (off) {
+      KernelXid x = FromFallenOffBus(*off);
+      x.driver_version = version;
+      AddOrMerge(xids, std::move(x));
+    } else {
+      ids.Read(line.text);
     }
   }
+  ids.Fill(xids);
   return xids;
 }
 
@@ -122,10 +182,10 @@ Result<std::vector<KernelXid>> ReadKernelXids(const std::string& path) {
   return KernelXidsOf(*lines);
 }
 
-bool IsBootLine(const std::string& line) { return IsBoot(line); }
-
 bool SameGpu(const std::string& kernel_pci, const std::string& bus_id) {
-  return !kernel_pci.empty() && Lower(bus_id).rfind(kernel_pci, 0) == 0;
+  std::string lower = bus_id;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return !kernel_pci.empty() && lower.rfind(kernel_pci, 0) == 0;
 }
 
 std::string ResetNote(const std::string& pci) { return "lab_check: GPU " + pci + " reset"; }

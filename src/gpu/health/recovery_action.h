@@ -1,6 +1,7 @@
 // The driver's own verdict on a card (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION through
-// nvmlDeviceGetFieldValues, R550 and later): none, reset the GPU, reboot the node, drain
-// peer-to-peer traffic, or drain and reset. It needs no history, so it catches the card that took
+// nvmlDeviceGetFieldValues, in the public nvml.h from NVML 12.8, the R570 driver's): none, reset the
+// GPU, reboot the node, drain peer-to-peer traffic, drain and reset, or (CUDA 13.3's nvml.h) recover
+// the IMEX domain. It needs no history, so it catches the card that took
 // its XID while nobody watched; DCGM's level-1 diagnostic checks it (nvvs Software.cpp,
 // checkGpuRecoveryState). A driver without the field answers {"na"}: never a failure.
 #pragma once
@@ -13,7 +14,8 @@
 
 namespace labcheck::gpu::health {
 
-// "none", "gpu_reset", "node_reboot", "drain_p2p", "drain_and_reset", "unknown_<n>", or {"na": why}.
+// "none", "gpu_reset", "node_reboot", "drain_p2p", "drain_and_reset", "recover_imex_domain",
+// "unknown_<n>", or {"na": why}.
 nlohmann::json ReadRecoveryAction(const nvml::NvmlHealthApi& h, nvml::nvmlDevice_t device);
 
 // The key for the enum's value ("gpu_reset" for 1).

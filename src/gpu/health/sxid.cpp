@@ -11,7 +11,7 @@ namespace labcheck::gpu::health {
 std::optional<KernelSxid> ParseSxidLine(const std::string& line) {
   static const std::regex kSxid(R"((nvidia-nvswitch\d+): SXid \(PCI:([0-9A-Fa-f:.]+)\): (\d+), ([A-Za-z-]+),? ?([^\n\r]*))");
   std::smatch m;
-  if (!std::regex_search(line, m, kSxid)) return std::nullopt;
+  if (line.find("SXid") == std::string::npos || !std::regex_search(line, m, kSxid)) return std::nullopt;
   KernelSxid s;
   s.nvswitch = m[1].str();
   s.pci = m[2].str();

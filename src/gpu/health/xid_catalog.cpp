@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpu/health/nvlink5_decode.h"
 #include "reference/reference_data.h"
 
 namespace labcheck::gpu::health {
@@ -15,6 +16,8 @@ using nlohmann::json;
 std::optional<XidClass> ClassOfAction(const json& classes, const std::string& action) {
   auto it = classes.find(action);
   if (it == classes.end() || !it->is_string()) return std::nullopt;
+  // NVLink5 XIDs are decoded per line (LookUpXid); undecoded, the strictest outcome, a reset.
+  if (it->get<std::string>() == "nvlink5_decode") return XidClass::Reset;
   return XidClassFromKey(it->get<std::string>());
 }
 
@@ -67,9 +70,20 @@ XidClass RecoveryActionClass(const std::string& line) {
   return XidClass::ContactSupport;  // a 154 line whose action we cannot read
 }
 
+// An NVLink5 XID by NVIDIA's decode sheet: decoded, the sheet's outcome; else a GPU reset, the
+// strictest of the outcomes it gives these XIDs, and why.
+void DecodeNvlink5Into(XidInfo& info, const std::string& line, const std::string& driver_version) {
+  const Nvlink5Decoding d = DecodeNvlink5(info.xid, line, driver_version);
+  info.detail = d.why;
+  info.cls = XidClass::Reset;
+  if (!d.decoded) return;
+  info.decoded_action = d.action;
+  info.cls = XidClassFromKey(Nvlink5OutcomeClass(d.action).value_or("reset")).value_or(XidClass::Reset);
+}
+
 }  // namespace
 
-XidInfo LookUpXid(int xid, const std::string& line) {
+XidInfo LookUpXid(int xid, const std::string& line, const std::string& driver_version) {
   const Loaded& c = Catalog();
   auto it = c.by_xid.find(xid);
   XidInfo info;
@@ -80,7 +94,9 @@ XidInfo LookUpXid(int xid, const std::string& line) {
     return info;
   }
   info = it->second;
-  if (c.classes.value(info.action, "") == "recovery_action") info.cls = RecoveryActionClass(line);
+  const std::string cls = c.classes.value(info.action, "");
+  if (cls == "recovery_action") info.cls = RecoveryActionClass(line);
+  if (cls == "nvlink5_decode") DecodeNvlink5Into(info, line, driver_version);
   return info;
 }
 

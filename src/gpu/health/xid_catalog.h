@@ -24,11 +24,18 @@ struct XidInfo {
   std::string action;    // the catalog's immediate action: "RESTART_APP", "RESET_GPU", ...; CONTACT_SUPPORT if unknown
   XidClass cls = XidClass::ContactSupport;
   Text meaning;          // "GPU memory page fault"; the mnemonic where the catalog gives no description
+  // NVLink5 XIDs (144-150): what NVIDIA's decode sheet says of the line (nvlink5_decode.h), or why
+  // it could not be decoded; empty for other XIDs.
+  Text detail;
+  std::string decoded_action;  // the sheet's action for a decoded NVLink5 line ("IGNORE"); else empty
 };
 
 // The catalog's entry for `xid`. `line` is the kernel log line: XID 154 carries the driver's own
-// recovery action in its text ("... to 0x2 (Node Reboot Required)"), which decides its class.
-XidInfo LookUpXid(int xid, const std::string& line = {});
+// recovery action in its text ("... to 0x2 (Node Reboot Required)"), which decides its class, and
+// the NVLink5 XIDs 144-150 their IntrInfo and error status, decoded by NVIDIA's sheet with the
+// column of `driver_version`, the driver that wrote the line (nvlink5_decode.h). A line that cannot
+// be decoded keeps the strictest outcome the sheet gives those XIDs, a GPU reset, and says why.
+XidInfo LookUpXid(int xid, const std::string& line = {}, const std::string& driver_version = {});
 
 // "application", "reset", "reboot", "contact_support": the keys of --json and the metrics.
 const char* XidClassKey(XidClass cls);

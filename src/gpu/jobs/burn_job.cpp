@@ -4,10 +4,15 @@
 // `--seconds`. So "2 minutes" is two minutes of GPU work, and on the simulated machine of the
 // tests (whose events report modelled time) a two-minute burn takes seconds. After each interval:
 // one NVML sample; every `kCheckEvery` intervals and at the end: the spot check of the product.
-// Everything goes to the `--timeline` file as it happens (burn/burn_timeline.h).
+// Everything goes to the `--timeline` file as it happens (burn/burn_timeline.h). With
+// `--memtest-log FILE`, each card also runs the memory test (gpu/memtest/) on the memory the matmul
+// left, on its own stream beside the load until the burn ends, where heat brings out marginal
+// cells; its lines go to that file (memtest/memtest_log.h).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <sstream>
+#include <thread>
 
 #include "gpu/bench/concurrent.h"
 #include "gpu/bench/matmul_bench.h"
@@ -16,6 +21,7 @@
 #include "gpu/job_envelope.h"
 #include "gpu/jobs/gpu_jobs.h"
 #include "gpu/jobs/gpu_runtime.h"
+#include "gpu/jobs/memtest_card.h"
 #include "gpu/nvidia/nvml_health_library.h"
 
 namespace labcheck::gpu {
@@ -44,8 +50,30 @@ struct BurnPlan {
   double interval_s = 1;
 };
 
+// The memory test beside the load: started once the matmul is set up (it takes what memory is
+// left), stopped when the burn's time is done.
+class MemtestBeside {
+ public:
+  MemtestBeside(const MemtestCardSetup* setup, int ordinal) {
+    if (setup == nullptr) return;
+    thread_ = std::thread([this, setup, ordinal] {
+      Status status = TestCardMemory(*setup, ordinal, {}, [this] { return stop_.load(); });
+      if (!status.ok()) setup->out.Write({{"gpu", ordinal}, {"error", status.message()}});
+    });
+  }
+  ~MemtestBeside() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 Result<int> BurnOne(GpuRuntime& runtime, const CublasLt& lt, const NvmlHealth* health, int ordinal, const BurnPlan& plan,
-                    MatmulInputCache& inputs, burn::TimelineWriter& out, const std::function<void()>& ready) {
+                    MatmulInputCache& inputs, burn::TimelineWriter& out, const std::function<void()>& ready,
+                    const MemtestCardSetup* memtest = nullptr) {
   Result<std::shared_ptr<DeviceContext>> context = DeviceContext::Open(runtime.driver(), ordinal);
   if (!context.ok()) return context.status();
   MatmulPlan matmul;
@@ -62,6 +90,7 @@ Result<int> BurnOne(GpuRuntime& runtime, const CublasLt& lt, const NvmlHealth* h
   if (!warm.ok()) return warm.status();
   double per_call_ms = std::max(warm->settled_call_ms, 1e-3);
   ready();
+  const MemtestBeside beside(memtest, ordinal);
 
   const double interval_ms = plan.interval_s * 1000;
   double device_ms = 0;
@@ -101,6 +130,24 @@ Result<int> BurnOne(GpuRuntime& runtime, const CublasLt& lt, const NvmlHealth* h
     if (!checked.ok()) return checked;
   }
   return intervals;
+}
+
+// --memtest-log FILE: the memory test beside the load on every card, into its own log; null
+// without the option. Its time is the burn's: it runs until the load stops.
+Result<std::unique_ptr<MemtestCardSetup>> MemtestBesideSetup(GpuRuntime& runtime, const JobArgs& args, const NvmlHealth* health,
+                                                             const std::vector<int>& selected,
+                                                             std::unique_ptr<burn::TimelineWriter>& out) {
+  const std::string path = args.Option("memtest-log");
+  if (path.empty()) return std::unique_ptr<MemtestCardSetup>();
+  Result<std::unique_ptr<burn::TimelineWriter>> opened = burn::TimelineWriter::Open(path);
+  if (!opened.ok()) return opened.status();
+  out = std::move(opened).value();
+  WriteCardNames(runtime, *out, selected);
+  memtest::RunLimits limits;
+  limits.device_seconds = 1e9;  // until stopped
+  const health::NvmlTables tables{runtime.nvml() != nullptr ? &runtime.nvml()->api() : nullptr,
+                                  health != nullptr ? &health->api() : nullptr};
+  return std::unique_ptr<MemtestCardSetup>(new MemtestCardSetup{runtime, tables, *out, MemoryRequestOf(args), limits, 0});
 }
 
 }  // namespace
@@ -144,13 +191,17 @@ Result<json> BurnJob(const std::vector<std::string>& raw_args) {
       shown = name;
     (*out)->Write({{"gpu", i}, {"name", shown}, {"pci_bus_id", runtime->PciBusId(i)}});
   }
+  std::unique_ptr<burn::TimelineWriter> memtest_out;
+  Result<std::unique_ptr<MemtestCardSetup>> memtest = MemtestBesideSetup(*runtime, args, health.get(), selected, memtest_out);
+  if (!memtest.ok()) return memtest.status();
   static const nvml::NvmlHealthApi kNone{};
   health::XidWatch xids(health ? health->api() : kNone, devices);
   MatmulInputCache inputs(0xB0B);  // one set of inputs for every card: the first thread makes it
   std::vector<Result<int>> done = RunOnEveryDevice<int>(
       static_cast<int>(selected.size()), [&](int slot, const std::function<void()>& ready) {
-        return BurnOne(*runtime, **lt, health.get(), selected[slot], plan, inputs, **out, ready);
+        return BurnOne(*runtime, **lt, health.get(), selected[slot], plan, inputs, **out, ready, memtest->get());
       });
+  if (memtest_out) memtest_out->Write({{"done", true}});
   std::vector<json> seen = xids.Stop();
   json result = OkEnvelope();
   result["gpus"] = json::array();

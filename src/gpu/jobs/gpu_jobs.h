@@ -25,6 +25,8 @@ inline constexpr const char* kClusterGatherJob = "gpu-cluster-gather";
 inline constexpr size_t kClusterBlockBytes = 32 * 1024;
 inline constexpr const char* kHealthJob = "gpu-health";
 inline constexpr const char* kBurnJob = "gpu-burn";
+// The memory test: gpu.memtest, `lab_check memtest`, `burn --memtest`, `node-check --memtest`.
+inline constexpr const char* kMemtestJob = "gpu-memtest";
 // `lab_check node-check`: inventory, health, NVLink states, a short matmul and copy per GPU, in
 // one process so that the driver is initialised once (src/node_check/).
 inline constexpr const char* kNodeCheckJob = "gpu-node-check";
@@ -39,6 +41,7 @@ Result<nlohmann::json> AllReduceRankJob(const std::vector<std::string>& args);
 Result<nlohmann::json> ClusterGatherJob(const std::vector<std::string>& args);
 Result<nlohmann::json> HealthJob(const std::vector<std::string>& args);  // health_job.cpp
 Result<nlohmann::json> BurnJob(const std::vector<std::string>& args);    // burn_job.cpp
+Result<nlohmann::json> MemtestJob(const std::vector<std::string>& args);  // memtest_job.cpp
 Result<nlohmann::json> NodeCheckJob(const std::vector<std::string>& args);  // node_check_job.cpp
 
 }  // namespace labcheck::gpu

@@ -2,6 +2,7 @@
 
 #include "gpu/health/fabric_registration.h"
 #include "gpu/job_envelope.h"
+#include "gpu/nvidia/driver_state_probe.h"
 #include "gpu/nvidia/nvidia_search_paths.h"
 
 namespace labcheck::gpu {
@@ -62,7 +63,23 @@ DriverProblem SayWhyNotReady(const LibrarySearchPaths& paths, const DriverProble
   Result<std::unique_ptr<Nvml>> nvml = Nvml::Load(paths);
   const FabricRegistration registration =
       nvml.ok() ? health::ReadFabricRegistration(**nvml) : FabricRegistration::Unknown;
-  return FabricNotReady(registration, problem.error);
+  DriverProblem said = FabricNotReady(registration, problem.error);
+  said.library_file = problem.library_file;
+  said.simulated = problem.simulated;
+  return said;
+}
+
+// Why CUDA did not start, with the driver's state beside it (driver_state.h): a driver installed
+// but not loaded, or of another version than its module, is said as such whatever cuInit named.
+nlohmann::json DriverFailureEnvelope(const LibrarySearchPaths& paths, DriverProblem problem) {
+  std::unique_ptr<Nvml> nvml;
+  const DriverState state = ProbeDriverState(paths, problem, &nvml);
+  if (nvml) KeepUntilExit(std::shared_ptr<Nvml>(std::move(nvml)));
+  if (std::optional<DriverProblem> stated = ProblemForState(state, problem)) problem = std::move(*stated);
+  nlohmann::json envelope = problem.verdict == DriverVerdict::Skip ? SkipEnvelope(problem.reason, problem.hint, problem.error)
+                                                                   : FailEnvelope(problem.reason, problem.hint, problem.error);
+  envelope["driver_state"] = DriverStateJson(state);
+  return envelope;
 }
 
 }  // namespace
@@ -75,8 +92,7 @@ std::unique_ptr<GpuRuntime> GpuRuntime::Open(const JobArgs& args, nlohmann::json
   runtime->driver_ = CudaDriver::Load(runtime->paths_, &problem);
   if (!runtime->driver_ && problem.init_result == cuda::kErrorSystemNotReady) problem = SayWhyNotReady(runtime->paths_, problem);
   if (!runtime->driver_) {
-    *envelope = problem.verdict == DriverVerdict::Skip ? SkipEnvelope(problem.reason, problem.hint, problem.error)
-                                                       : FailEnvelope(problem.reason, problem.hint, problem.error);
+    *envelope = DriverFailureEnvelope(runtime->paths_, std::move(problem));
     return nullptr;
   }
   for (LibraryRecord& row : SkippedRecords("CUDA driver", runtime->driver_->skipped())) runtime->Record(std::move(row));

@@ -12,6 +12,7 @@
 #include "gpu/bench/device_resources.h"
 #include "gpu/bench/nvml_sampler.h"
 #include "gpu/health/health_facts.h"
+#include "gpu/health/driver_messages.h"
 #include "gpu/health/kernel_log.h"
 #include "gpu/health/sxid.h"
 #include "gpu/health/xid_watch.h"
@@ -82,12 +83,32 @@ json KernelXidsJson(const Result<std::vector<std::string>>& log) {
   json xids = json::array();
   for (const health::KernelXid& x : health::KernelXidsOf(*log)) {
     json one = {{"pci", x.pci}, {"xid", x.xid}, {"line", x.line}};
+    if (x.form != "xid") one["form"] = x.form;
+    for (const health::XidEvidence& e : x.also) one["also"].push_back({{"form", e.form}, {"line", e.line}});
+    for (const auto& [key, value] : {std::pair{"driver_version", &x.driver_version}, {"serial", &x.serial}, {"uuid", &x.uuid}})
+      if (!value->empty()) one[key] = *value;
     if (x.time_s) one["time_s"] = *x.time_s;
     if (!x.cleared_by.empty()) one["cleared_by"] = x.cleared_by;
     if (x.cleared_at_s) one["cleared_at_s"] = *x.cleared_at_s;
     xids.push_back(one);
   }
   return xids;
+}
+
+// The driver's other messages a gate acts on (health/driver_messages.h: a card it could not
+// initialise, NVLink peers it could not discover), from the same log.
+json DriverMessagesJson(const Result<std::vector<std::string>>& log) {
+  if (!log.ok()) return {{"na", log.status().message()}};
+  json messages = json::array();
+  for (const health::DriverMessage& m : health::DriverMessagesOf(*log)) {
+    json one = {{"kind", m.kind}, {"line", m.line}};
+    if (!m.pci.empty()) one["pci"] = m.pci;
+    if (!m.detail.empty()) one["status"] = m.detail;
+    if (!m.also.empty()) one["also"] = m.also;
+    if (m.time_s) one["time_s"] = *m.time_s;
+    messages.push_back(one);
+  }
+  return messages;
 }
 
 // The NVSwitches' SXid lines since boot (health/sxid.h), from the same log.
@@ -178,6 +199,7 @@ json HealthJobOn(GpuRuntime& open_runtime, const JobArgs& args) {
   const Result<std::vector<std::string>> log = health::ReadKernelLogLines(args.Option("kernel-log", "/dev/kmsg"));
   out["xid_kernel_log"] = KernelXidsJson(log);
   out["sxid_kernel_log"] = KernelSxidsJson(log);
+  out["driver_kernel_log"] = DriverMessagesJson(log);
   if (!bound.ok()) out["nvml_health_error"] = bound.status().message();
   out["libraries"] = runtime->LibrariesJson();
   return out;

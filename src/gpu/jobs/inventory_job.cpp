@@ -9,6 +9,9 @@
 #include "gpu/jobs/gpu_jobs.h"
 #include "gpu/jobs/gpu_runtime.h"
 #include "gpu/jobs/job_bodies.h"
+#include "gpu/jobs/nvml_gpu_list.h"
+#include "gpu/nvidia/driver_state_probe.h"
+#include "gpu/nvidia/nvidia_search_paths.h"
 #include "gpu/nvidia/nccl_library.h"
 #include "gpu/topology.h"
 #include "gpu/topology_reader.h"
@@ -131,7 +134,12 @@ Result<nlohmann::json> InventoryJob(const std::vector<std::string>& raw_args) {
   JobArgs args = ParseJobArgs(raw_args);
   nlohmann::json envelope;
   std::unique_ptr<GpuRuntime> runtime = GpuRuntime::Open(args, &envelope);
-  if (!runtime) return envelope;
+  if (!runtime) {
+    // CUDA found no card or failed; NVML may still list the driver's (the variable hides them
+    // from CUDA only; the fabric manager's absence stops CUDA, not NVML).
+    envelope.update(NvmlView(NvidiaSearchPaths(args.site_packages)));
+    return envelope;
+  }
   return InventoryJobOn(*runtime, args);
 }
 
@@ -145,6 +153,8 @@ nlohmann::json InventoryJobOn(GpuRuntime& runtime, const JobArgs&) {
   if (!simulated.empty()) out["simulated_machine"] = simulated;
   out["driver_version"] = runtime.nvml() != nullptr ? nlohmann::json(runtime.nvml()->DriverVersion()) : nlohmann::json(nullptr);
   out["nvml_error"] = runtime.nvml_error();
+  out["nvml_gpus"] = runtime.nvml() != nullptr ? NvmlGpuList(*runtime.nvml()) : nlohmann::json(nullptr);
+  out["driver_state"] = DriverStateJson(RunningDriverState(runtime.driver(), runtime.nvml()));
   out["topology"] = Topology(runtime);
   Result<const CublasLt*> lt = runtime.cublaslt();
   out["cublaslt_error"] = lt.ok() ? "" : lt.status().message();

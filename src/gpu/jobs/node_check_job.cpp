@@ -2,6 +2,8 @@
 // so that the driver initialises once: the inventory (with each GPU's NVLink states), gpu.health's
 // facts with its short load window, then per GPU one short BF16 matmul and one device copy. Each
 // part's wall time is in "timings_s": the scheduler's prolog budget is the point of this mode.
+// With `--memtest-seconds S --memtest-log FILE` (node-check --memtest), last, the memory test on
+// every card at once for S seconds of GPU time (gpu/memtest/), its lines into FILE as they come.
 #include <algorithm>
 #include <chrono>
 
@@ -16,6 +18,8 @@
 #include "gpu/jobs/gpu_jobs.h"
 #include "gpu/jobs/gpu_runtime.h"
 #include "gpu/jobs/job_bodies.h"
+#include "gpu/jobs/memtest_card.h"
+#include "gpu/bench/concurrent.h"
 #include "gpu/nvidia/nvml_health_library.h"
 #include "gpu/topology_reader.h"
 
@@ -133,6 +137,36 @@ void AttachPowerLimits(const json& health, json& matmul) {
   }
 }
 
+// The memory test on every card at once, when asked: its log goes to --memtest-log; what fails
+// to start says so there too (node_check/findings/memtest_findings.cpp reads it).
+Status MemtestEveryCard(GpuRuntime& runtime, const JobArgs& args) {
+  const std::string seconds = args.Option("memtest-seconds"), path = args.Option("memtest-log");
+  if (seconds.empty() || path.empty()) return Status::Ok();
+  Result<std::unique_ptr<burn::TimelineWriter>> out = burn::TimelineWriter::Open(path);
+  if (!out.ok()) return out.status();
+  std::unique_ptr<NvmlHealth> health;
+  if (runtime.nvml() != nullptr) {
+    Result<std::unique_ptr<NvmlHealth>> bound = NvmlHealth::Bind(*runtime.nvml());
+    if (bound.ok()) health = std::move(bound).value();
+  }
+  memtest::RunLimits limits;
+  limits.device_seconds = std::stod(seconds);
+  const MemtestCardSetup setup{runtime,
+                               {runtime.nvml() != nullptr ? &runtime.nvml()->api() : nullptr, health ? &health->api() : nullptr},
+                               **out, memtest::MemoryRequest{}, limits, 0};
+  std::vector<int> cards;
+  for (int i = 0; i < runtime.device_count(); ++i) cards.push_back(i);
+  WriteCardNames(runtime, **out, cards);
+  std::vector<Result<bool>> done = RunOnEveryDevice<bool>(runtime.device_count(), [&](int i, const std::function<void()>& ready) {
+    Status status = TestCardMemory(setup, i, ready);
+    return status.ok() ? Result<bool>(true) : Result<bool>(status);
+  });
+  for (int i = 0; i < runtime.device_count(); ++i)
+    if (!done[i].ok()) (*out)->Write({{"gpu", i}, {"error", done[i].status().message()}});
+  (*out)->Write({{"done", true}});
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<json> NodeCheckJob(const std::vector<std::string>& raw_args) {
@@ -173,6 +207,8 @@ Result<json> NodeCheckJob(const std::vector<std::string>& raw_args) {
   out["copy"] = copy;
   timings["matmul_per_gpu_s"] = matmul_s;
   timings["copy_per_gpu_s"] = copy_s;
+  if (Status memtest = MemtestEveryCard(*runtime, args); !memtest.ok()) out["memtest_error"] = memtest.message();
+  if (!args.Option("memtest-seconds").empty()) timings["memtest_s"] = clock.Lap();
   out["timings_s"] = timings;
   out["libraries"] = runtime->LibrariesJson();
   return out;

@@ -55,6 +55,9 @@ inline constexpr CUresult kErrorInvalidPtx = 218;             // the JIT refused
 inline constexpr CUresult kErrorUnsupportedPtxVersion = 222;  // .version newer than this driver
 inline constexpr CUresult kErrorNotFound = 500;               // cuModuleGetFunction: no such entry
 inline constexpr CUresult kErrorIllegalAddress = 700;
+// An uncorrectable ECC error during a kernel: the context is lost, every later call returns it
+// (the memory test reports it as its cause, gpu/memtest/memtest_runner.cpp).
+inline constexpr CUresult kErrorEccUncorrectable = 214;
 
 // CUdevice_attribute values.
 inline constexpr int kAttrMultiprocessorCount = 16;

@@ -101,11 +101,17 @@ std::unique_ptr<CudaDriver> CudaDriver::Load(const LibrarySearchPaths& paths, Dr
   std::string init_error;
   std::optional<DriverProblem> refused;  // the first real libcuda refused: the verdict if none works
   bool stub_seen = false;
+  // tests/sim's libcuda exports this one extra function; NVIDIA's never does.
+  auto is_simulated = [](const DynamicLibrary& library) { return library.Symbol("labcheck_sim_machine") != nullptr; };
   LibrarySearchResult found = SearchLibrary(spec, paths, [&](const DynamicLibrary& library) -> std::optional<Text> {
     cuda::CudaDriverApi api;
     Status bound = BindSymbols(library, CudaDriverSymbols(api));
     if (!bound.ok()) {
-      if (!refused) refused = DriverTooOld(bound.message());
+      if (!refused) {
+        refused = DriverTooOld(bound.message());
+        refused->library_file = library.file();
+        refused->simulated = is_simulated(library);
+      }
       return T("нет нужных функций (" + bound.message() + "), пропущена",
                "lacks functions we need (" + bound.message() + "), skipped");
     }
@@ -113,7 +119,11 @@ std::unique_ptr<CudaDriver> CudaDriver::Load(const LibrarySearchPaths& paths, Dr
     const std::string error = "cuInit: " + DescribeResult(api, result);
     if (InitResultRefusesLibrary(result)) {
       if (result == cuda::kErrorStubLibrary) stub_seen = true;
-      else if (!refused) refused = ClassifyInitResult(result, error);
+      else if (!refused) {
+        refused = ClassifyInitResult(result, error);
+        refused->library_file = library.file();
+        refused->simulated = is_simulated(library);
+      }
       return RefusedLibraryReason(result, DescribeResult(api, result));
     }
     // Taken: the table is filled from the library that stays open, and cuInit is not run again.
@@ -130,6 +140,8 @@ std::unique_ptr<CudaDriver> CudaDriver::Load(const LibrarySearchPaths& paths, Dr
   }
   driver->loaded_ = std::move(*found.loaded);
   *problem = ClassifyInitResult(init, init_error);
+  problem->library_file = driver->loaded_.file;
+  problem->simulated = is_simulated(driver->loaded_.library);
   if (problem->verdict != DriverVerdict::Ready) {
     problem->error = driver->loaded_.file + ": " + init_error;
     return nullptr;

@@ -27,6 +27,10 @@ struct DriverProblem {
   Text hint;
   std::string error;  // "CUDA_ERROR_STUB_LIBRARY (34)" and the like
   cuda::CUresult init_result = cuda::kSuccess;  // cuInit's result, where one was classified
+  // The libcuda whose answer this is (the one kept, else the first real one refused); "" when no
+  // libcuda answered (none found, or only the toolkit's stub).
+  std::string library_file;
+  bool simulated = false;  // that libcuda is tests/sim's (it exports labcheck_sim_machine)
 };
 
 // How far the fabric manager got registering the GPUs (NVML's fabric state, nvml_health_api.h),
@@ -48,8 +52,10 @@ DriverProblem NoDriverFound(const std::string& error);
 DriverProblem DriverTooOld(const std::string& error);
 // The name cuda.h gives a result we act on, for when the driver cannot name it (the stub cannot).
 const char* KnownResultName(cuda::CUresult result);
-// "install or update NVIDIA's proprietary driver…"
+// "install or update NVIDIA's proprietary driver (COMMAND)…", the command for this machine's
+// distribution (/etc/os-release), as DriverInstallHintFor words it for os-release's ID.
 const Text& DriverInstallHint();
+Text DriverInstallHintFor(const std::string& os_id);
 // "CUDA_ERROR_OUT_OF_MEMORY (2): out of memory", through `api`'s own names where it has them.
 std::string DescribeResult(const cuda::CudaDriverApi& api, cuda::CUresult result);
 

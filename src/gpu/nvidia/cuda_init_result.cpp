@@ -4,16 +4,12 @@
 // where a machine that has GPUs cannot run CUDA: that is what a training job would hit too.
 #include <fmt/format.h>
 
+#include "env/os_info.h"
 #include "gpu/nvidia/cuda_driver.h"
 
 namespace labcheck::gpu {
 
 namespace {
-
-const Text kDriverHint = T(
-    "установите или обновите проприетарный драйвер NVIDIA (sudo ubuntu-drivers install), "
-    "перезагрузитесь и проверьте nvidia-smi",
-    "install or update NVIDIA's proprietary driver (sudo ubuntu-drivers install), reboot and check nvidia-smi");
 
 DriverProblem Problem(DriverVerdict verdict, Text reason, Text hint, const std::string& error) {
   DriverProblem problem;
@@ -28,10 +24,8 @@ DriverProblem OnlyTheToolkitStub(const std::string& error) {
   return Problem(DriverVerdict::Skip,
                  T("нашлась только заглушка libcuda.so из CUDA Toolkit: GPU-драйвера нет",
                    "only the CUDA toolkit's stub libcuda.so was found: no GPU driver"),
-                 T("уберите папку stubs из LD_LIBRARY_PATH; если GPU есть, установите драйвер NVIDIA "
-                   "(sudo ubuntu-drivers install) и проверьте nvidia-smi",
-                   "remove the stubs folder from LD_LIBRARY_PATH; if there is a GPU, install NVIDIA's driver "
-                   "(sudo ubuntu-drivers install) and check nvidia-smi"),
+                 T("уберите папку stubs из LD_LIBRARY_PATH; если GPU есть: " + DriverInstallHint().ru,
+                   "remove the stubs folder from LD_LIBRARY_PATH; if there is a GPU: " + DriverInstallHint().en),
                  error);
 }
 
@@ -112,7 +106,7 @@ DriverProblem CompatPackageUnsupported(const std::string& error) {
 DriverProblem DriverOlderThanNeeded(const std::string& error) {
   return Problem(DriverVerdict::Fail,
                  T("драйвер NVIDIA старше, чем нужно: " + error, "the NVIDIA driver is too old: " + error),
-                 kDriverHint, error);
+                 DriverInstallHint(), error);
 }
 
 DriverProblem UvmNotLoaded(const std::string& error) {
@@ -156,13 +150,37 @@ DriverProblem GpuUnreachable(const std::string& error) {
 
 DriverProblem DriverFailedToStart(const std::string& error) {
   return Problem(DriverVerdict::Fail,
-                 T("драйвер CUDA не запустился: " + error, "the CUDA driver failed to start: " + error), kDriverHint,
+                 T("драйвер CUDA не запустился: " + error, "the CUDA driver failed to start: " + error), DriverInstallHint(),
                  error);
 }
 
 }  // namespace
 
-const Text& DriverInstallHint() { return kDriverHint; }
+// The command that installs the driver on a distribution (os-release's ID): Ubuntu's own tool
+// (Ubuntu Server docs, "NVIDIA drivers installation": sudo ubuntu-drivers install); Debian's
+// nvidia-driver package from contrib/non-free (https://wiki.debian.org/NvidiaGraphicsDrivers);
+// elsewhere the distribution's packages or NVIDIA's repository, without a command that would not
+// exist there.
+Text DriverInstallHintFor(const std::string& os_id) {
+  std::string command;
+  if (os_id == "ubuntu") {
+    command = "sudo ubuntu-drivers install";
+  } else if (os_id == "debian") {
+    command = "sudo apt install nvidia-driver firmware-misc-nonfree";
+  }
+  if (command.empty())
+    return T("установите или обновите проприетарный драйвер NVIDIA (пакет вашего дистрибутива или репозиторий CUDA "
+             "от NVIDIA), перезагрузитесь и проверьте nvidia-smi",
+             "install or update NVIDIA's proprietary driver (your distribution's package or NVIDIA's CUDA repository), "
+             "reboot and check nvidia-smi");
+  return T("установите или обновите проприетарный драйвер NVIDIA (" + command + "), перезагрузитесь и проверьте nvidia-smi",
+           "install or update NVIDIA's proprietary driver (" + command + "), reboot and check nvidia-smi");
+}
+
+const Text& DriverInstallHint() {
+  static const Text hint = DriverInstallHintFor(env::ReadOsInfo().id);
+  return hint;
+}
 
 const char* KnownResultName(cuda::CUresult result) {
   switch (result) {
@@ -175,6 +193,7 @@ const char* KnownResultName(cuda::CUresult result) {
     case cuda::kErrorSystemDriverMismatch: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
     case cuda::kErrorCompatNotSupportedOnDevice: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
     case cuda::kErrorOutOfMemory: return "CUDA_ERROR_OUT_OF_MEMORY";
+    case cuda::kErrorEccUncorrectable: return "CUDA_ERROR_ECC_UNCORRECTABLE";
     case cuda::kErrorUnknown: return "CUDA_ERROR_UNKNOWN";
     default: return nullptr;
   }
@@ -247,14 +266,14 @@ DriverProblem FabricNotReady(FabricRegistration registration, const std::string&
 
 DriverProblem NoDriverFound(const std::string& error) {
   return Problem(DriverVerdict::Skip, T("драйвер NVIDIA не найден (нет libcuda.so.1)", "no NVIDIA driver found (no libcuda.so.1)"),
-                 kDriverHint, error);
+                 DriverInstallHint(), error);
 }
 
 DriverProblem DriverTooOld(const std::string& error) {
   return Problem(DriverVerdict::Fail,
                  T("libcuda есть, но в ней нет нужных функций: драйвер слишком старый",
                    "libcuda is there but lacks functions we need: the driver is too old"),
-                 kDriverHint, error);
+                 DriverInstallHint(), error);
 }
 
 }  // namespace labcheck::gpu

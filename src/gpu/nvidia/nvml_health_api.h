@@ -102,18 +102,21 @@ struct nvmlFieldValue_t {
 inline constexpr int kValueTypeUnsignedInt = 1;        // NVML_VALUE_TYPE_UNSIGNED_INT
 inline constexpr int kValueTypeUnsignedLongLong = 3;   // NVML_VALUE_TYPE_UNSIGNED_LONG_LONG
 
-// The driver's verdict on what a card needs, since R550 (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION,
-// nvmlDeviceGpuRecoveryAction_t). Not in the nvml.h install-deps.sh unpacks (API 11, fields up to
-// 166), so the values are from NVIDIA's own Python binding, nvidia-ml-py's pynvml.py
-// (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION = 230; NVML_GPU_RECOVERY_ACTION_NONE 0, GPU_RESET 1,
-// NODE_REBOOT 2, DRAIN_P2P 3, DRAIN_AND_RESET 4), and nvml_health_abi_test.cpp compares them with
-// any nvml.h new enough to have them.
+// The driver's verdict on what a card needs (NVML_FI_DEV_GET_GPU_RECOVERY_ACTION,
+// nvmlDeviceGpuRecoveryAction_t). The public nvml.h has field 230 and the enum from NVML 12.8 on
+// (the CUDA 12.8 header, gitlab.com/nvidia/headers/cuda-individual/nvml_dev v12.8.90, as NVIDIA's
+// go-nvml carries it: gen/nvml/nvml.h at commit f420a3285a89be0f8c68649f1e2dae2b7ea9b74d; the 12.6
+// header before it has neither), the R570 driver's; value 5, NVML_GPU_RECOVERY_ACTION_RECOVER_IMEX_
+// DOMAIN ("Recover IMEX Domain."), from CUDA 13.3's (go-nvml commit
+// 8b8585bde8bbfd5cd5c3bec0aba1a0ffa354a3b8). The nvml.h install-deps.sh unpacks (API 11, fields up to
+// 166) has none of them; nvml_health_abi_test.cpp compares these with any nvml.h new enough.
 inline constexpr unsigned kFieldGpuRecoveryAction = 230;
 inline constexpr unsigned kRecoveryActionNone = 0;
 inline constexpr unsigned kRecoveryActionGpuReset = 1;
 inline constexpr unsigned kRecoveryActionNodeReboot = 2;
 inline constexpr unsigned kRecoveryActionDrainP2p = 3;
 inline constexpr unsigned kRecoveryActionDrainAndReset = 4;
+inline constexpr unsigned kRecoveryActionRecoverImexDomain = 5;
 
 // nvmlNvLinkErrorCounter_t (nvmlDeviceGetNvLinkErrorCounter): the data link's transmit replays and
 // recoveries, and the receive CRC errors on flow-control digits and on data.

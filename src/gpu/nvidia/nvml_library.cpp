@@ -79,7 +79,7 @@ Text RefusedNvmlReason(const std::string& file, nvml::nvmlReturn_t result) {
   }
 }
 
-Result<std::unique_ptr<Nvml>> Nvml::Load(const LibrarySearchPaths& paths) {
+Result<std::unique_ptr<Nvml>> Nvml::Load(const LibrarySearchPaths& paths, std::vector<NvmlInitAnswer>* answers) {
   LibrarySpec spec{"NVML", {"libnvidia-ml.so.1", "libnvidia-ml.so"}, /*driver_library=*/true};
   std::unique_ptr<Nvml> nvml(new Nvml());
   // nvmlInit is part of choosing the file, as cuInit is for libcuda (cuda_driver.h): a stub or a
@@ -91,6 +91,7 @@ Result<std::unique_ptr<Nvml>> Nvml::Load(const LibrarySearchPaths& paths) {
     if (!bound.ok()) return T("нет нужных функций (" + bound.message() + "), пропущена",
                               "lacks functions we need (" + bound.message() + "), skipped");
     const nvml::nvmlReturn_t init = api.nvmlInit();
+    if (answers != nullptr) answers->push_back({library.file(), init});
     if (init != nvml::kSuccess) return RefusedNvmlReason(library.file(), init);
     nvml->api_ = api;  // the table of the library that stays open
     return std::nullopt;

@@ -13,9 +13,17 @@
 
 namespace labcheck::gpu {
 
+// What one libnvidia-ml's nvmlInit_v2 answered during the search: the driver's state as NVML sees
+// it (9: no kernel module, 18: the module is another version; driver_state.h reads them).
+struct NvmlInitAnswer {
+  std::string file;  // as the loader mapped it
+  nvml::nvmlReturn_t result = nvml::kSuccess;
+};
+
 class Nvml {
  public:
-  static Result<std::unique_ptr<Nvml>> Load(const LibrarySearchPaths& paths);
+  // `answers`, when given, receives every nvmlInit result of the search, in its order.
+  static Result<std::unique_ptr<Nvml>> Load(const LibrarySearchPaths& paths, std::vector<NvmlInitAnswer>* answers = nullptr);
   // A table filled by someone else (in-process fakes in tests): not initialised, not shut down.
   static std::unique_ptr<Nvml> FromApi(const nvml::NvmlApi& api);
   ~Nvml();

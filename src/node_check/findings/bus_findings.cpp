@@ -24,19 +24,21 @@ std::set<std::string> DriverBusIds(const json& inventory) {
 
 }  // namespace
 
-void AddBusFindings(const json& bus, const json& inventory, std::vector<Finding>& out) {
+void AddBusFindings(const json& bus, const json& inventory, std::vector<Finding>& out, const std::set<std::string>& named) {
   if (!bus.is_object() || !bus.contains("gpus") || bus.contains("partial")) return;
   const std::set<std::string> driver = DriverBusIds(inventory);
   for (const json& id : bus["gpus"]) {
     const std::string bus_id = gpu::CanonicalPciBusId(id.get<std::string>());
-    if (driver.count(bus_id)) continue;
-    out.push_back({-1, "gpu_off_bus",
-                   T(fmt::format("GPU {} есть на шине PCI, но не в драйвере: отвалилась от шины или не "
-                                 "инициализировалась; смотрите журнал ядра",
-                                 bus_id),
-                     fmt::format("GPU {} on the PCI bus but not in the driver: fell off the bus or failed to "
-                                 "initialise; see the kernel log",
-                                 bus_id))});
+    if (driver.count(bus_id) || named.count(bus_id)) continue;  // named: fell off, or failed to initialise
+    Finding f{-1, "gpu_off_bus",
+              T(fmt::format("GPU {} есть на шине PCI, но не в драйвере: отвалилась от шины или не "
+                            "инициализировалась; смотрите журнал ядра",
+                            bus_id),
+                fmt::format("GPU {} on the PCI bus but not in the driver: fell off the bus or failed to "
+                            "initialise; see the kernel log",
+                            bus_id))};
+    f.pci_bus_id = bus_id;  // the card to reseat or replace, for --json and the metrics (issue 53)
+    out.push_back(std::move(f));
   }
 }
 

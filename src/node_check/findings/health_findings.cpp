@@ -57,8 +57,10 @@ void Memory(Collector& c, const json& f) {
   const json& ecc = Get(f, "ecc_uncorrected_volatile");
   const bool ecc_off = Get(f, "ecc_mode").is_boolean() && !Get(f, "ecc_mode").get<bool>();
   if (!ecc_off && Number(ecc) > 0) {
-    c.Add("ecc_uncorrected", T(fmt::format("неисправимые ошибки ECC: {} с загрузки", Number(ecc)),
-                               fmt::format("{:.0f} uncorrected ECC errors since boot", Number(ecc))));
+    // NVML's volatile count: it starts at 0 each time the driver loads (and at a GPU reset), so not
+    // "since boot" (nvml.h, NVML_VOLATILE_ECC: "Volatile counts are reset each time the driver loads").
+    c.Add("ecc_uncorrected", T(fmt::format("неисправимые ошибки ECC: {:.0f} с загрузки драйвера", Number(ecc)),
+                               fmt::format("{:.0f} uncorrected ECC errors since the driver loaded", Number(ecc))));
   }
   const json& sram = Get(f, "sram_uncorrected_volatile");
   if (!ecc_off && Number(sram) > 0)

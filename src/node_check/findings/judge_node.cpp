@@ -70,13 +70,17 @@ NodeVerdict JudgeNode(const json& payload, const NodeExpectations& expect) {
   const std::vector<const reference::GpuSpec*> specs = CatalogSpecs(inventory);
   v.gpus = CardsFromInventory(inventory, health);
   AddInventoryFindings(inventory, specs, expect, v.findings);
-  AddBusFindings(payload.value("pci_bus", json(nullptr)), inventory, v.findings);
+  const json bus = payload.value("pci_bus", json(nullptr));
+  AddBusFindings(bus, inventory, v.findings, AddFellOffBusFindings(health, inventory, bus, expect, v.findings));
+  AddDriverMessageFindings(health, v.findings);
   AddNvLinkErrorFindings(inventory, v.findings);
-  AddNetworkPortFindings(payload.value("network_ports", json(nullptr)), expect, v.findings);
+  AddNetworkPortFindings(payload.value("network_ports", json(nullptr)), payload.value("network_cards_without_rdma", json(nullptr)), expect,
+                         v.findings);
   AddSxidFindings(health.value("sxid_kernel_log", json(nullptr)), v.findings);
   AddHealthFindings(health, specs, expect, v.findings, v.xids);
   AddPerformanceFindings(payload.value("matmul", json::array()), payload.value("copy", json::array()), specs, expect,
                          v.findings, v.gpus);
+  AddMemtestFindings(payload.value("memtest", json(nullptr)), v.findings, v.gpus);
   for (Finding& w : CorrectableErrorWarnings(health, expect)) v.findings.push_back(std::move(w));
   for (Finding& w : NvLinkErrorWarnings(inventory, expect)) v.findings.push_back(std::move(w));
   // Node-wide findings first, then card by card in index order (stable within a card).

@@ -18,9 +18,11 @@ void AddSxidFindings(const nlohmann::json& sxids, std::vector<Finding>& out) {
     const int sxid = s.value("sxid", 0);
     if (!seen.insert({pci, sxid}).second) continue;
     const std::string text = s.value("text", std::string());
-    out.push_back({-1, "nvswitch_sxid",
-                   T(fmt::format("NVSwitch {} SXid {} (фатальная): {}; перезагрузите узел", pci, sxid, text),
-                     fmt::format("NVSwitch {} SXid {} (fatal): {}; reboot the node", pci, sxid, text))});
+    Finding f{-1, "nvswitch_sxid",
+              T(fmt::format("NVSwitch {} SXid {} (фатальная): {}; перезагрузите узел", pci, sxid, text),
+                fmt::format("NVSwitch {} SXid {} (fatal): {}; reboot the node", pci, sxid, text))};
+    if (pci != "?") f.pci_bus_id = pci;  // the switch, for --json and the metrics (issue 53)
+    out.push_back(std::move(f));
   }
 }
 

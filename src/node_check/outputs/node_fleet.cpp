@@ -62,11 +62,13 @@ std::vector<json> ParseAll(const std::string& text) {
 // up wrong. Reports written before findings had a severity rank by the second alone.
 int ItemRank(const std::string& item) {
   static const std::map<std::string, int> kRank = {
-      {"driver_failed", 100}, {"gpu_none", 97}, {"gpu_count", 95}, {"gpu_off_bus", 94}, {"health_unavailable", 90},
+      {"driver_failed", 100}, {"fabric_manager", 99}, {"gpu_none", 97}, {"gpu_count", 95}, {"gpu_off_bus", 94},
+      {"gpu_fell_off_bus", 94}, {"gpu_init_failed", 94}, {"network_card_lost", 92}, {"health_unavailable", 90},
       {"ecc_uncorrected", 85}, {"row_remap_failed", 82}, {"remapped_rows_pending", 80}, {"retired_pages_limit", 79},
-      {"retired_pages_pending", 78}, {"recovery_reboot", 77}, {"recovery_reset", 76}, {"xid_support", 75},
+      {"retired_pages_pending", 78}, {"recovery_reboot", 77}, {"recovery_reset", 76},
+      {"recovery_drain_p2p", 76}, {"recovery_imex_domain", 71}, {"xid_support", 75},
       {"xid_reboot", 74}, {"xid_reset", 70}, {"nvswitch_sxid", 69}, {"compute_mode", 68}, {"model", 66}, {"memory", 65},
-      {"nvlink_down", 60}, {"nvlink_errors", 58}, {"pcie_link", 55}, {"pcie_replay", 50}, {"network_port", 49},
+      {"nvlink_rx_detect_failed", 61}, {"nvlink_down", 60}, {"nvlink_errors", 58}, {"pcie_link", 55}, {"pcie_replay", 50}, {"network_port", 49},
       {"matmul_error", 48}, {"copy_error", 47}, {"matmul_band", 45}, {"copy_band", 44}, {"matmul_spread", 40},
       {"copy_spread", 39}, {"other_processes", 30}, {"power_limit", 25}, {"mig_mode", 20}, {"persistence_mode", 10}};
   auto it = kRank.find(item);

@@ -11,8 +11,11 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
   json findings = json::array();
   for (const Finding& f : v.findings) {
     const json card = CardOf(v.gpus, f.gpu);
+    const std::string bus_id = FindingBusId(f, v.gpus);
     findings.push_back({{"gpu", f.gpu < 0 ? json(nullptr) : json(f.gpu)},
-                        {"pci_bus_id", card.value("pci_bus_id", json(nullptr))},
+                        {"pci_bus_id", bus_id.empty() ? json(nullptr) : json(bus_id)},
+                        {"device", f.device.empty() ? json(nullptr) : json(f.device)},
+                        {"port", f.port ? json(*f.port) : json(nullptr)},
                         {"uuid", card.value("uuid", json(nullptr))},
                         {"serial", card.value("serial", json(nullptr))},
                         {"item", f.item},
@@ -43,6 +46,8 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
                        {"xid_ignore", e.xid_ignore},
                        {"xid_fail", e.xid_fail},
                        {"ib_ports", e.ib_ports ? json(*e.ib_ports) : json(nullptr)},
+                       {"roce_ports", e.roce_ports ? json(*e.roce_ports) : json(nullptr)},
+                       {"ib_devices", e.ib_devices},
                        {"ecc_corrected_warn", e.ecc_corrected_warn},
                        {"sram_corrected_warn", e.sram_corrected_warn},
                        {"nvlink_errors_warn", e.nvlink_errors_warn},
@@ -69,9 +74,17 @@ json NodeReportJson(const NodeVerdict& v, const json& payload, const NodeExpecta
   if (inventory.contains("simulated_machine")) out["simulated_machine"] = inventory["simulated_machine"];
   const json& sxids = payload.value("health", json::object()).value("sxid_kernel_log", json(nullptr));
   if (!sxids.is_null()) out["sxids"] = sxids;  // every NVSwitch SXid since boot, fatal or not
-  for (const char* key : {"pci_bus", "network_ports"})  // what sysfs says beside the driver
+  // The driver's other messages since boot (a card it could not initialise, NVLink setup that
+  // failed), those that made a finding and those that did not (a card that initialised later).
+  const json& messages = payload.value("health", json::object()).value("driver_kernel_log", json(nullptr));
+  if (!messages.is_null()) out["driver_messages"] = messages;
+  for (const char* key : {"pci_bus", "network_ports", "network_cards_without_rdma"})  // what sysfs says beside the driver
     if (payload.contains(key)) out[key] = payload[key];
   if (payload.contains("error")) out["error"] = payload["error"];
+  // The driver's state (gpu/nvidia/driver_state.h): the child's envelope's when CUDA did not start,
+  // else the inventory's ("running").
+  if (payload.contains("driver_state")) out["driver_state"] = payload["driver_state"];
+  else if (inventory.contains("driver_state")) out["driver_state"] = inventory["driver_state"];
   return out;
 }
 

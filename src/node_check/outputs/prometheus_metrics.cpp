@@ -121,8 +121,12 @@ std::string FindingMetrics(const NodeVerdict& v) {
   for (const Finding& f : v.findings) {
     const json& id = CardOf(v.gpus, f.gpu).value("uuid", json(nullptr));
     const std::string uuid = id.is_string() ? id.get<std::string>() : "";
-    ++per_labels[fmt::format(R"(code="{}",severity="{}",gpu="{}",uuid="{}",held="{}")", f.code, reference::SeverityKey(f.severity),
-                             f.gpu < 0 ? std::string() : std::to_string(f.gpu), Escape(uuid), f.held ? "true" : "false")];
+    // The card (a GPU's or a network card's bus id) and, for a network port, its device and port:
+    // what an RMA is filed by.
+    ++per_labels[fmt::format(R"(code="{}",severity="{}",gpu="{}",uuid="{}",held="{}",pci_bus_id="{}",device="{}",port="{}")", f.code,
+                             reference::SeverityKey(f.severity), f.gpu < 0 ? std::string() : std::to_string(f.gpu), Escape(uuid),
+                             f.held ? "true" : "false", Escape(FindingBusId(f, v.gpus)), Escape(f.device),
+                             f.port ? std::to_string(*f.port) : std::string())];
     ++per_severity[reference::SeverityKey(f.severity)];
   }
   for (const auto& [labels, count] : per_labels) coded.Add(labels, count);
@@ -151,15 +155,20 @@ std::string DrainMetrics(const json& drain) {
 // What sysfs said beside the driver: the GPUs on the PCI bus, and each InfiniBand/RoCE port.
 std::string SysfsMetrics(const json& payload) {
   Family on_bus("lab_check_node_gpus_on_pci_bus", "NVIDIA GPUs sysfs lists on the PCI bus, whether the driver has them or not.");
-  Family port_up("lab_check_network_port_up", "1 when the InfiniBand/RoCE port is ACTIVE with its physical link LinkUp.");
-  Family port_rate("lab_check_network_port_rate_bits_per_second", "The InfiniBand/RoCE port's rate as the kernel reports it, bits per second per direction.");
+  Family port_up("lab_check_network_port_up", "1 when the InfiniBand/RoCE port is ACTIVE with its physical link LinkUp; role is what it was judged as (compute, other).");
+  // Bytes, not bits: Prometheus's base unit, which promtool's lint asks for (issue 53 found the
+  // earlier _bits_per_second name failing `promtool check metrics`).
+  Family port_rate("lab_check_network_port_rate_bytes_per_second", "The InfiniBand/RoCE port's rate as the kernel reports it, in bytes per second per direction (the kernel's Gb/s / 8).");
   const json& bus = payload.value("pci_bus", json(nullptr));
   if (bus.is_object() && bus.contains("gpus") && !bus.contains("partial")) on_bus.Add("", static_cast<double>(bus["gpus"].size()));
   const json& ports = payload.value("network_ports", json(nullptr));
   for (const json& p : ports.is_array() ? ports : json::array()) {
-    const std::string labels = fmt::format(R"(device="{}",port="{}")", Escape(p.value("device", std::string())), p.value("port", 0));
+    const json& bus = p.value("pci_bus_id", json(nullptr));
+    const std::string labels = fmt::format(R"(device="{}",port="{}",pci_bus_id="{}",role="{}")", Escape(p.value("device", std::string())),
+                                           p.value("port", 0), Escape(bus.is_string() ? bus.get<std::string>() : ""),
+                                           Escape(p.value("role", std::string())));
     port_up.Add(labels, p.value("state", std::string()) == "ACTIVE" && p.value("phys_state", std::string()) == "LinkUp" ? 1 : 0);
-    AddIfNumber(port_rate, labels, p.value("rate_gbit", json(nullptr)), 1e9);
+    AddIfNumber(port_rate, labels, p.value("rate_gbit", json(nullptr)), 1e9 / 8);
   }
   return on_bus.Text() + port_up.Text() + port_rate.Text();
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "env/nvidia_pci.h"
 #include "env/sysfs.h"
 
 namespace labcheck::node_check {
@@ -12,22 +13,6 @@ namespace labcheck::node_check {
 namespace {
 
 using nlohmann::json;
-
-constexpr unsigned long kVendorNvidia = 0x10de;
-// The class attribute is 0xCCSSPP (class, subclass, programming interface).
-constexpr unsigned long kClassVga = 0x0300;
-constexpr unsigned long kClass3d = 0x0302;
-constexpr unsigned long kClassBridgeOther = 0x0680;
-
-std::optional<unsigned long> HexAttribute(const std::string& path) {
-  Result<std::string> line = env::ReadFirstLine(path);
-  if (!line.ok()) return std::nullopt;
-  const std::string text = env::Trim(*line);
-  char* end = nullptr;
-  const unsigned long value = std::strtoul(text.c_str(), &end, 16);
-  if (end == text.c_str()) return std::nullopt;
-  return value;
-}
 
 // "CUDA_VISIBLE_DEVICES=0,1,3" → 3 (an empty list names none).
 size_t ListedCards(const std::string& scope) {
@@ -38,20 +23,9 @@ size_t ListedCards(const std::string& scope) {
 }  // namespace
 
 json ScanPciBus(const std::string& sys_root) {
-  const std::string root = sys_root + "/bus/pci/devices";
-  const std::vector<std::string> devices = env::ListDirectory(root);
-  if (devices.empty()) return {{"na", "nothing under " + root}};
-  json gpus = json::array(), switches = json::array();
-  for (const std::string& device : devices) {
-    const std::string dir = root + "/" + device;
-    if (HexAttribute(dir + "/vendor") != kVendorNvidia) continue;
-    const std::optional<unsigned long> cls = HexAttribute(dir + "/class");
-    if (!cls) continue;
-    const unsigned long base = *cls >> 8;
-    if (base == kClassVga || base == kClass3d) gpus.push_back(device);
-    else if (base == kClassBridgeOther) switches.push_back(device);
-  }
-  return {{"gpus", gpus}, {"nvswitches", switches}};
+  const env::NvidiaPciBus bus = env::ReadNvidiaPciBus(sys_root);
+  if (bus.na) return {{"na", *bus.na}};
+  return {{"gpus", bus.Gpus()}, {"nvswitches", bus.NvSwitches()}};
 }
 
 std::optional<std::string> PartialScope(const EnvLookup& env) {

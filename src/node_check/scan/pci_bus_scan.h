@@ -1,9 +1,8 @@
-// The NVIDIA devices on the PCI bus as sysfs lists them, whatever the driver made of them: a GPU
-// that fell off the bus or failed the driver's probe is gone from NVML and CUDA but still has its
-// /sys/bus/pci/devices/<bus id>/ entry (NVSentinel PR #833 counts the same way). Vendor 0x10de;
-// PCI class 0x0300xx (VGA) or 0x0302xx (3D controller) is a GPU, 0x0680xx (bridge, other) an
-// NVSwitch (PCI Code and ID Assignment Specification, class codes 03h and 06h). `sys_root` is
-// "/sys" or the fake tree LABCHECK_SYS_ROOT names in tests.
+// What node-check records of the PCI bus: the NVIDIA GPUs and NVSwitches sysfs lists, whatever the
+// driver made of them (env/nvidia_pci.h reads them: a GPU that fell off the bus or failed the
+// driver's probe is gone from NVML and CUDA but still has its /sys/bus/pci/devices/<bus id>/
+// entry), and how much of the node this run is given. `sys_root` is "/sys" or the fake tree
+// LABCHECK_SYS_ROOT names in tests.
 #pragma once
 #include <optional>
 #include <string>

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace labcheck::node_check {
 
@@ -36,7 +37,16 @@ struct NodeExpectations {
   // loaded is a warning. 0, as Meta's gcm tolerates none by default (facebookresearch/gcm,
   // health_checks check-dcgmi nvlink, --data/flit/recovery/replay_error_threshold 0).
   unsigned long long nvlink_errors_warn = 0;
-  std::optional<int> ib_ports;         // --expect-ib: at least this many InfiniBand/RoCE ports, each judged; default: not judged
+  // --expect-ib: at least this many InfiniBand ports (link layer InfiniBand); --expect-roce: at
+  // least this many RoCE ports (link layer Ethernet). Either one has every port judged by its role
+  // (findings/network_port_findings.cpp); default: ports not judged. Before issue 53 --expect-ib
+  // counted RoCE ports too: a node with RoCE ports and no --expect-roce gets a warning saying so.
+  std::optional<int> ib_ports;
+  std::optional<int> roce_ports;
+  // --ib-devices mlx5_0,mlx5_3,…: the compute rails by RDMA device name, where the PCI bus cannot
+  // tell (scan/network_roles.h); every other port is judged as a storage/in-band card. A name not
+  // on the node is a missing rail. Also has the ports judged.
+  std::vector<std::string> ib_devices;
   std::set<int> xid_fail;              // --xid-fail: these kernel-log XIDs fail it until a GPU reset, whatever the catalog says
   // --report-only: findings with these codes ("LC402"), or every finding ("all"), are reported with
   // their severity and never fail or drain the node: how a new rule is tried on a fleet first.

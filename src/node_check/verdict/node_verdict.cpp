@@ -16,7 +16,43 @@ json CardOf(const json& gpus, int index) {
   return json::object();
 }
 
+std::string FindingBusId(const Finding& f, const json& gpus) {
+  if (!f.pci_bus_id.empty()) return f.pci_bus_id;
+  return CardOf(gpus, f.gpu).value("pci_bus_id", std::string());
+}
+
 bool Fails(const Finding& f) { return f.severity != reference::Severity::Monitor && !f.held; }
+
+namespace {
+
+// Cause before effect: a finding that another finding on the same card explains. A power limit
+// set below the default holds the clocks down, so that card's slow matmul is the limit's effect:
+// fixing the limit is the action, and the card is not one to isolate for it (issue 56).
+struct Explains {
+  const char* cause;
+  const char* effect;
+};
+constexpr Explains kExplains[] = {{"power_limit", "matmul_band"}, {"power_limit", "matmul_spread"}};
+
+void ExplainEffects(std::vector<Finding>& findings) {
+  for (Finding& effect : findings) {
+    for (const Explains& e : kExplains) {
+      if (effect.item != e.effect) continue;
+      auto cause = std::find_if(findings.begin(), findings.end(),
+                                [&](const Finding& f) { return f.item == e.cause && f.gpu == effect.gpu; });
+      if (cause == findings.end()) continue;
+      effect.severity = cause->severity;
+      effect.clears = cause->clears;
+      effect.action = T(fmt::format("следствие {} на этой карте ({}): исправьте сначала его, затем повторите node-check", cause->code,
+                                    cause->text.ru),
+                        fmt::format("the effect of {} on this card ({}): fix that first, then run node-check again", cause->code,
+                                    cause->text.en));
+      break;
+    }
+  }
+}
+
+}  // namespace
 
 void Classify(NodeVerdict& v, const std::set<std::string>& report_only) {
   for (Finding& f : v.findings) {
@@ -26,7 +62,7 @@ void Classify(NodeVerdict& v, const std::set<std::string>& report_only) {
     f.clears = entry.clears;
     std::map<std::string, std::string> values = f.values;
     const json card = CardOf(v.gpus, f.gpu);
-    const std::string bus_id = card.value("pci_bus_id", std::string());
+    const std::string bus_id = FindingBusId(f, v.gpus);
     values["bus"] = NvidiaSmiId(bus_id);
     values["pci"] = bus_id.substr(0, bus_id.rfind('.'));
     for (const char* key : {"uuid", "serial"})
@@ -34,6 +70,7 @@ void Classify(NodeVerdict& v, const std::set<std::string>& report_only) {
     f.action = reference::FillAction(entry.action, values);
     f.held = report_only.count("all") > 0 || report_only.count(f.code) > 0;
   }
+  ExplainEffects(v.findings);
   if (v.state == NodeState::CannotTell) return;
   v.state = std::any_of(v.findings.begin(), v.findings.end(), Fails) ? NodeState::Unhealthy : NodeState::Healthy;
 }

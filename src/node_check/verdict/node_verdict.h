@@ -4,6 +4,7 @@
 // makes one from the child job's payload.
 #pragma once
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -27,6 +28,13 @@ struct Finding {
   reference::Clears clears = reference::Clears::Run;
   Text action = {};                                              // placeholders filled with this card's bus id, serial…
   bool held = false;                                             // --report-only: reported, never fails the node
+  // What the finding concerns when it is not one of the driver's cards (gpu < 0): a card sysfs
+  // names by its PCI bus id ("0000:9a:00.0": a GPU off the bus, an InfiniBand card), and for a
+  // network port its RDMA device and port ("mlx5_3", 1). --json and the metrics carry them, so that
+  // tooling filing an RMA by findings[].pci_bus_id gets the card; the action's {bus} and {pci} name it.
+  std::string pci_bus_id = {};
+  std::string device = {};
+  std::optional<int> port = {};
 };
 
 // A finding keeps the node out of service: above `monitor` and not held back by --report-only.
@@ -35,6 +43,10 @@ bool Fails(const Finding& finding);
 // The card `index` of NodeVerdict::gpus (its bus id, UUID, serial…); {} when it is not there (a
 // node-wide finding).
 nlohmann::json CardOf(const nlohmann::json& gpus, int index);
+
+// The PCI bus id a finding concerns: its own (a card sysfs names, a network port's HCA), else its
+// GPU's from `gpus`; "" for a node-wide finding.
+std::string FindingBusId(const Finding& finding, const nlohmann::json& gpus);
 
 enum class NodeState { Healthy, Unhealthy, CannotTell };
 

@@ -4,8 +4,8 @@
 // Work too big for two CPU cores (a 8192³ matmul, a 1 GiB all-reduce repeated 25 times, a 1 GiB
 // device copy) is recorded instead of done: the destination range gets a Producer, and a read
 // computes exactly the bytes it touches. Results are the same as if computed eagerly because
-//   - a write to a range first drops (fully covered) or materialises (partly covered) the
-//     producers already on it, and
+//   - a write to a range first drops the producers it covers and cuts those it covers in part
+//     down to their parts outside it (each still computing its own bytes), and
 //   - a write to an allocation that a pending producer reads from materialises that producer
 //     first (our benchmarks never do this with a huge one);
 //   - inputs stay mapped while a producer refers to them, even after cuMemFree.
@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "core/host_pages.h"
@@ -50,9 +51,13 @@ struct Allocation {
   uintptr_t base = 0;
   size_t size = 0;
   int device = -1;  // profile index; -1 for pinned host memory
+  uint64_t physical = 0;  // where it sits in the card's memory (core/physical_memory.h)
+  // A range whose bytes `producer` computes: byte i of the range is the producer's byte from + i
+  // (a range split by a smaller write keeps computing its own bytes, core/device_memory.cpp).
   struct Lazy {
     size_t offset, bytes;
     std::shared_ptr<const Producer> producer;
+    size_t from = 0;  // where in the producer's range this piece starts (a range cut by a write)
   };
   std::vector<Lazy> lazy;
   // Staged pageable copies not yet landed, oldest first; `legacy_device` is the device whose
@@ -94,6 +99,29 @@ void WriteLazy(const DevicePlace& to, size_t bytes, std::shared_ptr<const Produc
 void WriteAfterLegacyDma(const DevicePlace& to, const void* data, size_t bytes, int legacy_device);
 // The legacy stream of `device` was synchronised with: every copy it queued lands, in order.
 void LandPendingWrites(int device);
+
+// Called before every write into device memory (the memory test's cell map, core/pattern_memory.h,
+// learns of writes that are not its own kernels': a self-test's flipped word, a memset). One.
+using WriteObserver = void (*)(const Allocation& allocation, size_t offset, size_t bytes);
+void SetWriteObserver(WriteObserver observer);
+// The lock every function here takes (recursive): held by a caller that reads and writes in one step.
+std::recursive_mutex& MemoryLock();
+
+// Async copies between pinned host memory and device memory (cuMemcpyHtoDAsync and
+// cuMemcpyDtoHAsync from cuMemHostAlloc'd memory) are DMA that runs after the call returns: until
+// the program has seen such a copy done it may neither change the bytes being sent nor read the
+// bytes being received (CUDA Driver API, "API synchronization behavior": the copy is
+// asynchronous; https://docs.nvidia.com/cuda/cuda-driver-api/api-sync-behavior.html). The sim
+// moves their bytes late too: at the next point where anything could tell — a wait for, or a
+// query of, any stream or event, any other access to device memory, freeing memory. A queued copy
+// of the same shape as one still queued (the same direction, host range and device range)
+// replaces it: a benchmark's back-to-back repeats move their bytes once, not once per repeat (each
+// was a 256 MiB memcmp or memcpy: most of a simulated gpu.host_device_copy's time). A copy whose
+// ranges conflict with a queued one's (bytes one of them writes) lands the queue first.
+void QueueDmaToDevice(const DevicePlace& to, const void* host, size_t bytes);
+void QueueDmaToHost(const DevicePlace& from, void* host, size_t bytes);
+// Moves the bytes of every queued copy, in the order they were queued. Cheap when none is.
+void LandQueuedDma();
 
 // Ready-made producers.
 std::shared_ptr<const Producer> CopyOf(const DevicePlace& source);

@@ -14,6 +14,9 @@ struct Context {
   int device = -1;  // profile index
   int retained = 0;
   std::vector<bool> peer_access;  // by profile index: cuCtxEnablePeerAccess done towards it
+  // An error the context can no longer leave (CUDA_ERROR_ECC_UNCORRECTABLE after a memory-test
+  // kernel read a cell ECC could not correct): every later call on it returns this. 0: none.
+  int sticky_error = 0;
 };
 
 // CUDA ordinal → profile index, as CUDA_VISIBLE_DEVICES / CUDA_DEVICE_ORDER make it.

@@ -73,6 +73,7 @@ double Machine::NumberOr(const char* path, double absent) const {
 std::string Machine::String(const char* path) const {
   return Typed(raw, Defaults(), path, IsString, "string").get<std::string>();
 }
+bool Machine::Flag(const char* path) const { return Typed(raw, Defaults(), path, IsFlag, "boolean").get<bool>(); }
 
 std::string CanonicalBusId(const std::string& text) {
   unsigned domain = 0, bus = 0, device = 0, function = 0;
@@ -140,6 +141,29 @@ json Merged(const std::string& path) {
   return merged;
 }
 
+// Keys whose value is one of a few names: another name is a typo or a value the real library does
+// not have, and the profile does not load (as for an unknown key) instead of reading as a default.
+// Recovery actions: nvml.h's nvmlDeviceGpuRecoveryAction_t (CUDA 13.3: NONE 0 … RECOVER_IMEX_DOMAIN
+// 5); NVLink counters: nvmlNvLinkErrorCounter_t (DL_REPLAY, DL_RECOVERY, DL_CRC_FLIT, DL_CRC_DATA,
+// DL_ECC_DATA).
+void CheckNamedValues(const Gpu& g) {
+  static const std::vector<std::string> kActions = {"none",          "gpu_reset",       "node_reboot",
+                                                    "drain_p2p",     "drain_and_reset", "recover_imex_domain"};
+  static const std::vector<std::string> kCounters = {"replay", "recovery", "crc_flit", "crc_data", "ecc_data"};
+  auto check = [&](const json* v, const std::vector<std::string>& allowed, const std::string& where) {
+    if (v == nullptr || (v->is_string() && std::find(allowed.begin(), allowed.end(), v->get<std::string>()) != allowed.end())) return;
+    std::string names;
+    for (const std::string& a : allowed) names += (names.empty() ? "" : ", ") + a;
+    throw std::runtime_error("gpus[" + std::to_string(g.index) + "]/" + where + ": " + v->dump() + " is none of " + names);
+  };
+  check(g.At("health/recovery_action"), kActions, "health/recovery_action");
+  if (const json* errors = g.At("health/nvlink_errors"); errors != nullptr && errors->is_array())
+    for (size_t k = 0; k < errors->size(); ++k) {
+      const json& e = (*errors)[k];
+      check(e.contains("counter") ? &e["counter"] : nullptr, kCounters, "health/nvlink_errors[" + std::to_string(k) + "]/counter");
+    }
+}
+
 void AddGpus(Machine& m) {
   const json* list = m.At("gpus");
   if (list == nullptr) return;  // "gpus": null took the defaults' empty list out again
@@ -158,6 +182,7 @@ void AddGpus(Machine& m) {
       std::snprintf(fallback, sizeof fallback, "0000:%02x:00.0", static_cast<unsigned>(i + 1));
       g.bus_id = fallback;
     }
+    CheckNamedValues(g);
     g.memory_bytes = static_cast<uint64_t>(g.Number("memory_gib") * (1ull << 30));
     std::sscanf(g.String("cc").c_str(), "%d.%d", &g.cc_major, &g.cc_minor);
     m.gpus.push_back(std::move(g));

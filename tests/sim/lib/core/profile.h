@@ -51,6 +51,7 @@ struct Machine {
   double Number(const char* path) const;
   double NumberOr(const char* path, double absent) const;
   std::string String(const char* path) const;
+  bool Flag(const char* path) const;
 };
 
 // The profile of this process (parsed on first use, thread-safe). A broken one is reported on

@@ -6,6 +6,7 @@
 
 #include "core/device_memory.h"
 #include "core/profile.h"
+#include "core/run_stats.h"
 
 namespace nvsim {
 
@@ -30,6 +31,7 @@ double Pacing(Work kind) {
     case Work::Copy: return Profile().Number("pacing/copy");
     case Work::Matmul: return Profile().Number("pacing/matmul");
     case Work::Collective: return Profile().Number("pacing/collective");
+    case Work::Memtest: return Profile().Number("pacing/memtest");
   }
   return 1.0;
 }
@@ -41,9 +43,17 @@ RealClock::duration Real(double seconds) {
 void StartLocked(Stream& s, double start, double seconds, Work kind, RealClock::time_point real_from) {
   s.virtual_s = start + seconds;
   s.real_done = std::max(real_from, s.real_done) + Real(seconds * Pacing(kind));
+  CountWork(kind, seconds, seconds * Pacing(kind));
   // Work whose real part (a memmove) outlasted its modelled time ended when the call returned,
   // not before: the linger counts from then.
   MarkBusy(s.device, std::max(s.real_done, RealClock::now()));
+}
+
+// Sleeps for paced work, counting the time (core/run_stats.h).
+void SleepUntil(RealClock::time_point until) {
+  const RealClock::time_point from = RealClock::now();
+  std::this_thread::sleep_until(until);
+  CountWaited(std::chrono::duration<double>(RealClock::now() - from).count());
 }
 
 }  // namespace
@@ -84,6 +94,7 @@ void EnqueueTogetherLocked(Stream* const* streams, int count, double seconds, Wo
 void Record(Event& event, Stream& stream) {
   std::lock_guard<std::mutex> lock(TimeLock());
   stream.virtual_s = std::max(stream.virtual_s, host_virtual_s);
+  event.device = stream.device;
   event.virtual_s = stream.virtual_s;
   event.real_done = stream.real_done;
   event.recorded = true;
@@ -96,6 +107,7 @@ void OrderAfterLegacy(const Stream& stream) {
 }
 
 bool Done(const Stream& stream) {
+  LandQueuedDma();  // the program may look at what async pinned copies moved (core/device_memory.h)
   bool done;
   {
     std::lock_guard<std::mutex> lock(TimeLock());
@@ -106,6 +118,7 @@ bool Done(const Stream& stream) {
 }
 
 bool Done(const Event& event) {
+  LandQueuedDma();
   bool done;
   {
     std::lock_guard<std::mutex> lock(TimeLock());
@@ -117,6 +130,7 @@ bool Done(const Event& event) {
 }
 
 void Wait(const Stream& stream) {
+  LandQueuedDma();
   while (true) {
     RealClock::time_point until;
     {
@@ -131,7 +145,7 @@ void Wait(const Stream& stream) {
         until = RealClock::now() + std::chrono::milliseconds(5);
       }
     }
-    std::this_thread::sleep_until(until);
+    SleepUntil(until);
   }
   if (stream.legacy) LandPendingWrites(stream.device);
 }
@@ -143,7 +157,7 @@ void Wait(const Event& event) {
       std::lock_guard<std::mutex> lock(TimeLock());
       until = event.hung ? RealClock::now() + std::chrono::milliseconds(5) : event.real_done;
     }
-    std::this_thread::sleep_until(until);
+    SleepUntil(until);
   }
   std::lock_guard<std::mutex> lock(TimeLock());
   host_virtual_s = std::max(host_virtual_s, event.virtual_s);

@@ -16,7 +16,7 @@ namespace nvsim {
 
 using RealClock = std::chrono::steady_clock;
 
-enum class Work { Copy, Matmul, Collective };
+enum class Work { Copy, Matmul, Collective, Memtest };
 
 struct Stream {
   int device = -1;       // profile index
@@ -28,6 +28,7 @@ struct Stream {
 };
 
 struct Event {
+  int device = -1;  // the stream's, once recorded
   double virtual_s = 0;
   RealClock::time_point real_done{};
   bool recorded = false;

@@ -378,6 +378,9 @@ NVSIM_EXPORT(cublasStatus_t, cublasLtMatmul,
   std::memcpy(&alpha_value, alpha, 4);
   std::memcpy(&beta_value, beta, 4);
   if (beta_value != 0 && !oc.place.allocation) return kInvalidValue;
+  // C is not read when beta is 0 (D = alpha·op(A)·op(B)), and is often D itself: a producer on D
+  // that held D would keep D, A and B mapped for ever (a reference cycle), and their staged inputs.
+  if (beta_value == 0) oc.place = {};
   const auto started = nvsim::RealClock::now();
   double tflops = g.Number(PrecisionKey(a_layout->type, desc->compute)) * nvsim::HeatFactor(g) * AlgoRate(algo->data[0]);
   if (tflops <= 0) return kNotSupported;  // the profile says this GPU cannot do this type

@@ -75,7 +75,7 @@ NVSIM_EXPORT(CUresult, cuCtxSynchronize, ()) {
       if (s->device == current->device) mine.push_back(s);
   }
   for (nvsim::Stream* s : mine) nvsim::Wait(*s);
-  return kSuccess;
+  return Sticky(current->device);
 }
 
 NVSIM_EXPORT(CUresult, cuCtxEnablePeerAccess, (CUcontext peer, unsigned flags)) {
@@ -136,13 +136,14 @@ NVSIM_EXPORT(CUresult, cuStreamSynchronize, (CUstream stream)) {
   nvsim::Stream* s = nvsim::StreamFor(stream);
   if (s == nullptr) return kInvalidContext;
   nvsim::Wait(*s);
-  return kSuccess;
+  return Sticky(s->device);
 }
 
 NVSIM_EXPORT(CUresult, cuStreamQuery, (CUstream stream)) {
   if (!Initialised()) return kNotInitialized;
   nvsim::Stream* s = nvsim::StreamFor(stream);
   if (s == nullptr) return kInvalidContext;
+  if (CUresult lost = Sticky(s->device); lost != kSuccess) return lost;
   return nvsim::Done(*s) ? kSuccess : kNotReady;
 }
 
@@ -169,6 +170,7 @@ CUresult Elapsed(float* ms, CUevent start, CUevent end) {
   if (!Initialised()) return kNotInitialized;
   if (ms == nullptr || start == nullptr || end == nullptr) return kInvalidHandle;
   if (!start->recorded || !end->recorded) return kInvalidHandle;
+  if (CUresult lost = Sticky(start->device); lost != kSuccess) return lost;
   if (!nvsim::Done(*start) || !nvsim::Done(*end)) return kNotReady;
   *ms = static_cast<float>((end->virtual_s - start->virtual_s) * 1e3);
   return kSuccess;
@@ -184,6 +186,7 @@ NVSIM_EXPORT(CUresult, cuEventRecord, (CUevent event, CUstream stream)) {
   if (event == nullptr) return kInvalidHandle;
   nvsim::Stream* s = nvsim::StreamFor(stream);
   if (s == nullptr) return kInvalidContext;
+  if (CUresult lost = Sticky(s->device); lost != kSuccess) return lost;
   nvsim::Record(*event, *s);
   return kSuccess;
 }
@@ -192,7 +195,7 @@ NVSIM_EXPORT(CUresult, cuEventSynchronize, (CUevent event)) {
   if (!Initialised()) return kNotInitialized;
   if (event == nullptr) return kInvalidHandle;
   nvsim::Wait(*event);
-  return kSuccess;
+  return Sticky(event->device);
 }
 
 NVSIM_EXPORT(CUresult, cuEventElapsedTime_v2, (float* ms, CUevent start, CUevent end)) { return Elapsed(ms, start, end); }

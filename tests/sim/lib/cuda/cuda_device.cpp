@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/boot.h"
+#include "core/kernel_module.h"
 #include "cuda/cuda_internal.h"
 
 namespace cusim {
@@ -38,6 +39,7 @@ constexpr Named kErrors[] = {
     {209, "CUDA_ERROR_NO_BINARY_FOR_GPU", "no kernel image is available for execution on the device"},
     {217, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", "peer access is not supported between these two devices"},
     {218, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+    {214, "CUDA_ERROR_ECC_UNCORRECTABLE", "uncorrectable ECC error encountered"},
     {222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION", "the provided PTX was compiled with an unsupported toolchain."},
     {400, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {500, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
@@ -120,6 +122,11 @@ NVSIM_EXPORT(CUresult, cuInit, (unsigned flags)) {
   // stderr; no profile at all is a machine without GPUs.
   if (m.broken()) return kUnknown;
   if (!m.loaded) return kNoDevice;
+  switch (nvsim::KernelModuleState(m)) {
+    case nvsim::KernelModule::NotLoaded: return kNoDevice;  // /dev/nvidiactl cannot open without the module
+    case nvsim::KernelModule::OtherVersion: return 803;     // CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
+    case nvsim::KernelModule::Matches: break;
+  }
   const int error = static_cast<int>(m.Number("cuda/init_error"));
   if (error != 0 && nvsim::InitErrorHolds(m)) return error;
   if (IsRefusedCompatCopy(m)) return 804;  // CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE

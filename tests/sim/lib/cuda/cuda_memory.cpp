@@ -1,6 +1,7 @@
 // libcuda.so.1 sim: device and pinned host memory, memset and copies. Each copy moves the bytes
-// for real (device-to-device ones are recorded and done when read, core/device_memory.h) and
-// takes bytes / the profile's bandwidth of modelled time on its stream.
+// for real (device-to-device ones are recorded and done when read, async ones from or to pinned
+// memory when the program could first tell, core/device_memory.h) and takes bytes / the
+// profile's bandwidth of modelled time on its stream.
 
 #include <cstring>
 #include <map>
@@ -10,6 +11,7 @@
 #include "core/host_pages.h"
 #include "core/interconnect.h"
 #include "core/numa.h"
+#include "core/physical_memory.h"
 #include "cuda/cuda_internal.h"
 
 using namespace cusim;
@@ -69,6 +71,7 @@ CUresult Place(CUdeviceptr pointer, size_t bytes, nvsim::DevicePlace* place) {
 CUresult HostCopy(bool to_device, CUdeviceptr device_pointer, void* host, size_t bytes, nvsim::Stream* stream, bool sync) {
   if (!Initialised()) return kNotInitialized;
   if (stream == nullptr) return kInvalidContext;
+  if (CUresult lost = Sticky(stream->device); lost != kSuccess) return lost;
   nvsim::DevicePlace place;
   if (Place(device_pointer, bytes, &place) != kSuccess || host == nullptr) return kInvalidValue;
   const bool pinned = IsPinned(host, bytes);
@@ -82,7 +85,12 @@ CUresult HostCopy(bool to_device, CUdeviceptr device_pointer, void* host, size_t
   const auto started = nvsim::RealClock::now();
   {
     const nvsim::CallInProgress dma(place.allocation->device);
+    // An async copy from or to pinned memory is DMA after the call: its bytes move when the
+    // program could first tell (core/device_memory.h, QueueDmaToDevice).
+    const bool queued = pinned && !sync;
     if (lands_late) nvsim::WriteAfterLegacyDma(place, host, bytes, stream->device);
+    else if (queued && to_device) nvsim::QueueDmaToDevice(place, host, bytes);
+    else if (queued) nvsim::QueueDmaToHost(place, host, bytes);
     else if (to_device) nvsim::WriteFromHost(place, host, bytes);
     else nvsim::ReadBytes(place, host, bytes);
   }
@@ -114,12 +122,14 @@ NVSIM_EXPORT(CUresult, cuMemAlloc_v2, (CUdeviceptr * pointer, size_t bytes)) {
   nvsim::Context* c = Current();
   if (c == nullptr) return Initialised() ? kInvalidContext : kNotInitialized;
   if (pointer == nullptr || bytes == 0) return kInvalidValue;
+  if (CUresult lost = Sticky(c->device); lost != kSuccess) return lost;
   if (!nvsim::Reserve(c->device, bytes)) return kOutOfMemory;
   nvsim::AllocationRef a = nvsim::MapMemory(c->device, bytes);
   if (!a) {
     nvsim::Release(c->device, bytes);
     return kOutOfMemory;
   }
+  nvsim::PlacePhysical(a);
   nvsim::Register(a);
   *pointer = a->base;
   return kSuccess;
@@ -127,9 +137,11 @@ NVSIM_EXPORT(CUresult, cuMemAlloc_v2, (CUdeviceptr * pointer, size_t bytes)) {
 
 NVSIM_EXPORT(CUresult, cuMemFree_v2, (CUdeviceptr pointer)) {
   if (!Initialised()) return kNotInitialized;
+  nvsim::LandQueuedDma();
   nvsim::DevicePlace place = nvsim::Find(static_cast<uintptr_t>(pointer), 0);
   if (!place.allocation || place.offset != 0) return kInvalidValue;
   nvsim::Release(place.allocation->device, place.allocation->size);
+  nvsim::ForgetPhysical(*place.allocation);
   nvsim::Unregister(place.allocation->base);
   return kSuccess;
 }
@@ -149,6 +161,7 @@ NVSIM_EXPORT(CUresult, cuMemHostAlloc, (void** pointer, size_t bytes, unsigned f
 
 NVSIM_EXPORT(CUresult, cuMemFreeHost, (void* pointer)) {
   if (!Initialised()) return kNotInitialized;
+  nvsim::LandQueuedDma();  // before the pages go: a queued copy still reads or writes them
   std::lock_guard<std::mutex> lock(PinnedLock());
   auto it = Pinned().find(reinterpret_cast<uintptr_t>(pointer));
   if (it == Pinned().end()) return kInvalidValue;
@@ -182,6 +195,7 @@ NVSIM_EXPORT(CUresult, cuMemcpyDtoDAsync_v2, (CUdeviceptr dst, CUdeviceptr src, 
   if (!Initialised()) return kNotInitialized;
   nvsim::Stream* s = nvsim::StreamFor(stream);
   if (s == nullptr) return kInvalidContext;
+  if (CUresult lost = Sticky(s->device); lost != kSuccess) return lost;
   nvsim::DevicePlace to, from;
   if (Place(dst, bytes, &to) != kSuccess || Place(src, bytes, &from) != kSuccess) return kInvalidValue;
   const auto started = nvsim::RealClock::now();
@@ -214,6 +228,7 @@ NVSIM_EXPORT(CUresult, cuMemcpyPeerAsync, (CUdeviceptr dst, CUcontext dst_contex
 NVSIM_EXPORT(CUresult, cuMemsetD32_v2, (CUdeviceptr dst, unsigned value, size_t count)) {
   nvsim::Context* c = Current();
   if (c == nullptr) return Initialised() ? kInvalidContext : kNotInitialized;
+  if (CUresult lost = Sticky(c->device); lost != kSuccess) return lost;
   nvsim::DevicePlace to;
   if (Place(dst, count * 4, &to) != kSuccess) return kInvalidValue;
   const auto started = nvsim::RealClock::now();

@@ -2,7 +2,8 @@
 // as the driver's JIT would: not PTX at all (CUDA_ERROR_INVALID_IMAGE), a .version newer than this
 // driver (CUDA_ERROR_UNSUPPORTED_PTX_VERSION), a .target newer than the GPU, unbalanced braces or a
 // statement without its ';' (CUDA_ERROR_INVALID_PTX, with the reason in the JIT error log). It does
-// not compile anything: cuLaunchKernel runs lab_check's own kernels (bench/copy_kernels_ptx.cpp),
+// not compile anything: cuLaunchKernel runs lab_check's own kernels (bench/copy_kernels_ptx.cpp, and
+// the memory test's: cuda/cuda_memtest.h),
 // known by entry name and parameter list, with the same effect on device memory (recorded, computed
 // when read: core/device_memory.h) and a modelled time from the profile (perf/kernel_copy_gbps,
 // perf/kernel_triad_gbps). Launch limits as cuda.h and the CUDA Programming Guide state them.
@@ -21,6 +22,7 @@
 
 #include "core/device_memory.h"
 #include "cuda/cuda_internal.h"
+#include "cuda/cuda_memtest.h"
 
 using namespace cusim;
 
@@ -246,14 +248,6 @@ T Param(void** params, int index) {
   return value;
 }
 
-// The share of the GPU's thread slots a grid fills, at most 1: a grid smaller than one full wave
-// leaves SMs (or part of each) idle, and the sim's rate drops with it.
-double Occupancy(const nvsim::Gpu& g, unsigned blocks, unsigned threads) {
-  const double sm_count = g.Number("sm_count"), per_sm = MaxThreadsPerSm(g);
-  const double resident_blocks = std::min<double>(blocks, sm_count * std::floor(per_sm / threads));
-  return std::min(1.0, resident_blocks * threads / (sm_count * per_sm));
-}
-
 struct Kernel {
   const char* name;
   std::vector<std::string> params;
@@ -265,7 +259,11 @@ CUresult Run(const Function& f, nvsim::Stream& stream, void** params, unsigned b
   const nvsim::Gpu& g = nvsim::Profile().gpus[stream.device];
   const bool copy = f.name == kCopy.name && f.param_types == kCopy.params;
   const bool triad = f.name == kTriad.name && f.param_types == kTriad.params;
-  if (!copy && !triad) return kNotSupported;  // the sim runs only lab_check's own kernels
+  if (!copy && !triad) {
+    // The memory test's kernels (cuda/cuda_memtest.h); anything else is not lab_check's.
+    const std::optional<CUresult> memtest = RunMemtestKernel(f.name, f.param_types, stream, params, blocks, threads);
+    return memtest ? *memtest : kNotSupported;
+  }
   const auto started = nvsim::RealClock::now();
   const size_t bytes = Param<unsigned long long>(params, copy ? 2 : 3) * 16;
   nvsim::DevicePlace out = OnDevice(Param<CUdeviceptr>(params, 0), bytes, stream.device);
@@ -288,11 +286,18 @@ CUresult Run(const Function& f, nvsim::Stream& stream, void** params, unsigned b
 
 }  // namespace
 
+double cusim::Occupancy(const nvsim::Gpu& g, unsigned blocks, unsigned threads) {
+  const double sm_count = g.Number("sm_count"), per_sm = MaxThreadsPerSm(g);
+  const double resident_blocks = std::min<double>(blocks, sm_count * std::floor(per_sm / threads));
+  return std::min(1.0, resident_blocks * threads / (sm_count * per_sm));
+}
+
 NVSIM_EXPORT(CUresult, cuModuleLoadDataEx, (void** module, const void* image, unsigned num_options,
                                              CUjit_option* options, void** option_values)) {
   if (!Initialised()) return kNotInitialized;
   nvsim::Context* context = nvsim::CurrentContext();
   if (context == nullptr) return kInvalidContext;
+  if (CUresult lost = Sticky(context->device); lost != kSuccess) return lost;
   if (module == nullptr || image == nullptr) return kInvalidValue;
   if (num_options > 0 && (options == nullptr || option_values == nullptr)) return kInvalidValue;
   auto loaded = std::make_unique<Module>();
@@ -347,6 +352,7 @@ NVSIM_EXPORT(CUresult, cuLaunchKernel, (void* function, unsigned grid_x, unsigne
   if (s == nullptr) return kInvalidContext;
   // A function belongs to the context its module was loaded into.
   if (s->device != module_device) return kInvalidHandle;
+  if (CUresult lost = Sticky(s->device); lost != kSuccess) return lost;
   if (kernel_params != nullptr && extra != nullptr) return kInvalidValue;  // cuda.h: not both
   if (extra != nullptr) return kNotSupported;  // the packed-buffer form: lab_check does not use it
   if (kernel_params == nullptr && !f.param_types.empty()) return kInvalidValue;

@@ -3,6 +3,7 @@
 // log(size); time = bytes / algbw with algbw = busbw · n / (2(n−1)), as nccl-tests count it
 // (https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md). The sum is computed when
 // the receive buffer is read.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -17,11 +18,13 @@ namespace ncclsim {
 namespace {
 
 // The last chunk summed, shared by every rank's producer of one collective: a check that reads
-// the ranks' results chunk by chunk sums each chunk once, not once per rank.
+// the ranks' results chunk by chunk sums each chunk once, not once per rank. Shared, not copied:
+// a chunk is megabytes, and copying it in and out of the cache was a fifth of a full sweep's CPU.
 struct SumCache {
   std::mutex mutex;
   size_t first = 0;
-  std::vector<float> sum;
+  std::shared_ptr<std::vector<float>> sum;  // read only once cached
+  std::vector<float> part;  // one rank's send while summing (producers run under the device-memory lock)
 };
 
 class SumProducer : public nvsim::Producer {
@@ -31,24 +34,46 @@ class SumProducer : public nvsim::Producer {
 
   void Produce(size_t offset, void* out, size_t bytes) const override {
     const size_t first = offset / 4, last = (offset + bytes + 3) / 4;
-    std::vector<float> sum;
+    std::shared_ptr<std::vector<float>> sum, spare;
     {
       std::lock_guard<std::mutex> lock(cache_->mutex);
-      if (cache_->first == first && cache_->sum.size() == last - first) sum = cache_->sum;
+      if (cache_->sum && cache_->first == first && cache_->sum->size() == last - first) sum = cache_->sum;
+      else if (cache_->sum.use_count() == 1) spare = std::move(cache_->sum);  // no reader left: its pages serve again
     }
-    if (sum.empty()) {
-      sum.assign(last - first, 0.0f);
-      std::vector<float> part(last - first);
-      for (const nvsim::DevicePlace& s : sends_) {
-        nvsim::ReadBytes({s.allocation, s.offset + first * 4}, part.data(), part.size() * 4);
-        for (size_t i = 0; i < part.size(); ++i) sum[i] += part[i];
-      }
+    if (!sum) {
+      sum = spare ? std::move(spare) : std::make_shared<std::vector<float>>();
+      Sum(first, last - first, *sum);
       std::lock_guard<std::mutex> lock(cache_->mutex);
       cache_->first = first;
       cache_->sum = sum;
     }
-    if (wrong_ && wrong_element_ >= first && wrong_element_ < last) sum[wrong_element_ - first] += 1.0f;
-    std::memcpy(out, reinterpret_cast<const char*>(sum.data()) + (offset - first * 4), bytes);
+    std::memcpy(out, reinterpret_cast<const char*>(sum->data()) + (offset - first * 4), bytes);
+    // This rank's one wrong element: its bytes that fall inside the range read.
+    if (wrong_ && wrong_element_ >= first && wrong_element_ < last) {
+      const float off_by_one = (*sum)[wrong_element_ - first] + 1.0f;
+      const size_t at = wrong_element_ * 4;
+      for (size_t b = std::max(at, offset); b < std::min(at + 4, offset + bytes); ++b)
+        static_cast<char*>(out)[b - offset] = reinterpret_cast<const char*>(&off_by_one)[b - at];
+    }
+  }
+
+  // Elements [first, first + count) summed over the ranks in rank order, starting from 0.0f as a
+  // reduction does (0.0f + x is not x for x = -0.0f).
+  // (Fresh buffers for every chunk of a sweep's 2 GiB per rank were gigabytes of page faults.)
+  void Sum(size_t first, size_t count, std::vector<float>& sum) const {
+    std::vector<float>& part = cache_->part;
+    sum.resize(count);
+    part.resize(count);
+    for (size_t r = 0; r < sends_.size(); ++r) {
+      const nvsim::DevicePlace& s = sends_[r];
+      float* into = r == 0 ? sum.data() : part.data();
+      nvsim::ReadBytes({s.allocation, s.offset + first * 4}, into, count * 4);
+      if (r == 0) {
+        for (size_t i = 0; i < count; ++i) into[i] = 0.0f + into[i];
+      } else {
+        for (size_t i = 0; i < count; ++i) sum[i] += part[i];
+      }
+    }
   }
 
   bool ReadsFrom(const nvsim::Allocation* a) const override {

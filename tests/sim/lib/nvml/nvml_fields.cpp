@@ -1,10 +1,14 @@
 // libnvidia-ml.so.1 sim: nvmlDeviceGetFieldValues, for the fields lab_check asks for. nvml.h's
 // contract: NVML_ERROR_INVALID_ARGUMENT for a bad device or a NULL array; otherwise NVML_SUCCESS,
 // each record carrying its own nvmlReturn (a field the driver does not know is that record's
-// error, not the call's). Field 230, NVML_FI_DEV_GET_GPU_RECOVERY_ACTION (values from NVIDIA's
-// nvidia-ml-py pynvml.py), exists since R550: on a profile whose "driver_version" is older the
-// record says NVML_ERROR_NOT_SUPPORTED, as an older driver does; on a newer one it reports
-// "health/recovery_action" ("none", "gpu_reset", "node_reboot", "drain_p2p", "drain_and_reset").
+// error, not the call's). Field 230, NVML_FI_DEV_GET_GPU_RECOVERY_ACTION, is in the public nvml.h
+// from NVML 12.8 on, the R570 driver's (NVIDIA/go-nvml gen/nvml/nvml.h at commit
+// f420a3285a89be0f8c68649f1e2dae2b7ea9b74d; the 12.6 header has no field 230): on a profile whose
+// "driver_version" is older the record says NVML_ERROR_NOT_SUPPORTED (dated as the header dates it:
+// whether an R550 or R560 driver answers field 230 was not tried); on a
+// newer one it reports "health/recovery_action" by nvmlDeviceGpuRecoveryAction_t's values, the
+// whole enum of CUDA 13.3's nvml.h ("none" 0, "gpu_reset" 1, "node_reboot" 2, "drain_p2p" 3,
+// "drain_and_reset" 4, "recover_imex_domain" 5). Another name does not load (core/profile.cpp).
 #include <cstdlib>
 #include <string>
 
@@ -32,14 +36,15 @@ struct FieldValue {  // nvmlFieldValue_t
 
 constexpr unsigned kFieldGpuRecoveryAction = 230;
 constexpr int kValueTypeUnsignedInt = 1;
-constexpr int kFirstDriverWithRecoveryAction = 550;
+constexpr int kFirstDriverWithRecoveryAction = 570;
 
 unsigned RecoveryActionValue(const std::string& key) {
   if (key == "gpu_reset") return 1;
   if (key == "node_reboot") return 2;
   if (key == "drain_p2p") return 3;
   if (key == "drain_and_reset") return 4;
-  return 0;  // "none"
+  if (key == "recover_imex_domain") return 5;
+  return 0;  // "none" (any other name was refused when the profile loaded)
 }
 
 void Fill(const nvsim::Gpu& g, FieldValue& v) {

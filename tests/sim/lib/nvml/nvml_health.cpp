@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/heat.h"
+#include "core/memory_faults.h"
 #include "nvml/nvml_internal.h"
 
 using namespace nvmlsim;
@@ -58,6 +59,13 @@ nvmlReturn_t Number(nvmlDevice_t device, const char* path, unsigned long long* o
   return kSuccess;
 }
 
+// The profile's count plus the ECC events the memory test's reads caused in this process
+// (core/memory_faults.h): a card whose reads ECC corrects counts them as it goes.
+nvmlReturn_t WithTestEvents(const nvsim::Gpu* g, nvmlReturn_t read, bool uncorrected, unsigned long long* count) {
+  if (read == kSuccess && g != nullptr) *count += nvsim::EccEvents(g->index, uncorrected);
+  return read;
+}
+
 // "ecc/enabled": true; absent (GeForce) or false, no ECC counters.
 bool EccEnabled(const nvsim::Gpu& g) {
   const nvsim::json* enabled = g.At("ecc/enabled");
@@ -66,14 +74,18 @@ bool EccEnabled(const nvsim::Gpu& g) {
 
 }  // namespace
 
-unsigned long long nvmlsim::GrowingCounter(const nvsim::Gpu& g, const std::string& path) {
+unsigned long long nvmlsim::GrowingCounter(const nvsim::Gpu& g, const std::string& key, double start, double grows_by) {
   static std::map<std::pair<int, std::string>, unsigned long long> reads;
   unsigned long long n = 0;
   {
     std::lock_guard<std::mutex> lock(EventLock());
-    n = reads[{g.index, path}]++;
+    n = reads[{g.index, key}]++;
   }
-  return static_cast<unsigned long long>(g.Number((path + "/start").c_str()) + n * g.Number((path + "/grows_by").c_str()));
+  return static_cast<unsigned long long>(start + n * grows_by);
+}
+
+unsigned long long nvmlsim::GrowingCounter(const nvsim::Gpu& g, const std::string& path) {
+  return GrowingCounter(g, path, g.Number((path + "/start").c_str()), g.Number((path + "/grows_by").c_str()));
 }
 
 NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetTotalEccErrors,
@@ -82,7 +94,7 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetTotalEccErrors,
   if (g != nullptr && !EccEnabled(*g)) return kNotSupported;
   const std::string path = std::string("health/ecc/") + (error_type == 1 ? "uncorrected" : "corrected") +
                            (counter_type == 1 ? "_aggregate" : "_volatile");
-  return Number(device, path.c_str(), count);
+  return WithTestEvents(g, Number(device, path.c_str(), count), error_type == 1, count);
 }
 
 // Per location: "Turing+ DRAM" (the device memory, the same counts as the total here) and "Turing+
@@ -95,7 +107,9 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetMemoryErrorCounter,
   if (g != nullptr && !EccEnabled(*g)) return kNotSupported;
   if (count == nullptr || error_type < 0 || error_type > 1 || counter_type < 0 || counter_type > 1) return kInvalidArgument;
   const std::string kind = error_type == 1 ? "uncorrected" : "corrected";
-  if (location == 2) return Number(device, ("health/ecc/" + kind + (counter_type == 1 ? "_aggregate" : "_volatile")).c_str(), count);
+  if (location == 2)
+    return WithTestEvents(g, Number(device, ("health/ecc/" + kind + (counter_type == 1 ? "_aggregate" : "_volatile")).c_str(), count),
+                          error_type == 1, count);
   if (location == 7 && counter_type == 0) return Number(device, ("health/ecc/sram_" + kind + "_volatile").c_str(), count);
   return kNotSupported;
 }

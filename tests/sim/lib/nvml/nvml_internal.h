@@ -46,5 +46,8 @@ void FillPciInfo(const std::string& bus_id, unsigned pci_device_id, nvmlPciInfo_
 // not tied to the load state, so a descheduled thread on a loaded CI cannot miss the growth
 // (the PCIe replay counter, an NVLink's replay counter).
 unsigned long long GrowingCounter(const nvsim::Gpu& g, const std::string& path);
+// The same for a counter whose start and growth come from a list entry (an NVLink's counters,
+// "health/nvlink_errors"): `key` names it for the count of reads.
+unsigned long long GrowingCounter(const nvsim::Gpu& g, const std::string& key, double start, double grows_by);
 
 }  // namespace nvmlsim

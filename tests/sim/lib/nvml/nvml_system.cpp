@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/heat.h"
+#include "core/kernel_module.h"
 #include "nvml/nvml_internal.h"
 
 namespace nvmlsim {
@@ -71,6 +72,11 @@ nvmlReturn_t Init() {
   const nvsim::Machine& m = nvsim::Profile();
   if (m.broken()) return kUnknown;  // the reason is already on stderr (core/profile.h)
   if (!m.loaded) return 9;          // no profile: NVML_ERROR_DRIVER_NOT_LOADED
+  switch (nvsim::KernelModuleState(m)) {
+    case nvsim::KernelModule::NotLoaded: return 9;      // NVML_ERROR_DRIVER_NOT_LOADED
+    case nvsim::KernelModule::OtherVersion: return 18;  // NVML_ERROR_LIB_RM_VERSION_MISMATCH
+    case nvsim::KernelModule::Matches: break;
+  }
   const int error = static_cast<int>(m.Number("nvml/init_error"));
   if (error != 0) return error;
   ++init_count;

@@ -41,8 +41,15 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetNvLinkState, (nvmlDevice_t device, unsig
 
 // nvml.h: NVML_ERROR_INVALID_ARGUMENT for a bad device, link or counter (nvmlNvLinkErrorCounter_t:
 // DL_REPLAY 0, DL_RECOVERY 1, DL_CRC_FLIT 2, DL_CRC_DATA 3, DL_ECC_DATA 4) or a NULL value;
-// NOT_SUPPORTED where the GPU has no NVLink. Every counter is 0 but the replay counter of the link
-// "health/nvlink_replay" names.
+// NOT_SUPPORTED where the GPU has no NVLink. Every counter reads 0 but those "health/nvlink_errors"
+// lists, each entry one link's counter with its own start and growth.
+static int NvLinkCounterIndex(const std::string& name) {
+  static const char* const kNames[] = {"replay", "recovery", "crc_flit", "crc_data", "ecc_data"};
+  for (int i = 0; i < 5; ++i)
+    if (name == kNames[i]) return i;
+  return -1;
+}
+
 NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetNvLinkErrorCounter,
              (nvmlDevice_t device, unsigned link, int counter, unsigned long long* value)) {
   nvsim::NvLink l;
@@ -51,9 +58,14 @@ NVSIM_EXPORT(nvmlReturn_t, nvmlDeviceGetNvLinkErrorCounter,
   if (value == nullptr || counter < 0 || counter > 4) return kInvalidArgument;
   *value = 0;
   const nvsim::Gpu& g = *Check(device);
-  const nvsim::json* replay = g.At("health/nvlink_replay");
-  if (counter != 0 || replay == nullptr || g.Number("health/nvlink_replay/link") != link) return kSuccess;
-  *value = GrowingCounter(g, "health/nvlink_replay");  // the first read is node-check's baseline
+  const nvsim::json* entries = g.At("health/nvlink_errors");
+  if (entries == nullptr || !entries->is_array()) return kSuccess;
+  for (const nvsim::json& e : *entries) {
+    if (e.value("link", -1) != static_cast<int>(link) || NvLinkCounterIndex(e.value("counter", "")) != counter) continue;
+    // The first read is node-check's baseline; each later one has grown.
+    *value = GrowingCounter(g, "nvlink/" + std::to_string(link) + "/" + std::to_string(counter), e.value("start", 0.0),
+                            e.value("grows_by", 0.0));
+  }
   return kSuccess;
 }
 
