@@ -3,7 +3,7 @@
 #   lab_check-<version>-linux-<arch>.tar.gz   bin/lab_check and the README under one top folder
 #   lab-check_<version>_<debian arch>.deb      /usr/bin/lab_check (Debian names allow no "_")
 # each with a .sha256 beside it (`sha256sum -c` reads it). The binary is the one file a node
-# needs: data and probes are compiled in, and it needs nothing but glibc >= 2.34 (README.md,
+# needs: data and probes are compiled in, and it needs nothing but glibc >= 2.34 (docs/install.md,
 # "Platforms"; tests/packaging checks both). Installing into a temporary root and running it from
 # there is tests/packaging/package_install_test.cpp.
 install(TARGETS lab_check RUNTIME DESTINATION bin)

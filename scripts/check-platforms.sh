@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The promises of README.md's "Platforms", checked on this machine (CI runs it after the tests):
+# The promises of docs/install.md's "Platforms", checked on this machine (CI runs it after the tests):
 #  1. the README's first command needs no GoogleTest: configured with GoogleTest made unavailable,
 #     lab_check builds alone and `--quick` ends with a report;
 #  2. asking for the tests without GoogleTest fails at configure time with a message that names

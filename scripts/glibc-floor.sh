@@ -2,7 +2,7 @@
 # Usage: scripts/glibc-floor.sh BINARY [FLOOR]
 # Reads the glibc symbol versions BINARY needs (readelf --dyn-syms, which reads an ELF file of any
 # architecture, so the arm64 build too) and fails naming each symbol whose version is above FLOOR
-# (default 2.34: RHEL/Rocky 9; README.md, "Platforms"). Exit 0: within the floor; 1: above it;
+# (default 2.34: RHEL/Rocky 9; docs/install.md, "Platforms"). Exit 0: within the floor; 1: above it;
 # 2: BINARY unreadable. tests/packaging/glibc_floor_test.cpp and scripts/check-platforms.sh run it.
 set -uo pipefail
 binary=${1:?usage: glibc-floor.sh BINARY [FLOOR]}

@@ -4,24 +4,34 @@
 #   docs/images/example-report/*.svg        the report's charts, which the Markdown embeds
 #   docs/images/course-report.png           a screenshot of its HTML report: summary, all-reduce chart,
 #                                           two measured-vs-expected charts (shown in README.md)
-# Needs a build with the simulator (scripts/build.sh) and, for the screenshot, Debian's chromium,
-# imagemagick and pngquant. Run it on an idle machine: the CPU figures in the report are real.
+#   docs/images/terminal-brief.png          the terminal at the run's end, as a user sees it: the run
+#                                           happens in a tmux pane of 100 columns (a real tty: colours,
+#                                           wrapping), captured with its colours (aha to HTML, chromium)
+# Needs a build with the simulator (scripts/build.sh) and Debian's tmux, aha, chromium, imagemagick
+# and pngquant. Run it on an idle machine: the CPU figures in the report are real.
 #   scripts/make-example-report.sh [--python PATH]     (default: /usr/bin/python3, Debian's CPU torch)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=/usr/bin/python3
 if [[ "${1:-}" == "--python" ]]; then python="$2"; fi
-for tool in chromium convert pngquant; do
-  command -v "$tool" >/dev/null || { echo "make-example-report: $tool is missing (apt-get install chromium imagemagick pngquant)" >&2; exit 2; }
+for tool in tmux aha chromium convert pngquant; do
+  command -v "$tool" >/dev/null || { echo "make-example-report: $tool is missing (apt-get install tmux aha chromium imagemagick pngquant)" >&2; exit 2; }
 done
 [[ -x build/lab_check && -d build/sim-nvidia ]] || { echo "make-example-report: build first (scripts/build.sh)" >&2; exit 2; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-LD_LIBRARY_PATH=build/sim-nvidia LABCHECK_SIM_MACHINE=tests/sim/machines/course-4x4080.json \
-  build/lab_check --python "$python" --out "$work/lab-report.md" >"$work/terminal.txt" 2>&1 || true
-[[ -s "$work/lab-report.md" && -s "$work/lab-report.html" ]] || { cat "$work/terminal.txt" >&2; exit 1; }
-
+# One run, in a tmux pane of its own server, so that the terminal is a real one; the reports are
+# written beside it. The pane waits after the run so that its screen can be read.
+tmux_cmd=(tmux -S "$work/tmux.sock" -f /dev/null)
+"${tmux_cmd[@]}" new-session -d -x 100 -y 50 -s example \
+  "env TERM=xterm-256color LD_LIBRARY_PATH=build/sim-nvidia LABCHECK_SIM_MACHINE=tests/sim/machines/course-4x4080.json \
+   build/lab_check --python '$python' --out '$work/lab-report.md'; touch '$work/done'; sleep 600"
+"${tmux_cmd[@]}" set-option -t example history-limit 50000 >/dev/null
+for _ in $(seq 1 1200); do [[ -e "$work/done" ]] && break; sleep 0.5; done
+"${tmux_cmd[@]}" capture-pane -e -p -S - -t example >"$work/terminal.ansi"
+"${tmux_cmd[@]}" kill-server
+[[ -s "$work/lab-report.md" && -s "$work/lab-report.html" ]] || { cat "$work/terminal.ansi" >&2; exit 1; }
 {
   cat <<'EOF'
 <!--
@@ -76,4 +86,14 @@ crop "$h2d_top" "$h2d_end" "$work/d.png"
 mkdir -p docs/images
 convert "$work/a.png" "$work/b.png" "$work/c.png" "$work/d.png" -append "$work/course-report.png"
 pngquant --force --quality 60-90 --output docs/images/course-report.png "$work/course-report.png"
-echo "wrote docs/example-report-course-machine.md and docs/images/course-report.png ($(stat -c %s docs/images/course-report.png) bytes)"
+
+# The terminal: the screen from the command line to the end of the brief (the pane's empty tail
+# dropped), dark as most terminals are, at the width of its 100 columns.
+sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$work/terminal.ansi" \
+  | aha --black --title "lab_check" --line-fix >"$work/terminal.html"
+sed -i 's#<pre>#<pre style="font: 13px/1.25 DejaVu Sans Mono, monospace; margin: 12px; width: 100ch">#' "$work/terminal.html"
+lines=$(sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$work/terminal.ansi" | wc -l)
+timeout 120 "${chrome[@]/--window-size=1200,1600/--window-size=860,$((lines * 17 + 30))}" \
+  --screenshot="$work/terminal.png" "file://$work/terminal.html" 2>/dev/null
+pngquant --force --quality 60-90 --output docs/images/terminal-brief.png "$work/terminal.png"
+echo "wrote docs/example-report-course-machine.md, docs/images/course-report.png and docs/images/terminal-brief.png ($(stat -c %s docs/images/course-report.png) bytes)"

@@ -9,7 +9,7 @@ std::vector<std::string> CudaTargetNames() { return {"sbsa-linux", "aarch64-linu
 const char* MultiarchTriplet() { return "x86_64-linux-gnu"; }
 std::vector<std::string> CudaTargetNames() { return {"x86_64-linux"}; }
 #else
-#error "lab_check is built for x86-64 and arm64 (README.md, Platforms)"
+#error "lab_check is built for x86-64 and arm64 (docs/install.md, "Platforms")"
 #endif
 
 }  // namespace labcheck

@@ -1,6 +1,6 @@
 // The processor lab_check was built for, in the spellings its library searches need: the one
 // place in the tree that asks the compiler (as llama.cpp keeps its platform #ifs in one file).
-// Built for x86-64 or arm64 (Grace Hopper GH200 and other SBSA servers; README.md, "Platforms").
+// Built for x86-64 or arm64 (Grace Hopper GH200 and other SBSA servers; docs/install.md, "Platforms").
 #pragma once
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-// The binary starts on every glibc from the floor up (README.md, "Platforms": RHEL/Rocky 9 has
+// The binary starts on every glibc from the floor up (docs/install.md, "Platforms": RHEL/Rocky 9 has
 // 2.34, Ubuntu 22.04 2.35): scripts/glibc-floor.sh reads its version needs and names any symbol
 // above the floor. The same script checks the arm64 build in scripts/check-platforms.sh.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The folders at the bottom of src/ depend only downwards (README, "Where things are"): core on
+// The folders at the bottom of src/ depend only downwards (docs/development.md, "Where things are"): core on
 // nothing, platform on core (like leveldb's port/), runner on both, report on the three. Every
 // other folder sits above them and may include any of them; none of the four may include a folder
 // above it. The guard is a scan of the #include lines: an arrow running back up fails here with

@@ -1,4 +1,4 @@
-// The glibc floor (README.md, "Platforms"): lab_check must start on glibc 2.34 (RHEL/Rocky 9)
+// The glibc floor (docs/install.md, "Platforms"): lab_check must start on glibc 2.34 (RHEL/Rocky 9)
 // although it is built on Debian 12 (glibc 2.36). Its own code calls nothing newer; two symbols
 // come from the toolchain's static archives, which were compiled against glibc 2.36:
 //  - arc4random (GLIBC_2.36), from libstdc++.a's random.o (std::random_device; the archive's
