@@ -7,7 +7,7 @@ namespace {
 
 constexpr const char* kPrograms[] = {"build/lab_check", "scripts/setup-and-check.sh"};
 
-bool IsFence(const std::string& line) {
+bool OpensOrClosesFence(const std::string& line) {
   const size_t start = line.find_first_not_of(' ');
   return start != std::string::npos && start <= 3 && line.compare(start, 3, "```") == 0;
 }
@@ -49,7 +49,7 @@ std::vector<ShownCommand> ShownLabCheckCommands(const std::string& markdown) {
   std::string line;
   bool in_fence = false;
   for (int number = 1; std::getline(in, line); ++number) {
-    if (IsFence(line)) {
+    if (OpensOrClosesFence(line)) {
       in_fence = !in_fence;
       continue;
     }
