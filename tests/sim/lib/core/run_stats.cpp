@@ -17,7 +17,8 @@ namespace {
 struct Stats {
   int fd = -1;  // -1: LABCHECK_SIM_STATS unset or the file could not be made
   std::string job;
-  std::array<double, 3> modelled{}, paced{};
+  // By Work, in its order (core/timeline.h): copy, matmul, collective, memtest.
+  std::array<double, 4> modelled{}, paced{};
   double waited = 0;
 };
 
@@ -56,9 +57,10 @@ void Write(const Stats& s) {
   char line[512];
   const int n = std::snprintf(
       line, sizeof line,
-      "{\"job\": \"%s\", \"modelled_s\": {\"copy\": %.4f, \"matmul\": %.4f, \"collective\": %.4f}, "
-      "\"paced_s\": {\"copy\": %.4f, \"matmul\": %.4f, \"collective\": %.4f}, \"waited_s\": %.4f}",
-      s.job.c_str(), s.modelled[0], s.modelled[1], s.modelled[2], s.paced[0], s.paced[1], s.paced[2], s.waited);
+      "{\"job\": \"%s\", \"modelled_s\": {\"copy\": %.4f, \"matmul\": %.4f, \"collective\": %.4f, \"memtest\": %.4f}, "
+      "\"paced_s\": {\"copy\": %.4f, \"matmul\": %.4f, \"collective\": %.4f, \"memtest\": %.4f}, \"waited_s\": %.4f}",
+      s.job.c_str(), s.modelled[0], s.modelled[1], s.modelled[2], s.modelled[3], s.paced[0], s.paced[1], s.paced[2],
+      s.paced[3], s.waited);
   if (n <= 0 || n >= static_cast<int>(sizeof line) - 1) return;
   std::string padded(line, static_cast<size_t>(n));
   padded.resize(sizeof line - 2, ' ');
@@ -69,6 +71,8 @@ void Write(const Stats& s) {
 }  // namespace
 
 void CountWork(Work kind, double modelled_s, double paced_s) {
+  static_assert(static_cast<size_t>(Work::Memtest) + 1 == std::tuple_size<decltype(Stats::modelled)>::value,
+                "one slot per kind of Work");
   Stats& s = State();
   if (s.fd < 0) return;
   std::lock_guard<std::mutex> lock(WriteLock());
