@@ -118,32 +118,13 @@ TEST(SimBurn, AWrongProductUnderLoadFails) {
 }
 
 TEST(SimBurn, CtrlCKeepsWhatWasSampled) {
-  // SIGINT to the whole process group, as a terminal's Ctrl-C, while a 30-minute burn runs.
-  namespace fs = std::filesystem;
-  char pattern[] = "/tmp/labcheck_burn_int_XXXXXX";
-  const fs::path dir = mkdtemp(pattern);
-  const fs::path binary = LAB_CHECK_BINARY;
-  // TMPDIR here: the burn's private timeline folder (lab_burn*) appears in `dir`, so the script
-  // can wait for the first sample instead of guessing a time.
-  const std::string command =
-      "cd " + dir.string() + " && export TMPDIR=" + dir.string() + " && LD_LIBRARY_PATH=" +
-      (binary.parent_path() / "sim-nvidia").string() + " LABCHECK_SIM_MACHINE=" + std::string(LAB_CHECK_SOURCE_DIR) +
-      "/tests/sim/machines/burn-wrong-product.json sh -c '" + binary.string() +
-      " --lang en burn --minutes 30 --json --python /bin/false > out.json 2> err.txt & pid=$!;"
-      " for i in $(seq 1 600); do sleep 0.5; if grep -qs sample lab_burn*/timeline.jsonl; then break; fi; done;"
-      " sleep 1; kill -INT $pid; wait $pid; echo $? > code.txt'";
-  ASSERT_EQ(std::system(command.c_str()), 0);
-  auto read = [&](const char* name) {
-    std::ifstream in(dir / name);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  };
-  const std::string code = read("code.txt");
-  const json report = json::parse(read("out.json"), nullptr, false);
-  std::error_code ignored;
-  fs::remove_all(dir, ignored);
-  EXPECT_EQ(std::atoi(code.c_str()), 130) << read("err.txt");
+  // SIGINT, as a terminal's Ctrl-C, while a 30-minute burn runs, once its private timeline
+  // (lab_burn*) holds a sample.
+  const InterruptedRun run = RunAndInterrupt("burn-wrong-product.json",
+                                             "--lang en burn --minutes 30 --json --python /bin/false",
+                                             "lab_burn*/timeline.jsonl", "sample");
+  const json& report = run.report;
+  EXPECT_EQ(run.exit_code, 130) << run.err;
   ASSERT_TRUE(report.is_object());
   const json& burn = report["checks"][0];
   EXPECT_EQ(burn["data"]["interrupted"], true);

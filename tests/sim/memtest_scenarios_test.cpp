@@ -278,29 +278,11 @@ TEST(SimMemtest, BurnWithMemtestFindsACellTheHeatOfTheLoadBringsOut) {
 }
 
 TEST(SimMemtest, CtrlCKeepsThePatternsThatRan) {
-  char pattern[] = "/tmp/labcheck_memtest_int_XXXXXX";
-  const fs::path dir = mkdtemp(pattern);
-  const fs::path binary = LAB_CHECK_BINARY;
-  // TMPDIR here: the test's private log folder (lab_memtest*) appears in `dir`, so the script waits
-  // for the first finished pattern instead of guessing a time.
-  const std::string command =
-      "cd " + dir.string() + " && export TMPDIR=" + dir.string() + " && LD_LIBRARY_PATH=" +
-      (binary.parent_path() / "sim-nvidia").string() + " LABCHECK_SIM_MACHINE=" + std::string(LAB_CHECK_SOURCE_DIR) +
-      "/tests/sim/machines/course-4x4080.json sh -c '" + binary.string() +
-      " --lang en memtest --minutes 120 --json > out.json 2> err.txt & pid=$!;"
-      " for i in $(seq 1 600); do sleep 0.2; if grep -qs pattern lab_memtest*/memtest.jsonl; then break; fi; done;"
-      " kill -INT $pid; wait $pid; echo $? > code.txt'";
-  ASSERT_EQ(std::system(command.c_str()), 0);
-  auto read = [&](const char* name) {
-    std::ifstream in(dir / name);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  };
-  const std::string code = read("code.txt");
-  const json report = json::parse(read("out.json"), nullptr, false);
-  fs::remove_all(dir);
-  EXPECT_EQ(std::atoi(code.c_str()), 130) << read("err.txt");
+  // Interrupted once the test's private log (lab_memtest*) holds a finished pattern.
+  const InterruptedRun run = RunAndInterrupt("course-4x4080.json", "--lang en memtest --minutes 120 --json",
+                                             "lab_memtest*/memtest.jsonl", "pattern");
+  const json& report = run.report;
+  EXPECT_EQ(run.exit_code, 130) << run.err;
   ASSERT_TRUE(report.is_object());
   EXPECT_EQ(report["meta"]["interrupted"], true);
   const json& check = report["checks"][0];

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "platform/files.h"
 
@@ -160,6 +161,36 @@ std::string CheckText(const SimRun& run, const std::string& id) {
     for (const nlohmann::json& n : t.value("notes", nlohmann::json::array()))
       if (n.is_string()) text += n.get<std::string>() + "\n";
   return text;
+}
+
+InterruptedRun RunAndInterrupt(const std::string& machine, const std::string& args, const std::string& progress_glob,
+                               const std::string& word) {
+  namespace fs = std::filesystem;
+  char pattern[] = "/tmp/labcheck_int_XXXXXX";
+  const fs::path dir = mkdtemp(pattern);
+  const fs::path binary = LAB_CHECK_BINARY;
+  const std::string command =
+      "cd " + dir.string() + " && export TMPDIR=" + dir.string() + " && LD_LIBRARY_PATH=" +
+      (binary.parent_path() / "sim-nvidia").string() + " LABCHECK_SIM_MACHINE=" + std::string(LAB_CHECK_SOURCE_DIR) +
+      "/tests/sim/machines/" + machine + " sh -c '" + binary.string() + " " + args +
+      " > out.json 2> err.txt & pid=$!;"
+      " for i in $(seq 1 600); do sleep 0.2; if grep -qs " + word + " " + progress_glob + "; then break; fi; done;"
+      " kill -INT $pid; wait $pid; echo $? > code.txt'";
+  InterruptedRun run;
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  auto read = [&](const char* name) {
+    std::ifstream in(dir / name);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  const std::string code = read("code.txt");
+  run.exit_code = code.empty() ? -1 : std::atoi(code.c_str());
+  run.report = nlohmann::json::parse(read("out.json"), nullptr, false);
+  run.err = read("err.txt");
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+  return run;
 }
 
 }  // namespace labcheck::sim

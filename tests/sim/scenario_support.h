@@ -72,4 +72,17 @@ bool HasHint(const SimRun& run, const std::string& id);
 // Everything a check says (summary, reason, hint, error, table notes) in one string.
 std::string CheckText(const SimRun& run, const std::string& id);
 
+// A long command interrupted as a terminal's Ctrl-C does: `lab_check ARGS` (already quoted for
+// sh, stdout to JSON) runs on `machine` (a file in tests/sim/machines/) in a fresh folder that is
+// also its TMPDIR, so the private progress folder it makes there can be watched; once a file that
+// `progress_glob` matches holds `word`, SIGINT goes to it. The run's exit code, its JSON report and
+// its stderr come back; the folder is removed.
+struct InterruptedRun {
+  int exit_code = -1;
+  nlohmann::json report;
+  std::string err;
+};
+InterruptedRun RunAndInterrupt(const std::string& machine, const std::string& args, const std::string& progress_glob,
+                               const std::string& word);
+
 }  // namespace labcheck::sim
