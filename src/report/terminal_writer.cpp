@@ -24,7 +24,9 @@ constexpr size_t kGap = 2;     // between columns
 // A column is not squeezed below this (or its header's longest word): narrower, the text would be
 // a column of syllables, and the column folds under the row instead.
 constexpr size_t kMinColumnWidth = 12;
-constexpr size_t kMaxUnbrokenWord = 16;
+// The longest word a column keeps whole: a 64-bit word in hex ("0xffff806105cfffe7", the memory
+// test's expected and read values) is 18; a longer one (a path) may break.
+constexpr size_t kMaxUnbrokenWord = 18;
 
 std::string Bold(const std::string& s, const TerminalStyle& style) {
   return style.color ? "\x1b[1m" + s + "\x1b[0m" : s;

@@ -112,6 +112,20 @@ TEST(TerminalLayoutTable, LongCellsWrapInsideTheirColumn) {
   EXPECT_LE(Widest(out), 50u);
 }
 
+// The memory test's table at 100 columns split "0xffff806105cfffe7" after its 16th character: a
+// 64-bit word in hex stays whole in its column, or the column folds under the row.
+TEST(TerminalLayoutTable, AHexWordOfSixtyFourBitsStaysWhole) {
+  Table t;
+  t.columns = {Text("GPU"), Text("Offset, GiB"), Text("Address"), Text("Expected"), Text("Read"), Text("Read again")};
+  t.AddRow({Text("GPU1 (0000:41:00.0)"), Text("0.128"), Text("0x7f9efa300018"), Text("0xffff806105cfffe7"),
+            Text("0xffff806105cfdfe7"), Text("0xffff806105cfdfe7")});
+  for (size_t width : {80u, 100u, 120u}) {
+    const std::string out = TableToTerminal(t, Lang::En, TerminalStyle{false, width});
+    EXPECT_LE(Widest(out), width) << out;
+    for (const char* word : {"0xffff806105cfffe7", "0xffff806105cfdfe7"}) EXPECT_NE(out.find(word), std::string::npos) << out;
+  }
+}
+
 TEST(TerminalLayoutTable, ColumnsThatCannotFitFoldUnderTheRow) {
   Table t;
   for (int i = 0; i < 8; ++i) t.columns.push_back(Text("Колонка" + std::to_string(i)));
