@@ -277,6 +277,21 @@ TEST(SimMemtest, BurnWithMemtestFindsACellTheHeatOfTheLoadBringsOut) {
   EXPECT_LT(tested, 31.6 * kGiB);
 }
 
+// A card number the machine does not have is refused in the same words by the memory test and the
+// burn (gpu/jobs/card_selection.h), naming the number and the cards there are; in Russian too.
+TEST(SimMemtest, ACardThatIsNotThereIsRefusedWithTheRange) {
+  const json check = Memtest("course-4x4080.json", {"--gpus", "1,7", "--passes", "1"});
+  EXPECT_EQ(check.value("status", ""), "FAIL") << check.dump().substr(0, 800);
+  EXPECT_EQ(check.value("exit_code", 0), 1);
+  const std::string text = check.dump();
+  EXPECT_NE(text.find("there is no GPU 7"), std::string::npos) << text.substr(0, 800);
+  EXPECT_NE(text.find("GPU numbers: 0…3"), std::string::npos) << text.substr(0, 800);
+  SimRun burn = RunLabCheck({"course-4x4080.json", {"burn", "--gpus", "4", "--minutes", "1", "--json"}});
+  EXPECT_EQ(burn.exit_code, 1) << burn.stderr_text;
+  EXPECT_NE(burn.stdout_text.find("нет GPU с номером 4"), std::string::npos) << burn.stdout_text.substr(0, 800);
+  EXPECT_NE(burn.stdout_text.find("номера GPU: 0…3"), std::string::npos) << burn.stdout_text.substr(0, 800);
+}
+
 TEST(SimMemtest, CtrlCKeepsThePatternsThatRan) {
   // Interrupted once the test's private log (lab_memtest*) holds a finished pattern.
   const InterruptedRun run = RunAndInterrupt("course-4x4080.json", "--lang en memtest --minutes 120 --json",

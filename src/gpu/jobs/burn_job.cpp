@@ -19,6 +19,7 @@
 #include "gpu/burn/burn_timeline.h"
 #include "gpu/health/xid_watch.h"
 #include "gpu/job_envelope.h"
+#include "gpu/jobs/card_selection.h"
 #include "gpu/jobs/gpu_jobs.h"
 #include "gpu/jobs/gpu_runtime.h"
 #include "gpu/jobs/memtest_card.h"
@@ -31,19 +32,6 @@ namespace {
 using nlohmann::json;
 
 constexpr int kCheckEvery = 10;
-
-std::vector<int> ParseGpuList(const std::string& text, int count) {
-  std::vector<int> out;
-  if (text.empty() || text == "all") {
-    for (int i = 0; i < count; ++i) out.push_back(i);
-    return out;
-  }
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(std::stoi(item));
-  return out;
-}
 
 struct BurnPlan {
   double seconds = 120;
@@ -168,19 +156,13 @@ Result<json> BurnJob(const std::vector<std::string>& raw_args) {
   BurnPlan plan;
   plan.seconds = std::stod(args.Option("seconds", "120"));
   plan.interval_s = std::stod(args.Option("interval", "1"));
-  std::vector<int> selected = ParseGpuList(args.Option("gpus"), runtime->device_count());
-  for (int i : selected)
-    if (i < 0 || i >= runtime->device_count())
-      return FailEnvelope(T("нет GPU с номером " + std::to_string(i), "there is no GPU " + std::to_string(i)),
-                          T("номера GPU: 0…" + std::to_string(runtime->device_count() - 1),
-                            "GPU numbers: 0…" + std::to_string(runtime->device_count() - 1)));
+  json refusal;
+  const std::optional<std::vector<int>> cards = SelectCards(args.Option("gpus"), runtime->device_count(), &refusal);
+  if (!cards) return refusal;
+  const std::vector<int>& selected = *cards;
   Result<std::unique_ptr<burn::TimelineWriter>> out = burn::TimelineWriter::Open(args.Option("timeline", "/dev/null"));
   if (!out.ok()) return out.status();
-  std::unique_ptr<NvmlHealth> health;
-  if (runtime->nvml() != nullptr) {
-    Result<std::unique_ptr<NvmlHealth>> bound = NvmlHealth::Bind(*runtime->nvml());
-    if (bound.ok()) health = std::move(bound).value();
-  }
+  const std::unique_ptr<NvmlHealth> health = HealthReaderIfAny(*runtime);
   std::vector<nvml::nvmlDevice_t> devices;
   for (int i : selected) {
     devices.push_back(runtime->NvmlDevice(i));

@@ -14,6 +14,7 @@
 #include "gpu/bench/concurrent.h"
 #include "gpu/bench/kernel_module.h"
 #include "gpu/job_envelope.h"
+#include "gpu/jobs/card_selection.h"
 #include "gpu/jobs/gpu_jobs.h"
 #include "gpu/jobs/gpu_runtime.h"
 #include "gpu/jobs/memtest_card.h"
@@ -24,23 +25,6 @@ namespace labcheck::gpu {
 namespace {
 
 using nlohmann::json;
-
-Result<std::vector<int>> SelectedGpus(const std::string& text, int count) {
-  std::vector<int> out;
-  if (text.empty() || text == "all") {
-    for (int i = 0; i < count; ++i) out.push_back(i);
-    return out;
-  }
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (item.empty()) continue;
-    const int i = std::atoi(item.c_str());
-    if (i < 0 || i >= count) return Status::Error("there is no GPU " + item);
-    out.push_back(i);
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -55,18 +39,12 @@ Result<json> MemtestJob(const std::vector<std::string>& raw_args) {
     skip["libraries"] = runtime->LibrariesJson();
     return skip;
   }
-  Result<std::vector<int>> selected = SelectedGpus(args.Option("gpus"), runtime->device_count());
-  if (!selected.ok())
-    return FailEnvelope(T(selected.status().message(), selected.status().message()),
-                        T("номера GPU: 0…" + std::to_string(runtime->device_count() - 1),
-                          "GPU numbers: 0…" + std::to_string(runtime->device_count() - 1)));
+  json refusal;
+  const std::optional<std::vector<int>> selected = SelectCards(args.Option("gpus"), runtime->device_count(), &refusal);
+  if (!selected) return refusal;
   Result<std::unique_ptr<burn::TimelineWriter>> out = burn::TimelineWriter::Open(args.Option("timeline", "/dev/null"));
   if (!out.ok()) return out.status();
-  std::unique_ptr<NvmlHealth> health;
-  if (runtime->nvml() != nullptr) {
-    Result<std::unique_ptr<NvmlHealth>> bound = NvmlHealth::Bind(*runtime->nvml());
-    if (bound.ok()) health = std::move(bound).value();
-  }
+  const std::unique_ptr<NvmlHealth> health = HealthReaderIfAny(*runtime);
   const MemtestCardSetup setup{*runtime,
                                {runtime->nvml() != nullptr ? &runtime->nvml()->api() : nullptr, health ? &health->api() : nullptr},
                                **out,
