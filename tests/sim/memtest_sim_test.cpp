@@ -14,63 +14,21 @@
 #include "core/pattern_memory.h"
 #include "gpu/memtest/memtest_kernels_ptx.h"
 #include "gpu/memtest/memtest_patterns.h"
+#include "raw_sim_cuda.h"
 
 namespace labcheck::sim {
 namespace {
 
-using CUresult = int;
 namespace mt = gpu::memtest;
 
-struct MemtestCuda {
-  void* library = nullptr;
-  CUresult (*cuInit)(unsigned) = nullptr;
-  CUresult (*cuDevicePrimaryCtxRetain)(void**, int) = nullptr;
-  CUresult (*cuCtxSetCurrent)(void*) = nullptr;
-  CUresult (*cuCtxSynchronize)() = nullptr;
-  CUresult (*cuMemAlloc)(unsigned long long*, size_t) = nullptr;
-  CUresult (*cuMemsetD32)(unsigned long long, unsigned, size_t) = nullptr;
-  CUresult (*cuMemcpyDtoH)(void*, unsigned long long, size_t) = nullptr;
-  CUresult (*cuMemcpyHtoD)(unsigned long long, const void*, size_t) = nullptr;
-  CUresult (*cuStreamCreate)(void**, unsigned) = nullptr;
-  CUresult (*cuStreamSynchronize)(void*) = nullptr;
-  CUresult (*cuModuleLoadDataEx)(void**, const void*, unsigned, int*, void**) = nullptr;
-  CUresult (*cuModuleGetFunction)(void**, void*, const char*) = nullptr;
-  CUresult (*cuLaunchKernel)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*, void**,
-                             void**) = nullptr;
-  void* context = nullptr;
-  void* stream = nullptr;
+struct MemtestCuda : RawSimCuda {
   void* fill = nullptr;
   void* check = nullptr;
   void* walk = nullptr;
 
-  template <class F>
-  void Bind(F& f, const char* name) {
-    f = reinterpret_cast<F>(dlsym(library, name));
-    ASSERT_NE(f, nullptr) << name;
-  }
+  // The driver, then lab_check's memory-test module and its three kernels.
   void Open() {
-    const std::string machine = std::string(LAB_CHECK_SOURCE_DIR) + "/tests/sim/machines/single-h200.json";
-    setenv("LABCHECK_SIM_MACHINE", machine.c_str(), 1);
-    const std::string path = (std::filesystem::path(LAB_CHECK_BINARY).parent_path() / "sim-nvidia/libcuda.so.1").string();
-    library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(library, nullptr) << dlerror();
-    Bind(cuInit, "cuInit");
-    Bind(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
-    Bind(cuCtxSetCurrent, "cuCtxSetCurrent");
-    Bind(cuCtxSynchronize, "cuCtxSynchronize");
-    Bind(cuMemAlloc, "cuMemAlloc_v2");
-    Bind(cuMemsetD32, "cuMemsetD32_v2");
-    Bind(cuMemcpyDtoH, "cuMemcpyDtoH_v2");
-    Bind(cuMemcpyHtoD, "cuMemcpyHtoD_v2");
-    Bind(cuStreamCreate, "cuStreamCreate");
-    Bind(cuStreamSynchronize, "cuStreamSynchronize");
-    Bind(cuModuleLoadDataEx, "cuModuleLoadDataEx");
-    Bind(cuModuleGetFunction, "cuModuleGetFunction");
-    Bind(cuLaunchKernel, "cuLaunchKernel");
-    ASSERT_EQ(cuInit(0), 0);
-    ASSERT_EQ(cuDevicePrimaryCtxRetain(&context, 0), 0);
-    ASSERT_EQ(cuCtxSetCurrent(context), 0);
-    ASSERT_EQ(cuStreamCreate(&stream, 1), 0);
+    ASSERT_NO_FATAL_FAILURE(OpenDriver());
     void* module = nullptr;
     ASSERT_EQ(cuModuleLoadDataEx(&module, mt::MemtestKernelsPtx(), 0, nullptr, nullptr), 0);
     ASSERT_EQ(cuModuleGetFunction(&fill, module, mt::kFillKernelName), 0);

@@ -12,66 +12,13 @@
 #include <string>
 
 #include "gpu/bench/copy_kernels_ptx.h"
+#include "raw_sim_cuda.h"
 
 namespace labcheck::sim {
 namespace {
 
-using CUresult = int;
-
-struct SimCuda {
-  void* library = nullptr;
-  CUresult (*cuInit)(unsigned) = nullptr;
-  CUresult (*cuDevicePrimaryCtxRetain)(void**, int) = nullptr;
-  CUresult (*cuCtxSetCurrent)(void*) = nullptr;
-  CUresult (*cuMemAlloc)(unsigned long long*, size_t) = nullptr;
-  CUresult (*cuMemsetD32)(unsigned long long, unsigned, size_t) = nullptr;
-  CUresult (*cuMemcpyDtoH)(void*, unsigned long long, size_t) = nullptr;
-  CUresult (*cuStreamCreate)(void**, unsigned) = nullptr;
-  CUresult (*cuStreamSynchronize)(void*) = nullptr;
-  CUresult (*cuEventCreate)(void**, unsigned) = nullptr;
-  CUresult (*cuEventRecord)(void*, void*) = nullptr;
-  CUresult (*cuEventSynchronize)(void*) = nullptr;
-  CUresult (*cuEventElapsedTime)(float*, void*, void*) = nullptr;
-  CUresult (*cuModuleLoadDataEx)(void**, const void*, unsigned, int*, void**) = nullptr;
-  CUresult (*cuModuleGetFunction)(void**, void*, const char*) = nullptr;
-  CUresult (*cuModuleUnload)(void*) = nullptr;
-  CUresult (*cuLaunchKernel)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*,
-                             void**, void**) = nullptr;
-  void* context = nullptr;
-  void* stream = nullptr;
-
-  template <class F>
-  void Bind(F& f, const char* name) {
-    f = reinterpret_cast<F>(dlsym(library, name));
-    ASSERT_NE(f, nullptr) << name;
-  }
-  void Open() {
-    const std::string machine = std::string(LAB_CHECK_SOURCE_DIR) + "/tests/sim/machines/single-h200.json";
-    setenv("LABCHECK_SIM_MACHINE", machine.c_str(), 1);
-    const std::string path = (std::filesystem::path(LAB_CHECK_BINARY).parent_path() / "sim-nvidia/libcuda.so.1").string();
-    library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(library, nullptr) << dlerror();
-    Bind(cuInit, "cuInit");
-    Bind(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
-    Bind(cuCtxSetCurrent, "cuCtxSetCurrent");
-    Bind(cuMemAlloc, "cuMemAlloc_v2");
-    Bind(cuMemsetD32, "cuMemsetD32_v2");
-    Bind(cuMemcpyDtoH, "cuMemcpyDtoH_v2");
-    Bind(cuStreamCreate, "cuStreamCreate");
-    Bind(cuStreamSynchronize, "cuStreamSynchronize");
-    Bind(cuEventCreate, "cuEventCreate");
-    Bind(cuEventRecord, "cuEventRecord");
-    Bind(cuEventSynchronize, "cuEventSynchronize");
-    Bind(cuEventElapsedTime, "cuEventElapsedTime_v2");
-    Bind(cuModuleLoadDataEx, "cuModuleLoadDataEx");
-    Bind(cuModuleGetFunction, "cuModuleGetFunction");
-    Bind(cuModuleUnload, "cuModuleUnload");
-    Bind(cuLaunchKernel, "cuLaunchKernel");
-    ASSERT_EQ(cuInit(0), 0);
-    ASSERT_EQ(cuDevicePrimaryCtxRetain(&context, 0), 0);
-    ASSERT_EQ(cuCtxSetCurrent(context), 0);
-    ASSERT_EQ(cuStreamCreate(&stream, 1), 0);
-  }
+struct SimCuda : RawSimCuda {
+  void Open() { OpenDriver(); }
   // Loads `ptx`; the JIT log into `log`.
   CUresult Load(const std::string& ptx, void** module, std::string* log = nullptr) {
     char buffer[1024] = {};
