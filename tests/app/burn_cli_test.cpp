@@ -8,22 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "run_binary.h"
+
 namespace {
 
-struct Ran {
-  int code;
-  std::string out;
-};
-
-Ran RunBinary(const std::string& args) {
-  const std::string command = std::string(LAB_CHECK_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  char buffer[4096];
-  while (pipe != nullptr && fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;
-  const int status = pipe != nullptr ? pclose(pipe) : -1;
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using labcheck::testing::Ran;
+using labcheck::testing::RunBinary;
 
 std::string TempReport() {
   return (std::filesystem::temp_directory_path() / ("lab_burn_test_" + std::to_string(getpid()) + ".md")).string();

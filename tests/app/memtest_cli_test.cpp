@@ -10,24 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "app/memtest_command.h"
+#include "run_binary.h"
 
 namespace labcheck {
 namespace {
 
-struct Ran {
-  int code;
-  std::string out;
-};
-
-Ran RunBinary(const std::string& args) {
-  const std::string command = std::string(LAB_CHECK_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  char buffer[4096];
-  while (pipe != nullptr && fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;
-  const int status = pipe != nullptr ? pclose(pipe) : -1;
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using testing::Ran;
+using testing::RunBinary;
 
 TEST(MemtestCli, HelpNamesItsOptionsInBothLanguages) {
   Ran en = RunBinary("memtest --help --lang en");
