@@ -134,7 +134,7 @@ Result<TrainingSettings> ToTrainingSettings(const TrainingOptions& o, Lang lang)
   s.compile = o.compile;
   s.keep_logits = o.keep_logits;
   s.alloc_conf = o.alloc_conf;
-  if (const auto conf = allocator::ParseAllocConf(o.alloc_conf, allocator::AllocatorConstants::Builtin()); !conf.ok()) {
+  if (const auto conf = allocator::ParseAllocConf(o.alloc_conf, allocator::AllocatorConstants::Builtin(), lang); !conf.ok()) {
     return Status::Error(T(conf.status().message() + " (синтаксис PYTORCH_CUDA_ALLOC_CONF: ключ:значение через запятую)",
                            conf.status().message() + " (PYTORCH_CUDA_ALLOC_CONF syntax: comma-separated key:value)").In(lang));
   }

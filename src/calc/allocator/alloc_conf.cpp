@@ -39,19 +39,21 @@ std::optional<uint64_t> Unsigned(const std::string& token) {
 struct Parser {
   std::vector<std::string> tokens;
   size_t i = 0;
-  std::string error;
+  Text error;  // the first failure, in both languages
+  bool failed = false;
 
-  bool Fail(std::string message) {
-    if (error.empty()) error = std::move(message);
+  bool Fail(Text message) {
+    if (!failed) error = std::move(message), failed = true;
     return false;
   }
   bool At(const char* token) const { return i < tokens.size() && tokens[i] == token; }
   bool Expect(const char* token, const std::string& option) {
     if (At(token)) return ++i, true;
-    return Fail(fmt::format("{}: expected '{}' after the option name", option, token));
+    return Fail(T(fmt::format("{}: после имени параметра нужно '{}'", option, token),
+                  fmt::format("{}: expected '{}' after the option name", option, token)));
   }
   std::optional<std::string> Value(const std::string& option) {
-    if (i >= tokens.size()) return Fail(fmt::format("{}: the value is missing", option)), std::nullopt;
+    if (i >= tokens.size()) return Fail(T(fmt::format("{}: нет значения", option), fmt::format("{}: the value is missing", option))), std::nullopt;
     return tokens[i++];
   }
 };
@@ -62,9 +64,11 @@ bool ParseMiB(Parser& p, const std::string& option, uint64_t large_buffer, uint6
   const auto value = p.Value(option);
   if (!value) return false;
   const auto mb = Unsigned(*value);
-  if (!mb) return p.Fail(fmt::format("{}:{}: not a whole number of MiB", option, *value));
+  if (!mb) return p.Fail(T(fmt::format("{}:{}: нужно целое число МиБ", option, *value),
+                          fmt::format("{}:{}: not a whole number of MiB", option, *value)));
   if (*mb < large_buffer / kMiB) {
-    return p.Fail(fmt::format("{}:{}: too small, PyTorch requires at least {} (MiB)", option, *mb, large_buffer / kMiB));
+    return p.Fail(T(fmt::format("{}:{}: слишком мало, PyTorch требует не меньше {} (МиБ)", option, *mb, large_buffer / kMiB),
+                    fmt::format("{}:{}: too small, PyTorch requires at least {} (MiB)", option, *mb, large_buffer / kMiB)));
   }
   out = std::min(*mb, UINT64_MAX / kMiB) * kMiB;
   return true;
@@ -74,7 +78,8 @@ bool ParseBool(Parser& p, const std::string& option, bool& out) {
   if (!p.Expect(":", option)) return false;
   const auto value = p.Value(option);
   if (!value) return false;
-  if (*value != "True" && *value != "False") return p.Fail(fmt::format("{}:{}: write True or False", option, *value));
+  if (*value != "True" && *value != "False") return p.Fail(T(fmt::format("{}:{}: пишите True или False", option, *value),
+                                                                                fmt::format("{}:{}: write True or False", option, *value)));
   out = *value == "True";
   return true;
 }
@@ -86,7 +91,8 @@ bool ParseThreshold(Parser& p, const std::string& option, double& out) {
   char* end = nullptr;
   const double v = std::strtod(value->c_str(), &end);
   if (end != value->c_str() + value->size() || !(v > 0 && v < 1)) {
-    return p.Fail(fmt::format("{}:{}: must be a number between 0 and 1 (exclusive)", option, *value));
+    return p.Fail(T(fmt::format("{}:{}: нужно число больше 0 и меньше 1", option, *value),
+                    fmt::format("{}:{}: must be a number between 0 and 1 (exclusive)", option, *value)));
   }
   out = v;
   return true;
@@ -100,14 +106,23 @@ bool ParseDivisionEntry(Parser& p, std::vector<uint64_t>& divisions, bool& first
   if (!p.Expect(":", option)) return false;
   const auto value = p.Value(option);
   const auto count = value ? Unsigned(*value) : std::nullopt;
-  if (!count) return p.Fail(fmt::format("{}: '{}' needs a whole number of divisions", option, key));
-  if (*count != 0 && !std::has_single_bit(*count)) return p.Fail(fmt::format("{}: {} divisions: must be a power of 2 or 0", option, *count));
+  if (!count) {
+    return p.Fail(T(fmt::format("{}: для '{}' нужно целое число делений", option, key),
+                    fmt::format("{}: '{}' needs a whole number of divisions", option, key)));
+  }
+  if (*count != 0 && !std::has_single_bit(*count)) {
+    return p.Fail(T(fmt::format("{}: {} делений: нужна степень двойки или 0", option, *count),
+                    fmt::format("{}: {} divisions: must be a power of 2 or 0", option, *count)));
+  }
   if (key == ">") {
     std::fill(divisions.begin() + static_cast<std::ptrdiff_t>(last_index), divisions.end(), *count);
     return true;
   }
   const auto size_mb = Unsigned(key);
-  if (!size_mb || !std::has_single_bit(*size_mb)) return p.Fail(fmt::format("{}: interval '{}': must be a power of 2 (MiB)", option, key));
+  if (!size_mb || !std::has_single_bit(*size_mb)) {
+    return p.Fail(T(fmt::format("{}: интервал '{}': нужна степень двойки (МиБ)", option, key),
+                    fmt::format("{}: interval '{}': must be a power of 2 (MiB)", option, key)));
+  }
   const size_t index = std::min<size_t>(std::bit_width(*size_mb) - 1, divisions.size() - 1);
   if (first) std::fill(divisions.begin(), divisions.begin() + static_cast<std::ptrdiff_t>(index), *count), first = false;
   divisions[index] = *count;
@@ -121,7 +136,10 @@ bool ParseDivisions(Parser& p, std::vector<uint64_t>& divisions) {
   if (!p.At("[")) {  // the single-value form: one count for every interval
     const auto value = p.Value(option);
     const auto count = value ? Unsigned(*value) : std::nullopt;
-    if (!count || !std::has_single_bit(*count)) return p.Fail(fmt::format("{}:{}: must be a power of 2", option, value.value_or("")));
+    if (!count || !std::has_single_bit(*count)) {
+      return p.Fail(T(fmt::format("{}:{}: нужна степень двойки", option, value.value_or("")),
+                      fmt::format("{}:{}: must be a power of 2", option, value.value_or(""))));
+    }
     std::fill(divisions.begin(), divisions.end(), *count);
     return true;
   }
@@ -153,14 +171,17 @@ bool ParseOption(Parser& p, AllocatorConfig& c, const AllocatorConstants& k) {
     if (!p.Expect(":", name)) return false;
     const auto value = p.Value(name);
     if (value && *value == "native") return true;
-    return p.Fail(fmt::format("backend:{}: only the native caching allocator is modelled (cudaMallocAsync leaves the pools to the driver)",
-                              value.value_or("")));
+    return p.Fail(T(fmt::format("backend:{}: моделируется только родной кэширующий аллокатор (cudaMallocAsync отдаёт пулы драйверу)",
+                                value.value_or("")),
+                    fmt::format("backend:{}: only the native caching allocator is modelled (cudaMallocAsync leaves the pools to the driver)",
+                                value.value_or(""))));
   }
   if (IgnoredOption(name)) {
     if (!p.Expect(":", name)) return false;
     return p.Value(name).has_value();
   }
-  return p.Fail(fmt::format("unknown option '{}' (PyTorch: \"Unrecognized CachingAllocator option\")", name));
+  return p.Fail(T(fmt::format("неизвестный параметр '{}' (PyTorch: «Unrecognized CachingAllocator option»)", name),
+                  fmt::format("unknown option '{}' (PyTorch: \"Unrecognized CachingAllocator option\")", name)));
 }
 
 }  // namespace
@@ -179,16 +200,16 @@ uint64_t AllocatorConfig::DivisionsFor(uint64_t size) const {
   return roundup_power2_divisions[static_cast<size_t>(index)];
 }
 
-Result<AllocatorConfig> ParseAllocConf(std::string_view text, const AllocatorConstants& k) {
+Result<AllocatorConfig> ParseAllocConf(std::string_view text, const AllocatorConstants& k, Lang lang) {
   AllocatorConfig config = AllocatorConfig::Defaults(k);
   config.text = std::string(text);
   Parser p;
   p.tokens = Tokens(text);
   while (p.i < p.tokens.size()) {
     if (!ParseOption(p, config, k)) break;
-    if (p.i < p.tokens.size() && !p.Expect(",", "the settings")) break;
+    if (p.i < p.tokens.size() && !p.Expect(",", "PYTORCH_CUDA_ALLOC_CONF")) break;
   }
-  if (!p.error.empty()) return Status::Error("--alloc-conf: " + p.error);
+  if (p.failed) return Status::Error("--alloc-conf: " + p.error.In(lang));
   return config;
 }
 

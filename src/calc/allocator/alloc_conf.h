@@ -12,6 +12,7 @@
 
 #include "calc/allocator/allocator_constants.h"
 #include "core/status.h"
+#include "core/text.h"
 
 namespace labcheck::calc::allocator {
 
@@ -34,7 +35,8 @@ struct AllocatorConfig {
   uint64_t DivisionsFor(uint64_t size) const;
 };
 
-// Parses `text`; an empty text gives the defaults. Errors name the option and the rule it broke.
-Result<AllocatorConfig> ParseAllocConf(std::string_view text, const AllocatorConstants& constants);
+// Parses `text`; an empty text gives the defaults. Errors name the option and the rule it broke,
+// in `lang`.
+Result<AllocatorConfig> ParseAllocConf(std::string_view text, const AllocatorConstants& constants, Lang lang = Lang::En);
 
 }  // namespace labcheck::calc::allocator

@@ -71,6 +71,23 @@ TEST(AllocConfTest, RefusesWhatPyTorchRefusesAndSaysWhy) {
     EXPECT_NE(parsed.status().message().find(c.says), std::string::npos) << c.text << ": " << parsed.status().message();
     EXPECT_EQ(parsed.status().message().rfind("--alloc-conf: ", 0), 0u) << c.text;
   }
+  // The report's language by default: every refusal in Russian too.
+  struct Said {
+    const char* text;
+    const char* ru;
+  } russian[] = {
+      {"foo:1", "неизвестный параметр 'foo'"},
+      {"garbage_collection_threshold:1.2", "больше 0 и меньше 1"},
+      {"max_split_size_mb:2", "не меньше 20"},
+      {"roundup_power2_divisions:3", "степень двойки"},
+      {"expandable_segments:yes", "True или False"},
+      {"max_split_size_mb", "нужно ':'"},
+  };
+  for (const Said& c : russian) {
+    const auto parsed = ParseAllocConf(c.text, Constants(), Lang::Ru);
+    ASSERT_FALSE(parsed.ok()) << c.text;
+    EXPECT_NE(parsed.status().message().find(c.ru), std::string::npos) << c.text << ": " << parsed.status().message();
+  }
 }
 
 // Issue 55's "a test shows the constants are the allocator source's": each value in
