@@ -149,12 +149,17 @@ double NeedPerGpu(const ModelInput& model, const VramOptions& o, const VramEstim
 }
 
 // --compare-snapshot FILE, read and checked.
-Result<allocator::SnapshotFigures> ReadSnapshotFile(const std::string& path) {
+Result<allocator::SnapshotFigures> ReadSnapshotFile(const std::string& path, Lang lang) {
   std::ifstream in(path);
-  if (!in) return Status::Error(fmt::format("--compare-snapshot {}: cannot read the file", path));
+  if (!in) {
+    return Status::Error(T(fmt::format("--compare-snapshot {}: файл не прочитать", path),
+                           fmt::format("--compare-snapshot {}: cannot read the file", path)).In(lang));
+  }
   const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded()) return Status::Error(fmt::format("--compare-snapshot {}: not JSON", path));
-  auto figures = allocator::ReadSnapshot(j);
+  if (j.is_discarded()) {
+    return Status::Error(T(fmt::format("--compare-snapshot {}: это не JSON", path), fmt::format("--compare-snapshot {}: not JSON", path)).In(lang));
+  }
+  auto figures = allocator::ReadSnapshot(j, lang);
   if (!figures.ok()) return Status::Error(fmt::format("--compare-snapshot {}: {}", path, figures.status().message()));
   return figures;
 }
@@ -429,7 +434,7 @@ void Run(const VramOptions& o, const CommandContext& context) {
   }
   std::optional<allocator::SnapshotFigures> measured;
   if (!o.snapshot.empty()) {
-    auto read = ReadSnapshotFile(o.snapshot);
+    auto read = ReadSnapshotFile(o.snapshot, context.lang());
     if (!read.ok()) return context.Fail(read.status().message());
     measured = std::move(read).value();
   }

@@ -47,19 +47,33 @@ SnapshotFigures FiguresOf(const std::vector<SegmentInfo>& segments) {
   return f;
 }
 
-Result<SnapshotFigures> ReadSnapshot(const nlohmann::json& snapshot) {
+Result<SnapshotFigures> ReadSnapshot(const nlohmann::json& snapshot, Lang lang) {
   if (!snapshot.is_object() || !snapshot.contains("segments") || !snapshot.at("segments").is_array()) {
-    return Status::Error("no \"segments\" list: expected torch.cuda.memory._snapshot() as measure_vram_peak.py writes it");
+    return Status::Error(T("нет списка \"segments\": нужен torch.cuda.memory._snapshot() в том виде, как его пишет measure_vram_peak.py",
+                           "no \"segments\" list: expected torch.cuda.memory._snapshot() as measure_vram_peak.py writes it")
+                             .In(lang));
   }
+  // A byte count: a whole number not below zero (parsed from a file it is unsigned; built in code, signed).
+  const auto count = [](const nlohmann::json& j, const char* key) {
+    if (!j.contains(key)) return false;
+    const nlohmann::json& v = j.at(key);
+    return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+  };
   SnapshotFigures f;
   for (const nlohmann::json& s : snapshot.at("segments")) {
-    if (!s.contains("total_size") || !s.contains("segment_type")) return Status::Error("a segment without total_size or segment_type");
+    if (!s.is_object() || !count(s, "total_size") || !s.contains("segment_type") ||
+        (s.contains("allocated_size") && !count(s, "allocated_size"))) {
+      return Status::Error(T("сегмент без total_size или segment_type (или с нечисловым размером)",
+                             "a segment without total_size or segment_type (or with a size that is not a count)")
+                               .In(lang));
+    }
     const uint64_t allocated = s.value("allocated_size", uint64_t{0});
-    Add(f, s.at("total_size").get<uint64_t>(), allocated, s.at("segment_type") == "large", s.value("stream", int64_t{0}) == 0);
+    const bool default_stream = !s.contains("stream") || (s.at("stream").is_number() && s.at("stream").get<int64_t>() == 0);
+    Add(f, s.at("total_size").get<uint64_t>(), allocated, s.at("segment_type") == "large", default_stream);
   }
   Finish(f);
-  if (snapshot.contains("max_memory_reserved_bytes")) f.max_reserved = snapshot.at("max_memory_reserved_bytes").get<uint64_t>();
-  if (snapshot.contains("max_memory_allocated_bytes")) f.max_allocated = snapshot.at("max_memory_allocated_bytes").get<uint64_t>();
+  if (count(snapshot, "max_memory_reserved_bytes")) f.max_reserved = snapshot.at("max_memory_reserved_bytes").get<uint64_t>();
+  if (count(snapshot, "max_memory_allocated_bytes")) f.max_allocated = snapshot.at("max_memory_allocated_bytes").get<uint64_t>();
   return f;
 }
 

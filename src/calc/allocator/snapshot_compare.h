@@ -14,6 +14,7 @@
 
 #include "calc/allocator/caching_allocator.h"
 #include "core/status.h"
+#include "core/text.h"
 
 namespace labcheck::calc::allocator {
 
@@ -32,7 +33,7 @@ struct SnapshotFigures {
 SnapshotFigures FiguresOf(const std::vector<SegmentInfo>& segments);
 // From a snapshot file's JSON: the script's object, or torch's own {"segments": [...]}; a segment
 // on stream 0 (torch's default stream) counts as the default stream's.
-Result<SnapshotFigures> ReadSnapshot(const nlohmann::json& snapshot);
+Result<SnapshotFigures> ReadSnapshot(const nlohmann::json& snapshot, Lang lang = Lang::En);
 
 struct SnapshotComparison {
   SnapshotFigures replay;

@@ -93,6 +93,24 @@ TEST(SnapshotCompareTest, AFileThatIsNoSnapshotIsRefusedWithWhatIsWrong) {
   std::remove(path.c_str());
   args.back() = "/nonexistent/snapshot.json";
   EXPECT_NE(testing::RunCalc(args, Lang::En).err.find("cannot read the file"), std::string::npos);
+  EXPECT_NE(testing::RunCalc(args, Lang::Ru).err.find("файл не прочитать"), std::string::npos);
+}
+
+// A segment whose size is not a count (a hand-edited or foreign file) is refused, not a crash of
+// the JSON reader.
+TEST(SnapshotCompareTest, ASegmentWithoutACountForItsSizeIsRefused) {
+  for (const nlohmann::json& segment : {nlohmann::json{{"total_size", "20971520"}, {"segment_type", "large"}},
+                                        nlohmann::json{{"total_size", 20971520}, {"segment_type", "large"}, {"allocated_size", -1}},
+                                        nlohmann::json{{"segment_type", "small"}}}) {
+    nlohmann::json snapshot;
+    snapshot["segments"] = nlohmann::json::array({segment});
+    const auto read = ReadSnapshot(snapshot);
+    ASSERT_FALSE(read.ok()) << segment.dump();
+    EXPECT_NE(read.status().message().find("a segment without total_size"), std::string::npos) << read.status().message();
+  }
+  nlohmann::json good;
+  good["segments"] = nlohmann::json::array({nlohmann::json{{"total_size", 20971520}, {"segment_type", "large"}, {"stream", 0}}});
+  EXPECT_TRUE(ReadSnapshot(good).ok()) << ReadSnapshot(good).status().message();
 }
 
 }  // namespace
