@@ -89,10 +89,10 @@ pngquant --force --quality 60-90 --output docs/images/course-report.png "$work/c
 
 # The terminal: the screen from the command line to the end of the brief (the pane's empty tail
 # dropped), dark as most terminals are, at the width of its 100 columns.
-sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$work/terminal.ansi" \
-  | aha --black --title "lab_check" --line-fix >"$work/terminal.html"
+sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$work/terminal.ansi" >"$work/terminal.trimmed"
+aha --black --title "lab_check" --line-fix <"$work/terminal.trimmed" >"$work/terminal.html"
 sed -i 's#<pre>#<pre style="font: 13px/1.25 DejaVu Sans Mono, monospace; margin: 12px; width: 100ch">#' "$work/terminal.html"
-lines=$(sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$work/terminal.ansi" | wc -l)
+lines=$(wc -l <"$work/terminal.trimmed")
 timeout 120 "${chrome[@]/--window-size=1200,1600/--window-size=860,$((lines * 17 + 30))}" \
   --screenshot="$work/terminal.png" "file://$work/terminal.html" 2>/dev/null
 pngquant --force --quality 60-90 --output docs/images/terminal-brief.png "$work/terminal.png"

@@ -16,29 +16,14 @@
 #include "gpu/memtest/memtest_patterns.h"
 #include "gpu/memtest/memtest_runner.h"
 #include "platform/files.h"
+#include "ptxas.h"
 
 namespace labcheck::gpu::memtest {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string FindPtxas() {
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char* home = std::getenv(var); home != nullptr && fs::exists(fs::path(home) / "bin/ptxas"))
-      return (fs::path(home) / "bin/ptxas").string();
-  return fs::exists("/usr/local/cuda/bin/ptxas") ? "/usr/local/cuda/bin/ptxas" : "";
-}
-
-std::string Assemble(const std::string& ptxas, const std::string& file, const std::string& arch, int* code) {
-  std::string output;
-  FILE* pipe = popen(("'" + ptxas + "' -arch=" + arch + " -v '" + file + "' -o /dev/null 2>&1").c_str(), "r");
-  if (pipe == nullptr) return output;
-  char buffer[512];
-  while (fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
-  const int status = pclose(pipe);
-  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return output;
-}
+using testing::FindPtxas;
 
 TEST(MemtestKernels, PtxAssemblesForEveryArchitectureWithinThirtyTwoRegistersWithoutSpills) {
   const std::string ptxas = FindPtxas();
@@ -48,9 +33,9 @@ TEST(MemtestKernels, PtxAssemblesForEveryArchitectureWithinThirtyTwoRegistersWit
   const std::string file = *dir + "/memtest.ptx";
   std::ofstream(file) << MemtestKernelsPtx();
   for (const char* arch : {"sm_75", "sm_80", "sm_89", "sm_90"}) {
-    int code = -1;
-    const std::string out = Assemble(ptxas, file, arch, &code);
-    EXPECT_EQ(code, 0) << arch << ":\n" << out;
+    const testing::Assembled assembled = testing::Assemble(ptxas, file, arch);
+    const std::string& out = assembled.output;
+    EXPECT_EQ(assembled.exit_code, 0) << arch << ":\n" << out;
     EXPECT_EQ(out.find("warning"), std::string::npos) << arch << ":\n" << out;
     for (const char* kernel : {kFillKernelName, kCheckKernelName, kWalkKernelName})
       EXPECT_NE(out.find(std::string("Function properties for ") + kernel), std::string::npos) << arch << out;

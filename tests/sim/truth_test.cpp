@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "command_lines.h"
+#include "expect/expectation_rows.h"
 #include "platform/files.h"
 #include "report_statements.h"
 #include "scenario_support.h"
@@ -94,15 +95,6 @@ std::vector<std::string> NoUninstallWithoutTorch(const SimRun& run, const std::v
   return out;
 }
 
-std::string RowCheckId(const std::string& row_id) {
-  if (row_id.rfind("matmul_", 0) == 0) return "gpu.matmul";
-  if (row_id == "memory_copy") return "gpu.memory_bandwidth";
-  if (row_id == "h2d" || row_id == "d2h") return "gpu.host_device_copy";
-  if (row_id == "p2p" || row_id == "gpu_to_gpu") return "gpu.p2p";
-  if (row_id == "allreduce") return "interconnect.allreduce";
-  return "smoke.llama_train";
-}
-
 // What a "not measured" must say for its check: the check's own reason where it has one, the flag
 // that kept it out, or (a check that ran) --quick or the CPU run.
 std::string CauseProblem(const SimRun& run, const std::string& check_id, const std::string& said) {
@@ -128,7 +120,7 @@ std::vector<std::string> NotMeasuredNamesTheChecksCause(const SimRun& run) {
       const std::string said = row["measured"].value(lang, std::string());
       if (said.empty() || said == "—" || said.rfind("yes", 0) == 0 || said.rfind("no (", 0) == 0 || said.rfind("partly", 0) == 0) continue;
       const std::string id = row.value("id", std::string());
-      if (std::string p = CauseProblem(run, RowCheckId(id), said); !p.empty()) out.push_back("row " + id + ": " + said + " — " + p);
+      if (std::string p = CauseProblem(run, expect::RowCheckId(id), said); !p.empty()) out.push_back("row " + id + ": " + said + " — " + p);
     }
     for (const char* factor : {"training_time_factor", "communication_time_factor"}) {
       const json& f = s.value("data", json::object()).value(factor, json());
