@@ -13,22 +13,8 @@ namespace {
 
 using nlohmann::json;
 
-// The file is compiled in and read by the tests: a missing field is a build defect, so it aborts
-// with the field's name rather than returning a half-filled struct.
 double Number(const json& root, const char* section, const char* field) {
-  const json* node = &root;
-  if (section != nullptr) {
-    if (!root.contains(section)) {
-      fmt::print(stderr, "lab_check: calculator_constants.json lacks \"{}\"\n", section);
-      std::abort();
-    }
-    node = &root[section];
-  }
-  if (!node->contains(field) || !(*node)[field].is_number()) {
-    fmt::print(stderr, "lab_check: calculator_constants.json lacks {}.{}\n", section ? section : "", field);
-    std::abort();
-  }
-  return (*node)[field].get<double>();
+  return NumberOrAbort(root, "calculator_constants.json", section, field).get<double>();
 }
 
 QuantFormat ReadQuant(const json& root, const char* section) {
@@ -41,11 +27,7 @@ QuantFormat ReadQuant(const json& root, const char* section) {
 }
 
 CalcConstants Load() {
-  const json root = json::parse(EmbeddedDataFile("models/calculator_constants.json"), nullptr, false);
-  if (!root.is_object()) {
-    fmt::print(stderr, "lab_check: calculator_constants.json is not valid JSON\n");
-    std::abort();
-  }
+  const json root = EmbeddedJsonOrAbort("models/calculator_constants.json");
   CalcConstants c;
   const double block = Number(root, "nf4", "block_size");
   c.nf4_bits = Number(root, "nf4", "bits_per_weight") + Number(root, "nf4", "absmax_bits_double_quant") / block +

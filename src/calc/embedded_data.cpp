@@ -1,5 +1,9 @@
 #include "calc/embedded_data.h"
 
+#include <fmt/format.h>
+
+#include <cstdlib>
+
 #include "core/embedded_files.h"
 
 namespace labcheck::calc_data {
@@ -20,6 +24,31 @@ std::string_view EmbeddedDataFile(std::string_view path) {
     if (name == path) return contents;
   }
   return {};
+}
+
+nlohmann::json EmbeddedJsonOrAbort(std::string_view path) {
+  nlohmann::json root = nlohmann::json::parse(EmbeddedDataFile(path), nullptr, false);
+  if (!root.is_object()) {
+    fmt::print(stderr, "lab_check: {} is not valid JSON\n", path.substr(path.rfind('/') + 1));
+    std::abort();
+  }
+  return root;
+}
+
+const nlohmann::json& NumberOrAbort(const nlohmann::json& root, std::string_view file, const char* section, const char* field) {
+  const nlohmann::json* node = &root;
+  if (section != nullptr) {
+    if (!root.contains(section)) {
+      fmt::print(stderr, "lab_check: {} lacks \"{}\"\n", file, section);
+      std::abort();
+    }
+    node = &root[section];
+  }
+  if (!node->contains(field) || !(*node)[field].is_number()) {
+    fmt::print(stderr, "lab_check: {} lacks {}.{}\n", file, section ? section : "", field);
+    std::abort();
+  }
+  return (*node)[field];
 }
 
 }  // namespace labcheck::calc

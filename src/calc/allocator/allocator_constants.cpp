@@ -10,21 +10,18 @@
 namespace labcheck::calc::allocator {
 namespace {
 
-// The file is compiled in: a missing field is a build defect, so it aborts with the field's name.
+// Byte counts and the like: whole numbers not below zero (calc/embedded_data.h says why it aborts).
 uint64_t Field(const nlohmann::json& root, const char* section, const char* field) {
-  if (!root.contains(section) || !root[section].contains(field) || !root[section][field].is_number_unsigned()) {
-    fmt::print(stderr, "lab_check: caching_allocator.json lacks {}.{}\n", section, field);
+  const nlohmann::json& value = NumberOrAbort(root, "caching_allocator.json", section, field);
+  if (!value.is_number_unsigned()) {
+    fmt::print(stderr, "lab_check: caching_allocator.json: {}.{} is not a whole number >= 0\n", section, field);
     std::abort();
   }
-  return root[section][field].get<uint64_t>();
+  return value.get<uint64_t>();
 }
 
 AllocatorConstants Load() {
-  const nlohmann::json root = nlohmann::json::parse(EmbeddedDataFile("caching_allocator.json"), nullptr, false);
-  if (!root.is_object()) {
-    fmt::print(stderr, "lab_check: caching_allocator.json is not valid JSON\n");
-    std::abort();
-  }
+  const nlohmann::json root = EmbeddedJsonOrAbort("caching_allocator.json");
   AllocatorConstants c;
   c.min_block_size = Field(root, "min_block_size", "value");
   c.small_size = Field(root, "small_size", "value");
